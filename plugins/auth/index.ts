@@ -1,0 +1,71 @@
+// auth: finds the caller's gateway key, checks it (blocked, expired, network), and resolves the model group.
+import type { IncomingHttpHeaders } from 'node:http';
+import { GatewayError } from '../../src/errors/gateway-error.ts';
+import { hashKey } from '../../src/keys/key-store.ts';
+import { addressAllowed } from '../../src/keys/networks.ts';
+import { definePlugin } from '../../src/pipeline/define-plugin.ts';
+import schema from './schema.json' with { type: 'json' };
+
+function presentedKey(headers: IncomingHttpHeaders): string | undefined {
+  const authorization = headers.authorization;
+  if (authorization !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    return match ? match[1] : undefined;
+  }
+  const apiKey = headers['api-key'];
+  return typeof apiKey === 'string' && apiKey.trim() !== '' ? apiKey.trim() : undefined;
+}
+
+export default definePlugin({
+  apiVersion: 1,
+  name: 'auth',
+  configSchema: schema,
+  setup(_config, services) {
+    return {
+      async onRequest(ctx) {
+        const key = presentedKey(ctx.headers);
+        if (key === undefined) {
+          throw new GatewayError('invalid_api_key', 'Missing API key: send it as "Authorization: Bearer <key>" or in the "api-key" header.');
+        }
+        const record = await services.keys.find(hashKey(key));
+        if (!record) throw new GatewayError('invalid_api_key', 'Invalid API key.');
+        ctx.principal = {
+          keyId: record.id,
+          alias: record.alias,
+          projectId: record.projectId,
+          agentId: record.agentId,
+          modelGroups: record.modelGroups,
+          rpm: record.rpm,
+          tpm: record.tpm,
+          budgetUsd: record.budgetUsd,
+        };
+        if (record.blocked) throw new GatewayError('key_blocked', 'This API key is blocked.');
+        if (record.expiresAtMs !== undefined && services.clock.now() >= record.expiresAtMs) {
+          throw new GatewayError('key_expired', 'This API key has expired.');
+        }
+        if (record.networks && !addressAllowed(ctx.clientIp, record.networks)) {
+          throw new GatewayError('ip_not_allowed', `Requests from ${ctx.clientIp ?? 'an unknown address'} are not allowed for this API key.`);
+        }
+        if (ctx.route === 'models') return;
+        const requested = ctx.body?.model;
+        let name: string;
+        if (requested === undefined || requested === null || requested === '') {
+          if (record.modelGroups.length !== 1) {
+            throw new GatewayError(
+              'model_not_allowed',
+              `The "model" field is required: this key is granted ${record.modelGroups.length} model groups.`,
+            );
+          }
+          name = record.modelGroups[0];
+        } else {
+          name = String(requested);
+        }
+        const group = record.modelGroups.includes(name) ? services.modelGroups.get(name) : undefined;
+        if (!group) {
+          throw new GatewayError('model_not_allowed', `The model group '${name}' does not exist or this key is not allowed to use it.`);
+        }
+        ctx.group = group;
+      },
+    };
+  },
+});

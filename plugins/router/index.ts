@@ -1,0 +1,204 @@
+// router: the terminal plugin. Chooses deployments by weight, retries, benches, falls back, and streams.
+import type { DeploymentConfig, ModelGroupConfig } from '../../src/config/types.ts';
+import { GatewayError } from '../../src/errors/gateway-error.ts';
+import { definePlugin } from '../../src/pipeline/define-plugin.ts';
+import type { ChatChunk, GatewayResponse, RequestContext } from '../../src/pipeline/types.ts';
+import { costOf, costOfTokens } from '../../src/pricing/cost.ts';
+import { estimateChatPromptTokens, outputAllowance } from '../../src/pricing/token-estimate.ts';
+import type { ProviderAdapter, ProviderResult } from '../../src/providers/types.ts';
+import { UpstreamError } from '../../src/providers/upstream-error.ts';
+import { listModels } from './models-list.ts';
+import { judgeFailure } from './outcome.ts';
+import { weightedChoice } from './weighted-choice.ts';
+import schema from './schema.json' with { type: 'json' };
+
+interface RouterConfig {
+  backoff_base_ms: number;
+  disconnect_drain_ms: number;
+  disconnect_drain_chunks: number;
+}
+
+type AttemptResult =
+  | { response: GatewayResponse }
+  | { error: UpstreamError; stop: boolean };
+
+const WHY_MAX = 200;
+
+export default definePlugin<RouterConfig>({
+  apiVersion: 1,
+  name: 'router',
+  configSchema: schema,
+  setup(config, services) {
+    const { clock, bench, providers, modelGroups } = services;
+
+    /** The group, then its fallback chain (each group once). */
+    const groupChain = (group: ModelGroupConfig): ModelGroupConfig[] => {
+      const chain = [group];
+      const seen = new Set([group.name]);
+      let next = group.fallback;
+      while (next !== undefined && !seen.has(next)) {
+        const g = modelGroups.get(next);
+        if (!g) break;
+        chain.push(g);
+        seen.add(next);
+        next = g.fallback;
+      }
+      return chain;
+    };
+
+    const serves = (ctx: RequestContext, d: DeploymentConfig, adapter: ProviderAdapter) =>
+      ctx.route !== 'embeddings' || adapter.supportsEmbeddings;
+
+    /** Benching the only deployment left in a group without fallback would just turn provider errors into 503s. */
+    const benchIfAllowed = (group: ModelGroupConfig, d: DeploymentConfig, now: number) => {
+      if (group.routing.bench_ms === 0) return;
+      if (group.fallback === undefined) {
+        const othersUp = group.deployments.some((o) => o.id !== d.id && o.weight > 0 && bench.benchedUntil(o.id, now) === 0);
+        if (!othersUp) return;
+      }
+      bench.bench(d.id, now + group.routing.bench_ms);
+    };
+
+    async function attempt(ctx: RequestContext, group: ModelGroupConfig, d: DeploymentConfig, adapter: ProviderAdapter): Promise<AttemptResult> {
+      const started = performance.now();
+      const timeoutMs = d.timeout_ms ?? group.routing.timeout_ms;
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(new DOMException('attempt timed out', 'TimeoutError')), timeoutMs);
+      const call = { deployment: d, body: ctx.body!, signal: controller.signal, timeoutMs };
+      try {
+        let response: GatewayResponse;
+        if (ctx.stream) {
+          const iterator = (await adapter.chatStream(call))[Symbol.asyncIterator]();
+          const first = await iterator.next();
+          if (first.done) throw new UpstreamError('invalid_response', 'provider ended the stream without a chunk');
+          clearTimeout(timer);
+          response = { kind: 'stream', status: 200, events: relay(ctx, first.value, iterator, controller) };
+          ctx.cost = costOfTokens(estimateChatPromptTokens(ctx.body!.messages), outputAllowance(ctx.body!), d.price);
+          ctx.costEstimated = true;
+        } else {
+          const result: ProviderResult = ctx.route === 'embeddings' ? await adapter.embeddings(call) : await adapter.chat(call);
+          clearTimeout(timer);
+          response = { kind: 'json', status: 200, body: result.body };
+          if (result.usage) ctx.usage = result.usage;
+          ctx.cost = result.usage ? costOf(result.usage, d.price) : 0;
+          ctx.costEstimated = false;
+        }
+        ctx.attempts.push({ d: d.id, o: 'ok', ms: Math.round(performance.now() - started) });
+        ctx.deployment = d.id;
+        ctx.price = d.price;
+        return { response };
+      } catch (thrown) {
+        clearTimeout(timer);
+        const err = asUpstreamError(thrown, controller.signal);
+        const verdict = judgeFailure(err);
+        ctx.attempts.push({
+          d: d.id,
+          o: verdict.outcome,
+          ms: Math.round(performance.now() - started),
+          ...(err.status !== undefined ? { st: err.status } : {}),
+          why: err.message.slice(0, WHY_MAX),
+        });
+        if (verdict.healthSignal) benchIfAllowed(group, d, clock.now());
+        return { error: err, stop: !verdict.tryElsewhere };
+      }
+    }
+
+    /** Passes chunks on, records usage, strips the usage chunk the client did not ask for, drains after a disconnect. */
+    async function* relay(
+      ctx: RequestContext,
+      first: ChatChunk,
+      iterator: AsyncIterator<ChatChunk>,
+      controller: AbortController,
+    ): AsyncGenerator<ChatChunk> {
+      let drainTimer: NodeJS.Timeout | undefined;
+      let drained = 0;
+      const onAbort = () => {
+        drainTimer = setTimeout(() => controller.abort(new Error('client disconnected; drain time is over')), config.disconnect_drain_ms);
+      };
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        let chunk: ChatChunk | undefined = first;
+        while (chunk !== undefined) {
+          if (chunk.usage) ctx.usage = chunk.usage;
+          let pass = true;
+          if (!ctx.clientWantsUsage && 'usage' in chunk) {
+            if (chunk.usage && (!Array.isArray(chunk.choices) || chunk.choices.length === 0)) pass = false;
+            else delete chunk.usage;
+          }
+          if (pass) yield chunk;
+          if (ctx.signal.aborted && ++drained > config.disconnect_drain_chunks) break;
+          const next = await iterator.next();
+          chunk = next.done ? undefined : next.value;
+        }
+        if (ctx.usage) ctx.cost = costOf(ctx.usage, ctx.price);
+      } finally {
+        ctx.signal.removeEventListener('abort', onAbort);
+        clearTimeout(drainTimer);
+        await iterator.return?.();
+      }
+    }
+
+    return {
+      async handle(ctx) {
+        if (ctx.route === 'models') return { kind: 'json', status: 200, body: listModels(ctx.principal, modelGroups) };
+        const group = ctx.group!;
+        if (ctx.route === 'embeddings' && !group.deployments.some((d) => providers.forDeployment(d).supportsEmbeddings)) {
+          throw new GatewayError('embeddings_not_supported', `No deployment in model group '${group.name}' offers an embeddings API.`);
+        }
+        let lastError: UpstreamError | undefined;
+        for (const g of groupChain(group)) {
+          ctx.servedGroup = g.name;
+          const tried = new Set<string>();
+          let backoffStep = 0;
+          for (let n = 0; n <= g.routing.retries; n++) {
+            if (ctx.signal.aborted) throw new Error('client disconnected');
+            const now = clock.now();
+            const eligible: DeploymentConfig[] = [];
+            const benched: DeploymentConfig[] = [];
+            for (const d of g.deployments) {
+              const adapter = providers.forDeployment(d);
+              if (d.weight <= 0 || !serves(ctx, d, adapter) || adapter.unavailableReason(d) !== undefined) continue;
+              if (bench.benchedUntil(d.id, now) > 0) benched.push(d);
+              else eligible.push(d);
+            }
+            if (eligible.length === 0) {
+              if (n === 0) for (const d of benched) ctx.attempts.push({ d: d.id, o: 'benched', ms: 0 });
+              break;
+            }
+            let candidates = eligible.filter((d) => !tried.has(d.id));
+            if (candidates.length === 0) {
+              await clock.sleep(backoffDelay(backoffStep++, lastError?.retryAfterMs, g.routing.max_backoff_ms), ctx.signal);
+              candidates = eligible;
+            }
+            const d = weightedChoice(candidates);
+            tried.add(d.id);
+            const result = await attempt(ctx, g, d, providers.forDeployment(d));
+            if ('response' in result) return result.response;
+            lastError = result.error;
+            if (result.stop) throw lastError;
+          }
+        }
+        if (!lastError) {
+          ctx.servedGroup = group.name;
+          throw new GatewayError('no_deployment_available', `Model group '${group.name}' has no eligible deployment right now.`);
+        }
+        ctx.annotations['gateway.refusal'] = 'all_deployments_failed';
+        throw lastError;
+      },
+    };
+
+    function backoffDelay(step: number, hintMs: number | undefined, capMs: number): number {
+      const exponential = config.backoff_base_ms * 2 ** step;
+      const jittered = exponential / 2 + Math.random() * (exponential / 2);
+      return Math.min(capMs, Math.max(jittered, hintMs ?? 0));
+    }
+  },
+});
+
+function asUpstreamError(thrown: unknown, signal: AbortSignal): UpstreamError {
+  if (thrown instanceof UpstreamError) return thrown;
+  if (signal.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError') {
+    return new UpstreamError('timeout', 'provider did not answer in time', { cause: thrown });
+  }
+  throw thrown;
+}

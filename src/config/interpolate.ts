@@ -1,0 +1,18 @@
+// `${VAR}` and `${VAR:-default}` in YAML scalar values, resolved from an injected environment.
+
+const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export function hasReference(text: string): boolean {
+  return text.includes('${');
+}
+
+/** Replaces every reference; an unset or empty variable without a default becomes "". */
+export function interpolate(text: string, env: Env): string {
+  return text.replace(REFERENCE, (_match, name: string, fallback: string | undefined) => {
+    const value = env[name];
+    if (value !== undefined && value !== '') return value;
+    return fallback ?? '';
+  });
+}

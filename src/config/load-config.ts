@@ -1,0 +1,138 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { isScalar, LineCounter, parseDocument, parse as parseYaml, visit, type Document } from 'yaml';
+import gatewaySchema from '../../schemas/gateway.schema.json' with { type: 'json' };
+import { ConfigError, yamlPath, type ConfigIssue } from './config-error.ts';
+import { hasReference, interpolate, type Env } from './interpolate.ts';
+import { ajvIssues, createConfigAjv } from './schema-validator.ts';
+import { parseNetworks } from '../keys/networks.ts';
+import type { GatewayConfig } from './types.ts';
+
+/** A validated configuration plus what is needed to report later problems by YAML path and line. */
+export interface LoadedConfig {
+  config: GatewayConfig;
+  /** Absolute path of the YAML file, or undefined for in-memory text. */
+  path?: string;
+  /** Directory that relative paths in the config (custom plugins, data_dir) resolve against. */
+  baseDir: string;
+  /** Problems that do not stop the config going live (for example a deployment without its API key). */
+  warnings: string[];
+  lineOf(segments: readonly (string | number)[]): number | undefined;
+}
+
+const ajv = createConfigAjv();
+const validateGateway = ajv.compile<GatewayConfig>(gatewaySchema);
+const TYPED_SCALAR = /^(?:-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|true|false|null)$/i;
+
+/** Resolves `${VAR}` references inside scalar values; plain scalars that become numbers or booleans are typed. */
+function interpolateDocument(doc: Document, env: Env): void {
+  visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value !== 'string' || !hasReference(node.value)) return;
+      const text = interpolate(node.value, env);
+      node.value = node.type === 'PLAIN' && TYPED_SCALAR.test(text) ? parseYaml(text) : text;
+    },
+  });
+}
+
+export function parseConfig(text: string, options: { env: Env; path?: string; baseDir?: string }): LoadedConfig {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const source = options.path;
+  if (doc.errors.length > 0) {
+    throw new ConfigError(
+      doc.errors.map((e) => ({ path: '', message: e.message.split('\n')[0], line: e.linePos?.[0].line })),
+      source,
+    );
+  }
+  interpolateDocument(doc, options.env);
+  const lineOf = (segments: readonly (string | number)[]): number | undefined => {
+    for (let n = segments.length; n >= 0; n--) {
+      const node = doc.getIn(segments.slice(0, n), true);
+      if (node && typeof node === 'object' && 'range' in node && Array.isArray(node.range)) {
+        return lineCounter.linePos(node.range[0] as number).line;
+      }
+    }
+    return undefined;
+  };
+  const data: unknown = doc.toJS() ?? {};
+  if (!validateGateway(data)) {
+    const issues = ajvIssues(validateGateway.errors).map(({ segments, message }) => ({
+      path: yamlPath(segments),
+      message,
+      line: lineOf(segments),
+    }));
+    throw new ConfigError(issues, source);
+  }
+  const config = data;
+  const warnings: string[] = [];
+  const issues = crossCheck(config, warnings).map((i) => ({ ...i, line: lineOf(i.segments), path: yamlPath(i.segments) }));
+  if (issues.length > 0) throw new ConfigError(issues.map(({ path, message, line }) => ({ path, message, line })), source);
+  const baseDir = options.baseDir ?? (options.path ? dirname(options.path) : process.cwd());
+  return { config, path: options.path, baseDir, warnings, lineOf };
+}
+
+export async function loadConfigFile(path: string, env: Env): Promise<LoadedConfig> {
+  const absolute = resolve(path);
+  let text: string;
+  try {
+    text = await readFile(absolute, 'utf8');
+  } catch (err) {
+    throw new ConfigError([{ path: '', message: `cannot read ${absolute}: ${(err as Error).message}` }], absolute);
+  }
+  return parseConfig(text, { env, path: absolute });
+}
+
+type PendingIssue = Omit<ConfigIssue, 'path'> & { segments: (string | number)[] };
+
+/** Rules JSON Schema cannot express: uniqueness and references between sections. */
+function crossCheck(config: GatewayConfig, warnings: string[]): PendingIssue[] {
+  const issues: PendingIssue[] = [];
+  const projectIds = new Set<string>();
+  config.projects.forEach((p, i) => {
+    if (projectIds.has(p.id)) issues.push({ segments: ['projects', i, 'id'], message: `duplicate project id '${p.id}'` });
+    projectIds.add(p.id);
+  });
+  const groups = new Map<string, number>();
+  const deploymentIds = new Set<string>();
+  config.model_groups.forEach((g, gi) => {
+    if (groups.has(g.name)) issues.push({ segments: ['model_groups', gi, 'name'], message: `duplicate model group '${g.name}'` });
+    groups.set(g.name, gi);
+    g.deployments.forEach((d, di) => {
+      // Deployment ids key bench state and attempt records, so they are unique across groups.
+      if (deploymentIds.has(d.id)) {
+        issues.push({ segments: ['model_groups', gi, 'deployments', di, 'id'], message: `duplicate deployment id '${d.id}'` });
+      }
+      deploymentIds.add(d.id);
+      if ((d.provider === 'openai' || d.provider === 'azure') && !d.api_key) {
+        warnings.push(`deployment '${d.id}' has no api_key and is out of rotation until one is set`);
+      }
+    });
+  });
+  config.model_groups.forEach((g, gi) => {
+    if (g.fallback === undefined) return;
+    if (g.fallback === g.name) issues.push({ segments: ['model_groups', gi, 'fallback'], message: 'a group cannot fall back to itself' });
+    else if (!groups.has(g.fallback)) issues.push({ segments: ['model_groups', gi, 'fallback'], message: `unknown model group '${g.fallback}'` });
+  });
+  const aliases = new Set<string>();
+  config.keys.forEach((k, ki) => {
+    if (aliases.has(k.alias)) issues.push({ segments: ['keys', ki, 'alias'], message: `duplicate key alias '${k.alias}'` });
+    aliases.add(k.alias);
+    if (!projectIds.has(k.project)) issues.push({ segments: ['keys', ki, 'project'], message: `unknown project '${k.project}'` });
+    k.model_groups.forEach((name, i) => {
+      if (!groups.has(name)) issues.push({ segments: ['keys', ki, 'model_groups', i], message: `unknown model group '${name}'` });
+    });
+    if (k.key && k.key_sha256) issues.push({ segments: ['keys', ki], message: 'set either key or key_sha256, not both' });
+    if (k.key !== undefined && k.key !== '' && k.key.length < 16) {
+      issues.push({ segments: ['keys', ki, 'key'], message: 'must be at least 16 characters' });
+    }
+    k.allowed_networks?.forEach((cidr, i) => {
+      try {
+        parseNetworks([cidr]);
+      } catch (err) {
+        issues.push({ segments: ['keys', ki, 'allowed_networks', i], message: (err as Error).message });
+      }
+    });
+  });
+  return issues;
+}

@@ -1,0 +1,42 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { ConfigIssue } from './config-error.ts';
+
+// ajv-formats ships CommonJS; its default export is the function under ESM interop.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+/** One ajv instance for configuration: every error, defaults applied, no unknown keys allowed by schemas. */
+export function createConfigAjv(): Ajv {
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+  addFormats(ajv);
+  return ajv;
+}
+
+function decodePointer(pointer: string): string[] {
+  if (pointer === '') return [];
+  return pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/** ajv errors as issues with path segments relative to `base`; drops the noise of `if` wrappers. */
+export function ajvIssues(
+  errors: ErrorObject[] | null | undefined,
+  base: readonly (string | number)[] = [],
+): { segments: (string | number)[]; message: string }[] {
+  const out: { segments: (string | number)[]; message: string }[] = [];
+  for (const err of errors ?? []) {
+    if (err.keyword === 'if') continue;
+    const segments = [...base, ...decodePointer(err.instancePath)];
+    let message = err.message ?? 'is invalid';
+    if (err.keyword === 'additionalProperties') {
+      message = `unknown property '${(err.params as { additionalProperty: string }).additionalProperty}'`;
+    } else if (err.keyword === 'enum') {
+      message = `must be one of ${(err.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+    } else if (err.keyword === 'const') {
+      message = `must be ${JSON.stringify((err.params as { allowedValue: unknown }).allowedValue)}`;
+    }
+    out.push({ segments, message });
+  }
+  return out;
+}
+
+export type { ValidateFunction, ConfigIssue };

@@ -1,0 +1,79 @@
+// The shape of gateway.yaml after interpolation, validation and defaults (schemas/gateway.schema.json).
+
+export interface PriceConfig {
+  input_per_mtok: number;
+  output_per_mtok: number;
+  cached_input_per_mtok?: number;
+}
+
+export type ProviderName = 'mock' | 'openai' | 'azure';
+
+export interface DeploymentConfig {
+  id: string;
+  provider: ProviderName;
+  model?: string;
+  weight: number;
+  base_url?: string;
+  api_key?: string;
+  deployment?: string;
+  api_version?: string;
+  headers?: Record<string, string>;
+  timeout_ms?: number;
+  price?: PriceConfig;
+  mock?: { latency_ms: number; dimensions: number };
+}
+
+export interface RoutingConfig {
+  retries: number;
+  timeout_ms: number;
+  bench_ms: number;
+  max_backoff_ms: number;
+}
+
+export interface ModelGroupConfig {
+  name: string;
+  created_at?: string;
+  owned_by?: string;
+  routing: RoutingConfig;
+  fallback?: string;
+  deployments: DeploymentConfig[];
+}
+
+export interface KeyConfig {
+  alias: string;
+  key?: string;
+  key_sha256?: string;
+  project: string;
+  agent?: string;
+  model_groups: string[];
+  expires_at?: string;
+  rotated_at?: string;
+  rotation_grace_hours: number;
+  blocked: boolean;
+  allowed_networks?: string[];
+  rpm?: number;
+  tpm?: number;
+  budget_usd?: number;
+}
+
+export interface PluginEntry {
+  use: string;
+  config?: Record<string, unknown>;
+}
+
+export interface GatewayConfig {
+  version: 1;
+  server: {
+    host: string;
+    port: number;
+    admin_port: number;
+    max_body_bytes: number;
+    drain_timeout_ms: number;
+    watch_config: boolean;
+  };
+  store: { data_dir: string };
+  projects: { id: string; name?: string }[];
+  model_groups: ModelGroupConfig[];
+  keys: KeyConfig[];
+  plugins: PluginEntry[];
+}

@@ -1,0 +1,36 @@
+import { GATEWAY_ERROR_STATUS, errorTypeForStatus, type GatewayErrorCode } from './codes.ts';
+
+export interface GatewayErrorOptions {
+  cause?: unknown;
+  /** Seconds for the `retry-after` header. */
+  retryAfter?: number;
+  details?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+/** The one way a plugin or the listener ends a request with a spec error code. */
+export class GatewayError extends Error {
+  readonly code: GatewayErrorCode;
+  readonly status: number;
+  readonly retryAfter?: number;
+  readonly details?: Record<string, unknown>;
+  readonly headers?: Record<string, string>;
+
+  constructor(code: GatewayErrorCode, message: string, options: GatewayErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'GatewayError';
+    this.code = code;
+    this.status = GATEWAY_ERROR_STATUS[code];
+    this.retryAfter = options.retryAfter;
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+}
+
+export interface OpenAIErrorBody {
+  error: { message: string; type: string; param: null; code: string | null };
+}
+
+export function openAIErrorBody(status: number, code: string | null, message: string): OpenAIErrorBody {
+  return { error: { message, type: errorTypeForStatus(status), param: null, code } };
+}

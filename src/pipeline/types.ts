@@ -1,0 +1,148 @@
+// The plugin contract, apiVersion 1 (ARCHITECTURE.md section 2). Custom plugins import these types.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Dispatcher } from 'undici';
+import type { GatewayConfig, ModelGroupConfig, PriceConfig } from '../config/types.ts';
+import type { BenchBoard } from '../routing/bench-board.ts';
+import type { Clock } from './clock.ts';
+import type { KeyStore } from '../keys/key-store.ts';
+import type { ModelGroupRegistry } from '../routing/model-groups.ts';
+import type { ProviderRegistry } from '../providers/registry.ts';
+import type { Logger } from '../telemetry/logger.ts';
+import type { StateStore } from './state.ts';
+
+export const PLUGIN_API_VERSION = 1;
+
+export type RouteName = 'chat' | 'embeddings' | 'models';
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number; [k: string]: unknown };
+  completion_tokens_details?: { reasoning_tokens?: number; [k: string]: unknown };
+}
+
+export type AttemptOutcome = 'ok' | 'retryable' | 'failed' | 'timeout' | 'benched';
+
+/** One provider attempt, as serialised in `x-svc-attempts` (spec part 2). */
+export interface AttemptRecord {
+  d: string;
+  o: AttemptOutcome;
+  ms: number;
+  st?: number;
+  why?: string;
+}
+
+/** Who is calling: the key that authenticated the request. */
+export interface Principal {
+  keyId: string;
+  alias: string;
+  projectId: string;
+  agentId?: string;
+  modelGroups: readonly string[];
+  rpm?: number;
+  tpm?: number;
+  budgetUsd?: number;
+}
+
+export type JsonObject = Record<string, unknown>;
+
+/** An OpenAI `chat.completion.chunk` object. */
+export type ChatChunk = JsonObject & { choices?: unknown[]; usage?: Usage | null };
+
+export interface JsonResponse {
+  kind: 'json';
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface StreamResponse {
+  kind: 'stream';
+  status: number;
+  headers?: Record<string, string>;
+  /** Normalised chunks; throwing ends the stream in-band with `upstream_stream_error`. */
+  events: AsyncIterable<ChatChunk>;
+}
+
+/** What `handle` produces and what `onRequest`/`onResponse` may return to end or replace the response. */
+export type GatewayResponse = JsonResponse | StreamResponse;
+
+export interface RequestContext {
+  readonly id: string;
+  readonly route: RouteName;
+  /** Epoch milliseconds when the request arrived. */
+  readonly receivedAt: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly clientIp: string | undefined;
+  /** Parsed, shape-validated body (undefined for GET /v1/models). */
+  readonly body: JsonObject | undefined;
+  readonly stream: boolean;
+  /** The client asked for `stream_options.include_usage`. */
+  readonly clientWantsUsage: boolean;
+  principal?: Principal;
+  /** The model group named by the request (or implied by a single-group key). */
+  group?: ModelGroupConfig;
+  /** The group that served the request (the fallback group when used). */
+  servedGroup?: string;
+  deployment?: string;
+  /** Price of the deployment that served the request. */
+  price?: PriceConfig;
+  usage?: Usage;
+  /** USD; for streams the admission estimate until the stream ends. */
+  cost?: number;
+  costEstimated?: boolean;
+  readonly attempts: AttemptRecord[];
+  /** Facts for tracing, such as `gateway.refusal`. */
+  readonly annotations: Record<string, unknown>;
+  /** Headers every plugin may add; written with the response. */
+  readonly responseHeaders: Record<string, string>;
+  readonly state: StateStore;
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal;
+  /** Set once the response status is known (also for refusals). */
+  status?: number;
+  /** The error that ended the request, if any. */
+  error?: unknown;
+  /** True when the client disconnected before the response completed. */
+  clientAborted: boolean;
+  readonly log: Logger;
+}
+
+/** Effects handed to plugins at setup; plugins never import singletons. */
+export interface Services {
+  readonly config: GatewayConfig;
+  /** Directory relative paths resolve against (where gateway.yaml lives). */
+  readonly baseDir: string;
+  readonly clock: Clock;
+  readonly dispatcher: Dispatcher;
+  readonly keys: KeyStore;
+  readonly modelGroups: ModelGroupRegistry;
+  readonly providers: ProviderRegistry;
+  readonly bench: BenchBoard;
+  readonly log: Logger;
+}
+
+type Maybe<T> = T | Promise<T>;
+
+export interface PluginHooks {
+  onRequest?(ctx: RequestContext): Maybe<GatewayResponse | void>;
+  /** Only the terminal plugin (the router) defines this. */
+  handle?(ctx: RequestContext): Promise<GatewayResponse>;
+  onResponse?(ctx: RequestContext, response: GatewayResponse): Maybe<GatewayResponse | void>;
+  /** Return a changed chunk, `null` to drop it, or nothing to keep it; throw a GatewayError to end in-band. */
+  onEvent?(ctx: RequestContext, chunk: ChatChunk): ChatChunk | null | void;
+  onResponseEnd?(ctx: RequestContext): Maybe<void>;
+  /** Runs after every request the plugin took part in, refusals and client aborts included. Never throws. */
+  onLog?(ctx: RequestContext): void;
+  /** Called when a reload replaced this instance and its in-flight requests finished. */
+  close?(): Maybe<void>;
+}
+
+export interface PluginDefinition<C = Record<string, unknown>> {
+  apiVersion: number;
+  name: string;
+  /** JSON Schema for `config`; defaults apply before `setup`. */
+  configSchema?: object;
+  setup(config: C, services: Services): Maybe<PluginHooks>;
+}

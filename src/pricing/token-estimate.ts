@@ -1,0 +1,48 @@
+// Cheap token estimates for admission (rate limits, budget reservations, stream cost): ~4 characters a token.
+
+export function estimateTextTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  let text = '';
+  for (const part of content) {
+    if (part && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string') text += (part as { text: string }).text;
+  }
+  return text;
+}
+
+/** Prompt tokens of a chat request: message text plus a few tokens of framing per message. */
+export function estimateChatPromptTokens(messages: unknown): number {
+  if (!Array.isArray(messages)) return 0;
+  let tokens = 3;
+  for (const m of messages) {
+    if (!m || typeof m !== 'object') continue;
+    const msg = m as { content?: unknown; name?: unknown; tool_calls?: unknown };
+    tokens += 4 + estimateTextTokens(contentText(msg.content));
+    if (typeof msg.name === 'string') tokens += estimateTextTokens(msg.name);
+    if (msg.tool_calls !== undefined) tokens += estimateTextTokens(JSON.stringify(msg.tool_calls));
+  }
+  return tokens;
+}
+
+/** Input tokens of an embeddings request (strings, or token arrays counted as they are). */
+export function estimateEmbeddingTokens(input: unknown): number {
+  if (typeof input === 'string') return estimateTextTokens(input);
+  if (!Array.isArray(input)) return 0;
+  let tokens = 0;
+  for (const item of input) {
+    if (typeof item === 'string') tokens += estimateTextTokens(item);
+    else if (typeof item === 'number') tokens += 1;
+    else if (Array.isArray(item)) tokens += item.length;
+  }
+  return tokens;
+}
+
+/** Output allowance for reservations (spec rule 5): max_tokens or max_completion_tokens, else 4096. */
+export function outputAllowance(body: Record<string, unknown>): number {
+  const value = body.max_completion_tokens ?? body.max_tokens;
+  return typeof value === 'number' && value > 0 ? value : 4096;
+}

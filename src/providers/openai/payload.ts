@@ -1,0 +1,23 @@
+import type { JsonObject } from '../../pipeline/types.ts';
+
+/**
+ * The client's body for an OpenAI-wire upstream: the deployment's model replaces the group name, and
+ * streams always ask for the final usage chunk (spec rule 4) so every stream is costed from real usage.
+ */
+export function chatPayload(body: JsonObject, model: string | undefined, stream: boolean): JsonObject {
+  const payload: JsonObject = { ...body };
+  if (model === undefined) delete payload.model;
+  else payload.model = model;
+  if (stream) {
+    const options = typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {};
+    payload.stream_options = { ...options, include_usage: true };
+  }
+  return payload;
+}
+
+export function embeddingsPayload(body: JsonObject, model: string | undefined): JsonObject {
+  const payload: JsonObject = { ...body };
+  if (model === undefined) delete payload.model;
+  else payload.model = model;
+  return payload;
+}

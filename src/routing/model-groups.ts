@@ -1,0 +1,37 @@
+import type { ModelGroupConfig } from '../config/types.ts';
+import type { LocalStateFile } from '../store/local-state.ts';
+
+export interface ModelGroupView {
+  name: string;
+  /** Unix seconds: `created_at` from the config, else when the group was first loaded (kept across restarts). */
+  created: number;
+  ownedBy: string;
+  config: ModelGroupConfig;
+}
+
+export interface ModelGroupRegistry {
+  get(name: string): ModelGroupConfig | undefined;
+  view(name: string): ModelGroupView | undefined;
+}
+
+export function createModelGroupRegistry(groups: readonly ModelGroupConfig[], localState: LocalStateFile, nowMs: number): ModelGroupRegistry {
+  localState.update((s) => {
+    let changed = false;
+    for (const g of groups) {
+      if (g.created_at === undefined && s.model_groups_created[g.name] === undefined) {
+        s.model_groups_created[g.name] = Math.floor(nowMs / 1000);
+        changed = true;
+      }
+    }
+    return changed;
+  });
+  const views = new Map<string, ModelGroupView>();
+  for (const g of groups) {
+    const created = g.created_at ? Math.floor(Date.parse(g.created_at) / 1000) : localState.state.model_groups_created[g.name];
+    views.set(g.name, { name: g.name, created, ownedBy: g.owned_by ?? 'svc', config: g });
+  }
+  return {
+    get: (name) => views.get(name)?.config,
+    view: (name) => views.get(name),
+  };
+}
