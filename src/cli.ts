@@ -44,7 +44,12 @@ async function start(args: string[]): Promise<void> {
   });
   let service;
   try {
-    service = await startService({ configPath: values.config, port: portOption(values.port, 'port'), adminPort: portOption(values['admin-port'], 'admin-port') });
+    service = await startService({
+      configPath: values.config,
+      port: portOption(values.port, 'port'),
+      adminPort: portOption(values['admin-port'], 'admin-port'),
+      onGeneratedKey: (g) => console.log(`Generated gateway key for '${g.alias}' (shown once; keep it): ${g.key}`),
+    });
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`svc: cannot start, ${values.config} is invalid:`);
@@ -52,9 +57,6 @@ async function start(args: string[]): Promise<void> {
       process.exit(1);
     }
     throw err;
-  }
-  for (const g of service.generatedKeys) {
-    console.log(`Generated gateway key for '${g.alias}' (shown once; keep it): ${g.key}`);
   }
   console.log(`svc gateway listening on ${service.gatewayUrl}/v1, admin on ${service.adminUrl}`);
   process.on('SIGHUP', () => void service.reload());

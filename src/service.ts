@@ -38,6 +38,8 @@ export interface StartOptions {
   /** Watch the config file and reload on change (default: `server.watch_config`). */
   watch?: boolean;
   processMetrics?: boolean;
+  /** Called with each key generated on start or reload: the only time its plaintext exists. */
+  onGeneratedKey?: (key: GeneratedKey) => void;
 }
 
 export interface RunningService {
@@ -74,7 +76,10 @@ export async function startService(options: StartOptions): Promise<RunningServic
 
   const build = async (loaded: LoadedConfig): Promise<ActiveConfig> => {
     const keys = configKeyStore(loaded.config.keys, localState);
-    generatedKeys.push(...keys.generated);
+    for (const g of keys.generated) {
+      generatedKeys.push(g);
+      options.onGeneratedKey?.(g);
+    }
     const services: Services = {
       config: loaded.config,
       baseDir: loaded.baseDir,

@@ -115,7 +115,8 @@ export default definePlugin<RouterConfig>({
       const onAbort = () => {
         drainTimer = setTimeout(() => controller.abort(new Error('client disconnected; drain time is over')), config.disconnect_drain_ms);
       };
-      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      if (ctx.signal.aborted) onAbort();
+      else ctx.signal.addEventListener('abort', onAbort, { once: true });
       try {
         let chunk: ChatChunk | undefined = first;
         while (chunk !== undefined) {

@@ -7,7 +7,8 @@ export function costOf(usage: Usage, price: PriceConfig | undefined): number {
   const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
   const cachedPrice = price.cached_input_per_mtok ?? price.input_per_mtok;
   const input = (usage.prompt_tokens - cached) * price.input_per_mtok + cached * cachedPrice;
-  return (input + usage.completion_tokens * price.output_per_mtok) / 1_000_000;
+  // Embeddings usage has no completion_tokens.
+  return (input + (usage.completion_tokens ?? 0) * price.output_per_mtok) / 1_000_000;
 }
 
 export function costOfTokens(promptTokens: number, completionTokens: number, price: PriceConfig | undefined): number {
