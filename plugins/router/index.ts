@@ -71,8 +71,9 @@ export default definePlugin<RouterConfig>({
           const iterator = (await adapter.chatStream(call))[Symbol.asyncIterator]();
           const first = await iterator.next();
           if (first.done) throw new UpstreamError('invalid_response', 'provider ended the stream without a chunk');
-          clearTimeout(timer);
-          response = { kind: 'stream', status: 200, events: relay(ctx, first.value, iterator, controller) };
+          // The attempt timer now bounds each gap between chunks.
+          timer.refresh();
+          response = { kind: 'stream', status: 200, events: relay(ctx, first.value, iterator, controller, timer) };
           ctx.cost = costOfTokens(estimateChatPromptTokens(ctx.body!.messages), outputAllowance(ctx.body!), d.price);
           ctx.costEstimated = true;
         } else {
@@ -109,6 +110,7 @@ export default definePlugin<RouterConfig>({
       first: ChatChunk,
       iterator: AsyncIterator<ChatChunk>,
       controller: AbortController,
+      idleTimer: NodeJS.Timeout,
     ): AsyncGenerator<ChatChunk> {
       let drainTimer: NodeJS.Timeout | undefined;
       let drained = 0;
@@ -129,12 +131,14 @@ export default definePlugin<RouterConfig>({
           if (pass) yield chunk;
           if (ctx.signal.aborted && ++drained > config.disconnect_drain_chunks) break;
           const next = await iterator.next();
+          idleTimer.refresh();
           chunk = next.done ? undefined : next.value;
         }
         if (ctx.usage) ctx.cost = costOf(ctx.usage, ctx.price);
       } finally {
         ctx.signal.removeEventListener('abort', onAbort);
         clearTimeout(drainTimer);
+        clearTimeout(idleTimer);
         await iterator.return?.();
       }
     }
@@ -148,7 +152,6 @@ export default definePlugin<RouterConfig>({
         }
         let lastError: UpstreamError | undefined;
         for (const g of groupChain(group)) {
-          ctx.servedGroup = g.name;
           const tried = new Set<string>();
           let backoffStep = 0;
           for (let n = 0; n <= g.routing.retries; n++) {
@@ -173,6 +176,8 @@ export default definePlugin<RouterConfig>({
             }
             const d = weightedChoice(candidates);
             tried.add(d.id);
+            // The group of the last attempt: a fallback group with nothing eligible was not used.
+            ctx.servedGroup = g.name;
             const result = await attempt(ctx, g, d, providers.forDeployment(d));
             if ('response' in result) return result.response;
             lastError = result.error;

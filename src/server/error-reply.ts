@@ -29,8 +29,13 @@ export function errorReply(err: unknown, log: Logger): ErrorReply {
       const status = err.status ?? 502;
       const providerCode = (err.envelope?.error as { code?: unknown } | undefined)?.code;
       const code = typeof providerCode === 'string' ? providerCode : 'upstream_error';
-      // The provider's own envelope passes through when it sent one (spec part 7).
-      return { status, code, body: err.envelope ?? openAIErrorBody(status, 'upstream_error', err.message) };
+      // The provider's own envelope passes through when it sent one (spec part 7), with its retry hint.
+      const headers: Record<string, string> = {};
+      if (err.retryAfterMs !== undefined) {
+        headers['retry-after'] = String(Math.ceil(err.retryAfterMs / 1000));
+        headers['retry-after-ms'] = String(Math.round(err.retryAfterMs));
+      }
+      return { status, code, body: err.envelope ?? openAIErrorBody(status, 'upstream_error', err.message), headers };
     }
     const mapped = new GatewayError(UPSTREAM_CODES[err.kind], err.message, { cause: err });
     return errorReply(mapped, log);
