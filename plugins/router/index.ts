@@ -46,8 +46,9 @@ export default definePlugin<RouterConfig>({
       return chain;
     };
 
+    const offersEmbeddings = (d: DeploymentConfig, adapter: ProviderAdapter) => adapter.supportsEmbeddings && d.embeddings !== false;
     const serves = (ctx: RequestContext, d: DeploymentConfig, adapter: ProviderAdapter) =>
-      ctx.route !== 'embeddings' || adapter.supportsEmbeddings;
+      ctx.route !== 'embeddings' || offersEmbeddings(d, adapter);
 
     /** Benching the only deployment left in a group without fallback would just turn provider errors into 503s. */
     const benchIfAllowed = (group: ModelGroupConfig, d: DeploymentConfig, now: number) => {
@@ -147,7 +148,7 @@ export default definePlugin<RouterConfig>({
       async handle(ctx) {
         if (ctx.route === 'models') return { kind: 'json', status: 200, body: listModels(ctx.principal, modelGroups) };
         const group = ctx.group!;
-        if (ctx.route === 'embeddings' && !group.deployments.some((d) => providers.forDeployment(d).supportsEmbeddings)) {
+        if (ctx.route === 'embeddings' && !group.deployments.some((d) => offersEmbeddings(d, providers.forDeployment(d)))) {
           throw new GatewayError('embeddings_not_supported', `No deployment in model group '${group.name}' offers an embeddings API.`);
         }
         let lastError: UpstreamError | undefined;

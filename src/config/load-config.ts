@@ -41,7 +41,7 @@ export function parseConfig(text: string, options: { env: Env; path?: string; ba
   const source = options.path;
   if (doc.errors.length > 0) {
     throw new ConfigError(
-      doc.errors.map((e) => ({ path: '', message: e.message.split('\n')[0], line: e.linePos?.[0].line })),
+      doc.errors.map((e) => ({ path: '', message: e.message.split('\n')[0], line: e.pos[0] >= 0 ? lineCounter.linePos(e.pos[0]).line : undefined })),
       source,
     );
   }

@@ -19,6 +19,8 @@ export interface DeploymentConfig {
   api_version?: string;
   headers?: Record<string, string>;
   timeout_ms?: number;
+  /** false when the server behind an OpenAI-wire deployment has no embeddings API. */
+  embeddings?: boolean;
   price?: PriceConfig;
   mock?: { latency_ms: number; dimensions: number };
 }

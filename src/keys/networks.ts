@@ -6,6 +6,10 @@ export type Network = [ipaddr.IPv4 | ipaddr.IPv6, number];
 export function parseNetworks(entries: readonly string[]): Network[] {
   return entries.map((entry) => {
     try {
+      // IPv4 only in dotted four-part decimal: ipaddr.js also takes legacy forms ('10.0.0', '127.1', hex, and
+      // octal '010.0.0.0' = 8.0.0.0), which would silently allow another network than the operator meant.
+      const text = entry.includes('/') ? entry.slice(0, entry.indexOf('/')) : entry;
+      if (!text.includes(':') && !ipaddr.IPv4.isValidFourPartDecimal(text)) throw new Error('not four-part decimal');
       if (entry.includes('/')) {
         const [addr, bits] = ipaddr.parseCIDR(entry);
         return [normalise(addr), addr.kind() === 'ipv6' && normalise(addr).kind() === 'ipv4' ? bits - 96 : bits];

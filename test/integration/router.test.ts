@@ -652,3 +652,34 @@ t.test('embeddings are routed to OpenAI deployments and priced on input tokens',
   matchAttempts(t, retried, [{ o: 'retryable', st: 500 }, { o: 'ok' }]);
   t.equal(((await retried.json()) as any).data.length, 2);
 });
+
+t.test('a group whose deployments offer no embeddings API answers 400 embeddings_not_supported', async (t) => {
+  const up = await fake(t);
+  const { gatewayUrl } = await startTestService(
+    t,
+    configWith(
+      [
+        { name: 'chat-only', deployments: [openaiDeployment('c1', up.url, { embeddings: false })] },
+        { name: 'mixed', deployments: [openaiDeployment('m1', up.url, { embeddings: false }), openaiDeployment('m2', up.url)] },
+      ],
+      {},
+      ['chat-only', 'mixed'],
+    ),
+  );
+  const res = await postJson(gatewayUrl, '/v1/embeddings', { model: 'chat-only', input: 'hello' });
+  t.equal(res.status, 400);
+  t.same(await res.json(), {
+    error: { message: "No deployment in model group 'chat-only' offers an embeddings API.", type: 'invalid_request_error', param: null, code: 'embeddings_not_supported' },
+  });
+  t.ok(res.headers.get('x-svc-request-id'));
+  t.equal(res.headers.get('x-svc-model-group'), 'chat-only');
+  t.equal(up.requests.length, 0, 'nothing was sent upstream');
+
+  // Chat on the same group still works; in a mixed group embeddings go only where they are offered.
+  t.equal((await chat(gatewayUrl, 'chat-only')).status, 200);
+  for (let i = 0; i < 5; i++) {
+    const emb = await postJson(gatewayUrl, '/v1/embeddings', { model: 'mixed', input: 'hello' });
+    t.equal(emb.status, 200);
+    t.equal(emb.headers.get('x-svc-deployment'), 'm2');
+  }
+});

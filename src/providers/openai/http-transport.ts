@@ -146,7 +146,9 @@ async function* decodeSse(body: Dispatcher.ResponseData['body'], signal: AbortSi
   let finished = false;
   let sawFinish = false;
   try {
-    for await (const buf of body) {
+    // destroyOnReturn: false, or leaving the loop at [DONE] would destroy the body before `finally` can drain
+    // it, and the keep-alive connection would be closed instead of going back to the pool.
+    for await (const buf of body.iterator({ destroyOnReturn: false })) {
       parser.feed(decoder.decode(buf as Buffer, { stream: true }));
       for (let i = 0; i < pending.length; i++) {
         const data = pending[i];
@@ -175,6 +177,8 @@ async function* decodeSse(body: Dispatcher.ResponseData['body'], signal: AbortSi
   } catch (err) {
     throw classifyThrown(err, signal);
   } finally {
+    // Nothing reads the body any more: an error while draining it, or the abort error of destroying it, is moot.
+    body.on('error', () => {});
     // Drain what follows [DONE] so the connection goes back to the pool; otherwise drop it.
     if (finished) body.resume();
     else body.destroy();
