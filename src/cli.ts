@@ -89,7 +89,9 @@ async function main(argv: string[]): Promise<void> {
     }
     case '--version':
     case '-v': {
-      const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+      // From dist/src/cli.js or, run from source, src/cli.ts.
+      const from = import.meta.url.includes('/dist/') ? '../../package.json' : '../package.json';
+      const pkg = JSON.parse(readFileSync(new URL(from, import.meta.url), 'utf8')) as { version: string };
       console.log(pkg.version);
       return;
     }

@@ -7,11 +7,9 @@ import { definePlugin } from '../../src/pipeline/define-plugin.ts';
 import schema from './schema.json' with { type: 'json' };
 
 function presentedKey(headers: IncomingHttpHeaders): string | undefined {
-  const authorization = headers.authorization;
-  if (authorization !== undefined) {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    return match ? match[1] : undefined;
-  }
+  // A non-Bearer Authorization header (for example Basic added by a proxy) does not hide an api-key header.
+  const match = headers.authorization === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization);
+  if (match) return match[1];
   const apiKey = headers['api-key'];
   return typeof apiKey === 'string' && apiKey.trim() !== '' ? apiKey.trim() : undefined;
 }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { isScalar, LineCounter, parseDocument, parse as parseYaml, visit, type Document } from 'yaml';
+import { LineCounter, parseDocument, visit, type Document } from 'yaml';
 import gatewaySchema from '../../schemas/gateway.schema.json' with { type: 'json' };
 import { ConfigError, yamlPath, type ConfigIssue } from './config-error.ts';
 import { hasReference, interpolate, type Env } from './interpolate.ts';
@@ -22,15 +22,14 @@ export interface LoadedConfig {
 
 const ajv = createConfigAjv();
 const validateGateway = ajv.compile<GatewayConfig>(gatewaySchema);
-const TYPED_SCALAR = /^(?:-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|true|false|null)$/i;
 
-/** Resolves `${VAR}` references inside scalar values; plain scalars that become numbers or booleans are typed. */
+/** Resolves `${VAR}` references inside scalar values. */
 function interpolateDocument(doc: Document, env: Env): void {
   visit(doc, {
     Scalar(_key, node) {
       if (typeof node.value !== 'string' || !hasReference(node.value)) return;
-      const text = interpolate(node.value, env);
-      node.value = node.type === 'PLAIN' && TYPED_SCALAR.test(text) ? parseYaml(text) : text;
+      // Values stay strings; schema validation coerces them where a number or boolean is expected.
+      node.value = interpolate(node.value, env);
     },
   });
 }

@@ -5,9 +5,10 @@ import type { ConfigIssue } from './config-error.ts';
 // ajv-formats ships CommonJS; its default export is the function under ESM interop.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-/** One ajv instance for configuration: every error, defaults applied, no unknown keys allowed by schemas. */
+/** One ajv instance for configuration: every error, defaults applied, scalar types coerced. */
 export function createConfigAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+  // coerceTypes: `${PORT}` inside a YAML flow map must stay quoted, so "8080" becomes 8080 where a number is expected.
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: true, strict: false });
   addFormats(ajv);
   return ajv;
 }

@@ -51,6 +51,8 @@ t.test('the key may come as a Bearer token or in the api-key header', async (t) 
   t.equal((await chat(gatewayUrl, undefined, chatBody(), { 'api-key': TEST_KEY })).status, 200, 'api-key header');
   t.equal((await chat(gatewayUrl, undefined, chatBody(), { 'api-key': ` ${TEST_KEY} ` })).status, 200, 'api-key header, padded');
   t.equal((await models(gatewayUrl, { 'api-key': TEST_KEY })).status, 200, 'api-key on /v1/models');
+  const basic = `Basic ${Buffer.from('proxy:secret').toString('base64')}`;
+  t.equal((await chat(gatewayUrl, undefined, chatBody(), { authorization: basic, 'api-key': TEST_KEY })).status, 200, 'a non-Bearer Authorization does not hide api-key');
 
   await refusal(t, await chat(gatewayUrl, undefined), 401, 'invalid_api_key');
   const missing = await refusal(t, await chat(gatewayUrl, undefined), 401, 'invalid_api_key');

@@ -108,7 +108,7 @@ plugins: [{ use: auth }, { use: router }]
   t.equal(config.keys[1].key, '', 'an unset variable without default is empty (the key is generated at start)');
 });
 
-t.test('a plain reference that becomes a number where a string is required is a validation error', async (t) => {
+t.test('a reference yields a string; validation coerces it only where the schema wants a number', async (t) => {
   const text = `version: 1
 model_groups:
   - name: demo
@@ -117,21 +117,22 @@ model_groups:
       - { id: d, provider: mock, model: m }
 plugins: [{ use: auth }, { use: router }]
 `;
-  const issues = await issuesOf(text, { OWNER: '1234' });
-  t.same(issues, [{ path: 'model_groups[0].owned_by', message: 'must be string', line: 4 }]);
-  t.same(await issuesOf(text, { OWNER: 'acme' }), [], 'a non-numeric value is fine');
+  t.equal(parseConfig(text, { env: { OWNER: '1234' } }).config.model_groups[0].owned_by, '1234', 'digits stay a string where a string is expected');
   const port = await issuesOf(MINIMAL.replace('version: 1', 'version: 1\nserver:\n  port: ${PORT}'), {});
   t.same(port, [{ path: 'server.port', message: 'must be integer', line: 3 }], 'an unset number is an empty string: a type error');
+  const notNumber = await issuesOf(MINIMAL.replace('version: 1', 'version: 1\nserver:\n  port: ${PORT}'), { PORT: 'eighty' });
+  t.same(notNumber, [{ path: 'server.port', message: 'must be integer', line: 3 }]);
 });
 
-t.test('inside flow collections a reference must be quoted (YAML reads { as a flow map), and then stays a string', async (t) => {
+t.test('inside flow collections a reference must be quoted (YAML reads { as a flow map); quoted, it is coerced like any other', async (t) => {
   const unquoted = await issuesOf(MINIMAL.replace('version: 1', 'version: 1\nserver: { port: ${PORT} }'), { PORT: '9000' });
   t.ok(unquoted.length > 0, 'an unquoted reference in { } is a YAML syntax error');
   t.match(unquoted[0], { path: '', line: 2 });
-  const quoted = await issuesOf(MINIMAL.replace('version: 1', 'version: 1\nserver: { port: "${PORT}" }'), { PORT: '9000' });
-  t.same(quoted, [{ path: 'server.port', message: 'must be integer', line: 2 }], 'a quoted number stays a string');
+  const quoted = parseConfig(MINIMAL.replace('version: 1', 'version: 1\nserver: { port: "${PORT}", watch_config: "${WATCH}" }'), { env: { PORT: '9000', WATCH: 'false' } });
+  t.equal(quoted.config.server.port, 9000);
+  t.equal(quoted.config.server.watch_config, false);
   const block = parseConfig(MINIMAL.replace('version: 1', 'version: 1\nserver:\n  port: ${PORT}'), { env: { PORT: '9000' } });
-  t.equal(block.config.server.port, 9000, 'block style types it');
+  t.equal(block.config.server.port, 9000, 'block style too');
 });
 
 t.test('defaults are applied', async (t) => {

@@ -1,0 +1,97 @@
+// The one fake upstream both bench targets forward to: a node:http server answering POST .../chat/completions
+// with an OpenAI chat completion, or (stream: true) an SSE stream of a few chunks and `data: [DONE]`.
+// No artificial delay: every answer is written as soon as the request body has been read.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+const COMPLETION = JSON.stringify({
+  id: 'chatcmpl-bench',
+  object: 'chat.completion',
+  created: 1_700_000_000,
+  model: 'fake-model',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'Hello! How can I help you today?', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 24, completion_tokens: 9, total_tokens: 33, prompt_tokens_details: { cached_tokens: 0 } },
+  system_fingerprint: 'fp_bench',
+});
+const COMPLETION_LENGTH = String(Buffer.byteLength(COMPLETION));
+
+const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+  `data: ${JSON.stringify({
+    id: 'chatcmpl-bench-stream',
+    object: 'chat.completion.chunk',
+    created: 1_700_000_000,
+    model: 'fake-model',
+    system_fingerprint: 'fp_bench',
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+  })}\n\n`;
+
+/** The frames of one streamed answer: role, three content pieces, the finish chunk. */
+const STREAM_FRAMES = [
+  chunk({ role: 'assistant', content: '' }, null),
+  chunk({ content: 'Hello!' }, null),
+  chunk({ content: ' How can I' }, null),
+  chunk({ content: ' help you today?' }, null),
+  chunk({}, 'stop'),
+];
+/** Sent only when the request asked for `stream_options.include_usage`, as OpenAI does. */
+const USAGE_FRAME = `data: ${JSON.stringify({
+  id: 'chatcmpl-bench-stream',
+  object: 'chat.completion.chunk',
+  created: 1_700_000_000,
+  model: 'fake-model',
+  system_fingerprint: 'fp_bench',
+  choices: [],
+  usage: { prompt_tokens: 24, completion_tokens: 9, total_tokens: 33 },
+})}\n\n`;
+const DONE_FRAME = 'data: [DONE]\n\n';
+
+export interface FakeUpstream {
+  /** Base URL an OpenAI client would use, ending in /v1. */
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export async function startFakeUpstream(port = 0): Promise<FakeUpstream> {
+  const server = createServer({ keepAlive: true }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end('{"error":{"message":"not found","type":"invalid_request_error","param":null,"code":null}}');
+        return;
+      }
+      let body: { stream?: unknown; stream_options?: { include_usage?: unknown } | null };
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end('{"error":{"message":"invalid json","type":"invalid_request_error","param":null,"code":null}}');
+        return;
+      }
+      if (body.stream === true) {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        for (const frame of STREAM_FRAMES) res.write(frame);
+        if (body.stream_options?.include_usage === true) res.write(USAGE_FRAME);
+        // [DONE], then the end of the chunked body in a write of its own, as real servers send them.
+        res.write(DONE_FRAME);
+        res.end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': COMPLETION_LENGTH });
+      res.end(COMPLETION);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const { port: bound } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${bound}/v1`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

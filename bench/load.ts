@@ -1,0 +1,125 @@
+// Load generation for bench/run.ts (runs in the bench's own process, never in a server process).
+// - throughput: autocannon, N keep-alive connections, fixed duration.
+// - latency and time to first byte: one undici Client (one keep-alive connection), requests back to back,
+//   each timed with performance.now() (autocannon's histogram only has whole-millisecond resolution).
+import autocannon from 'autocannon';
+import { Client } from 'undici';
+
+export interface Target {
+  url: string;
+  path: string;
+  headers: Record<string, string>;
+}
+
+export interface ThroughputResult {
+  rps: number;
+  ok: number;
+  bad: number;
+  seconds: number;
+}
+
+export async function throughput(target: Target, body: string, connections: number, seconds: number): Promise<ThroughputResult> {
+  const result = await autocannon({
+    url: target.url + target.path,
+    method: 'POST',
+    headers: target.headers,
+    body,
+    connections,
+    pipelining: 1,
+    duration: seconds,
+    timeout: 10,
+  });
+  const bad = result.non2xx + result.errors + result.timeouts;
+  return { rps: result['2xx'] / result.duration, ok: result['2xx'], bad, seconds: result.duration };
+}
+
+export interface TimedResult {
+  /** Milliseconds, one per request, in completion order. */
+  total: Float64Array;
+  /** Milliseconds to the response headers. */
+  headers: Float64Array;
+  /** Milliseconds to the first byte of the response body (for SSE: the first `data:` event). */
+  firstByte: Float64Array;
+  count: number;
+  bad: number;
+}
+
+interface OneTiming {
+  headers: number;
+  firstByte: number;
+  total: number;
+  ok: boolean;
+}
+
+/**
+ * Sends requests one after another on one connection for `seconds` and times each. `check` sees the
+ * status and the concatenated body of the first response only (cheap sanity check), `endsWith` every one.
+ */
+export async function timedSequential(target: Target, body: string, seconds: number, endsWith: string): Promise<TimedResult> {
+  const origin = new URL(target.url).origin;
+  const client = new Client(origin, { pipelining: 1, keepAliveTimeout: 30_000 });
+  const cap = 200_000;
+  const total = new Float64Array(cap);
+  const headers = new Float64Array(cap);
+  const firstByte = new Float64Array(cap);
+  let count = 0;
+  let bad = 0;
+  const tail = Buffer.from(endsWith);
+  const options = { origin, path: target.path, method: 'POST' as const, headers: target.headers, body };
+  const one = () =>
+    new Promise<OneTiming>((resolve) => {
+      let status = 0;
+      let tHeaders = 0;
+      let tFirst = 0;
+      let last: Buffer | undefined;
+      const t0 = performance.now();
+      client.dispatch(options, {
+        onRequestStart() {},
+        onResponseStart(_c, statusCode) {
+          status = statusCode;
+          tHeaders = performance.now();
+        },
+        onResponseData(_c, chunk) {
+          if (tFirst === 0) tFirst = performance.now();
+          last = chunk;
+        },
+        onResponseEnd() {
+          const t = performance.now();
+          const ok = status === 200 && last !== undefined && last.length >= tail.length && last.subarray(last.length - tail.length).equals(tail);
+          resolve({ headers: tHeaders - t0, firstByte: (tFirst || t) - t0, total: t - t0, ok });
+        },
+        onResponseError() {
+          resolve({ headers: 0, firstByte: 0, total: performance.now() - t0, ok: false });
+        },
+      });
+    });
+  const deadline = performance.now() + seconds * 1000;
+  while (performance.now() < deadline && count < cap) {
+    const r = await one();
+    if (!r.ok) {
+      bad++;
+      continue;
+    }
+    total[count] = r.total;
+    headers[count] = r.headers;
+    firstByte[count] = r.firstByte;
+    count++;
+  }
+  await client.close();
+  return { total: total.subarray(0, count), headers: headers.subarray(0, count), firstByte: firstByte.subarray(0, count), count, bad };
+}
+
+/** Nearest-rank percentile of a sample (p in 0..100). */
+export function percentile(values: Float64Array, p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = Float64Array.from(values).sort();
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank];
+}
+
+export function median(values: number[]): number {
+  const sorted = values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}

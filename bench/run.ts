@@ -1,0 +1,385 @@
+// `npm run bench`: the gateway against the floor (a bare undici pass-through proxy), both in front of one
+// fake upstream. Servers run in child processes; the load comes from this process. See docs/performance.md.
+//
+//   node bench/run.ts [--rounds 5] [--duration 3] [--latency-duration 2] [--ttfb-duration 2]
+//                     [--connections 32] [--no-pin] [--profile gateway,floor,upstream] [--json out.json] [--check]
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { request } from 'undici';
+import { BENCH_GROUP, BENCH_KEY } from './gateway-target.ts';
+import { median, percentile, throughput, timedSequential, type Target } from './load.ts';
+import type { FromChild, Role, ToChild } from './server-process.ts';
+
+const { values: opts } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '5' },
+    duration: { type: 'string', default: '3' },
+    'latency-duration': { type: 'string', default: '2' },
+    'ttfb-duration': { type: 'string', default: '2' },
+    connections: { type: 'string', default: '32' },
+    'no-pin': { type: 'boolean', default: false },
+    profile: { type: 'string' },
+    json: { type: 'string' },
+    check: { type: 'boolean', default: false },
+  },
+});
+const ROUNDS = Number(opts.rounds);
+const DURATION = Number(opts.duration);
+const LATENCY_DURATION = Number(opts['latency-duration']);
+const TTFB_DURATION = Number(opts['ttfb-duration']);
+const CONNECTIONS = Number(opts.connections);
+
+/** The issue's targets for the gateway against the floor. */
+const GOALS = { rpsRatio: 0.8, addedP50Ms: 0.1, addedTtfbMs: 0.3 };
+
+const REQUEST = {
+  model: BENCH_GROUP,
+  messages: [
+    { role: 'system', content: 'You are a helpful assistant.' },
+    { role: 'user', content: 'Say hello in one short sentence.' },
+  ],
+  max_tokens: 64,
+  temperature: 0.2,
+};
+const JSON_BODY = JSON.stringify(REQUEST);
+const STREAM_BODY = JSON.stringify({ ...REQUEST, stream: true });
+const HEADERS = { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` };
+const PATH = '/v1/chat/completions';
+
+// ---------------------------------------------------------------------------------------------------------
+// Server processes
+
+class ServerProcess {
+  readonly role: Role;
+  readonly child: ChildProcess;
+  url = '';
+  private nextId = 0;
+  private readonly waiting = new Map<number, (us: number) => void>();
+
+  private constructor(role: Role, child: ChildProcess) {
+    this.role = role;
+    this.child = child;
+  }
+
+  static start(role: Role, args: string[], execArgv: string[] = []): Promise<ServerProcess> {
+    const entry = fileURLToPath(new URL('./server-process.ts', import.meta.url));
+    const child = spawn(process.execPath, [...execArgv, entry, role, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const proc = new ServerProcess(role, child);
+    return new Promise((resolve, reject) => {
+      child.once('exit', (code) => reject(new Error(`${role} server exited with code ${code} before it was ready`)));
+      child.on('message', (m: FromChild) => {
+        if (m.type === 'ready') {
+          proc.url = m.url;
+          resolve(proc);
+        } else if (m.type === 'cpu') {
+          proc.waiting.get(m.id)?.(m.user + m.system);
+          proc.waiting.delete(m.id);
+        }
+      });
+    });
+  }
+
+  /** CPU time (user + system) the process has used so far, in microseconds. */
+  cpu(): Promise<number> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      this.child.send({ type: 'cpu', id } satisfies ToChild);
+    });
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.child.exitCode !== null) return resolve();
+      this.child.removeAllListeners('exit');
+      this.child.once('exit', () => resolve());
+      this.child.send({ type: 'stop' } satisfies ToChild);
+    });
+  }
+}
+
+/** Pins every thread of a process to the given CPUs; false when taskset is missing or refused. */
+function pin(pid: number, cpuList: string): boolean {
+  try {
+    execFileSync('taskset', ['-a', '-cp', cpuList, String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Measurements
+
+interface RoundResult {
+  rps: number;
+  /** Server CPU per request at CONNECTIONS connections, microseconds. */
+  cpuPerReq: number;
+  /** Server CPU use during the throughput run, in cores (1 = one core busy all the time). */
+  cpuCores: number;
+  upstreamCpuPerReq: number;
+  p50: number;
+  p99: number;
+  /** Server CPU per request at one connection, microseconds. */
+  cpuPerReq1: number;
+  ttfbP50: number;
+  ttfbHeadersP50: number;
+  streamTotalP50: number;
+  /** This process's (autocannon's) CPU per request during the throughput run, microseconds. */
+  loadCpuPerReq: number;
+  /** CPU used by processes outside the bench while this target was measured, in cores (noise). */
+  otherLoad: number;
+  bad: number;
+}
+
+/** Busy and total CPU ticks of the machine (Linux /proc/stat), or undefined elsewhere. */
+function systemTicks(): { busy: number; total: number } | undefined {
+  try {
+    // user nice system idle iowait irq softirq steal (guest time is already inside user and nice)
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1, 9).map(Number);
+    const total = fields.reduce((a, b) => a + b, 0);
+    return { busy: total - fields[3] - (fields[4] ?? 0), total };
+  } catch {
+    return undefined;
+  }
+}
+
+/** utime + stime of a process in clock ticks (Linux /proc/PID/stat). */
+function processTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+let benchPids: number[] = [];
+const ourTicks = () => benchPids.reduce((sum, pid) => sum + processTicks(pid), 0);
+
+/** Requests each server answered for the bench (warm-up included), to turn a CPU profile into time per request. */
+const served = new Map<ServerProcess, number>();
+const tally = (proc: ServerProcess, n: number) => served.set(proc, (served.get(proc) ?? 0) + n);
+
+async function measure(proc: ServerProcess, upstream: ServerProcess): Promise<RoundResult> {
+  const target: Target = { url: proc.url.replace(/\/v1$/, ''), path: PATH, headers: HEADERS };
+  const s0 = systemTicks();
+  const o0 = ourTicks();
+  const [c0, u0] = await Promise.all([proc.cpu(), upstream.cpu()]);
+  const l0 = process.cpuUsage();
+  const tp = await throughput(target, JSON_BODY, CONNECTIONS, DURATION);
+  const l1 = process.cpuUsage(l0);
+  const [c1, u1] = await Promise.all([proc.cpu(), upstream.cpu()]);
+  const lat = await timedSequential(target, JSON_BODY, LATENCY_DURATION, '}');
+  const c2 = await proc.cpu();
+  const tt = await timedSequential(target, STREAM_BODY, TTFB_DURATION, 'data: [DONE]\n\n');
+  tally(proc, tp.ok + tp.bad + lat.count + lat.bad + tt.count + tt.bad);
+  const s1 = systemTicks();
+  const o1 = ourTicks();
+  const cores = availableParallelism();
+  const otherLoad = s0 && s1 && s1.total > s0.total ? Math.max(0, (s1.busy - s0.busy - (o1 - o0)) / ((s1.total - s0.total) / cores)) : Number.NaN;
+  return {
+    rps: tp.rps,
+    cpuPerReq: (c1 - c0) / tp.ok,
+    cpuCores: (c1 - c0) / (tp.seconds * 1e6),
+    upstreamCpuPerReq: proc === upstream ? Number.NaN : (u1 - u0) / tp.ok,
+    loadCpuPerReq: (l1.user + l1.system) / tp.ok,
+    otherLoad,
+    p50: percentile(lat.total, 50),
+    p99: percentile(lat.total, 99),
+    cpuPerReq1: (c2 - c1) / lat.count,
+    ttfbP50: percentile(tt.firstByte, 50),
+    ttfbHeadersP50: percentile(tt.headers, 50),
+    streamTotalP50: percentile(tt.total, 50),
+    bad: tp.bad + lat.bad + tt.bad,
+  };
+}
+
+/** One JSON and one streamed request through a target, checked, before anything is measured. */
+async function sanityCheck(name: string, url: string): Promise<void> {
+  const json = await request(url + PATH, { method: 'POST', headers: HEADERS, body: JSON_BODY });
+  const parsed = (await json.body.json()) as { choices?: { message?: { content?: string } }[] };
+  if (json.statusCode !== 200 || typeof parsed.choices?.[0]?.message?.content !== 'string') {
+    throw new Error(`${name}: chat completion failed (${json.statusCode}): ${JSON.stringify(parsed)}`);
+  }
+  const stream = await request(url + PATH, { method: 'POST', headers: HEADERS, body: STREAM_BODY });
+  const text = await stream.body.text();
+  const events = text.split('\n\n').filter((e) => e.startsWith('data: '));
+  if (stream.statusCode !== 200 || events.length < 3 || events.at(-1) !== 'data: [DONE]' || !text.includes('"content":"Hello!"')) {
+    throw new Error(`${name}: streamed chat completion failed (${stream.statusCode}): ${text.slice(0, 500)}`);
+  }
+}
+
+async function warmUp(proc: ServerProcess): Promise<void> {
+  const target: Target = { url: proc.url.replace(/\/v1$/, ''), path: PATH, headers: HEADERS };
+  const a = await throughput(target, JSON_BODY, CONNECTIONS, 2);
+  const b = await throughput(target, STREAM_BODY, CONNECTIONS, 1);
+  const c = await timedSequential(target, JSON_BODY, 0.5, '}');
+  const d = await timedSequential(target, STREAM_BODY, 0.5, 'data: [DONE]\n\n');
+  tally(proc, a.ok + a.bad + b.ok + b.bad + c.count + c.bad + d.count + d.bad);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Report
+
+const f = (v: number, digits: number) => (Number.isNaN(v) ? 'n/a' : v.toFixed(digits));
+const signed = (v: number, digits: number) => (v >= 0 ? '+' : '') + f(v, digits);
+
+function roundLine(round: number, name: string, r: RoundResult): string {
+  return (
+    `round ${round}/${ROUNDS}  ${name.padEnd(7)}  ${f(r.rps, 0).padStart(6)} req/s  ` +
+    `p50 ${f(r.p50, 3)} ms  p99 ${f(r.p99, 3)} ms  ttfb ${f(r.ttfbP50, 3)} ms  ` +
+    `cpu ${f(r.cpuPerReq, 1)} µs/req (${f(r.cpuCores * 100, 0)}% of a core)  load gen ${f(r.loadCpuPerReq, 1)} µs/req  ` +
+    `other load ${f(r.otherLoad, 2)} cores` +
+    (r.bad > 0 ? `  ${r.bad} FAILED` : '')
+  );
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   ')).join('\n');
+}
+
+async function main(): Promise<void> {
+  const cores = availableParallelism();
+  const profileDir = join(tmpdir(), `svc-bench-profiles-${process.pid}`);
+  const profiled = new Set((opts.profile ?? '').split(',').filter(Boolean));
+  const execArgvFor = (role: Role) => {
+    if (!profiled.has(role)) return [];
+    mkdirSync(profileDir, { recursive: true });
+    return ['--cpu-prof', '--cpu-prof-dir', profileDir];
+  };
+
+  const upstream = await ServerProcess.start('upstream', [], execArgvFor('upstream'));
+  const upstreamUrl = upstream.url;
+  const [floor, gateway] = await Promise.all([
+    ServerProcess.start('floor', [upstreamUrl], execArgvFor('floor')),
+    ServerProcess.start('gateway', [upstreamUrl], execArgvFor('gateway')),
+  ]);
+  const all = [upstream, floor, gateway];
+  benchPids = [process.pid, ...all.map((p) => p.child.pid!)];
+
+  // With 2 cores: the measured server gets a core of its own, the load generator and the upstream share the
+  // other. With 3 or more: one core each.
+  let placement = 'not pinned (--no-pin)';
+  if (!opts['no-pin'] && cores >= 2) {
+    const targetCpu = String(cores >= 3 ? 2 : 1);
+    const upstreamCpu = cores >= 3 ? '1' : '0';
+    const ok = [pin(process.pid, '0'), pin(upstream.child.pid!, upstreamCpu), pin(floor.child.pid!, targetCpu), pin(gateway.child.pid!, targetCpu)];
+    placement = ok.every(Boolean)
+      ? `pinned: server under test on CPU ${targetCpu}, upstream on CPU ${upstreamCpu}, load generator on CPU 0`
+      : 'not pinned (taskset unavailable or refused)';
+  } else if (cores < 2) placement = 'not pinned (1 core)';
+
+  const targets: [string, ServerProcess][] = [
+    ['floor', floor],
+    ['gateway', gateway],
+  ];
+  const started = performance.now();
+  console.log(`svc bench: node ${process.version}, ${cores} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${placement}`);
+  console.log(
+    `${ROUNDS} rounds; each round and target: ${DURATION} s at ${CONNECTIONS} connections, ${LATENCY_DURATION} s of sequential ` +
+      `requests on 1 connection, ${TTFB_DURATION} s of sequential streamed requests on 1 connection\n`,
+  );
+
+  const results: Record<string, RoundResult[]> = { direct: [], floor: [], gateway: [] };
+  try {
+    for (const [name, proc] of targets) await sanityCheck(name, proc.url);
+    for (const [, proc] of targets) await warmUp(proc);
+    await warmUp(upstream);
+    for (let round = 1; round <= ROUNDS; round++) {
+      // Interleaved, and the order alternates so neither target always runs first in a round. The upstream
+      // alone ("direct", no proxy) is measured too, as a reference for the load generator's own ceiling.
+      const order: [string, ServerProcess][] = [['direct', upstream], ...(round % 2 === 1 ? targets : [...targets].reverse())];
+      for (const [name, proc] of order) {
+        const r = await measure(proc, upstream);
+        results[name].push(r);
+        console.log(roundLine(round, name, r));
+      }
+    }
+  } finally {
+    await Promise.all(all.map((p) => p.stop()));
+  }
+  const elapsed = (performance.now() - started) / 1000;
+
+  const fl = results.floor;
+  const gw = results.gateway;
+  const med = (rs: RoundResult[], k: keyof RoundResult) => median(rs.map((r) => r[k]));
+  // Ratios and differences are taken per round (the two targets ran back to back), then the median.
+  const paired = (fn: (g: RoundResult, fl: RoundResult) => number) => median(gw.map((g, i) => fn(g, fl[i])));
+  const rpsRatio = paired((g, l) => g.rps / l.rps);
+  const addedP50 = paired((g, l) => g.p50 - l.p50);
+  const addedP99 = paired((g, l) => g.p99 - l.p99);
+  const addedTtfb = paired((g, l) => g.ttfbP50 - l.ttfbP50);
+  const cpuRatio = paired((g, l) => g.cpuPerReq / l.cpuPerReq);
+  const cpuRatio1 = paired((g, l) => g.cpuPerReq1 / l.cpuPerReq1);
+  const addedCpu = paired((g, l) => g.cpuPerReq - l.cpuPerReq);
+
+  const dr = results.direct;
+  const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+  const cols = (k: keyof RoundResult, digits: number) => [f(med(dr, k), digits), f(med(fl, k), digits), f(med(gw, k), digits)];
+  const rows: string[][] = [
+    ['median of rounds', 'direct', 'floor', 'gateway', 'gateway vs floor', 'target', ''],
+    [`req/s at ${CONNECTIONS} connections`, ...cols('rps', 0), `${f(rpsRatio, 2)}x`, `>= ${GOALS.rpsRatio}x`, verdict(rpsRatio >= GOALS.rpsRatio)],
+    ['latency p50, 1 connection (ms)', ...cols('p50', 3), `${signed(addedP50, 3)} ms`, `< +${GOALS.addedP50Ms} ms`, verdict(addedP50 < GOALS.addedP50Ms)],
+    ['latency p99, 1 connection (ms)', ...cols('p99', 3), `${signed(addedP99, 3)} ms`, '', ''],
+    ['stream first byte p50, 1 conn (ms)', ...cols('ttfbP50', 3), `${signed(addedTtfb, 3)} ms`, `< +${GOALS.addedTtfbMs} ms`, verdict(addedTtfb < GOALS.addedTtfbMs)],
+    ['stream headers p50, 1 conn (ms)', ...cols('ttfbHeadersP50', 3), '', '', ''],
+    ['stream complete p50, 1 conn (ms)', ...cols('streamTotalP50', 3), '', '', ''],
+    [`server CPU/request, ${CONNECTIONS} conns (µs)`, ...cols('cpuPerReq', 1), `${f(cpuRatio, 2)}x (${signed(addedCpu, 1)} µs)`, '', ''],
+    ['server CPU/request, 1 conn (µs)', ...cols('cpuPerReq1', 1), `${f(cpuRatio1, 2)}x`, '', ''],
+    [`server CPU use at ${CONNECTIONS} conns (cores)`, ...cols('cpuCores', 2), '', '', ''],
+    ['upstream CPU/request (µs)', ...cols('upstreamCpuPerReq', 1), '', '', ''],
+    ['load generator CPU/request (µs)', ...cols('loadCpuPerReq', 1), '', '', ''],
+    ['other load on the machine (cores)', ...cols('otherLoad', 2), '', '', ''],
+  ];
+  console.log(`\n${table(rows)}\n`);
+  const failed = [...fl, ...gw].reduce((n, r) => n + r.bad, 0);
+  if (failed > 0) console.log(`WARNING: ${failed} requests failed or had an unexpected body; figures are suspect.`);
+  if (med(fl, 'cpuCores') < 0.85) {
+    console.log('NOTE: the floor did not keep its core busy at full load; the load generator or upstream may be the bottleneck.');
+  }
+  const noisy = [...dr, ...fl, ...gw].filter((r) => r.otherLoad > 0.1).length;
+  if (noisy > 0) console.log(`NOTE: other processes used more than 0.1 cores during ${noisy} of ${dr.length + fl.length + gw.length} measurements; expect noise.`);
+  console.log(`bench time ${elapsed.toFixed(0)} s`);
+  if (profiled.size > 0) {
+    console.log(`CPU profiles (${[...profiled].join(', ')}) in ${profileDir}; summarise with: node bench/profile-summary.ts <file> --requests N`);
+    for (const p of all) if (profiled.has(p.role)) console.log(`  ${p.role} (pid ${p.child.pid}) answered ${served.get(p) ?? 0} requests directly from the load generator`);
+  }
+
+  const allMet = rpsRatio >= GOALS.rpsRatio && addedP50 < GOALS.addedP50Ms && addedTtfb < GOALS.addedTtfbMs;
+  if (opts.json) {
+    writeFileSync(
+      opts.json,
+      JSON.stringify(
+        {
+          node: process.version,
+          cores,
+          placement,
+          rounds: ROUNDS,
+          connections: CONNECTIONS,
+          results,
+          medians: Object.fromEntries(
+            Object.entries(results).map(([name, rs]) => [name, Object.fromEntries(Object.keys(rs[0]).map((k) => [k, med(rs, k as keyof RoundResult)]))]),
+          ),
+          ratios: { rpsRatio, addedP50, addedP99, addedTtfb, cpuRatio, cpuRatio1, addedCpu },
+          goals: GOALS,
+          met: allMet,
+        },
+        null,
+        2,
+      ),
+    );
+  }
+  process.exit(opts.check && !allMet ? 1 : 0);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
