@@ -18,8 +18,10 @@ export interface ThroughputResult {
   seconds: number;
 }
 
-export async function throughput(target: Target, body: string, connections: number, seconds: number): Promise<ThroughputResult> {
+/** `rate`, when set, caps the total requests per second (autocannon overallRate); otherwise as fast as possible. */
+export async function throughput(target: Target, body: string, connections: number, seconds: number, rate?: number): Promise<ThroughputResult> {
   const result = await autocannon({
+    ...(rate ? { overallRate: rate } : {}),
     url: target.url + target.path,
     method: 'POST',
     headers: target.headers,
@@ -52,8 +54,8 @@ interface OneTiming {
 }
 
 /**
- * Sends requests one after another on one connection for `seconds` and times each. `check` sees the
- * status and the concatenated body of the first response only (cheap sanity check), `endsWith` every one.
+ * Sends requests one after another on one connection for `seconds` and times each. A request counts as
+ * failed unless its status is 200 and its body ends with `endsWith`.
  */
 export async function timedSequential(target: Target, body: string, seconds: number, endsWith: string): Promise<TimedResult> {
   const origin = new URL(target.url).origin;

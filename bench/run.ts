@@ -2,7 +2,7 @@
 // fake upstream. Servers run in child processes; the load comes from this process. See docs/performance.md.
 //
 //   node bench/run.ts [--rounds 5] [--duration 3] [--latency-duration 2] [--ttfb-duration 2]
-//                     [--connections 32] [--no-pin] [--profile gateway,floor,upstream] [--json out.json] [--check]
+//                     [--connections 32] [--rate N] [--no-pin] [--profile gateway,floor,upstream] [--json out.json] [--check]
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -21,6 +21,7 @@ const { values: opts } = parseArgs({
     'latency-duration': { type: 'string', default: '2' },
     'ttfb-duration': { type: 'string', default: '2' },
     connections: { type: 'string', default: '32' },
+    rate: { type: 'string' },
     'no-pin': { type: 'boolean', default: false },
     profile: { type: 'string' },
     json: { type: 'string' },
@@ -32,6 +33,8 @@ const DURATION = Number(opts.duration);
 const LATENCY_DURATION = Number(opts['latency-duration']);
 const TTFB_DURATION = Number(opts['ttfb-duration']);
 const CONNECTIONS = Number(opts.connections);
+/** Optional cap on requests/s for the multi-connection run, to compare CPU per request at equal load. */
+const RATE = opts.rate ? Number(opts.rate) : undefined;
 
 /** The issue's targets for the gateway against the floor. */
 const GOALS = { rpsRatio: 0.8, addedP50Ms: 0.1, addedTtfbMs: 0.3 };
@@ -75,8 +78,8 @@ class ServerProcess {
         if (m.type === 'ready') {
           proc.url = m.url;
           resolve(proc);
-        } else if (m.type === 'cpu') {
-          proc.waiting.get(m.id)?.(m.user + m.system);
+        } else if (m.type === 'cpu' || m.type === 'done') {
+          proc.waiting.get(m.id)?.(m.type === 'cpu' ? m.user + m.system : 0);
           proc.waiting.delete(m.id);
         }
       });
@@ -85,10 +88,23 @@ class ServerProcess {
 
   /** CPU time (user + system) the process has used so far, in microseconds. */
   cpu(): Promise<number> {
+    return this.call((id) => ({ type: 'cpu', id }));
+  }
+
+  /** Starts the V8 CPU profiler in the process (after warm-up, so start-up is not in the profile). */
+  startProfile(): Promise<unknown> {
+    return this.call((id) => ({ type: 'profile-start', id }));
+  }
+
+  stopProfile(path: string): Promise<unknown> {
+    return this.call((id) => ({ type: 'profile-stop', id, path }));
+  }
+
+  private call(message: (id: number) => ToChild): Promise<number> {
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);
-      this.child.send({ type: 'cpu', id } satisfies ToChild);
+      this.child.send(message(id));
     });
   }
 
@@ -162,7 +178,7 @@ function processTicks(pid: number): number {
 let benchPids: number[] = [];
 const ourTicks = () => benchPids.reduce((sum, pid) => sum + processTicks(pid), 0);
 
-/** Requests each server answered for the bench (warm-up included), to turn a CPU profile into time per request. */
+/** Requests each server answered from the load generator after warm-up, to turn a CPU profile into time per request. */
 const served = new Map<ServerProcess, number>();
 const tally = (proc: ServerProcess, n: number) => served.set(proc, (served.get(proc) ?? 0) + n);
 
@@ -172,7 +188,7 @@ async function measure(proc: ServerProcess, upstream: ServerProcess): Promise<Ro
   const o0 = ourTicks();
   const [c0, u0] = await Promise.all([proc.cpu(), upstream.cpu()]);
   const l0 = process.cpuUsage();
-  const tp = await throughput(target, JSON_BODY, CONNECTIONS, DURATION);
+  const tp = await throughput(target, JSON_BODY, CONNECTIONS, DURATION, RATE);
   const l1 = process.cpuUsage(l0);
   const [c1, u1] = await Promise.all([proc.cpu(), upstream.cpu()]);
   const lat = await timedSequential(target, JSON_BODY, LATENCY_DURATION, '}');
@@ -248,19 +264,11 @@ function table(rows: string[][]): string {
 async function main(): Promise<void> {
   const cores = availableParallelism();
   const profileDir = join(tmpdir(), `svc-bench-profiles-${process.pid}`);
-  const profiled = new Set((opts.profile ?? '').split(',').filter(Boolean));
-  const execArgvFor = (role: Role) => {
-    if (!profiled.has(role)) return [];
-    mkdirSync(profileDir, { recursive: true });
-    return ['--cpu-prof', '--cpu-prof-dir', profileDir];
-  };
+  const profiled = new Set((opts.profile ?? '').split(',').filter(Boolean) as Role[]);
 
-  const upstream = await ServerProcess.start('upstream', [], execArgvFor('upstream'));
+  const upstream = await ServerProcess.start('upstream', []);
   const upstreamUrl = upstream.url;
-  const [floor, gateway] = await Promise.all([
-    ServerProcess.start('floor', [upstreamUrl], execArgvFor('floor')),
-    ServerProcess.start('gateway', [upstreamUrl], execArgvFor('gateway')),
-  ]);
+  const [floor, gateway] = await Promise.all([ServerProcess.start('floor', [upstreamUrl]), ServerProcess.start('gateway', [upstreamUrl])]);
   const all = [upstream, floor, gateway];
   benchPids = [process.pid, ...all.map((p) => p.child.pid!)];
 
@@ -284,7 +292,8 @@ async function main(): Promise<void> {
   console.log(`svc bench: node ${process.version}, ${cores} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${placement}`);
   console.log(
     `${ROUNDS} rounds; each round and target: ${DURATION} s at ${CONNECTIONS} connections, ${LATENCY_DURATION} s of sequential ` +
-      `requests on 1 connection, ${TTFB_DURATION} s of sequential streamed requests on 1 connection\n`,
+      `requests on 1 connection, ${TTFB_DURATION} s of sequential streamed requests on 1 connection` +
+      `${RATE ? `; the ${CONNECTIONS}-connection run is capped at ${RATE} req/s` : ''}\n`,
   );
 
   const results: Record<string, RoundResult[]> = { direct: [], floor: [], gateway: [] };
@@ -292,6 +301,11 @@ async function main(): Promise<void> {
     for (const [name, proc] of targets) await sanityCheck(name, proc.url);
     for (const [, proc] of targets) await warmUp(proc);
     await warmUp(upstream);
+    served.clear();
+    if (profiled.size > 0) {
+      mkdirSync(profileDir, { recursive: true });
+      for (const p of all) if (profiled.has(p.role)) await p.startProfile();
+    }
     for (let round = 1; round <= ROUNDS; round++) {
       // Interleaved, and the order alternates so neither target always runs first in a round. The upstream
       // alone ("direct", no proxy) is measured too, as a reference for the load generator's own ceiling.
@@ -302,6 +316,7 @@ async function main(): Promise<void> {
         console.log(roundLine(round, name, r));
       }
     }
+    for (const p of all) if (profiled.has(p.role)) await p.stopProfile(join(profileDir, `${p.role}.cpuprofile`));
   } finally {
     await Promise.all(all.map((p) => p.stop()));
   }
@@ -339,17 +354,26 @@ async function main(): Promise<void> {
     ['other load on the machine (cores)', ...cols('otherLoad', 2), '', '', ''],
   ];
   console.log(`\n${table(rows)}\n`);
+  const perRound = (fn: (g: RoundResult, l: RoundResult) => number, digits: number) => gw.map((g, i) => f(fn(g, fl[i]), digits)).join(' ');
+  console.log(`per round, gateway/floor req/s:     ${perRound((g, l) => g.rps / l.rps, 2)}`);
+  console.log(`per round, added p50 (ms):          ${perRound((g, l) => g.p50 - l.p50, 3)}`);
+  console.log(`per round, added first byte (ms):   ${perRound((g, l) => g.ttfbP50 - l.ttfbP50, 3)}`);
+  console.log(`per round, gateway/floor CPU/req:   ${perRound((g, l) => g.cpuPerReq / l.cpuPerReq, 2)}\n`);
   const failed = [...fl, ...gw].reduce((n, r) => n + r.bad, 0);
   if (failed > 0) console.log(`WARNING: ${failed} requests failed or had an unexpected body; figures are suspect.`);
-  if (med(fl, 'cpuCores') < 0.85) {
+  if (!RATE && med(fl, 'cpuCores') < 0.85) {
     console.log('NOTE: the floor did not keep its core busy at full load; the load generator or upstream may be the bottleneck.');
   }
   const noisy = [...dr, ...fl, ...gw].filter((r) => r.otherLoad > 0.1).length;
   if (noisy > 0) console.log(`NOTE: other processes used more than 0.1 cores during ${noisy} of ${dr.length + fl.length + gw.length} measurements; expect noise.`);
   console.log(`bench time ${elapsed.toFixed(0)} s`);
   if (profiled.size > 0) {
-    console.log(`CPU profiles (${[...profiled].join(', ')}) in ${profileDir}; summarise with: node bench/profile-summary.ts <file> --requests N`);
-    for (const p of all) if (profiled.has(p.role)) console.log(`  ${p.role} (pid ${p.child.pid}) answered ${served.get(p) ?? 0} requests directly from the load generator`);
+    console.log('CPU profiles (measured rounds only, after warm-up):');
+    for (const p of all) {
+      if (!profiled.has(p.role)) continue;
+      const n = p === upstream ? '' : ` --requests ${served.get(p) ?? 0}`;
+      console.log(`  node bench/profile-summary.ts ${join(profileDir, `${p.role}.cpuprofile`)}${n}`);
+    }
   }
 
   const allMet = rpsRatio >= GOALS.rpsRatio && addedP50 < GOALS.addedP50Ms && addedTtfb < GOALS.addedTtfbMs;

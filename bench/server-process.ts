@@ -2,28 +2,37 @@
 //   node bench/server-process.ts upstream
 //   node bench/server-process.ts floor   <upstream base URL>
 //   node bench/server-process.ts gateway <upstream base URL>
-// It reports {type:'ready', url} once listening, answers {type:'cpu'} with its process.cpuUsage(), and
-// closes and exits on {type:'stop'} (so a --cpu-prof profile is written) or when the parent goes away.
-import { startFakeUpstream } from './fake-upstream.ts';
-import { startFloorProxy } from './floor-proxy.ts';
-import { startGatewayTarget } from './gateway-target.ts';
+// It reports {type:'ready', url} once listening, answers {type:'cpu'} with its process.cpuUsage(), records a
+// V8 CPU profile between {type:'profile-start'} and {type:'profile-stop'} (written to the given path), and
+// closes and exits on {type:'stop'} or when the parent goes away.
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 
 export type Role = 'upstream' | 'floor' | 'gateway';
 
-export type ToChild = { type: 'cpu'; id: number } | { type: 'stop' };
+export type ToChild =
+  | { type: 'cpu'; id: number }
+  | { type: 'profile-start'; id: number }
+  | { type: 'profile-stop'; id: number; path: string }
+  | { type: 'stop' };
 export type FromChild =
   | { type: 'ready'; url: string }
   | { type: 'cpu'; id: number; user: number; system: number }
+  | { type: 'done'; id: number }
   | { type: 'stopped' };
+
+/** Sampling interval of the CPU profiler, microseconds. */
+const PROFILE_INTERVAL_US = 250;
 
 async function main(): Promise<void> {
   const [role, upstreamUrl] = process.argv.slice(2) as [Role, string | undefined];
   if (!process.send) throw new Error('bench/server-process.ts must be started by bench/run.ts (it needs an IPC channel)');
   const send = (m: FromChild) => process.send!(m);
   let target: { url: string; close(): Promise<void> };
-  if (role === 'upstream') target = await startFakeUpstream();
-  else if (role === 'floor') target = await startFloorProxy(upstreamUrl!);
-  else if (role === 'gateway') target = await startGatewayTarget(upstreamUrl!);
+  // Imported on demand: the floor and upstream processes never load the gateway's code.
+  if (role === 'upstream') target = await (await import('./fake-upstream.ts')).startFakeUpstream();
+  else if (role === 'floor') target = await (await import('./floor-proxy.ts')).startFloorProxy(upstreamUrl!);
+  else if (role === 'gateway') target = await (await import('./gateway-target.ts')).startGatewayTarget(upstreamUrl!);
   else throw new Error(`unknown role '${String(role)}'`);
 
   let stopping = false;
@@ -34,10 +43,23 @@ async function main(): Promise<void> {
     if (process.connected) send({ type: 'stopped' });
     process.exit(0);
   };
-  process.on('message', (m: ToChild) => {
+  let session: Session | undefined;
+  process.on('message', async (m: ToChild) => {
     if (m.type === 'cpu') {
       const usage = process.cpuUsage();
       send({ type: 'cpu', id: m.id, user: usage.user, system: usage.system });
+    } else if (m.type === 'profile-start') {
+      session = new Session();
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval: PROFILE_INTERVAL_US });
+      await session.post('Profiler.start');
+      send({ type: 'done', id: m.id });
+    } else if (m.type === 'profile-stop') {
+      const { profile } = await session!.post('Profiler.stop');
+      writeFileSync(m.path, JSON.stringify(profile));
+      session!.disconnect();
+      send({ type: 'done', id: m.id });
     } else if (m.type === 'stop') void stop();
   });
   process.on('disconnect', () => void stop());

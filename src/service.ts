@@ -101,6 +101,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   let draining = false;
   let inFlight = 0;
   let onIdle: (() => void) | undefined;
+  metrics.inFlightNow = () => inFlight;
 
   const host: GatewayHost = {
     active: () => active,
@@ -114,12 +115,10 @@ export async function startService(options: StartOptions): Promise<RunningServic
     requestStarted(a) {
       a.inFlight++;
       inFlight++;
-      metrics.inFlight.inc();
     },
     requestFinished(a) {
       a.inFlight--;
       inFlight--;
-      metrics.inFlight.dec();
       if (a.inFlight === 0 && a !== active) a.onDrained?.();
       if (inFlight === 0) onIdle?.();
     },

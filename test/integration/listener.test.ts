@@ -380,7 +380,7 @@ t.test('/health and /ready on both ports; /metrics on the admin port only', asyn
     requests: { total: Number, by_route: Object, by_status: Object, in_flight: Number },
     refusals: { by_code: Object },
     errors: { by_code: Object },
-    latency_ms: { p50: Number, p95: Number, p99: Number },
+    latency_ms: { window_requests: Number, p50: Number, p95: Number, p99: Number },
     configuration: { version: 1, source: String, loaded_at: String, reloads: 0, status: 'ok', last_reload_error: null },
     process: { pid: process.pid, node: process.version, uptime_s: Number, rss_bytes: Number, heap_used_bytes: Number },
   });
@@ -402,7 +402,9 @@ t.test('/health and /ready on both ports; /metrics on the admin port only', asyn
   t.match(text, /# TYPE svc_gateway_requests_total counter/);
   t.match(text, /svc_gateway_requests_total\{route="chat",status="200"\} 2/);
   t.match(text, /svc_gateway_refusals_total\{code="invalid_json"\} 1/);
-  t.match(text, /svc_gateway_request_duration_seconds\{quantile="0.99"\}/);
+  t.match(text, /# TYPE svc_gateway_request_duration_seconds histogram/);
+  t.equal(Number(/svc_gateway_request_duration_seconds_count (\d+)/.exec(text)?.[1]), m.requests.total, 'every gateway request is observed');
+  t.match(text, /svc_gateway_in_flight_requests 0/);
   t.match(text, /svc_config_last_reload_failed 0/);
 });
 
