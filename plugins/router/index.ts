@@ -80,7 +80,7 @@ export default definePlugin<RouterConfig>({
         } else {
           const result: ProviderResult = ctx.route === 'embeddings' ? await adapter.embeddings(call) : await adapter.chat(call);
           clearTimeout(timer);
-          response = { kind: 'json', status: 200, body: result.body };
+          response = { kind: 'json', status: 200, body: result.body, raw: result.raw };
           if (result.usage) ctx.usage = result.usage;
           ctx.cost = result.usage ? costOf(result.usage, d.price) : 0;
           ctx.costEstimated = false;

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { KeyConfig } from '../config/types.ts';
 import type { LocalStateFile } from '../store/local-state.ts';
 import { parseNetworks, type Network } from './networks.ts';
@@ -26,7 +26,7 @@ export interface KeyStore {
 }
 
 export function hashKey(plaintext: string): Buffer {
-  return createHash('sha256').update(plaintext).digest();
+  return hash('sha256', plaintext, 'buffer');
 }
 
 export function generateKey(): string {

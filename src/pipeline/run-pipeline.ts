@@ -31,6 +31,10 @@ export async function runPipeline(pipeline: Pipeline, ctx: RequestContext, res: 
       response = await pipeline.terminal.hooks.handle!(ctx);
     }
     const responders = participants(pipeline, reached, handled);
+    // A plugin that sees the response may change its body in place; then the provider's raw text is stale.
+    if (response.kind === 'json' && response.raw !== undefined && responders.some((p) => p.hooks.onResponse)) {
+      response = { ...response, raw: undefined };
+    }
     for (const p of responders) {
       if (!p.hooks.onResponse) continue;
       const replaced = await p.hooks.onResponse(ctx, response);

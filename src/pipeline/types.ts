@@ -54,6 +54,8 @@ export interface JsonResponse {
   kind: 'json';
   status: number;
   body: unknown;
+  /** The provider's exact JSON text for `body`; written as-is unless a plugin with onResponse took part. */
+  raw?: string;
   headers?: Record<string, string>;
 }
 

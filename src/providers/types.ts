@@ -14,6 +14,8 @@ export interface ProviderCall {
 
 export interface ProviderResult {
   body: JsonObject;
+  /** The exact JSON text `body` was parsed from, when it came from the wire unchanged. */
+  raw?: string;
   usage?: Usage;
 }
 

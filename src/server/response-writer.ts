@@ -27,8 +27,8 @@ export function gatewayHeaders(ctx: RequestContext, served: boolean): Record<str
   return headers;
 }
 
-export function writeJson(res: ServerResponse, status: number, headers: Record<string, string>, body: unknown): void {
-  const text = JSON.stringify(body);
+export function writeJson(res: ServerResponse, status: number, headers: Record<string, string>, body: unknown, raw?: string): void {
+  const text = raw ?? JSON.stringify(body);
   headers['content-type'] = 'application/json';
   headers['content-length'] = String(Buffer.byteLength(text));
   res.writeHead(status, headers);
@@ -38,7 +38,7 @@ export function writeJson(res: ServerResponse, status: number, headers: Record<s
 export function writeJsonResponse(ctx: RequestContext, res: ServerResponse, response: JsonResponse): void {
   const served = response.status >= 200 && response.status < 300;
   ctx.status = response.status;
-  writeJson(res, response.status, { ...gatewayHeaders(ctx, served), ...response.headers }, response.body);
+  writeJson(res, response.status, { ...gatewayHeaders(ctx, served), ...response.headers }, response.body, response.raw);
 }
 
 function waitForDrain(res: ServerResponse): Promise<void> {

@@ -1,5 +1,8 @@
 // Routing against real fake upstreams: retries, backoff, timeouts, connection failures, pass-through errors,
 // fallback groups, benching, weights, attempt records, and what the upstream receives (OpenAI and Azure).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { startFakeOpenAI, type Behaviour, type FakeOpenAI } from '../helpers/fake-openai.ts';
 import { TEST_KEY, baseConfig, chatBody, openaiDeployment, postJson, startTestService } from '../helpers/service.ts';
@@ -682,4 +685,24 @@ t.test('a group whose deployments offer no embeddings API answers 400 embeddings
     t.equal(emb.status, 200);
     t.equal(emb.headers.get('x-svc-deployment'), 'm2');
   }
+});
+
+t.test("the provider's JSON text passes through byte for byte unless a plugin with onResponse took part", async (t) => {
+  const text = '{ "id": "chatcmpl-raw",\n  "object": "chat.completion", "created": 1, "model": "m",\n  "choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 0, "total_tokens": 3} }';
+  const up = await fake(t, { type: 'invalid-json', text });
+  const { gatewayUrl } = await startTestService(t, configWith([{ name: 'g', deployments: [openaiDeployment('a', up.url)] }]));
+  const res = await chat(gatewayUrl, 'g');
+  t.equal(res.status, 200);
+  t.equal(await res.text(), text);
+
+  const dir = mkdtempSync(join(tmpdir(), 'svc-raw-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const plugin = join(dir, 'annotate.mjs');
+  writeFileSync(plugin, `export default { apiVersion: 1, name: 'annotate', setup() { return { onResponse(ctx, r) { if (r.kind === 'json') r.body.note = 'seen'; } }; } };\n`);
+  const withPlugin = configWith([{ name: 'g', deployments: [openaiDeployment('a', up.url)] }]);
+  withPlugin.plugins = [{ use: 'auth' }, { use: plugin }, { use: 'router' }];
+  const svc2 = await startTestService(t, withPlugin);
+  const changed = (await (await chat(svc2.gatewayUrl, 'g')).json()) as any;
+  t.equal(changed.note, 'seen', 'an in-place change by onResponse reaches the client');
+  t.equal(changed.id, 'chatcmpl-raw');
 });

@@ -107,7 +107,7 @@ export async function postJson(
   if (!isObject(body)) {
     throw new UpstreamError('invalid_response', 'provider answered 2xx with JSON that is not an object', { status: res.statusCode });
   }
-  return { body, usage: isObject(body.usage) ? (body.usage as unknown as Usage) : undefined };
+  return { body, raw: text, usage: isObject(body.usage) ? (body.usage as unknown as Usage) : undefined };
 }
 
 /** Streamed POST: resolves when the provider accepted; yields each `data:` chunk until `[DONE]`. */
