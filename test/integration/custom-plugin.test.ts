@@ -139,7 +139,7 @@ t.test('the example config is validated with errors at plugins[N].config.X', asy
     [{ header: 'x-tenant', max_length: 0 }, [{ path: 'plugins[1].config.max_length', message: 'must be >= 1' }]],
     [{ header: 'x-tenant', colour: 'blue' }, [{ path: 'plugins[1].config', message: "unknown property 'colour'" }]],
     [
-      { header: 5, response_header: '' },
+      { header: { name: 'x-tenant' }, response_header: '' },
       [
         { path: 'plugins[1].config.header', message: 'must be string' },
         { path: 'plugins[1].config.response_header', message: /^must match pattern/ },
