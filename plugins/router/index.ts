@@ -63,12 +63,14 @@ export default definePlugin<RouterConfig>({
     async function attempt(ctx: RequestContext, group: ModelGroupConfig, d: DeploymentConfig, adapter: ProviderAdapter): Promise<AttemptResult> {
       const started = performance.now();
       const timeoutMs = d.timeout_ms ?? group.routing.timeout_ms;
-      const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(new DOMException('attempt timed out', 'TimeoutError')), timeoutMs);
-      const call = { deployment: d, body: ctx.body!, signal: controller.signal, timeoutMs };
+      // Non-streamed attempts are bounded by the transport's header and body timeouts alone; a stream also needs an
+      // abort handle (idle gaps between chunks, the drain deadline after a client disconnect).
+      const controller = ctx.stream ? new AbortController() : undefined;
+      const timer = controller && setTimeout(() => controller.abort(new DOMException('attempt timed out', 'TimeoutError')), timeoutMs);
+      const call = { deployment: d, body: ctx.body!, signal: controller?.signal, timeoutMs };
       try {
         let response: GatewayResponse;
-        if (ctx.stream) {
+        if (controller && timer) {
           const iterator = (await adapter.chatStream(call))[Symbol.asyncIterator]();
           const first = await iterator.next();
           if (first.done) throw new UpstreamError('invalid_response', 'provider ended the stream without a chunk');
@@ -79,7 +81,6 @@ export default definePlugin<RouterConfig>({
           ctx.costEstimated = true;
         } else {
           const result: ProviderResult = ctx.route === 'embeddings' ? await adapter.embeddings(call) : await adapter.chat(call);
-          clearTimeout(timer);
           response = { kind: 'json', status: 200, body: result.body, raw: result.raw };
           if (result.usage) ctx.usage = result.usage;
           ctx.cost = result.usage ? costOf(result.usage, d.price) : 0;
@@ -91,7 +92,7 @@ export default definePlugin<RouterConfig>({
         return { response };
       } catch (thrown) {
         clearTimeout(timer);
-        const err = asUpstreamError(thrown, controller.signal);
+        const err = asUpstreamError(thrown, controller?.signal);
         const verdict = judgeFailure(err);
         ctx.attempts.push({
           d: d.id,
@@ -130,7 +131,7 @@ export default definePlugin<RouterConfig>({
             else delete chunk.usage;
           }
           if (pass) yield chunk;
-          if (ctx.signal.aborted && ++drained > config.disconnect_drain_chunks) break;
+          if (ctx.clientAborted && ++drained > config.disconnect_drain_chunks) break;
           const next = await iterator.next();
           idleTimer.refresh();
           chunk = next.done ? undefined : next.value;
@@ -156,7 +157,7 @@ export default definePlugin<RouterConfig>({
           const tried = new Set<string>();
           let backoffStep = 0;
           for (let n = 0; n <= g.routing.retries; n++) {
-            if (ctx.signal.aborted) throw new Error('client disconnected');
+            if (ctx.clientAborted) throw new Error('client disconnected');
             const now = clock.now();
             const eligible: DeploymentConfig[] = [];
             const benched: DeploymentConfig[] = [];
@@ -202,9 +203,9 @@ export default definePlugin<RouterConfig>({
   },
 });
 
-function asUpstreamError(thrown: unknown, signal: AbortSignal): UpstreamError {
+function asUpstreamError(thrown: unknown, signal: AbortSignal | undefined): UpstreamError {
   if (thrown instanceof UpstreamError) return thrown;
-  if (signal.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError') {
+  if (signal?.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError') {
     return new UpstreamError('timeout', 'provider did not answer in time', { cause: thrown });
   }
   throw thrown;

@@ -6,9 +6,9 @@ export interface ProviderCall {
   deployment: DeploymentConfig;
   /** The client's validated body; adapters copy before changing it. */
   body: JsonObject;
-  /** Aborts the upstream call (attempt timeout, or a drain deadline after the client left). */
-  signal: AbortSignal;
-  /** Longest wait for headers and between body chunks. */
+  /** Aborts a streamed call (idle timeout, or the drain deadline after the client left); absent for non-streamed calls. */
+  signal?: AbortSignal;
+  /** Longest wait for the response headers and between body chunks. */
   timeoutMs: number;
 }
 

@@ -78,7 +78,8 @@ async function handle(host: GatewayHost, req: IncomingMessage, res: ServerRespon
         return;
       }
     }
-    const controller = new AbortController();
+    // Created on first use: most requests never need an abort signal.
+    let controller: AbortController | undefined;
     const ctx: RequestContext = {
       id,
       route,
@@ -92,14 +93,20 @@ async function handle(host: GatewayHost, req: IncomingMessage, res: ServerRespon
       responseHeaders: {},
       annotations: {},
       state: new StateStore(),
-      signal: controller.signal,
+      get signal() {
+        if (!controller) {
+          controller = new AbortController();
+          if (ctx.clientAborted) controller.abort(new Error('client disconnected'));
+        }
+        return controller.signal;
+      },
       clientAborted: false,
       log: host.log,
     };
     res.on('close', () => {
       if (!res.writableFinished) {
         ctx.clientAborted = true;
-        controller.abort(new Error('client disconnected'));
+        controller?.abort(new Error('client disconnected'));
       }
     });
     const outcome = await runPipeline(active.pipeline, ctx, res);

@@ -3,6 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { ChatChunk, JsonObject, Usage } from '../../pipeline/types.ts';
 import { estimateChatPromptTokens, estimateEmbeddingTokens, outputAllowance } from '../../pricing/token-estimate.ts';
 import type { ProviderAdapter, ProviderCall } from '../types.ts';
+import { UpstreamError } from '../upstream-error.ts';
 import type { Clock } from '../../pipeline/clock.ts';
 
 function lastUserText(messages: unknown): string {
@@ -58,7 +59,13 @@ function embed(text: string, dimensions: number): Float32Array {
 export function mockProvider(clock: Clock): ProviderAdapter {
   const pause = async (call: ProviderCall) => {
     const ms = call.deployment.mock?.latency_ms ?? 0;
-    if (ms > 0) await clock.sleep(ms, call.signal);
+    if (ms <= 0) return;
+    // Like a real provider that answers too late: the attempt times out after timeoutMs.
+    if (ms >= call.timeoutMs) {
+      await clock.sleep(call.timeoutMs, call.signal);
+      throw new UpstreamError('timeout', 'provider did not answer in time');
+    }
+    await clock.sleep(ms, call.signal);
   };
   return {
     name: 'mock',

@@ -13,12 +13,12 @@ export interface Endpoint {
 
 const MAX_ERROR_BODY = 64 * 1024;
 
-function classifyThrown(err: unknown, signal: AbortSignal): UpstreamError {
+function classifyThrown(err: unknown, signal: AbortSignal | undefined): UpstreamError {
   if (err instanceof UpstreamError) return err;
   const code = (err as { code?: string }).code;
-  if (signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    const reason = signal.reason as Error | undefined;
-    if (signal.aborted && reason?.name !== 'TimeoutError') {
+  if (signal?.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    const reason = signal?.reason as Error | undefined;
+    if (signal?.aborted && reason?.name !== 'TimeoutError') {
       return new UpstreamError('connect', `request aborted: ${reason?.message ?? 'aborted'}`, { cause: err });
     }
     return new UpstreamError('timeout', 'provider did not answer in time', { cause: err });
@@ -139,7 +139,7 @@ export async function postStream(
   return decodeSse(res.body, call.signal);
 }
 
-async function* decodeSse(body: Dispatcher.ResponseData['body'], signal: AbortSignal): AsyncGenerator<ChatChunk> {
+async function* decodeSse(body: Dispatcher.ResponseData['body'], signal: AbortSignal | undefined): AsyncGenerator<ChatChunk> {
   const decoder = new TextDecoder();
   const pending: string[] = [];
   const parser = createParser({ onEvent: (event) => pending.push(event.data) });
