@@ -1,5 +1,6 @@
 // The admin listener: operational endpoints now; the REST API, public API and dashboard join it later.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { probeResult, type ProbePath } from '../src/server/probe.ts';
 import type { GatewayHost } from '../src/server/gateway-server.ts';
 
 export interface AdminHost extends Pick<GatewayHost, 'health'> {
@@ -9,11 +10,10 @@ export interface AdminHost extends Pick<GatewayHost, 'health'> {
 
 export function createAdminServer(host: AdminHost): FastifyInstance {
   const app = Fastify({ logger: false });
-  const probe = (path: '/health' | '/ready') => async (_req: unknown, reply: import('fastify').FastifyReply) => {
-    const h = host.health();
-    const ok = path === '/health' ? h.ok : h.ready;
-    reply.code(ok ? 200 : 503);
-    return { status: ok ? 'ok' : 'unavailable', ...(ok || !h.reason ? {} : { reason: h.reason }) };
+  const probe = (path: ProbePath) => async (_req: unknown, reply: FastifyReply) => {
+    const result = probeResult(path, host.health());
+    reply.code(result.status);
+    return result.body;
   };
   app.get('/health', probe('/health'));
   app.get('/ready', probe('/ready'));

@@ -1,6 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { ConfigIssue } from './config-error.ts';
 
 // ajv-formats ships CommonJS; its default export is the function under ESM interop.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -40,4 +39,3 @@ export function ajvIssues(
   return out;
 }
 
-export type { ValidateFunction, ConfigIssue };

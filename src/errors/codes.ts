@@ -39,11 +39,3 @@ export function errorTypeForStatus(status: number): string {
   return 'invalid_request_error';
 }
 
-/** Refusals the spec marks as not traced ("no" in the Traced column). */
-export const UNTRACED_CODES: ReadonlySet<string> = new Set([
-  'invalid_request', 'invalid_json', 'invalid_api_key', 'unknown_route', 'request_too_large',
-  'unsupported_media_type', 'gateway_config_stale', 'internal_error',
-]);
-
-/** Refusals traced at most once per minute per key and reason. */
-export const SAMPLED_CODES: ReadonlySet<string> = new Set(['key_blocked', 'key_expired', 'ip_not_allowed']);

@@ -10,6 +10,7 @@ import type { ActiveConfig } from '../runtime/active-config.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { writeError, writeJson } from './response-writer.ts';
+import { probeResult, type Health } from './probe.ts';
 import { isJsonMediaType, readBody } from './read-body.ts';
 import { validateRequestBody } from './request-validation.ts';
 
@@ -23,7 +24,7 @@ export interface GatewayHost {
   active(): ActiveConfig;
   readonly draining: boolean;
   /** Health of the process and its backing stores, for /health and /ready. */
-  health(): { ok: boolean; ready: boolean; reason?: string };
+  health(): Health;
   readonly metrics: GatewayMetrics;
   readonly log: Logger;
   now(): number;
@@ -31,12 +32,6 @@ export interface GatewayHost {
   requestFinished(active: ActiveConfig): void;
 }
 
-/** /health and /ready, served on both listeners (spec part 4B). */
-export function writeProbe(res: ServerResponse, path: '/health' | '/ready', host: Pick<GatewayHost, 'health'>): void {
-  const h = host.health();
-  const ok = path === '/health' ? h.ok : h.ready;
-  writeJson(res, ok ? 200 : 503, {}, { status: ok ? 'ok' : 'unavailable', ...(ok || !h.reason ? {} : { reason: h.reason }) });
-}
 
 export function createGatewayServer(host: GatewayHost): Server {
   const server = createServer({ keepAlive: true }, (req, res) => {
@@ -55,7 +50,10 @@ async function handle(host: GatewayHost, req: IncomingMessage, res: ServerRespon
   const q = url.indexOf('?');
   const path = q === -1 ? url : url.slice(0, q);
   if (host.draining) res.setHeader('connection', 'close');
-  if (req.method === 'GET' && (path === '/health' || path === '/ready')) return writeProbe(res, path, host);
+  if (req.method === 'GET' && (path === '/health' || path === '/ready')) {
+    const probe = probeResult(path, host.health());
+    return writeJson(res, probe.status, {}, probe.body);
+  }
   const id = randomUUID();
   const route = ROUTES[`${req.method} ${path}`];
   if (route === undefined) {

@@ -1,7 +1,7 @@
 // Writes a GatewayResponse to the socket: JSON at once, streams as OpenAI SSE with backpressure.
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { ChatChunk, GatewayResponse, JsonResponse, RequestContext, StreamResponse } from '../pipeline/types.ts';
+import type { ChatChunk, JsonResponse, RequestContext, StreamResponse } from '../pipeline/types.ts';
 import type { LoadedPlugin } from '../pipeline/load-pipeline.ts';
 import { formatUsd } from '../pricing/cost.ts';
 import { errorReply } from './error-reply.ts';
@@ -109,4 +109,3 @@ export function writeError(ctx: RequestContext | undefined, res: ServerResponse,
   return reply.code;
 }
 
-export type { GatewayResponse };
