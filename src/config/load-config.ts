@@ -133,5 +133,15 @@ function crossCheck(config: GatewayConfig, warnings: string[]): PendingIssue[] {
       }
     });
   });
+  const agentIds = new Set<string>();
+  const agentNames = new Set<string>();
+  config.agents.forEach((a, ai) => {
+    if (agentIds.has(a.id)) issues.push({ segments: ['agents', ai, 'id'], message: `duplicate agent id '${a.id}'` });
+    agentIds.add(a.id);
+    const name = `${a.project}\u0000${a.name}\u0000${a.version}`;
+    if (agentNames.has(name)) issues.push({ segments: ['agents', ai, 'name'], message: `duplicate agent '${a.name}' version '${a.version}' in project '${a.project}'` });
+    agentNames.add(name);
+    if (!projectIds.has(a.project)) issues.push({ segments: ['agents', ai, 'project'], message: `unknown project '${a.project}'` });
+  });
   return issues;
 }

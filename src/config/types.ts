@@ -58,6 +58,24 @@ export interface KeyConfig {
   budget_usd?: number;
 }
 
+export interface ProjectConfig {
+  id: string;
+  name?: string;
+  max_key_expiry_hours: number;
+  ingestion_only: boolean;
+}
+
+/** An agent declared in gateway.yaml; created or updated in the store at start. */
+export interface AgentConfig {
+  id: string;
+  project: string;
+  name: string;
+  version: string;
+  framework: string;
+  model: string;
+  status: 'active' | 'suspended';
+}
+
 export interface PluginEntry {
   use: string;
   config?: Record<string, unknown>;
@@ -73,9 +91,20 @@ export interface GatewayConfig {
     drain_timeout_ms: number;
     watch_config: boolean;
   };
-  store: { data_dir: string };
-  projects: { id: string; name?: string }[];
+  store: {
+    postgres_url: string;
+    data_dir: string;
+    key_poll_ms: number;
+    max_key_staleness_s: number;
+    trace_queue_capacity: number;
+    trace_batch_size: number;
+  };
+  /** The versioned REST API ({base_url}/v1): token bucket per API key. */
+  api: { rate_limit: { requests_per_minute: number; burst: number } };
+  organization: { id: string; name: string };
+  projects: ProjectConfig[];
   model_groups: ModelGroupConfig[];
   keys: KeyConfig[];
+  agents: AgentConfig[];
   plugins: PluginEntry[];
 }

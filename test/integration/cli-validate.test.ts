@@ -1,34 +1,14 @@
 // `svc validate FILE`: exit 0 for a valid file, 1 with every problem printed with its YAML path.
 // Runs the CLI from source (Node type stripping), so no build is needed.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import t from 'tap';
+import { ROOT, cleanEnv, runCli as svc } from '../helpers/cli.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'src/cli.ts');
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
-function svc(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
-  return new Promise((done) => {
-    execFile(process.execPath, [CLI, ...args], { cwd: options.cwd ?? ROOT, env: options.env ?? cleanEnv(), timeout: 20_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
-      done({ code, stdout, stderr });
-    });
-  });
-}
 
-/** The environment without variables gateway.yaml reads, so results do not depend on the machine. */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_OPTIONS: '' };
-  return { ...env, ...extra };
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-validate-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));

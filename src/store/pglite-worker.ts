@@ -1,0 +1,84 @@
+// The embedded store's thread: PGlite runs its WebAssembly Postgres synchronously, so a batch insert would stall
+// the event loop that serves requests; here it stalls only this thread. Messages from pglite-database.ts:
+// open, query, exec, begin/end (an interactive transaction), close. Replies carry the request id.
+import { parentPort } from 'node:worker_threads';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+
+export type WorkerRequest =
+  | { id: number; type: 'open'; dir: string }
+  | { id: number; type: 'query'; sql: string; params?: unknown[]; tx?: number }
+  | { id: number; type: 'exec'; sql: string; tx?: number }
+  | { id: number; type: 'begin' }
+  | { id: number; type: 'end'; tx: number; commit: boolean }
+  | { id: number; type: 'close' };
+
+export type WorkerReply = { id: number; ok: true; result?: unknown } | { id: number; ok: false; error: { message: string; code?: string } };
+
+let db: PGlite | undefined;
+const transactions = new Map<number, { tx: Transaction; end: (commit: boolean) => void; settled: Promise<unknown> }>();
+
+const reply = (message: WorkerReply) => parentPort!.postMessage(message);
+
+function failure(id: number, err: unknown): WorkerReply {
+  const e = err as { message?: string; code?: string };
+  return { id, ok: false, error: { message: e?.message ?? String(err), code: e?.code } };
+}
+
+function target(tx: number | undefined): PGlite | Transaction {
+  if (tx === undefined) return db!;
+  const open = transactions.get(tx);
+  if (!open) throw new Error(`transaction ${tx} is not open`);
+  return open.tx;
+}
+
+async function handle(m: WorkerRequest): Promise<void> {
+  try {
+    switch (m.type) {
+      case 'open':
+        db = await PGlite.create(m.dir);
+        return reply({ id: m.id, ok: true });
+      case 'query': {
+        const r = await target(m.tx).query(m.sql, m.params);
+        return reply({ id: m.id, ok: true, result: { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length } });
+      }
+      case 'exec':
+        await target(m.tx).exec(m.sql);
+        return reply({ id: m.id, ok: true });
+      case 'begin': {
+        // The transaction stays open until `end` arrives; PGlite holds other queries back meanwhile.
+        let opened = false;
+        const settled: Promise<unknown> = db!.transaction(async (tx) => {
+          const commit = await new Promise<boolean>((end) => {
+            transactions.set(m.id, { tx, end, settled });
+            opened = true;
+            reply({ id: m.id, ok: true, result: m.id });
+          });
+          if (!commit) await tx.rollback();
+        });
+        settled.catch((err: unknown) => {
+          if (!opened) reply(failure(m.id, err));
+        });
+        return;
+      }
+      case 'end': {
+        const open = transactions.get(m.tx);
+        if (!open) throw new Error(`transaction ${m.tx} is not open`);
+        open.end(m.commit);
+        try {
+          await open.settled;
+        } finally {
+          transactions.delete(m.tx);
+        }
+        return reply({ id: m.id, ok: true });
+      }
+      case 'close':
+        await db?.close();
+        reply({ id: m.id, ok: true });
+        return parentPort!.close();
+    }
+  } catch (err) {
+    reply(failure(m.id, err));
+  }
+}
+
+parentPort!.on('message', (m: WorkerRequest) => void handle(m));

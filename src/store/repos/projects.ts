@@ -1,0 +1,63 @@
+import type { Queryable } from '../database.ts';
+import { iso } from './rows.ts';
+
+export interface Project {
+  id: string;
+  organizationId: string;
+  organizationName: string;
+  name: string;
+  maxKeyExpiryHours: number;
+  ingestionOnly: boolean;
+  metadata: Record<string, unknown>;
+  createdAt: string;
+}
+
+export async function ensureOrganization(db: Queryable, org: { id: string; name: string }): Promise<boolean> {
+  const r = await db.query('INSERT INTO organizations (id, name) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [org.id, org.name]);
+  return r.rowCount > 0;
+}
+
+export interface ProjectSettings {
+  id: string;
+  organizationId: string;
+  name: string;
+  maxKeyExpiryHours: number;
+  ingestionOnly: boolean;
+}
+
+/** Creates the project or applies the settings gateway.yaml declares for it; true when it was created. */
+export async function upsertProject(db: Queryable, p: ProjectSettings): Promise<boolean> {
+  const r = await db.query<{ inserted: boolean }>(
+    `INSERT INTO projects (id, organization_id, name, max_key_expiry_hours, ingestion_only) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, max_key_expiry_hours = EXCLUDED.max_key_expiry_hours,
+       ingestion_only = EXCLUDED.ingestion_only
+     RETURNING (xmax = 0) AS inserted`,
+    [p.id, p.organizationId, p.name, p.maxKeyExpiryHours, p.ingestionOnly],
+  );
+  return r.rows[0]?.inserted === true;
+}
+
+const SELECT = `SELECT p.*, o.name AS organization_name FROM projects p JOIN organizations o ON o.id = p.organization_id`;
+
+function toProject(r: Record<string, any>): Project {
+  return {
+    id: r.id,
+    organizationId: r.organization_id,
+    organizationName: r.organization_name,
+    name: r.name,
+    maxKeyExpiryHours: Number(r.max_key_expiry_hours),
+    ingestionOnly: r.ingestion_only === true,
+    metadata: r.metadata ?? {},
+    createdAt: iso(r.created_at)!,
+  };
+}
+
+export async function getProject(db: Queryable, id: string): Promise<Project | undefined> {
+  const r = await db.query(`${SELECT} WHERE p.id = $1`, [id]);
+  return r.rows[0] ? toProject(r.rows[0]) : undefined;
+}
+
+export async function listProjects(db: Queryable, organizationId: string): Promise<Project[]> {
+  const r = await db.query(`${SELECT} WHERE p.organization_id = $1 ORDER BY p.created_at, p.id`, [organizationId]);
+  return r.rows.map(toProject);
+}

@@ -1,0 +1,17 @@
+// Small converters shared by the repositories: driver values to API values.
+
+/** A timestamptz column as ISO 8601 with milliseconds, or undefined for null. */
+export function iso(value: unknown): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  return (value instanceof Date ? value : new Date(String(value))).toISOString();
+}
+
+/** A jsonb value as text for a `$n::text::jsonb` parameter. */
+export function json(value: unknown): string | null {
+  return value === undefined ? null : JSON.stringify(value);
+}
+
+/** pg returns bigint and numeric as strings; PGlite as numbers. */
+export function num(value: unknown): number {
+  return value === null || value === undefined ? 0 : Number(value);
+}

@@ -1,0 +1,462 @@
+// Traces: created by the REST API, the gateway's trace writer and (later) ingestion. Tokens and cost of a trace are
+// the sums over its GENERATION observations, computed when read.
+import type { Queryable } from '../database.ts';
+import { iso, json, num } from './rows.ts';
+
+export type TraceStatus = 'in_progress' | 'completed' | 'error';
+export type TraceSource = 'api' | 'gateway' | 'ingestion' | 'otel';
+
+export interface TraceRow {
+  projectId: string;
+  id: string;
+  name?: string | null;
+  status: TraceStatus;
+  startTime: string;
+  endTime?: string | null;
+  input?: unknown;
+  output?: unknown;
+  metadata?: Record<string, unknown>;
+  tags?: Record<string, string>;
+  userId?: string | null;
+  sessionId?: string | null;
+  agentId?: string | null;
+  source: TraceSource;
+  modelGroup?: string | null;
+  deployment?: string | null;
+  statusCode?: number | null;
+  errorCode?: string | null;
+  cacheHit?: boolean | null;
+  parentTraceId?: string | null;
+  parentSpanId?: string | null;
+  environment?: string;
+  release?: string | null;
+  version?: string | null;
+}
+
+/** A stored trace with the values computed on read. */
+export interface StoredTrace extends Required<Pick<TraceRow, 'projectId' | 'id' | 'status' | 'startTime' | 'source'>> {
+  name: string | null;
+  endTime: string | null;
+  input: unknown;
+  output: unknown;
+  metadata: Record<string, unknown>;
+  tags: Record<string, string>;
+  userId: string | null;
+  sessionId: string | null;
+  agentId: string | null;
+  agentName: string | null;
+  modelGroup: string | null;
+  deployment: string | null;
+  statusCode: number | null;
+  errorCode: string | null;
+  cacheHit: boolean | null;
+  parentTraceId: string | null;
+  parentSpanId: string | null;
+  environment: string;
+  release: string | null;
+  version: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** Milliseconds from start to end; null while in progress. */
+  durationMs: number | null;
+  tokens: number;
+  cost: number;
+  /** Ids of the trace's observations, by start time; only when the list asked for them. */
+  observationIds?: string[];
+}
+
+const TRACE_COLUMNS: [keyof TraceRow, string, string][] = [
+  ['projectId', 'project_id', 'text'],
+  ['id', 'id', 'text'],
+  ['name', 'name', 'text'],
+  ['status', 'status', 'text'],
+  ['startTime', 'start_time', 'timestamptz'],
+  ['endTime', 'end_time', 'timestamptz'],
+  ['input', 'input', 'jsonb'],
+  ['output', 'output', 'jsonb'],
+  ['metadata', 'metadata', 'jsonb'],
+  ['tags', 'tags', 'jsonb'],
+  ['userId', 'user_id', 'text'],
+  ['sessionId', 'session_id', 'text'],
+  ['agentId', 'agent_id', 'text'],
+  ['source', 'source', 'text'],
+  ['modelGroup', 'model_group', 'text'],
+  ['deployment', 'deployment', 'text'],
+  ['statusCode', 'status_code', 'integer'],
+  ['errorCode', 'error_code', 'text'],
+  ['cacheHit', 'cache_hit', 'boolean'],
+  ['parentTraceId', 'parent_trace_id', 'text'],
+  ['parentSpanId', 'parent_span_id', 'text'],
+  ['environment', 'environment', 'text'],
+  ['release', 'release', 'text'],
+  ['version', 'version', 'text'],
+];
+
+export interface ObservationRow {
+  projectId: string;
+  id: string;
+  traceId: string;
+  parentObservationId?: string | null;
+  type: 'SPAN' | 'GENERATION' | 'EVENT' | string;
+  name?: string | null;
+  startTime: string;
+  endTime?: string | null;
+  completionStartTime?: string | null;
+  status?: string | null;
+  level?: string;
+  statusMessage?: string | null;
+  attributes?: Record<string, unknown>;
+  input?: unknown;
+  output?: unknown;
+  model?: string | null;
+  modelParameters?: Record<string, unknown> | null;
+  usageDetails?: Record<string, number>;
+  costDetails?: Record<string, number>;
+  totalTokens?: number;
+  totalCost?: number;
+  environment?: string;
+}
+
+const OBSERVATION_COLUMNS: [keyof ObservationRow, string, string][] = [
+  ['projectId', 'project_id', 'text'],
+  ['id', 'id', 'text'],
+  ['traceId', 'trace_id', 'text'],
+  ['parentObservationId', 'parent_observation_id', 'text'],
+  ['type', 'type', 'text'],
+  ['name', 'name', 'text'],
+  ['startTime', 'start_time', 'timestamptz'],
+  ['endTime', 'end_time', 'timestamptz'],
+  ['completionStartTime', 'completion_start_time', 'timestamptz'],
+  ['status', 'status', 'text'],
+  ['level', 'level', 'text'],
+  ['statusMessage', 'status_message', 'text'],
+  ['attributes', 'attributes', 'jsonb'],
+  ['input', 'input', 'jsonb'],
+  ['output', 'output', 'jsonb'],
+  ['model', 'model', 'text'],
+  ['modelParameters', 'model_parameters', 'jsonb'],
+  ['usageDetails', 'usage_details', 'jsonb'],
+  ['costDetails', 'cost_details', 'jsonb'],
+  ['totalTokens', 'total_tokens', 'bigint'],
+  ['totalCost', 'total_cost', 'double precision'],
+  ['environment', 'environment', 'text'],
+];
+
+const DEFAULTS: Record<string, unknown> = { metadata: {}, tags: {}, attributes: {}, usage_details: {}, cost_details: {}, level: 'DEFAULT', environment: 'default', total_tokens: 0, total_cost: 0 };
+
+/**
+ * Inserts many rows in one statement: the batch travels as one JSON parameter expanded by jsonb_to_recordset, so
+ * the statement text and parameter count do not grow with the batch. Rows already stored (same project and id)
+ * are left as they are, which makes replaying a batch after a failure harmless.
+ */
+async function insertRows<T>(db: Queryable, table: string, columns: [keyof T, string, string][], rows: readonly T[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const r = await db.query(insertSql(table, columns, '$1'), [jsonbText(recordsOf(columns, rows))]);
+  return r.rowCount;
+}
+
+function recordsOf<T>(columns: [keyof T, string, string][], rows: readonly T[]): Record<string, unknown>[] {
+  return rows.map((row) => {
+    const out: Record<string, unknown> = {};
+    for (const [key, column] of columns) {
+      const value = (row as Record<string, unknown>)[key as string];
+      out[column] = value === undefined ? (DEFAULTS[column] ?? null) : value;
+    }
+    return out;
+  });
+}
+
+function insertSql<T>(table: string, columns: [keyof T, string, string][], param: string): string {
+  const names = columns.map(([, c]) => c).join(', ');
+  const defs = columns.map(([, c, type]) => `${c} ${type}`).join(', ');
+  return `INSERT INTO ${table} (${names}) SELECT ${names} FROM jsonb_to_recordset(${param}::text::jsonb) AS r(${defs}) ON CONFLICT (project_id, id) DO NOTHING`;
+}
+
+const TRACE_BATCH_SQL = `WITH t AS (${insertSql('traces', TRACE_COLUMNS, '$1')} RETURNING 1),
+  o AS (${insertSql('observations', OBSERVATION_COLUMNS, '$2')} RETURNING 1)
+  SELECT (SELECT count(*) FROM t) AS traces, (SELECT count(*) FROM o) AS observations`;
+
+/**
+ * Traces and their observations in one statement (so all or nothing without a transaction of several round trips,
+ * and without holding a pooled connection across them); rows already stored are skipped. Returns the rows inserted.
+ */
+export async function insertTraceBatch(db: Queryable, traces: readonly TraceRow[], observations: readonly ObservationRow[]): Promise<{ traces: number; observations: number }> {
+  if (traces.length === 0 && observations.length === 0) return { traces: 0, observations: 0 };
+  const r = await db.query<{ traces: unknown; observations: unknown }>(TRACE_BATCH_SQL, [
+    jsonbText(recordsOf(TRACE_COLUMNS, traces)),
+    jsonbText(recordsOf(OBSERVATION_COLUMNS, observations)),
+  ]);
+  return { traces: num(r.rows[0].traces), observations: num(r.rows[0].observations) };
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+function storable(value: unknown): unknown {
+  if (typeof value === 'string') return value.replaceAll('\u0000', '').replace(LONE_SURROGATE, '\ufffd');
+  if (Array.isArray(value)) return value.map(storable);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[storable(k) as string] = storable(v);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * JSON text jsonb accepts. JavaScript strings (and the JSON a client sends) may hold U+0000 and unpaired surrogates;
+ * jsonb refuses both, and one such character would fail the whole batch on every retry. NULs are dropped and lone
+ * surrogates become U+FFFD, in keys and values; the common case pays one regex test.
+ */
+function jsonbText(value: unknown): string {
+  const text = JSON.stringify(value);
+  return /\\u0000|\\ud[89a-f]/i.test(text) ? JSON.stringify(storable(JSON.parse(text))) : text;
+}
+
+export const insertTraces = (db: Queryable, rows: readonly TraceRow[]) => insertRows(db, 'traces', TRACE_COLUMNS, rows);
+export const insertObservations = (db: Queryable, rows: readonly ObservationRow[]) => insertRows(db, 'observations', OBSERVATION_COLUMNS, rows);
+
+const traceSelect = (extraColumns = '') => `SELECT t.*${extraColumns}, a.name AS agent_name,
+    COALESCE(g.tokens, 0) AS tokens, COALESCE(g.cost, 0) AS cost
+  FROM traces t
+  LEFT JOIN agents a ON a.id = t.agent_id
+  LEFT JOIN LATERAL (
+    SELECT sum(o.total_tokens) AS tokens, sum(o.total_cost) AS cost FROM observations o
+    WHERE o.project_id = t.project_id AND o.trace_id = t.id AND o.type = 'GENERATION'
+  ) g ON true`;
+const TRACE_SELECT = traceSelect();
+
+function toTrace(r: Record<string, any>): StoredTrace {
+  const start = iso(r.start_time)!;
+  const end = iso(r.end_time) ?? null;
+  return {
+    projectId: r.project_id,
+    id: r.id,
+    name: r.name,
+    status: r.status,
+    startTime: start,
+    endTime: end,
+    input: r.input,
+    output: r.output,
+    metadata: r.metadata ?? {},
+    tags: r.tags ?? {},
+    userId: r.user_id,
+    sessionId: r.session_id,
+    agentId: r.agent_id,
+    agentName: r.agent_name ?? null,
+    source: r.source,
+    modelGroup: r.model_group,
+    deployment: r.deployment,
+    statusCode: r.status_code,
+    errorCode: r.error_code,
+    cacheHit: r.cache_hit,
+    parentTraceId: r.parent_trace_id,
+    parentSpanId: r.parent_span_id,
+    environment: r.environment,
+    release: r.release,
+    version: r.version,
+    createdAt: iso(r.created_at)!,
+    updatedAt: iso(r.updated_at)!,
+    durationMs: end === null ? null : Date.parse(end) - Date.parse(start),
+    tokens: num(r.tokens),
+    cost: num(r.cost),
+    ...(r.observation_ids ? { observationIds: r.observation_ids } : {}),
+  };
+}
+
+export async function getTrace(db: Queryable, projectId: string, id: string): Promise<StoredTrace | undefined> {
+  const r = await db.query(`${TRACE_SELECT} WHERE t.project_id = $1 AND t.id = $2`, [projectId, id]);
+  return r.rows[0] ? toTrace(r.rows[0]) : undefined;
+}
+
+export interface TraceFilter {
+  status?: TraceStatus;
+  /** Agent name (spec A1 `agent`). */
+  agentName?: string;
+  agentId?: string;
+  userId?: string;
+  sessionId?: string;
+  name?: string;
+  /** Every listed tag key must be present. */
+  tagKeys?: string[];
+  /** Public API tag filters, all must match: `k` matches a tag with key k; `k:v` also matches key k holding v. */
+  tags?: string[];
+  /** Any of these environments. */
+  environments?: string[];
+  release?: string;
+  version?: string;
+  /** Inclusive lower bound on start time. */
+  from?: string;
+  /** Exclusive upper bound on start time. */
+  to?: string;
+  /** Default: start time, newest first. */
+  orderBy?: { column: 'startTime' | 'name'; direction: 'asc' | 'desc' };
+  /** Fill `observationIds` of each trace returned. */
+  withObservationIds?: boolean;
+  limit: number;
+  offset: number;
+}
+
+export async function listTraces(db: Queryable, projectId: string, f: TraceFilter): Promise<{ data: StoredTrace[]; total: number }> {
+  const where = ['t.project_id = $1'];
+  const params: unknown[] = [projectId];
+  const add = (clause: (n: string) => string, value: unknown) => {
+    params.push(value);
+    where.push(clause(`$${params.length}`));
+  };
+  if (f.status) add((p) => `t.status = ${p}`, f.status);
+  if (f.agentId) add((p) => `t.agent_id = ${p}`, f.agentId);
+  if (f.agentName) add((p) => `t.agent_id IN (SELECT id FROM agents WHERE project_id = $1 AND name = ${p})`, f.agentName);
+  if (f.userId) add((p) => `t.user_id = ${p}`, f.userId);
+  if (f.sessionId) add((p) => `t.session_id = ${p}`, f.sessionId);
+  if (f.name) add((p) => `t.name = ${p}`, f.name);
+  if (f.tagKeys?.length) add((p) => `t.tags ?& ${p}::text[]`, f.tagKeys);
+  for (const tag of f.tags ?? []) {
+    params.push(tag);
+    let clause = `t.tags ? $${params.length}`;
+    const colon = tag.indexOf(':');
+    if (colon > 0) {
+      params.push(JSON.stringify({ [tag.slice(0, colon)]: tag.slice(colon + 1) }));
+      clause = `(${clause} OR t.tags @> $${params.length}::text::jsonb)`;
+    }
+    where.push(clause);
+  }
+  if (f.environments?.length) add((p) => `t.environment = ANY(${p}::text[])`, f.environments);
+  if (f.release) add((p) => `t.release = ${p}`, f.release);
+  if (f.version) add((p) => `t.version = ${p}`, f.version);
+  if (f.from) add((p) => `t.start_time >= ${p}::timestamptz`, f.from);
+  if (f.to) add((p) => `t.start_time < ${p}::timestamptz`, f.to);
+  const condition = where.join(' AND ');
+  const total = await db.query<{ n: unknown }>(`SELECT count(*) AS n FROM traces t WHERE ${condition}`, params);
+  const dir = f.orderBy?.direction === 'asc' ? 'ASC' : 'DESC';
+  const order = f.orderBy?.column === 'name' ? `t.name ${dir}, t.start_time DESC, t.id DESC` : `t.start_time ${dir}, t.id ${dir}`;
+  const observationIds = f.withObservationIds
+    ? `, ARRAY(SELECT o.id FROM observations o WHERE o.project_id = t.project_id AND o.trace_id = t.id ORDER BY o.start_time, o.id) AS observation_ids`
+    : '';
+  const page = await db.query(
+    `${traceSelect(observationIds)} WHERE ${condition} ORDER BY ${order} LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
+    params,
+  );
+  return { data: page.rows.map(toTrace), total: num(total.rows[0].n) };
+}
+
+export interface TraceChange {
+  status?: TraceStatus;
+  output?: unknown;
+  /** Merged into the stored metadata (keys given replace keys stored). */
+  metadata?: Record<string, unknown>;
+  endTime?: string;
+}
+
+/** Applies a change; returns the trace after it, or undefined when there is no such trace. */
+export async function updateTrace(db: Queryable, projectId: string, id: string, c: TraceChange): Promise<StoredTrace | undefined> {
+  const r = await db.query(
+    `UPDATE traces SET
+       status = COALESCE($3, status),
+       output = CASE WHEN $4::boolean THEN $5::text::jsonb ELSE output END,
+       metadata = metadata || COALESCE($6::text::jsonb, '{}'::jsonb),
+       end_time = COALESCE($7::timestamptz, end_time),
+       updated_at = now()
+     WHERE project_id = $1 AND id = $2`,
+    [projectId, id, c.status ?? null, c.output !== undefined, json(c.output), json(c.metadata), c.endTime ?? null],
+  );
+  return r.rowCount > 0 ? getTrace(db, projectId, id) : undefined;
+}
+
+export interface StoredObservation {
+  projectId: string;
+  id: string;
+  traceId: string;
+  parentObservationId: string | null;
+  type: string;
+  name: string | null;
+  startTime: string;
+  endTime: string | null;
+  completionStartTime: string | null;
+  status: string | null;
+  level: string;
+  statusMessage: string | null;
+  attributes: Record<string, unknown>;
+  input: unknown;
+  output: unknown;
+  model: string | null;
+  modelParameters: Record<string, unknown> | null;
+  usageDetails: Record<string, number>;
+  costDetails: Record<string, number>;
+  totalTokens: number;
+  totalCost: number;
+  environment: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+function toObservation(r: Record<string, any>): StoredObservation {
+  return {
+    projectId: r.project_id,
+    id: r.id,
+    traceId: r.trace_id,
+    parentObservationId: r.parent_observation_id,
+    type: r.type,
+    name: r.name,
+    startTime: iso(r.start_time)!,
+    endTime: iso(r.end_time) ?? null,
+    completionStartTime: iso(r.completion_start_time) ?? null,
+    status: r.status,
+    level: r.level,
+    statusMessage: r.status_message,
+    attributes: r.attributes ?? {},
+    input: r.input,
+    output: r.output,
+    model: r.model,
+    modelParameters: r.model_parameters,
+    usageDetails: r.usage_details ?? {},
+    costDetails: r.cost_details ?? {},
+    totalTokens: num(r.total_tokens),
+    totalCost: num(r.total_cost),
+    environment: r.environment,
+    createdAt: iso(r.created_at)!,
+    updatedAt: iso(r.updated_at)!,
+  };
+}
+
+export async function listObservationsOfTrace(db: Queryable, projectId: string, traceId: string): Promise<StoredObservation[]> {
+  const r = await db.query('SELECT * FROM observations WHERE project_id = $1 AND trace_id = $2 ORDER BY start_time, id', [projectId, traceId]);
+  return r.rows.map(toObservation);
+}
+
+export async function getObservation(db: Queryable, projectId: string, id: string): Promise<StoredObservation | undefined> {
+  const r = await db.query('SELECT * FROM observations WHERE project_id = $1 AND id = $2', [projectId, id]);
+  return r.rows[0] ? toObservation(r.rows[0]) : undefined;
+}
+
+export interface ObservationChange {
+  endTime?: string;
+  status?: string;
+  output?: unknown;
+}
+
+export async function updateObservation(db: Queryable, projectId: string, id: string, c: ObservationChange): Promise<StoredObservation | undefined> {
+  const r = await db.query(
+    `UPDATE observations SET
+       end_time = COALESCE($3::timestamptz, end_time),
+       status = COALESCE($4, status),
+       output = CASE WHEN $5::boolean THEN $6::text::jsonb ELSE output END,
+       updated_at = now()
+     WHERE project_id = $1 AND id = $2 RETURNING *`,
+    [projectId, id, c.endTime ?? null, c.status ?? null, c.output !== undefined, json(c.output)],
+  );
+  return r.rows[0] ? toObservation(r.rows[0]) : undefined;
+}
+
+/** Status and times of a trace, its row locked until the transaction ends (status transitions read, then write). */
+export async function lockTrace(
+  tx: Queryable,
+  projectId: string,
+  id: string,
+): Promise<{ status: TraceStatus; startTime: string; endTime: string | null } | undefined> {
+  const r = await tx.query<{ status: TraceStatus; start_time: unknown; end_time: unknown }>(
+    'SELECT status, start_time, end_time FROM traces WHERE project_id = $1 AND id = $2 FOR UPDATE',
+    [projectId, id],
+  );
+  const row = r.rows[0];
+  return row ? { status: row.status, startTime: iso(row.start_time)!, endTime: iso(row.end_time) ?? null } : undefined;
+}
