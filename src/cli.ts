@@ -1,16 +1,24 @@
 #!/usr/bin/env node
-// `svc start` and `svc validate`: the operator's entry points.
+// `svc start`, `svc validate` and the store commands: the operator's entry points.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, formatIssue } from './config/config-error.ts';
 import { loadConfigFile } from './config/load-config.ts';
+import { StoreInUseError } from './control/control-socket.ts';
+import { storeCommand, UsageError } from './control/store-cli.ts';
 import { resolvePlugins } from './pipeline/load-pipeline.ts';
-import { startService } from './service.ts';
 
 const USAGE = `usage:
   svc start [--config FILE] [--port N] [--admin-port N]   run the gateway and admin listeners
   svc validate [FILE]                                    check a gateway.yaml (exit 0 valid, 1 invalid)
-  svc --version`;
+  svc migrate [--config FILE] [--json]                   apply pending store migrations
+  svc keys create --project ID [--kind project|organization] [--note TEXT] [--config FILE] [--json]
+                                                         create an API key pair (the secret is shown once)
+  svc agents add --project ID --name N [--version V] [--framework F] [--model M] [--config FILE] [--json]
+                                                         add an agent to a project
+  svc --version
+
+The store commands work while svc runs (an embedded store is reached through <data_dir>/control.sock).`;
 
 function portOption(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
@@ -42,6 +50,8 @@ async function start(args: string[]): Promise<void> {
     args,
     options: { config: { type: 'string', short: 'c', default: 'gateway.yaml' }, port: { type: 'string' }, 'admin-port': { type: 'string' } },
   });
+  // Loaded here, so the store commands do not pay for the whole service at startup.
+  const { startService } = await import('./service.ts');
   let service;
   try {
     service = await startService({
@@ -49,11 +59,17 @@ async function start(args: string[]): Promise<void> {
       port: portOption(values.port, 'port'),
       adminPort: portOption(values['admin-port'], 'admin-port'),
       onGeneratedKey: (g) => console.log(`Generated gateway key for '${g.alias}' (shown once; keep it): ${g.key}`),
+      onCreatedApiKey: (k) =>
+        console.log(`Created project key pair for '${k.projectId}' (shown once; keep it):\n  public key: ${k.publicKey}\n  secret key: ${k.secretKey}`),
     });
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`svc: cannot start, ${values.config} is invalid:`);
       for (const issue of err.issues) console.error(`  ${formatIssue(issue)}`);
+      process.exit(1);
+    }
+    if (err instanceof StoreInUseError) {
+      console.error(`svc: cannot start: ${err.message}`);
       process.exit(1);
     }
     throw err;
@@ -87,6 +103,17 @@ async function main(argv: string[]): Promise<void> {
       process.exit(await validate(positionals[0] ?? 'gateway.yaml'));
       break;
     }
+    case 'migrate':
+    case 'keys':
+    case 'agents':
+      try {
+        process.exitCode = await storeCommand(command, rest);
+      } catch (err) {
+        if (!(err instanceof UsageError)) throw err;
+        console.error(`svc: ${err.message}\n${USAGE}`);
+        process.exitCode = 2;
+      }
+      return;
     case '--version':
     case '-v': {
       // From dist/src/cli.js or, run from source, src/cli.ts.

@@ -1,0 +1,147 @@
+// The operator commands that change the store (`svc migrate`, `svc keys create`, `svc agents add`), run against an
+// open database: by the CLI itself, or by the running service on behalf of a CLI (control socket).
+import type { Database, Queryable } from '../store/database.ts';
+import { migrate } from '../store/migrate.ts';
+import { addAgent, AgentExistsError, type Agent } from '../store/repos/agents.ts';
+import { createApiKey, type ApiKeyKind, type CreatedApiKey } from '../store/repos/api-keys.ts';
+import { writeAudit } from '../store/repos/audit-log.ts';
+import { getProject } from '../store/repos/projects.ts';
+
+export interface KeysCreateArgs {
+  project: string;
+  kind: ApiKeyKind;
+  note?: string;
+}
+
+export interface AgentsAddArgs {
+  project: string;
+  name: string;
+  version?: string;
+  framework?: string;
+  model?: string;
+}
+
+export type ControlRequest =
+  | { command: 'migrate' }
+  | { command: 'keys.create'; args: KeysCreateArgs }
+  | { command: 'agents.add'; args: AgentsAddArgs };
+
+export interface MigrateResult {
+  applied: string[];
+}
+
+export type ControlResponse<T = unknown> = { ok: true; result: T } | { ok: false; error: string; exitCode: number };
+
+/** A failure the operator caused (unknown project, duplicate agent): reported as is, with the CLI's exit code. */
+export class CommandError extends Error {
+  readonly exitCode: number;
+  constructor(message: string, exitCode = 1) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
+
+export interface CommandContext {
+  db: Database;
+  now: () => number;
+  /** Called after a command changed keys or agents (the running service refreshes its key cache). */
+  changed?: () => Promise<void>;
+}
+
+async function requireProject(db: Queryable, id: string) {
+  const project = await getProject(db, id);
+  if (!project) throw new CommandError(`unknown project '${id}' (projects come from gateway.yaml and are created when svc starts)`);
+  return project;
+}
+
+export async function createKey(ctx: CommandContext, args: KeysCreateArgs): Promise<CreatedApiKey> {
+  const key = await ctx.db.transaction(async (tx) => {
+    const project = await requireProject(tx, args.project);
+    const projectId = args.kind === 'project' ? project.id : undefined;
+    const created = await createApiKey(tx, { kind: args.kind, organizationId: project.organizationId, projectId, note: args.note, now: ctx.now() });
+    await writeAudit(tx, {
+      organizationId: project.organizationId,
+      projectId,
+      actor: 'cli',
+      action: 'api_key.create',
+      resourceType: 'api_key',
+      resourceId: created.id,
+      details: { kind: args.kind, publicKey: created.publicKey },
+    });
+    return created;
+  });
+  await ctx.changed?.();
+  return key;
+}
+
+export async function addAgentCommand(ctx: CommandContext, args: AgentsAddArgs): Promise<Agent> {
+  const agent = await ctx.db.transaction(async (tx) => {
+    const project = await requireProject(tx, args.project);
+    let added: Agent;
+    try {
+      added = await addAgent(tx, { projectId: project.id, name: args.name, version: args.version, framework: args.framework, model: args.model });
+    } catch (err) {
+      if (err instanceof AgentExistsError) throw new CommandError(err.message);
+      throw err;
+    }
+    await writeAudit(tx, {
+      organizationId: project.organizationId,
+      projectId: project.id,
+      actor: 'cli',
+      action: 'agent.create',
+      resourceType: 'agent',
+      resourceId: added.id,
+      details: { name: added.name, version: added.version },
+    });
+    return added;
+  });
+  await ctx.changed?.();
+  return agent;
+}
+
+export async function migrateCommand(ctx: CommandContext): Promise<MigrateResult> {
+  return { applied: await migrate(ctx.db) };
+}
+
+const isText = (v: unknown): v is string => typeof v === 'string';
+const optionalText = (v: unknown) => v === undefined || isText(v);
+
+/** Checks a request that arrived over the socket: it is input from another process. */
+function checkRequest(value: unknown): ControlRequest {
+  const r = value as { command?: unknown; args?: Record<string, unknown> } | null;
+  if (r && r.command === 'migrate') return { command: 'migrate' };
+  const a = r?.args;
+  if (r?.command === 'keys.create' && a && isText(a.project) && (a.kind === 'project' || a.kind === 'organization') && optionalText(a.note)) {
+    return { command: 'keys.create', args: { project: a.project, kind: a.kind, note: a.note as string | undefined } };
+  }
+  if (r?.command === 'agents.add' && a && isText(a.project) && isText(a.name) && optionalText(a.version) && optionalText(a.framework) && optionalText(a.model)) {
+    const { project, name, version, framework, model } = a as unknown as AgentsAddArgs;
+    return { command: 'agents.add', args: { project, name, version, framework, model } };
+  }
+  throw new CommandError(`unknown or malformed control request: ${JSON.stringify(value)?.slice(0, 200)}`, 2);
+}
+
+/** Runs one request; every failure becomes a response, so a caller always gets an answer. */
+export async function runCommand(ctx: CommandContext, request: unknown): Promise<ControlResponse> {
+  try {
+    const r = checkRequest(request);
+    switch (r.command) {
+      case 'migrate':
+        return { ok: true, result: await migrateCommand(ctx) };
+      case 'keys.create':
+        return { ok: true, result: await createKey(ctx, r.args) };
+      case 'agents.add':
+        return { ok: true, result: await addAgentCommand(ctx, r.args) };
+    }
+  } catch (err) {
+    if (err instanceof CommandError) return { ok: false, error: err.message, exitCode: err.exitCode };
+    return { ok: false, error: describeError(err), exitCode: 1 };
+  }
+}
+
+/** A driver error as one line; pg reports a refused connection to several addresses as an AggregateError without a message. */
+export function describeError(err: unknown): string {
+  if (err instanceof AggregateError && !err.message) return err.errors.map((e) => describeError(e)).join('; ');
+  if (err instanceof Error) return err.message || String((err as NodeJS.ErrnoException).code ?? err.name);
+  return String(err);
+}

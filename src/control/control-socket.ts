@@ -1,0 +1,161 @@
+// The control socket `<data_dir>/control.sock`: embedded PGlite can be opened by one process only, so the process
+// that has it open (the running service, or a CLI working directly) listens here and runs the store commands of
+// others. Binding it is also the lock: a second process finds it answering and does not open the store.
+// Protocol: one JSON request line in, one JSON response line out, then the connection ends.
+import { chmodSync, mkdirSync, unlinkSync } from 'node:fs';
+import { createConnection, createServer, type Socket } from 'node:net';
+import { join } from 'node:path';
+import type { Logger } from '../telemetry/logger.ts';
+import type { ControlResponse } from './commands.ts';
+
+export const CONTROL_SOCKET_NAME = 'control.sock';
+
+/** The longest Unix socket path the OS takes (sun_path less its NUL): 107 bytes on Linux, 103 on macOS and the BSDs. */
+const MAX_PATH_BYTES = process.platform === 'linux' ? 107 : 103;
+const MAX_REQUEST_BYTES = 64 * 1024;
+
+export type SocketPath = { ok: true; path: string } | { ok: false; path: string; reason: string };
+
+export function controlSocketPath(dataDir: string): SocketPath {
+  const path = join(dataDir, CONTROL_SOCKET_NAME);
+  if (process.platform === 'win32') return { ok: false, path, reason: 'control sockets are not supported on Windows' };
+  const bytes = Buffer.byteLength(path);
+  if (bytes > MAX_PATH_BYTES) return { ok: false, path, reason: `the path is ${bytes} bytes, longer than the ${MAX_PATH_BYTES} the OS allows` };
+  return { ok: true, path };
+}
+
+export type ControlHandler = (request: unknown) => Promise<ControlResponse>;
+
+export interface ControlSocket {
+  readonly path: string;
+  /** Starts running requests; those that arrived before wait for this. */
+  serve(handler: ControlHandler): void;
+  /** Refuses new requests, waits for running ones, runs `release` (closing the store), then removes the socket. */
+  close(release?: () => Promise<void>): Promise<void>;
+}
+
+/** True when a process accepts connections on `path`; false when nothing does (no file, or a stale one). */
+export function socketAnswers(path: string): Promise<boolean> {
+  return new Promise((done, fail) => {
+    const probe = createConnection(path);
+    probe.once('connect', () => {
+      probe.destroy();
+      done(true);
+    });
+    probe.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ECONNREFUSED' || err.code === 'ENOENT') done(false);
+      else fail(err);
+    });
+  });
+}
+
+/** Binds the socket, or returns 'live' when another process holds it. A stale socket (its process gone) is replaced. */
+export async function claimControlSocket(path: string): Promise<ControlSocket | 'live'> {
+  for (let attempt = 1; ; attempt++) {
+    const socket = await listenOn(path).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EADDRINUSE' || attempt >= 3) throw err;
+      return undefined;
+    });
+    if (socket) return socket;
+    if (await socketAnswers(path)) return 'live';
+    try {
+      unlinkSync(path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+}
+
+export class StoreInUseError extends Error {}
+
+/** The running service's socket for its embedded store; fails when another live process already uses data_dir. */
+export async function serviceControlSocket(dataDir: string, log: Logger): Promise<ControlSocket | undefined> {
+  const where = controlSocketPath(dataDir);
+  if (!where.ok) {
+    log.warn('no control socket: `svc keys create`, `svc agents add` and `svc migrate` cannot run while this service runs', { path: where.path, reason: where.reason });
+    return undefined;
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const claimed = await claimControlSocket(where.path);
+  if (claimed === 'live') throw new StoreInUseError(`another svc process is using ${dataDir} (its control socket ${where.path} answers); the embedded store can be opened by one process only`);
+  return claimed;
+}
+
+function listenOn(path: string): Promise<ControlSocket> {
+  let handler: ControlHandler | undefined;
+  let ready: () => void = () => {};
+  const served = new Promise<void>((done) => (ready = done));
+  let closing = false;
+  const running = new Set<Promise<void>>();
+  const connections = new Set<Socket>();
+
+  const answer = async (socket: Socket, line: string) => {
+    let response: ControlResponse;
+    let request: unknown;
+    try {
+      request = JSON.parse(line);
+    } catch {
+      request = undefined;
+    }
+    if (request === undefined) response = { ok: false, error: 'the control request is not one line of JSON', exitCode: 2 };
+    else {
+      await served;
+      response = closing || !handler ? { ok: false, error: 'svc is stopping; try again once it has stopped', exitCode: 1 } : await handler(request);
+    }
+    socket.end(`${JSON.stringify(response)}\n`);
+  };
+
+  const server = createServer((socket) => {
+    connections.add(socket);
+    socket.on('close', () => connections.delete(socket));
+    socket.on('error', () => {});
+    socket.setEncoding('utf8');
+    let buffer = '';
+    let taken = false;
+    socket.on('data', (chunk: string) => {
+      if (taken) return;
+      buffer += chunk;
+      const end = buffer.indexOf('\n');
+      if (end < 0 && buffer.length <= MAX_REQUEST_BYTES) return;
+      taken = true;
+      const work = answer(socket, end < 0 ? '' : buffer.slice(0, end)).finally(() => running.delete(work));
+      running.add(work);
+    });
+  });
+  // The service's listeners keep the process alive; this must not keep a finished CLI or a failed start alive.
+  server.unref();
+
+  return new Promise((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(path, () => {
+      server.off('error', reject);
+      // Connections fail on their own; a failing listener must not take the process down with it.
+      server.on('error', () => {});
+      try {
+        chmodSync(path, 0o600);
+      } catch (err) {
+        server.close();
+        reject(err);
+        return;
+      }
+      resolveListen({
+        path,
+        serve(h) {
+          handler = h;
+          ready();
+        },
+        async close(release) {
+          if (closing) return;
+          closing = true;
+          ready();
+          await Promise.allSettled([...running]);
+          await release?.();
+          // Closing the listener removes the socket file (libuv unlinks it), after the store is closed.
+          const closed = new Promise<void>((done) => server.close(() => done()));
+          for (const c of connections) c.destroy();
+          await closed;
+        },
+      });
+    });
+  });
+}
