@@ -20,12 +20,15 @@ export default definePlugin({
   configSchema: schema,
   setup(_config, services) {
     return {
-      async onRequest(ctx) {
+      onRequest(ctx) {
         const key = presentedKey(ctx.headers);
         if (key === undefined) {
           throw new GatewayError('invalid_api_key', 'Missing API key: send it as "Authorization: Bearer <key>" or in the "api-key" header.');
         }
-        const record = await services.keys.find(hashKey(key));
+        if (services.keys.stale?.()) {
+          throw new GatewayError('gateway_config_stale', 'The gateway cannot confirm its keys are current: its store is unavailable. Retry shortly.');
+        }
+        const record = services.keys.find(hashKey(key));
         if (!record) throw new GatewayError('invalid_api_key', 'Invalid API key.');
         ctx.principal = {
           keyId: record.id,

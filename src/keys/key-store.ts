@@ -22,7 +22,9 @@ export interface KeyRecord {
 
 export interface KeyStore {
   /** The key whose SHA-256 is `hash`, compared in constant time, or undefined. */
-  find(hash: Buffer): KeyRecord | undefined | Promise<KeyRecord | undefined>;
+  find(hash: Buffer): KeyRecord | undefined;
+  /** True when keys cannot be confirmed current (the store has been unreachable too long). */
+  stale?(): boolean;
 }
 
 export function hashKey(plaintext: string): Buffer {

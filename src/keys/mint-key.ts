@@ -1,0 +1,185 @@
+// Minting a short-lived gateway key bound to one agent (spec 4B "Key minting"). Free of HTTP so the public API, the
+// dashboard and the CLI share it: the request is checked here, the key stored as its SHA-256 with an audit row in the
+// same transaction, and the plaintext exists only in the returned value.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Ajv, type ErrorObject } from 'ajv';
+import schema from '../../schemas/api/mint-gateway-key.json' with { type: 'json' };
+import type { Database } from '../store/database.ts';
+import { getAgent } from '../store/repos/agents.ts';
+import { writeAudit } from '../store/repos/audit-log.ts';
+import { AliasTakenError, insertGatewayKey, type StoredGatewayKey } from '../store/repos/gateway-keys.ts';
+import type { Project } from '../store/repos/projects.ts';
+import { generateKey, hashKey } from './key-store.ts';
+import { parseNetworks } from './networks.ts';
+
+export interface MintKeyRequest {
+  agentId: string;
+  modelGroups: string[];
+  expiresInHours: number;
+  alias?: string;
+  budgetUsd?: number;
+  rpm?: number;
+  tpm?: number;
+  allowedNetworks?: string[];
+}
+
+/** The minted key: `key` is the plaintext, never stored and never available again. */
+export interface MintedKey {
+  id: string;
+  key: string;
+  alias: string;
+  agentId: string;
+  modelGroups: string[];
+  expiresAt: string;
+  stored: StoredGatewayKey;
+}
+
+/** A request the rules refuse; `field` is the request field at fault, `conflict` when the alias is taken. */
+export class MintKeyError extends Error {
+  readonly field: string;
+  readonly reason: string;
+  readonly conflict: boolean;
+
+  constructor(field: string, reason: string, conflict = false) {
+    super(`${field}: ${reason}`);
+    this.field = field;
+    this.reason = reason;
+    this.conflict = conflict;
+  }
+}
+
+const validate = new Ajv({ allErrors: false, strict: false }).compile<MintKeyRequest>(schema);
+
+function reasonOf(err: ErrorObject): MintKeyError {
+  const segments = err.instancePath === '' ? [] : err.instancePath.slice(1).split('/');
+  const p = err.params as Record<string, any>;
+  if (err.keyword === 'required') return new MintKeyError(p.missingProperty, 'is required');
+  if (err.keyword === 'additionalProperties') return new MintKeyError(p.additionalProperty, 'is not a known field');
+  const [field, item] = segments;
+  const what = item === undefined ? '' : `item ${item} `;
+  switch (err.keyword) {
+    case 'type': {
+      const type = String(p.type);
+      return new MintKeyError(field, `${what}must be ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`);
+    }
+    case 'minItems':
+      return new MintKeyError(field, field === 'allowedNetworks' ? 'must not be empty (omit it to allow any network)' : 'must list at least one model group');
+    case 'minLength':
+      return new MintKeyError(field, `${what}must not be empty`);
+    case 'uniqueItems':
+      return new MintKeyError(field, `must not list the same value twice (items ${p.j} and ${p.i})`);
+    case 'pattern':
+      return new MintKeyError(field, 'must be 1 to 64 characters, each a letter, a digit or one of . _ : -');
+    case 'exclusiveMinimum':
+      return new MintKeyError(field, `must be greater than ${p.limit}`);
+    case 'minimum':
+      return new MintKeyError(field, `must be at least ${p.limit}`);
+    case 'maximum':
+      return new MintKeyError(field, `must be at most ${p.limit}`);
+    default:
+      return new MintKeyError(field ?? 'body', `${what}${err.message ?? 'is invalid'}`);
+  }
+}
+
+/** The request as typed values, or a MintKeyError naming the first field at fault. */
+export function parseMintKeyRequest(body: unknown): MintKeyRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new MintKeyError('body', 'must be a JSON object');
+  if (!validate(body)) throw reasonOf(validate.errors![0]);
+  if (body.allowedNetworks) {
+    try {
+      parseNetworks(body.allowedNetworks);
+    } catch (err) {
+      throw new MintKeyError('allowedNetworks', (err as Error).message);
+    }
+  }
+  return body;
+}
+
+export interface MintKeyDeps {
+  db: Database;
+  /** Epoch ms; the key expires `expiresInHours` after it. */
+  now: number;
+  /** Whether the configuration currently serving has this model group. */
+  modelGroupExists(name: string): boolean;
+}
+
+export interface MintKeyInput {
+  project: Pick<Project, 'id' | 'organizationId' | 'maxKeyExpiryHours'>;
+  request: MintKeyRequest;
+  /** Audit actor: `api-key:<id>`, `cli`, `dashboard:<user>`. */
+  actor: string;
+  source?: StoredGatewayKey['source'];
+}
+
+const ALIAS_ATTEMPTS = 5;
+
+/** `<agent name>-<8 hex>`, the name reduced to the characters an alias may hold. */
+function generatedAlias(agentName: string): string {
+  const base = agentName.replace(/[^A-Za-z0-9._:-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 55) || 'key';
+  return `${base}-${randomBytes(4).toString('hex')}`;
+}
+
+/**
+ * Checks, in order: the agent (of this project, not suspended), the model groups (known now), the lifetime (at most
+ * the project's maximum), then stores the key and its audit row in one transaction; a taken alias is a conflict.
+ */
+export async function mintGatewayKey(deps: MintKeyDeps, input: MintKeyInput): Promise<MintedKey> {
+  const { project, request } = input;
+  const agent = await getAgent(deps.db, project.id, request.agentId);
+  if (!agent) throw new MintKeyError('agentId', `no agent '${request.agentId}' in project '${project.id}'`);
+  if (agent.status === 'suspended') throw new MintKeyError('agentId', `agent '${request.agentId}' is suspended`);
+  const unknown = request.modelGroups.find((g) => !deps.modelGroupExists(g));
+  if (unknown !== undefined) throw new MintKeyError('modelGroups', `unknown model group '${unknown}'`);
+  if (request.expiresInHours > project.maxKeyExpiryHours) {
+    throw new MintKeyError('expiresInHours', `must be at most ${project.maxKeyExpiryHours} (the project's maximum key expiry, in hours)`);
+  }
+
+  const key = generateKey();
+  const expiresAt = new Date(deps.now + Math.round(request.expiresInHours * 3_600_000)).toISOString();
+  return deps.db.transaction(async (tx) => {
+    let stored: StoredGatewayKey | undefined;
+    for (let attempt = 1; stored === undefined; attempt++) {
+      const alias = request.alias ?? generatedAlias(agent.name);
+      try {
+        stored = await insertGatewayKey(tx, {
+          id: randomUUID(),
+          projectId: project.id,
+          agentId: agent.id,
+          alias,
+          keySha256: hashKey(key).toString('hex'),
+          modelGroups: request.modelGroups,
+          expiresAt,
+          allowedNetworks: request.allowedNetworks,
+          rpm: request.rpm,
+          tpm: request.tpm,
+          budgetUsd: request.budgetUsd,
+          source: input.source ?? 'minted',
+        });
+      } catch (err) {
+        if (!(err instanceof AliasTakenError)) throw err;
+        if (request.alias !== undefined) throw new MintKeyError('alias', `'${alias}' is already used in project '${project.id}'`, true);
+        if (attempt === ALIAS_ATTEMPTS) throw err;
+      }
+    }
+    await writeAudit(tx, {
+      organizationId: project.organizationId,
+      projectId: project.id,
+      actor: input.actor,
+      action: 'gateway_key.mint',
+      resourceType: 'gateway_key',
+      resourceId: stored.id,
+      details: {
+        alias: stored.alias,
+        agentId: agent.id,
+        modelGroups: stored.modelGroups,
+        expiresAt,
+        source: stored.source,
+        ...(request.budgetUsd !== undefined ? { budgetUsd: request.budgetUsd } : {}),
+        ...(request.rpm !== undefined ? { rpm: request.rpm } : {}),
+        ...(request.tpm !== undefined ? { tpm: request.tpm } : {}),
+        ...(request.allowedNetworks !== undefined ? { allowedNetworks: request.allowedNetworks } : {}),
+      },
+    });
+    return { id: stored.id, key, alias: stored.alias, agentId: agent.id, modelGroups: stored.modelGroups, expiresAt, stored };
+  });
+}
