@@ -62,6 +62,7 @@ export default definePlugin<RouterConfig>({
 
     async function attempt(ctx: RequestContext, group: ModelGroupConfig, d: DeploymentConfig, adapter: ProviderAdapter): Promise<AttemptResult> {
       const started = performance.now();
+      const startedAt = clock.now();
       const timeoutMs = d.timeout_ms ?? group.routing.timeout_ms;
       // Non-streamed attempts are bounded by the transport's header and body timeouts alone; a stream also needs an
       // abort handle (idle gaps between chunks, the drain deadline after a client disconnect).
@@ -86,7 +87,7 @@ export default definePlugin<RouterConfig>({
           ctx.cost = result.usage ? costOf(result.usage, d.price) : 0;
           ctx.costEstimated = false;
         }
-        ctx.attempts.push({ d: d.id, o: 'ok', ms: Math.round(performance.now() - started) });
+        ctx.attempts.push({ d: d.id, o: 'ok', ms: Math.round(performance.now() - started), startedAt });
         ctx.deployment = d.id;
         ctx.price = d.price;
         return { response };
@@ -100,6 +101,7 @@ export default definePlugin<RouterConfig>({
           ms: Math.round(performance.now() - started),
           ...(err.status !== undefined ? { st: err.status } : {}),
           why: err.message.slice(0, WHY_MAX),
+          startedAt,
         });
         if (verdict.healthSignal) benchIfAllowed(group, d, clock.now());
         return { error: err, stop: !verdict.tryElsewhere };

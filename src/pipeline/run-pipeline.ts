@@ -40,6 +40,7 @@ export async function runPipeline(pipeline: Pipeline, ctx: RequestContext, res: 
       const replaced = await p.hooks.onResponse(ctx, response);
       if (replaced) response = replaced;
     }
+    ctx.response = response;
     if (response.kind === 'json') writeJsonResponse(ctx, res, response);
     else await writeStream(ctx, res, response, responders.filter((p) => p.hooks.onEvent));
     if (ctx.error !== undefined) code = 'upstream_stream_error';
@@ -60,6 +61,7 @@ export async function runPipeline(pipeline: Pipeline, ctx: RequestContext, res: 
       code = writeError(ctx, res, err, ctx.id, ctx.log);
     }
   }
+  ctx.errorCode = code;
   for (const p of participants(pipeline, reached, handled)) {
     if (!p.hooks.onLog) continue;
     try {

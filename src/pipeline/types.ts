@@ -9,6 +9,7 @@ import type { ModelGroupRegistry } from '../routing/model-groups.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { StateStore } from './state.ts';
+import type { TraceSink } from '../tracing/trace-writer.ts';
 
 export const PLUGIN_API_VERSION = 1;
 
@@ -31,6 +32,8 @@ export interface AttemptRecord {
   ms: number;
   st?: number;
   why?: string;
+  /** Epoch ms the attempt began; kept for the trace, not sent in `x-svc-attempts`. */
+  startedAt?: number;
 }
 
 /** Who is calling: the key that authenticated the request. */
@@ -106,6 +109,10 @@ export interface RequestContext {
   status?: number;
   /** The error that ended the request, if any. */
   error?: unknown;
+  /** The error code the client received (spec code, provider code or upstream_stream_error); null when none. */
+  errorCode?: string | null;
+  /** The response as it was written (the body of a JSON response; a stream's events are gone once written). */
+  response?: GatewayResponse;
   /** True when the client disconnected before the response completed. */
   clientAborted: boolean;
   readonly log: Logger;
@@ -122,6 +129,8 @@ export interface Services {
   readonly modelGroups: ModelGroupRegistry;
   readonly providers: ProviderRegistry;
   readonly bench: BenchBoard;
+  /** Where finished traces go; written off the request path. */
+  readonly traces: TraceSink;
   readonly log: Logger;
 }
 

@@ -23,7 +23,7 @@ export function gatewayHeaders(ctx: RequestContext, served: boolean): Record<str
     headers['x-svc-cost'] = formatUsd(ctx.cost ?? 0);
     headers['x-svc-cost-estimated'] = ctx.costEstimated ? 'true' : 'false';
   }
-  if (ctx.attempts.length > 0) headers['x-svc-attempts'] = headerJson(ctx.attempts);
+  if (ctx.attempts.length > 0) headers['x-svc-attempts'] = headerJson(ctx.attempts.map(({ startedAt: _, ...record }) => record));
   return headers;
 }
 

@@ -36,9 +36,52 @@ export class GatewayMetrics {
     collect: (): void => this.inFlight.set(this.inFlightNow()),
   });
   config: ConfigStatus = { version: 1, loadedAt: new Date().toISOString(), reloads: 0 };
+  /** The trace writer's counters (queue depth, batches, spills, drops), read when metrics are served. */
+  telemetry: () => object = () => ({});
+  // The trace writer's numbers for Prometheus, read from `telemetry()` at collect time (never updated per trace).
+  readonly traceQueueDepth = this.#traceGauge('svc_trace_queue_depth', 'Traces waiting in memory for the database', 'queue_depth');
+  readonly traceQueueCapacity = this.#traceGauge('svc_trace_queue_capacity', 'Traces the in-memory queue holds before spilling to disk', 'queue_capacity');
+  readonly traceSpillFiles = this.#traceGauge('svc_trace_spill_files', 'Spill files waiting to be replayed into the database', 'spill_files');
+  readonly traceBatches = this.#traceCounter('svc_trace_batches_total', 'Multi-row trace inserts committed (queue and replay)', 'batches_written');
+  readonly tracesWritten = this.#traceCounter('svc_traces_written_total', 'Traces stored in the database', 'traces_written');
+  readonly traceWriteFailures = this.#traceCounter('svc_trace_write_failures_total', 'Trace batch writes that failed and were retried', 'write_failures');
+  readonly tracesSpilled = this.#traceCounter('svc_traces_spilled_total', 'Traces written to a spill file because the queue was full or the writer stopping', 'spilled');
+  readonly tracesReplayed = this.#traceCounter('svc_traces_replayed_total', 'Spilled traces stored on replay', 'replayed');
+  readonly tracesDropped = this.#traceCounter('svc_traces_dropped_total', 'Traces lost: the spill file could not be written, or the database refused the row', 'dropped');
 
   constructor(options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'svc_' });
+  }
+
+  #traceStat(field: string): number {
+    const value = (this.telemetry() as Record<string, unknown>)[field];
+    return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+  }
+
+  #traceGauge(name: string, help: string, field: string): Gauge {
+    const stat = (): number => this.#traceStat(field);
+    return new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect(this: Gauge) {
+        this.set(stat());
+      },
+    });
+  }
+
+  /** A counter mirroring a monotonic count the trace writer keeps. */
+  #traceCounter(name: string, help: string, field: string): Counter {
+    const stat = (): number => this.#traceStat(field);
+    return new Counter({
+      name,
+      help,
+      registers: [this.registry],
+      collect(this: Counter) {
+        this.reset();
+        this.inc(stat());
+      },
+    });
   }
 
   recordRequest(route: string, status: number, code: string | null | undefined, seconds: number): void {
@@ -73,6 +116,7 @@ export class GatewayMetrics {
       refusals: { by_code: await byLabel(this.refusals, 'code') },
       errors: { by_code: await byLabel(this.errors, 'code') },
       latency_ms: { window_requests: this.recentLatency.count, p50, p95, p99 },
+      telemetry: { traces: this.telemetry() },
       configuration: {
         version: this.config.version,
         source: this.config.source ?? null,

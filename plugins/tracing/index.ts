@@ -1,0 +1,63 @@
+// tracing: every chat/embeddings request becomes a trace whose id is x-svc-request-id, written off the request
+// path by the trace writer. Refusals follow the Traced column of spec part 7.
+import type { DeploymentConfig } from '../../src/config/types.ts';
+import { definePlugin } from '../../src/pipeline/define-plugin.ts';
+import { stateSlot } from '../../src/pipeline/state.ts';
+import { callerContext } from '../../src/tracing/caller-context.ts';
+import { gatewayTrace, refusalCode } from '../../src/tracing/gateway-trace.ts';
+import { RefusalSampler } from '../../src/tracing/refusal-sampler.ts';
+import { StreamOutput } from '../../src/tracing/stream-output.ts';
+import schema from './schema.json' with { type: 'json' };
+
+interface TracingConfig {
+  record_content: boolean;
+  max_output_chars: number;
+}
+
+/** Refusals never traced: the caller is unknown or the request never reached a decision worth keeping. */
+const UNTRACED = new Set(['invalid_api_key', 'gateway_config_stale', 'invalid_request', 'invalid_json', 'unknown_route', 'request_too_large', 'unsupported_media_type']);
+/** Refusals traced at most once per minute per key and reason. */
+const SAMPLED = new Set(['key_blocked', 'key_expired', 'ip_not_allowed']);
+
+const streamText = stateSlot<StreamOutput>('tracing.stream');
+
+export default definePlugin<TracingConfig>({
+  apiVersion: 1,
+  name: 'tracing',
+  configSchema: schema,
+  setup(config, services) {
+    const deployments = new Map<string, DeploymentConfig>();
+    for (const g of services.config.model_groups) for (const d of g.deployments) deployments.set(d.id, d);
+    const sampler = new RefusalSampler();
+    return {
+      onEvent(ctx, chunk) {
+        if (!config.record_content) return;
+        let output = ctx.state.get(streamText);
+        if (!output) {
+          output = new StreamOutput(config.max_output_chars);
+          ctx.state.set(streamText, output);
+        }
+        output.add(chunk);
+      },
+      onLog(ctx) {
+        if (ctx.route === 'models' || !ctx.principal) return;
+        // An unexpected gateway failure (500 without a code) is logged with its error id, not traced (spec part 7).
+        if (ctx.status === 500 && ctx.errorCode === null && ctx.error !== undefined && refusalCode(ctx) === undefined) return;
+        const code = refusalCode(ctx);
+        if (code !== undefined) {
+          if (UNTRACED.has(code)) return;
+          if (SAMPLED.has(code) && !sampler.admit(ctx.principal.keyId, code, services.clock.now())) return;
+        }
+        services.traces.enqueue(
+          gatewayTrace(ctx, {
+            recordContent: config.record_content,
+            now: services.clock.now(),
+            caller: callerContext(ctx.headers),
+            streamOutput: ctx.state.get(streamText)?.message(),
+            deployments,
+          }),
+        );
+      },
+    };
+  },
+});

@@ -1,0 +1,163 @@
+// Turns one finished gateway request into a trace and one GENERATION observation per provider attempt
+// (spec part 6 and the Traced column of part 7).
+import type { DeploymentConfig } from '../config/types.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import type { AttemptRecord, RequestContext } from '../pipeline/types.ts';
+import type { ObservationRow } from '../store/repos/traces.ts';
+import type { CallerContext } from './caller-context.ts';
+import type { TraceItem } from './trace-writer.ts';
+
+export interface TraceOptions {
+  recordContent: boolean;
+  now: number;
+  caller: CallerContext;
+  /** The assistant message of a streamed response, when content is recorded. */
+  streamOutput?: Record<string, unknown>;
+  deployments: ReadonlyMap<string, DeploymentConfig>;
+}
+
+const PARAMETERS = ['temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'stream', 'n', 'stop', 'presence_penalty', 'frequency_penalty', 'seed', 'response_format', 'tool_choice', 'encoding_format', 'dimensions'];
+
+function modelParameters(body: Record<string, unknown> | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (!body) return out;
+  for (const p of PARAMETERS) if (body[p] !== undefined) out[p] = body[p];
+  return out;
+}
+
+function requestInput(ctx: RequestContext): unknown {
+  if (!ctx.body) return null;
+  if (ctx.route === 'embeddings') return ctx.body.input;
+  return ctx.body.tools === undefined ? ctx.body.messages : { messages: ctx.body.messages, tools: ctx.body.tools };
+}
+
+function responseOutput(ctx: RequestContext, options: TraceOptions): unknown {
+  if (options.streamOutput) return options.streamOutput;
+  const response = ctx.response;
+  if (!response || response.kind !== 'json') return errorOutput(ctx);
+  const body = response.body as Record<string, any> | undefined;
+  if (ctx.route === 'embeddings') {
+    const data = Array.isArray(body?.data) ? body.data : [];
+    const first = data[0]?.embedding;
+    return { vectors: data.length, dimensions: Array.isArray(first) ? first.length : null };
+  }
+  const choices = Array.isArray(body?.choices) ? body.choices : [];
+  if (choices.length === 1) return { ...choices[0].message, finish_reason: choices[0].finish_reason };
+  return choices.map((c: Record<string, any>) => ({ ...c.message, finish_reason: c.finish_reason }));
+}
+
+function errorOutput(ctx: RequestContext): unknown {
+  if (ctx.error === undefined) return null;
+  return { error: { code: ctx.errorCode ?? null, message: (ctx.error as Error)?.message ?? String(ctx.error) } };
+}
+
+/**
+ * The caller's svc-metadata without the keys the gateway owns: `gateway.*` and `svc.*` facts are set (or left out)
+ * by the gateway alone, so a caller cannot make a served request look refused, aborted or failed over.
+ */
+function callerMetadata(metadata: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(metadata)) if (!k.startsWith('gateway.') && !k.startsWith('svc.')) out[k] = v;
+  return out;
+}
+
+export function gatewayTrace(ctx: RequestContext, options: TraceOptions): TraceItem {
+  const principal = ctx.principal!;
+  const projectId = principal.projectId;
+  const status = ctx.status ?? 200;
+  const failed = status >= 400 || ctx.error !== undefined;
+  const metadata: Record<string, unknown> = {
+    ...callerMetadata(options.caller.metadata),
+    'gateway.route': ctx.route === 'chat' ? '/v1/chat/completions' : '/v1/embeddings',
+    'gateway.status': status,
+    'gateway.key': principal.alias,
+    'gateway.stream': ctx.stream,
+  };
+  if (ctx.errorCode) metadata['gateway.error_code'] = ctx.errorCode;
+  for (const [k, v] of Object.entries(ctx.annotations)) metadata[k] = v;
+  if (ctx.group && ctx.servedGroup && ctx.servedGroup !== ctx.group.name) metadata['gateway.fallback_from'] = ctx.group.name;
+  if (ctx.clientAborted) metadata['gateway.client_aborted'] = true;
+  if (ctx.costEstimated) metadata['gateway.cost_estimated_at_admission'] = true;
+  if (options.caller.ignored.length > 0) metadata['svc.ignored_headers'] = options.caller.ignored;
+  const model = typeof ctx.body?.model === 'string' && ctx.body.model !== '' ? ctx.body.model : ctx.group?.name;
+  const parameters = modelParameters(ctx.body);
+  const observations: ObservationRow[] = ctx.attempts.map((a, i) =>
+    attemptObservation(ctx, a, i, projectId, options, parameters, i === ctx.attempts.length - 1 && !failed),
+  );
+  return {
+    trace: {
+      projectId,
+      id: ctx.id,
+      name: ctx.route === 'chat' ? 'chat.completions' : 'embeddings',
+      status: failed ? 'error' : 'completed',
+      startTime: new Date(ctx.receivedAt).toISOString(),
+      endTime: new Date(options.now).toISOString(),
+      input: options.recordContent ? requestInput(ctx) : null,
+      output: options.recordContent ? responseOutput(ctx, options) : failed ? errorOutput(ctx) : null,
+      metadata,
+      tags: options.caller.tags,
+      userId: options.caller.userId ?? null,
+      sessionId: options.caller.sessionId ?? null,
+      agentId: principal.agentId ?? null,
+      source: 'gateway',
+      modelGroup: ctx.servedGroup ?? ctx.group?.name ?? (model ?? null),
+      deployment: ctx.deployment ?? null,
+      statusCode: status,
+      errorCode: ctx.errorCode ?? null,
+      cacheHit: ctx.responseHeaders['x-svc-cache'] === 'hit',
+      parentTraceId: options.caller.parentTraceId ?? null,
+      parentSpanId: options.caller.parentSpanId ?? null,
+    },
+    observations,
+  };
+}
+
+function attemptObservation(
+  ctx: RequestContext,
+  a: AttemptRecord,
+  index: number,
+  projectId: string,
+  options: TraceOptions,
+  parameters: Record<string, unknown>,
+  served: boolean,
+): ObservationRow {
+  const start = a.startedAt ?? ctx.receivedAt;
+  // A served stream's attempt record measures the time to its first chunk; the generation lasts to the stream's end.
+  const end = served && ctx.stream ? options.now : start + a.ms;
+  const deployment = options.deployments.get(a.d);
+  const usage = served ? ctx.usage : undefined;
+  const cost = served ? (ctx.cost ?? 0) : 0;
+  const usageDetails: Record<string, number> = usage
+    ? { input: usage.prompt_tokens, output: usage.completion_tokens, total: usage.total_tokens }
+    : {};
+  if (usage?.prompt_tokens_details?.cached_tokens) usageDetails.input_cached_tokens = usage.prompt_tokens_details.cached_tokens;
+  const attributes: Record<string, unknown> = { 'gateway.deployment': a.d, 'gateway.outcome': a.o, 'gateway.duration_ms': a.ms };
+  if (deployment) attributes['gateway.provider'] = deployment.provider;
+  if (a.st !== undefined) attributes['gateway.provider_status'] = a.st;
+  return {
+    projectId,
+    id: `${ctx.id}.${index + 1}`,
+    traceId: ctx.id,
+    parentObservationId: null,
+    type: 'GENERATION',
+    name: `attempt ${index + 1}: ${a.d}`,
+    startTime: new Date(start).toISOString(),
+    endTime: new Date(end).toISOString(),
+    completionStartTime: served && ctx.stream ? new Date(start + a.ms).toISOString() : null,
+    status: a.o,
+    level: a.o === 'ok' ? 'DEFAULT' : a.o === 'failed' ? 'ERROR' : 'WARNING',
+    statusMessage: a.why ?? null,
+    attributes,
+    model: deployment?.model ?? deployment?.deployment ?? null,
+    modelParameters: parameters,
+    usageDetails,
+    costDetails: served ? { total: cost } : {},
+    totalTokens: usage?.total_tokens ?? 0,
+    totalCost: cost,
+  };
+}
+
+/** The spec code of the error that ended the request, when it is one of ours. */
+export function refusalCode(ctx: RequestContext): string | undefined {
+  return ctx.error instanceof GatewayError ? ctx.error.code : undefined;
+}
