@@ -1,15 +1,38 @@
-// The admin listener: operational endpoints now; the REST API, public API and dashboard join it later.
+// The admin listener: operational endpoints, the REST API ({base_url}/v1) and the public API ({base_url}/api/public).
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { probeResult, type ProbePath } from '../src/server/probe.ts';
 import type { GatewayHost } from '../src/server/gateway-server.ts';
+import type { AdminContext } from './context.ts';
+import { PublicApiError } from './public-api/public-error.ts';
+import { registerPublicApi } from './public-api/register.ts';
+import { registerRestApi } from './rest-api/register.ts';
+import { requestIdFor } from './rest-api/request-id.ts';
+import { RestApiError } from './rest-api/rest-error.ts';
 
-export interface AdminHost extends Pick<GatewayHost, 'health'> {
+export interface AdminHost extends Pick<GatewayHost, 'health'>, AdminContext {
   metricsJson(): Promise<Record<string, unknown>>;
   metricsText(): Promise<{ contentType: string; text: string }>;
 }
 
 export function createAdminServer(host: AdminHost): FastifyInstance {
-  const app = Fastify({ logger: false });
+  // 4.5 MB bodies: the public API's ingestion limit (Langfuse's), which also bounds every other admin route.
+  const app = Fastify({
+    logger: false,
+    bodyLimit: 4_718_592,
+    // Requests Fastify refuses before routing (a malformed percent-escape in the path) still answer in the
+    // envelope of the surface they were meant for.
+    frameworkErrors(err, req, rawReply) {
+      const reply = rawReply as unknown as FastifyReply;
+      const url = req.url ?? '';
+      if (url.startsWith('/v1/') || url === '/v1') {
+        const e = new RestApiError('invalid_request', `The request path cannot be decoded: ${err.message}.`, { reason: 'malformed URL', location: 'path' });
+        void reply.code(e.status).header('x-request-id', requestIdFor(req.headers['x-request-id'])).send(e.body());
+      } else if (url.startsWith('/api/public')) {
+        const e = new PublicApiError('InvalidRequestError', `The request path cannot be decoded: ${err.message}.`);
+        void reply.code(e.status).send(e.body);
+      } else void reply.code(400).send({ error: { message: err.message } });
+    },
+  });
   const probe = (path: ProbePath) => async (_req: unknown, reply: FastifyReply) => {
     const result = probeResult(path, host.health());
     reply.code(result.status);
@@ -25,5 +48,13 @@ export function createAdminServer(host: AdminHost): FastifyInstance {
     }
     return host.metricsJson();
   });
+  void app.register((scope, _opts, done) => {
+    registerRestApi(scope, host);
+    done();
+  }, { prefix: '/v1' });
+  void app.register((scope, _opts, done) => {
+    registerPublicApi(scope, host);
+    done();
+  }, { prefix: '/api/public' });
   return app;
 }

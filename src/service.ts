@@ -9,7 +9,15 @@ import { createAdminServer } from '../admin/server.ts';
 import { formatIssue, ConfigError } from './config/config-error.ts';
 import { loadConfigFile, parseConfig, type LoadedConfig } from './config/load-config.ts';
 import type { Env } from './config/interpolate.ts';
+import { runCommand } from './control/commands.ts';
+import { serviceControlSocket } from './control/control-socket.ts';
 import { configKeyStore, type GeneratedKey } from './keys/key-store.ts';
+import { combinedKeyStore, StoredKeyStore } from './keys/stored-key-store.ts';
+import { bootstrapStore } from './store/bootstrap.ts';
+import type { Database } from './store/database.ts';
+import { openStore } from './store/open-store.ts';
+import type { CreatedApiKey } from './store/repos/api-keys.ts';
+import { TraceWriter } from './tracing/trace-writer.ts';
 import { systemClock, type Clock } from './pipeline/clock.ts';
 import { resolvePlugins, setupPipeline } from './pipeline/load-pipeline.ts';
 import type { Services } from './pipeline/types.ts';
@@ -40,6 +48,8 @@ export interface StartOptions {
   processMetrics?: boolean;
   /** Called with each key generated on start or reload: the only time its plaintext exists. */
   onGeneratedKey?: (key: GeneratedKey) => void;
+  /** Called with each project key pair created on first start: the only time its secret exists. */
+  onCreatedApiKey?: (key: CreatedApiKey) => void;
 }
 
 export interface RunningService {
@@ -47,8 +57,13 @@ export interface RunningService {
   adminUrl: string;
   /** Keys generated on this start; their plaintext is never available again. */
   generatedKeys: GeneratedKey[];
+  /** Project key pairs created on this start (first start on an empty store). */
+  createdApiKeys: CreatedApiKey[];
   warnings: string[];
   metrics: GatewayMetrics;
+  db: Database;
+  traceWriter: TraceWriter;
+  keyStore: StoredKeyStore;
   current(): LoadedConfig;
   /** Loads the configuration again; a bad one keeps the old and is reported on /metrics. */
   reload(): Promise<{ ok: true } | { ok: false; error: string }>;
@@ -66,6 +81,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
       : loadConfigFile(options.configPath ?? 'gateway.yaml', env);
 
   const first = await readConfig();
+  // Plugin modules and their config are checked before the store opens, so a bad file fails fast.
+  const firstPlugins = await resolvePlugins(first);
   const dataDir = resolve(first.baseDir, first.config.store.data_dir);
   const localState = new LocalStateFile(dataDir);
   const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 256 });
@@ -74,7 +91,37 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const metrics = new GatewayMetrics({ processMetrics: options.processMetrics });
   const generatedKeys: GeneratedKey[] = [];
 
-  const build = async (loaded: LoadedConfig): Promise<ActiveConfig> => {
+  // The embedded store has one owner; its control socket both proves that and lets `svc keys create` etc. reach it.
+  const control = first.config.store.postgres_url ? undefined : await serviceControlSocket(dataDir, log);
+  const db = await openStore(first.config, first.baseDir).catch(async (err: unknown) => {
+    await control?.close();
+    throw err;
+  });
+  const storeUrl = first.config.store.postgres_url;
+  const createdApiKeys = await bootstrapStore(db, first.config, clock.now());
+  for (const k of createdApiKeys) options.onCreatedApiKey?.(k);
+  const storedKeys = new StoredKeyStore(db, { log });
+  await storedKeys.start(first.config.store.key_poll_ms);
+  control?.serve((request) => runCommand({ db, now: () => clock.now(), changed: () => storedKeys.refresh() }, request));
+  const traceWriter = new TraceWriter(db, {
+    spillDir: resolve(dataDir, 'trace-spill'),
+    log,
+    capacity: first.config.store.trace_queue_capacity,
+    batchSize: first.config.store.trace_batch_size,
+  });
+  traceWriter.start();
+  metrics.telemetry = () => traceWriter.snapshot();
+
+  const build = async (loaded: LoadedConfig, isFirst = false): Promise<ActiveConfig> => {
+    if (!isFirst) {
+      if (loaded.config.store.postgres_url !== storeUrl) log.warn('store.postgres_url changed; it takes effect on restart');
+      // A project added by the reload gets its key pair now: printed like the first start's, once.
+      for (const k of await bootstrapStore(db, loaded.config, clock.now())) {
+        createdApiKeys.push(k);
+        options.onCreatedApiKey?.(k);
+      }
+      await storedKeys.refresh();
+    }
     const keys = configKeyStore(loaded.config.keys, localState);
     for (const g of keys.generated) {
       generatedKeys.push(g);
@@ -85,17 +132,30 @@ export async function startService(options: StartOptions): Promise<RunningServic
       baseDir: loaded.baseDir,
       clock,
       dispatcher,
-      keys: keys.store,
+      keys: combinedKeyStore(keys.store, storedKeys, loaded.config.store.max_key_staleness_s * 1000),
       modelGroups: createModelGroupRegistry(loaded.config.model_groups, localState, clock.now()),
       providers,
       bench,
+      traces: traceWriter,
       log,
     };
-    const pipeline = await setupPipeline(loaded, await resolvePlugins(loaded), services);
+    const pipeline = await setupPipeline(loaded, isFirst ? firstPlugins : await resolvePlugins(loaded), services);
     return { loaded, pipeline, services, inFlight: 0 };
   };
 
-  let active = await build(first);
+  const releaseStore = async (flushMs = 0) => {
+    storedKeys.stop();
+    await traceWriter.stop(flushMs);
+    const closeDb = () => db.close().catch(() => {});
+    await (control ? control.close(closeDb) : closeDb());
+  };
+  let active: ActiveConfig;
+  try {
+    active = await build(first, true);
+  } catch (err) {
+    await releaseStore();
+    throw err;
+  }
   for (const w of first.warnings) log.warn(w);
   metrics.config = { version: first.config.version, source: first.path, loadedAt: new Date(clock.now()).toISOString(), reloads: 0 };
   let draining = false;
@@ -108,7 +168,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
     get draining() {
       return draining;
     },
-    health: () => ({ ok: true, ready: !draining, reason: draining ? 'draining' : undefined }),
+    health: () => {
+      const storeOk = storedKeys.sinceLastRefresh() <= Math.max(3 * active.loaded.config.store.key_poll_ms, 5_000);
+      if (!storeOk) return { ok: false, ready: false, reason: 'store_unavailable' };
+      return { ok: true, ready: !draining, reason: draining ? 'draining' : undefined };
+    },
     metrics,
     log,
     now: () => clock.now(),
@@ -160,13 +224,27 @@ export async function startService(options: StartOptions): Promise<RunningServic
 
   const gateway = createGatewayServer(host);
   const admin: FastifyInstance = createAdminServer({
+    db,
+    clock,
+    log,
+    config: () => active.loaded.config,
+    modelGroups: () => active.services.modelGroups,
+    keys: storedKeys,
     health: host.health,
     metricsJson: () => metrics.json({ deployments: { benched_until: Object.fromEntries(Object.entries(bench.snapshot(clock.now())).map(([k, v]) => [k, new Date(v).toISOString()])) } }),
     metricsText: async () => ({ contentType: metrics.registry.contentType, text: await metrics.registry.metrics() }),
   });
   const listenHost = options.host ?? first.config.server.host;
-  await listen(gateway, options.port ?? first.config.server.port, listenHost);
-  await admin.listen({ port: options.adminPort ?? first.config.server.admin_port, host: listenHost });
+  try {
+    await listen(gateway, options.port ?? first.config.server.port, listenHost);
+    await admin.listen({ port: options.adminPort ?? first.config.server.admin_port, host: listenHost });
+  } catch (err) {
+    gateway.close();
+    await admin.close();
+    await active.pipeline.close();
+    await releaseStore();
+    throw err;
+  }
 
   let watcher: FSWatcher | undefined;
   if (first.path && (options.watch ?? first.config.server.watch_config)) watcher = watchConfig(first.path, () => void reload());
@@ -181,8 +259,12 @@ export async function startService(options: StartOptions): Promise<RunningServic
     gatewayUrl: urlOf(gateway.address()),
     adminUrl: urlOf(admin.server.address()),
     generatedKeys,
+    createdApiKeys,
     warnings: first.warnings,
     metrics,
+    db,
+    traceWriter,
+    keyStore: storedKeys,
     current: () => active.loaded,
     reload,
     async stop() {
@@ -206,6 +288,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       await admin.close();
       await active.pipeline.close();
       if (!options.dispatcher) await dispatcher.close();
+      await releaseStore(5_000);
     },
   };
 }

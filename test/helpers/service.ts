@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { startService, type RunningService, type StartOptions } from '../../src/service.ts';
 import { silentLogger } from '../../src/telemetry/logger.ts';
+import { storeSection, type StoreBackend } from './store.ts';
 
 export const TEST_KEY = 'sk-test-key-0123456789abcdef';
 
@@ -46,17 +47,24 @@ interface Teardown {
   teardown(fn: () => unknown): void;
 }
 
+export interface TestServiceOptions extends Partial<StartOptions> {
+  /** Store backend (default postgres: a fresh database, quick to create; PGlite costs seconds per start). */
+  backend?: StoreBackend;
+}
+
 /**
- * Writes the config to a temp dir (data_dir inside it) and starts the service on port 0.
+ * Writes the config to a temp dir (data_dir inside it) and starts the service on port 0 with a fresh store.
  * Stopped and removed when the test ends.
  */
-export async function startTestService(t: Teardown, config: Record<string, any>, options: Partial<StartOptions> = {}): Promise<TestService> {
+export async function startTestService(t: Teardown, config: Record<string, any>, options: TestServiceOptions = {}): Promise<TestService> {
+  const { backend = 'postgres', ...startOptions } = options;
   const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
   const configPath = join(dir, 'gateway.yaml');
-  const withStore = (c: Record<string, any>) => ({ ...c, store: { data_dir: join(dir, 'data'), ...c.store } });
+  const store = { data_dir: join(dir, 'data'), ...(config.store?.postgres_url === undefined ? await storeSection(t, backend) : {}) };
+  const withStore = (c: Record<string, any>) => ({ ...c, store: { ...store, ...c.store } });
   const writeConfig = (c: Record<string, unknown>) => writeFileSync(configPath, stringify(withStore(c)));
   writeConfig(config);
-  const service = await startService({ configPath, log: silentLogger, watch: false, processMetrics: false, ...options });
+  const service = await startService({ configPath, log: silentLogger, watch: false, processMetrics: false, ...startOptions });
   t.teardown(async () => {
     await service.stop();
     rmSync(dir, { recursive: true, force: true });

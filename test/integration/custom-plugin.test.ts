@@ -1,15 +1,16 @@
 // Custom plugins (ARCHITECTURE.md section 2, docs/plugins.md): the worked example examples/plugins/tenant-header.ts
 // loaded by path from gateway.yaml, config validation at plugins[N].config.X, the load-time checks, and hook order.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import t, { type Test } from 'tap';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { ConfigError } from '../../src/config/config-error.ts';
 import { startService, type RunningService } from '../../src/service.ts';
 import { silentLogger } from '../../src/telemetry/logger.ts';
 import { baseConfig, chatBody, postJson, TEST_KEY } from '../helpers/service.ts';
+import { freshPostgresDatabase } from '../helpers/store.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const EXAMPLE = join(ROOT, 'examples/plugins/tenant-header.ts');
@@ -35,7 +36,11 @@ function writeConfig(ws: Setup, plugins: unknown[], extra: Record<string, unknow
   writeFileSync(ws.configPath, stringify(baseConfig({ store: { data_dir: join(ws.dir, 'data') }, plugins, ...extra })));
 }
 
+/** Starts on a fresh Postgres database (quicker to start than the embedded store) added to the written config. */
 async function start(t: Test, ws: Setup): Promise<RunningService> {
+  const config = parse(readFileSync(ws.configPath, 'utf8'));
+  config.store.postgres_url = await freshPostgresDatabase(t);
+  writeFileSync(ws.configPath, stringify(config));
   const service = await startService({ configPath: ws.configPath, log: silentLogger, watch: false, processMetrics: false });
   t.teardown(() => service.stop());
   return service;

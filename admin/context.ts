@@ -1,0 +1,17 @@
+import type { GatewayConfig } from '../src/config/types.ts';
+import type { StoredKeyStore } from '../src/keys/stored-key-store.ts';
+import type { Clock } from '../src/pipeline/clock.ts';
+import type { ModelGroupRegistry } from '../src/routing/model-groups.ts';
+import type { Database } from '../src/store/database.ts';
+import type { Logger } from '../src/telemetry/logger.ts';
+
+/** What the admin listener's routes use: the store, the clock, and the configuration currently serving. */
+export interface AdminContext {
+  db: Database;
+  clock: Clock;
+  log: Logger;
+  config(): GatewayConfig;
+  modelGroups(): ModelGroupRegistry;
+  /** Gateway keys served from memory; call `refresh()` after changing keys or agents so this process sees it at once. */
+  keys: StoredKeyStore;
+}

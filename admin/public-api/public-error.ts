@@ -1,0 +1,42 @@
+// Errors of the public API ({base_url}/api/public): `{ message, error }` with Langfuse's error class names (spec part 7
+// leaves the codes beyond 401 and 403 open; docs/public-api.md lists them).
+
+export const PUBLIC_ERROR_STATUS = {
+  InvalidRequestError: 400,
+  UnauthorizedError: 401,
+  ForbiddenError: 403,
+  NotFoundError: 404,
+  MethodNotAllowedError: 405,
+  ConflictError: 409,
+  PayloadTooLargeError: 413,
+  UnsupportedMediaTypeError: 415,
+  InternalServerError: 500,
+} as const;
+
+export type PublicErrorName = keyof typeof PUBLIC_ERROR_STATUS;
+
+/** One problem found by request validation, Langfuse's (zod's) issue shape reduced to path and message. */
+export interface ValidationIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+export interface PublicErrorBody {
+  message: string;
+  /** The error class name, or the list of issues for `Invalid request data`. */
+  error: PublicErrorName | ValidationIssue[];
+  details?: Record<string, unknown>;
+}
+
+export class PublicApiError extends Error {
+  readonly status: number;
+  readonly body: PublicErrorBody;
+
+  constructor(name: PublicErrorName, message: string, options: { details?: Record<string, unknown>; issues?: ValidationIssue[]; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.status = PUBLIC_ERROR_STATUS[name];
+    this.body = { message, error: options.issues ?? name, ...(options.details ? { details: options.details } : {}) };
+  }
+}
+
+export const invalidRequestData = (issues: ValidationIssue[]) => new PublicApiError('InvalidRequestError', 'Invalid request data', { issues });

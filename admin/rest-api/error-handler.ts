@@ -1,0 +1,47 @@
+// The REST API scope's error and not-found handlers: every failure under /v1 answers in the spec's envelope, and an
+// unexpected one is logged once here, with an error id the caller also sees.
+import { randomUUID } from 'node:crypto';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from '../../src/telemetry/logger.ts';
+import { requestIdOf } from './request-guard.ts';
+import { RestApiError } from './rest-error.ts';
+import { validationError } from './validation.ts';
+
+const FRAMING: Record<string, { field?: string; reason: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { field: 'Content-Type', reason: 'must be application/json' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { reason: 'is not valid JSON' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { reason: 'is empty but Content-Type is application/json' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { reason: 'is too large' },
+};
+
+function toRestError(err: FastifyError): RestApiError | undefined {
+  if (err instanceof RestApiError) return err;
+  if (err.validation) return validationError(err.validation, err.validationContext);
+  const framing = err.code ? FRAMING[err.code] : undefined;
+  if (framing) {
+    const message = framing.field ? `Header ${framing.field} ${framing.reason}.` : `The request body ${framing.reason}.`;
+    return new RestApiError('invalid_request', message, framing.field ? { field: framing.field, reason: framing.reason, location: 'header' } : { reason: framing.reason, location: 'body' });
+  }
+  // Fastify's other 4xx (a bad Content-Length, an unsupported encoding): the request cannot be read.
+  const status = err.statusCode ?? 500;
+  if (status >= 400 && status < 500) return new RestApiError('invalid_request', err.message, { reason: err.message });
+  return undefined;
+}
+
+export function restErrorHandler(log: Logger) {
+  return (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+    const known = toRestError(err);
+    if (known) return reply.code(known.status).send(known.body());
+    const errorId = randomUUID();
+    log.error('REST API request failed', { errorId, requestId: requestIdOf(req), method: req.method, url: req.url, error: err.message, stack: err.stack });
+    const internal = new RestApiError('internal_error', `Internal server error (error id ${errorId}).`, { errorId });
+    return reply.code(internal.status).send(internal.body());
+  };
+}
+
+/** Unknown paths, and known paths with another method: the spec has no 405, so both are not_found. */
+export function restNotFoundHandler(req: FastifyRequest, reply: FastifyReply) {
+  const path = req.url.split('?', 1)[0];
+  const err = new RestApiError('not_found', `No REST API route ${req.method} ${path}.`, { method: req.method, path });
+  return reply.code(err.status).send(err.body());
+}

@@ -1,0 +1,26 @@
+// The versioned REST API under {base_url}/v1 (spec 4 A1, 5, 7, 8): its own validator, error envelope, not-found
+// answer and request guard (request id, API key, rate limit), encapsulated in this scope.
+import type { FastifyInstance } from 'fastify';
+import { memoryTokenBucket } from '../../src/ratelimit/memory-token-bucket.ts';
+import type { AdminContext } from '../context.ts';
+import { registerAgents } from '../routes/agents.ts';
+import { registerSpans } from '../routes/spans.ts';
+import { registerTraces } from '../routes/traces.ts';
+import { restErrorHandler, restNotFoundHandler } from './error-handler.ts';
+import { requestGuard } from './request-guard.ts';
+import { refuseUnstorableText } from './storable-text.ts';
+import { restValidatorCompiler } from './validation.ts';
+
+export function registerRestApi(app: FastifyInstance, ctx: AdminContext): void {
+  // Bodies are JSON (spec part 5); without this, Fastify would hand a text/plain body to the routes as a string.
+  app.removeContentTypeParser('text/plain');
+  app.setValidatorCompiler(restValidatorCompiler);
+  app.setErrorHandler(restErrorHandler(ctx.log));
+  // Before the not-found handler, so unknown paths are also authenticated, limited and given the headers.
+  app.addHook('onRequest', requestGuard(ctx, memoryTokenBucket()));
+  app.addHook('preValidation', refuseUnstorableText);
+  app.setNotFoundHandler(restNotFoundHandler);
+  registerTraces(app, ctx);
+  registerSpans(app, ctx);
+  registerAgents(app, ctx);
+}

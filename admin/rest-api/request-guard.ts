@@ -1,0 +1,62 @@
+// The onRequest hook of every REST API request: request id, authentication, the rate limit, then permission.
+// Authentication runs first so the bucket is the key's; a request whose key fails is limited by its client address
+// (same rule), so guessing keys is throttled too. Every path through here sets the rate-limit headers.
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { RateLimitDecision, RateLimiter } from '../../src/ratelimit/rate-limiter.ts';
+import type { Project } from '../../src/store/repos/projects.ts';
+import type { AdminContext } from '../context.ts';
+import { authenticate, authorize, type RestPrincipal } from './api-key-auth.ts';
+import { requestIdFor } from './request-id.ts';
+import { RestApiError } from './rest-error.ts';
+
+const requestIds = new WeakMap<FastifyRequest, string>();
+const projects = new WeakMap<FastifyRequest, Project>();
+
+function setRateLimitHeaders(reply: FastifyReply, d: RateLimitDecision): void {
+  reply.header('x-ratelimit-limit', String(d.limit));
+  reply.header('x-ratelimit-remaining', String(d.remaining));
+  reply.header('x-ratelimit-reset', String(Math.ceil(d.resetAt / 1000)));
+}
+
+export function requestGuard(ctx: AdminContext, limiter: RateLimiter): onRequestAsyncHookHandler {
+  return async (req, reply) => {
+    const requestId = requestIdFor(req.headers['x-request-id']);
+    requestIds.set(req, requestId);
+    reply.header('x-request-id', requestId);
+    const now = ctx.clock.now();
+    let principal: RestPrincipal | undefined;
+    let failure: unknown;
+    try {
+      principal = await authenticate(ctx.db, req.headers.authorization, now);
+    } catch (err) {
+      failure = err;
+    }
+    const { requests_per_minute, burst } = ctx.config().api.rate_limit;
+    const bucket = principal ? `key:${principal.apiKey.id}` : `ip:${req.ip}`;
+    const decision = await limiter.take(bucket, { requestsPerMinute: requests_per_minute, burst }, now);
+    setRateLimitHeaders(reply, decision);
+    if (!decision.allowed) {
+      const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+      reply.header('retry-after', String(retryAfter));
+      throw new RestApiError('rate_limit_exceeded', `Too many requests; retry after ${retryAfter} s.`, {
+        limit: decision.limit,
+        requestsPerMinute: requests_per_minute,
+        retryAfter,
+      });
+    }
+    if (!principal) throw failure;
+    projects.set(req, authorize(principal, req.method));
+  };
+}
+
+/** The request id the guard chose (empty before it ran). */
+export function requestIdOf(req: FastifyRequest): string {
+  return requestIds.get(req) ?? '';
+}
+
+/** The project of the key that the guard let through; only in route handlers. */
+export function projectOf(req: FastifyRequest): Project {
+  const project = projects.get(req);
+  if (!project) throw new Error(`REST API route ${req.method} ${req.url} ran without the request guard`);
+  return project;
+}
