@@ -3,6 +3,9 @@
 //
 //   node bench/run.ts [--rounds 5] [--duration 3] [--latency-duration 2] [--ttfb-duration 2]
 //                     [--connections 32] [--rate N] [--no-pin] [--profile gateway,floor,upstream] [--json out.json] [--check]
+//                     [--postgres postgres://postgres@127.0.0.1:5432/postgres]
+// The gateways use the embedded store (PGlite) unless --postgres names a server: then the bench creates a database
+// of its own there for the run and drops it after.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -26,6 +29,7 @@ const { values: opts } = parseArgs({
     profile: { type: 'string' },
     json: { type: 'string' },
     check: { type: 'boolean', default: false },
+    postgres: { type: 'string' },
   },
 });
 const ROUNDS = Number(opts.rounds);
@@ -96,6 +100,11 @@ class ServerProcess {
     return this.call((id) => ({ type: 'profile-start', id }));
   }
 
+  /** Waits until the process's background work for the requests so far (trace writes) is done. */
+  settle(): Promise<unknown> {
+    return this.call((id) => ({ type: 'settle', id }));
+  }
+
   stopProfile(path: string): Promise<unknown> {
     return this.call((id) => ({ type: 'profile-stop', id, path }));
   }
@@ -116,6 +125,24 @@ class ServerProcess {
       this.child.send({ type: 'stop' } satisfies ToChild);
     });
   }
+}
+
+/** A database of the bench's own on the given server, for the gateways' store; dropped after the run. */
+async function benchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const { default: pg } = await import('pg');
+  const name = `svc_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
 }
 
 /** Pins every thread of a process to the given CPUs; false when taskset is missing or refused. */
@@ -150,6 +177,8 @@ interface RoundResult {
   /** CPU used by processes outside the bench while this target was measured, in cores (noise). */
   otherLoad: number;
   bad: number;
+  /** How long the server still worked (wrote traces) after the throughput run ended, ms; included in cpuPerReq. */
+  settleMs: number;
 }
 
 /** Busy and total CPU ticks of the machine (Linux /proc/stat), or undefined elsewhere. */
@@ -190,10 +219,17 @@ async function measure(proc: ServerProcess, upstream: ServerProcess): Promise<Ro
   const l0 = process.cpuUsage();
   const tp = await throughput(target, JSON_BODY, CONNECTIONS, DURATION, RATE);
   const l1 = process.cpuUsage(l0);
+  // Trace writes run behind the requests: their CPU counts for the requests that caused them, and they must not
+  // spill into the next target's measurement on the shared core.
+  const settleStart = performance.now();
+  await proc.settle();
+  const settleMs = performance.now() - settleStart;
   const [c1, u1] = await Promise.all([proc.cpu(), upstream.cpu()]);
   const lat = await timedSequential(target, JSON_BODY, LATENCY_DURATION, '}');
+  await proc.settle();
   const c2 = await proc.cpu();
   const tt = await timedSequential(target, STREAM_BODY, TTFB_DURATION, 'data: [DONE]\n\n');
+  await proc.settle();
   tally(proc, tp.ok + tp.bad + lat.count + lat.bad + tt.count + tt.bad);
   const s1 = systemTicks();
   const o1 = ourTicks();
@@ -213,6 +249,7 @@ async function measure(proc: ServerProcess, upstream: ServerProcess): Promise<Ro
     ttfbHeadersP50: percentile(tt.headers, 50),
     streamTotalP50: percentile(tt.total, 50),
     bad: tp.bad + lat.bad + tt.bad,
+    settleMs,
   };
 }
 
@@ -266,10 +303,16 @@ async function main(): Promise<void> {
   const profileDir = join(tmpdir(), `svc-bench-profiles-${process.pid}`);
   const profiled = new Set((opts.profile ?? '').split(',').filter(Boolean) as Role[]);
 
+  const store = opts.postgres ? await benchDatabase(opts.postgres) : undefined;
+  if (store) process.env.SVC_BENCH_POSTGRES_URL = store.url;
   const upstream = await ServerProcess.start('upstream', []);
   const upstreamUrl = upstream.url;
-  const [floor, gateway] = await Promise.all([ServerProcess.start('floor', [upstreamUrl]), ServerProcess.start('gateway', [upstreamUrl])]);
-  const all = [upstream, floor, gateway];
+  const [floor, gateway, traced] = await Promise.all([
+    ServerProcess.start('floor', [upstreamUrl]),
+    ServerProcess.start('gateway', [upstreamUrl]),
+    ServerProcess.start('gateway-traced', [upstreamUrl]),
+  ]);
+  const all = [upstream, floor, gateway, traced];
   benchPids = [process.pid, ...all.map((p) => p.child.pid!)];
 
   // With 2 cores: the measured server gets a core of its own, the load generator and the upstream share the
@@ -278,7 +321,7 @@ async function main(): Promise<void> {
   if (!opts['no-pin'] && cores >= 2) {
     const targetCpu = String(cores >= 3 ? 2 : 1);
     const upstreamCpu = cores >= 3 ? '1' : '0';
-    const ok = [pin(process.pid, '0'), pin(upstream.child.pid!, upstreamCpu), pin(floor.child.pid!, targetCpu), pin(gateway.child.pid!, targetCpu)];
+    const ok = [pin(process.pid, '0'), pin(upstream.child.pid!, upstreamCpu), pin(floor.child.pid!, targetCpu), pin(gateway.child.pid!, targetCpu), pin(traced.child.pid!, targetCpu)];
     placement = ok.every(Boolean)
       ? `pinned: server under test on CPU ${targetCpu}, upstream on CPU ${upstreamCpu}, load generator on CPU 0`
       : 'not pinned (taskset unavailable or refused)';
@@ -287,8 +330,10 @@ async function main(): Promise<void> {
   const targets: [string, ServerProcess][] = [
     ['floor', floor],
     ['gateway', gateway],
+    ['traced', traced],
   ];
   const started = performance.now();
+  console.log(`store: ${store ? `PostgreSQL (${new URL(store.url).host}, a database for this run)` : 'embedded (PGlite)'}`);
   console.log(`svc bench: node ${process.version}, ${cores} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${placement}`);
   console.log(
     `${ROUNDS} rounds; each round and target: ${DURATION} s at ${CONNECTIONS} connections, ${LATENCY_DURATION} s of sequential ` +
@@ -296,7 +341,7 @@ async function main(): Promise<void> {
       `${RATE ? `; the ${CONNECTIONS}-connection run is capped at ${RATE} req/s` : ''}\n`,
   );
 
-  const results: Record<string, RoundResult[]> = { direct: [], floor: [], gateway: [] };
+  const results: Record<string, RoundResult[]> = { direct: [], floor: [], gateway: [], traced: [] };
   try {
     for (const [name, proc] of targets) await sanityCheck(name, proc.url);
     for (const [, proc] of targets) await warmUp(proc);
@@ -319,6 +364,7 @@ async function main(): Promise<void> {
     for (const p of all) if (profiled.has(p.role)) await p.stopProfile(join(profileDir, `${p.role}.cpuprofile`));
   } finally {
     await Promise.all(all.map((p) => p.stop()));
+    await store?.drop();
   }
   const elapsed = (performance.now() - started) / 1000;
 
@@ -326,7 +372,8 @@ async function main(): Promise<void> {
   const gw = results.gateway;
   const med = (rs: RoundResult[], k: keyof RoundResult) => median(rs.map((r) => r[k]));
   // Ratios and differences are taken per round (the two targets ran back to back), then the median.
-  const paired = (fn: (g: RoundResult, fl: RoundResult) => number) => median(gw.map((g, i) => fn(g, fl[i])));
+  const tr = results.traced;
+  const paired = (fn: (g: RoundResult, fl: RoundResult) => number, of = gw) => median(of.map((g, i) => fn(g, fl[i])));
   const rpsRatio = paired((g, l) => g.rps / l.rps);
   const addedP50 = paired((g, l) => g.p50 - l.p50);
   const addedP99 = paired((g, l) => g.p99 - l.p99);
@@ -334,12 +381,18 @@ async function main(): Promise<void> {
   const cpuRatio = paired((g, l) => g.cpuPerReq / l.cpuPerReq);
   const cpuRatio1 = paired((g, l) => g.cpuPerReq1 / l.cpuPerReq1);
   const addedCpu = paired((g, l) => g.cpuPerReq - l.cpuPerReq);
+  const tracedRatios = {
+    rpsRatio: paired((g, l) => g.rps / l.rps, tr),
+    addedP50: paired((g, l) => g.p50 - l.p50, tr),
+    addedTtfb: paired((g, l) => g.ttfbP50 - l.ttfbP50, tr),
+    cpuRatio: paired((g, l) => g.cpuPerReq / l.cpuPerReq, tr),
+  };
 
   const dr = results.direct;
   const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
-  const cols = (k: keyof RoundResult, digits: number) => [f(med(dr, k), digits), f(med(fl, k), digits), f(med(gw, k), digits)];
+  const cols = (k: keyof RoundResult, digits: number) => [f(med(dr, k), digits), f(med(fl, k), digits), f(med(gw, k), digits), f(med(tr, k), digits)];
   const rows: string[][] = [
-    ['median of rounds', 'direct', 'floor', 'gateway', 'gateway vs floor', 'target', ''],
+    ['median of rounds', 'direct', 'floor', 'gateway', 'traced', 'gateway vs floor', 'target', ''],
     [`req/s at ${CONNECTIONS} connections`, ...cols('rps', 0), `${f(rpsRatio, 2)}x`, `>= ${GOALS.rpsRatio}x`, verdict(rpsRatio >= GOALS.rpsRatio)],
     ['latency p50, 1 connection (ms)', ...cols('p50', 3), `${signed(addedP50, 3)} ms`, `< +${GOALS.addedP50Ms} ms`, verdict(addedP50 < GOALS.addedP50Ms)],
     ['latency p99, 1 connection (ms)', ...cols('p99', 3), `${signed(addedP99, 3)} ms`, '', ''],
@@ -350,6 +403,7 @@ async function main(): Promise<void> {
     ['server CPU/request, 1 conn (µs)', ...cols('cpuPerReq1', 1), `${f(cpuRatio1, 2)}x`, '', ''],
     [`server CPU use at ${CONNECTIONS} conns (cores)`, ...cols('cpuCores', 2), '', '', ''],
     ['upstream CPU/request (µs)', ...cols('upstreamCpuPerReq', 1), '', '', ''],
+    [`trace writes after the ${CONNECTIONS}-conn run (ms)`, ...cols('settleMs', 0), '', '', ''],
     ['load generator CPU/request (µs)', ...cols('loadCpuPerReq', 1), '', '', ''],
     ['other load on the machine (cores)', ...cols('otherLoad', 2), '', '', ''],
   ];
@@ -359,13 +413,17 @@ async function main(): Promise<void> {
   console.log(`per round, added p50 (ms):          ${perRound((g, l) => g.p50 - l.p50, 3)}`);
   console.log(`per round, added first byte (ms):   ${perRound((g, l) => g.ttfbP50 - l.ttfbP50, 3)}`);
   console.log(`per round, gateway/floor CPU/req:   ${perRound((g, l) => g.cpuPerReq / l.cpuPerReq, 2)}\n`);
-  const failed = [...fl, ...gw].reduce((n, r) => n + r.bad, 0);
+  console.log(
+    `with tracing on (${store ? 'PostgreSQL' : 'embedded'} store), median of rounds: ${f(med(tr, 'rps'), 0)} req/s, ${f(tracedRatios.rpsRatio, 2)}x the floor; ` +
+      `p50 ${signed(tracedRatios.addedP50, 3)} ms and first byte ${signed(tracedRatios.addedTtfb, 3)} ms over the floor; CPU/request ${f(tracedRatios.cpuRatio, 2)}x the floor\n`,
+  );
+  const failed = [...fl, ...gw, ...tr].reduce((n, r) => n + r.bad, 0);
   if (failed > 0) console.log(`WARNING: ${failed} requests failed or had an unexpected body; figures are suspect.`);
   if (!RATE && med(fl, 'cpuCores') < 0.85) {
     console.log('NOTE: the floor did not keep its core busy at full load; the load generator or upstream may be the bottleneck.');
   }
-  const noisy = [...dr, ...fl, ...gw].filter((r) => r.otherLoad > 0.1).length;
-  if (noisy > 0) console.log(`NOTE: other processes used more than 0.1 cores during ${noisy} of ${dr.length + fl.length + gw.length} measurements; expect noise.`);
+  const noisy = [...dr, ...fl, ...gw, ...tr].filter((r) => r.otherLoad > 0.1).length;
+  if (noisy > 0) console.log(`NOTE: other processes used more than 0.1 cores during ${noisy} of ${dr.length + fl.length + gw.length + tr.length} measurements; expect noise.`);
   console.log(`bench time ${elapsed.toFixed(0)} s`);
   if (profiled.size > 0) {
     console.log('CPU profiles (measured rounds only, after warm-up):');
@@ -392,6 +450,7 @@ async function main(): Promise<void> {
             Object.entries(results).map(([name, rs]) => [name, Object.fromEntries(Object.keys(rs[0]).map((k) => [k, med(rs, k as keyof RoundResult)]))]),
           ),
           ratios: { rpsRatio, addedP50, addedP99, addedTtfb, cpuRatio, cpuRatio1, addedCpu },
+          tracedRatios,
           goals: GOALS,
           met: allMet,
         },

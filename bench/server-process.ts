@@ -2,18 +2,21 @@
 //   node bench/server-process.ts upstream
 //   node bench/server-process.ts floor   <upstream base URL>
 //   node bench/server-process.ts gateway <upstream base URL>
+//   node bench/server-process.ts gateway-traced <upstream base URL>   (tracing plugin on, embedded store)
 // It reports {type:'ready', url} once listening, answers {type:'cpu'} with its process.cpuUsage(), records a
 // V8 CPU profile between {type:'profile-start'} and {type:'profile-stop'} (written to the given path), and
-// closes and exits on {type:'stop'} or when the parent goes away.
+// answers {type:'settle'} once its background work (trace writes) is done, and closes and exits on {type:'stop'} or
+// when the parent goes away.
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 
-export type Role = 'upstream' | 'floor' | 'gateway';
+export type Role = 'upstream' | 'floor' | 'gateway' | 'gateway-traced';
 
 export type ToChild =
   | { type: 'cpu'; id: number }
   | { type: 'profile-start'; id: number }
   | { type: 'profile-stop'; id: number; path: string }
+  | { type: 'settle'; id: number }
   | { type: 'stop' };
 export type FromChild =
   | { type: 'ready'; url: string }
@@ -28,11 +31,12 @@ async function main(): Promise<void> {
   const [role, upstreamUrl] = process.argv.slice(2) as [Role, string | undefined];
   if (!process.send) throw new Error('bench/server-process.ts must be started by bench/run.ts (it needs an IPC channel)');
   const send = (m: FromChild) => process.send!(m);
-  let target: { url: string; close(): Promise<void> };
+  let target: { url: string; close(): Promise<void>; settle?(): Promise<void> };
   // Imported on demand: the floor and upstream processes never load the gateway's code.
   if (role === 'upstream') target = await (await import('./fake-upstream.ts')).startFakeUpstream();
   else if (role === 'floor') target = await (await import('./floor-proxy.ts')).startFloorProxy(upstreamUrl!);
-  else if (role === 'gateway') target = await (await import('./gateway-target.ts')).startGatewayTarget(upstreamUrl!);
+  else if (role === 'gateway') target = await (await import('./gateway-target.ts')).startGatewayTarget(upstreamUrl!, { tracing: false });
+  else if (role === 'gateway-traced') target = await (await import('./gateway-target.ts')).startGatewayTarget(upstreamUrl!, { tracing: true });
   else throw new Error(`unknown role '${String(role)}'`);
 
   let stopping = false;
@@ -59,6 +63,9 @@ async function main(): Promise<void> {
       const { profile } = await session!.post('Profiler.stop');
       writeFileSync(m.path, JSON.stringify(profile));
       session!.disconnect();
+      send({ type: 'done', id: m.id });
+    } else if (m.type === 'settle') {
+      await target.settle?.();
       send({ type: 'done', id: m.id });
     } else if (m.type === 'stop') void stop();
   });
