@@ -16,6 +16,8 @@ import { combinedKeyStore, StoredKeyStore } from './keys/stored-key-store.ts';
 import { bootstrapStore } from './store/bootstrap.ts';
 import type { Database } from './store/database.ts';
 import { openStore } from './store/open-store.ts';
+import { openCounters } from './store/counters/open-counters.ts';
+import type { Counters } from './store/counters/counters.ts';
 import type { CreatedApiKey } from './store/repos/api-keys.ts';
 import { TraceWriter } from './tracing/trace-writer.ts';
 import { systemClock, type Clock } from './pipeline/clock.ts';
@@ -64,6 +66,7 @@ export interface RunningService {
   db: Database;
   traceWriter: TraceWriter;
   keyStore: StoredKeyStore;
+  counters: Counters;
   current(): LoadedConfig;
   /** Loads the configuration again; a bad one keeps the old and is reported on /metrics. */
   reload(): Promise<{ ok: true } | { ok: false; error: string }>;
@@ -111,10 +114,13 @@ export async function startService(options: StartOptions): Promise<RunningServic
   });
   traceWriter.start();
   metrics.telemetry = () => traceWriter.snapshot();
+  const counters = await openCounters(first.config.store, clock, log);
+  const countersUrl = first.config.store.redis_url;
 
   const build = async (loaded: LoadedConfig, isFirst = false): Promise<ActiveConfig> => {
     if (!isFirst) {
       if (loaded.config.store.postgres_url !== storeUrl) log.warn('store.postgres_url changed; it takes effect on restart');
+      if (loaded.config.store.redis_url !== countersUrl) log.warn('store.redis_url changed; it takes effect on restart');
       // A project added by the reload gets its key pair now: printed like the first start's, once.
       for (const k of await bootstrapStore(db, loaded.config, clock.now())) {
         createdApiKeys.push(k);
@@ -137,6 +143,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       providers,
       bench,
       traces: traceWriter,
+      counters,
       log,
     };
     const pipeline = await setupPipeline(loaded, isFirst ? firstPlugins : await resolvePlugins(loaded), services);
@@ -145,6 +152,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
 
   const releaseStore = async (flushMs = 0) => {
     storedKeys.stop();
+    await counters.close();
     await traceWriter.stop(flushMs);
     const closeDb = () => db.close().catch(() => {});
     await (control ? control.close(closeDb) : closeDb());
@@ -171,6 +179,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
     health: () => {
       const storeOk = storedKeys.sinceLastRefresh() <= Math.max(3 * active.loaded.config.store.key_poll_ms, 5_000);
       if (!storeOk) return { ok: false, ready: false, reason: 'store_unavailable' };
+      // Limits cannot be enforced without the shared counters: not ready (requests get 503 gateway_config_stale).
+      if (!counters.available()) return { ok: true, ready: false, reason: 'counters_unavailable' };
       return { ok: true, ready: !draining, reason: draining ? 'draining' : undefined };
     },
     metrics,
@@ -265,6 +275,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     db,
     traceWriter,
     keyStore: storedKeys,
+    counters,
     current: () => active.loaded,
     reload,
     async stop() {

@@ -63,6 +63,8 @@ export interface ProjectConfig {
   name?: string;
   max_key_expiry_hours: number;
   ingestion_only: boolean;
+  rpm?: number;
+  tpm?: number;
 }
 
 /** An agent declared in gateway.yaml; created or updated in the store at start. */
@@ -94,6 +96,8 @@ export interface GatewayConfig {
   store: {
     postgres_url: string;
     data_dir: string;
+    redis_url: string;
+    redis_prefix: string;
     key_poll_ms: number;
     max_key_staleness_s: number;
     trace_queue_capacity: number;

@@ -9,6 +9,7 @@ import { PLUGIN_API_VERSION, type PluginDefinition, type PluginHooks, type Servi
 const BUILTIN_PLUGINS: Record<string, () => Promise<{ default: PluginDefinition<never> }>> = {
   auth: () => import('../../plugins/auth/index.ts'),
   router: () => import('../../plugins/router/index.ts'),
+  'rate-limit': () => import('../../plugins/rate-limit/index.ts'),
   tracing: () => import('../../plugins/tracing/index.ts'),
 };
 

@@ -10,6 +10,7 @@ import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { StateStore } from './state.ts';
 import type { TraceSink } from '../tracing/trace-writer.ts';
+import type { Counters } from '../store/counters/counters.ts';
 
 export const PLUGIN_API_VERSION = 1;
 
@@ -131,6 +132,8 @@ export interface Services {
   readonly bench: BenchBoard;
   /** Where finished traces go; written off the request path. */
   readonly traces: TraceSink;
+  /** Rate-limit windows, budget spend, shared cache: in-process, or Redis shared by every replica. */
+  readonly counters: Counters;
   readonly log: Logger;
 }
 

@@ -2,7 +2,6 @@
 // service reads it; with embedded PGlite (one process only) the CLI hands the command to the service over
 // <data_dir>/control.sock (or, where its path would be too long, warns). And `svc start` prints the first start's
 // project key pair once, never again.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,43 +17,8 @@ import { findApiKeyByPublicKey, secretMatches } from '../../src/store/repos/api-
 import { silentLogger } from '../../src/telemetry/logger.ts';
 import { baseConfig, startTestService } from '../helpers/service.ts';
 import { freshPostgresDatabase, STORE_BACKENDS } from '../helpers/store.ts';
-import { CLI, ROOT, cleanEnv, runCli as svc } from '../helpers/cli.ts';
-
-const ENV = cleanEnv();
-
-
-
-/** `svc start` as a child process: its output so far, a wait for a line of it, and its exit. */
-function svcStart(configPath: string) {
-  const child: ChildProcess = spawn(process.execPath, [CLI, 'start', '--config', configPath], { cwd: ROOT, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-  child.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-  return {
-    exited,
-    output: () => ({ stdout, stderr }),
-    /** Resolves with stdout once it matches; rejects if the process ends first. */
-    waitFor(pattern: RegExp): Promise<string> {
-      return new Promise((done, fail) => {
-        const check = () => {
-          if (pattern.test(stdout)) {
-            child.stdout!.off('data', check);
-            done(stdout);
-          }
-        };
-        child.stdout!.on('data', check);
-        check();
-        void exited.then((code) => fail(new Error(`svc start exited (${code}) before printing ${pattern}:\n${stdout}\n${stderr}`)));
-      });
-    },
-    async stop(): Promise<number | null> {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
-}
+import { runCli as svc } from '../helpers/cli.ts';
+import { svcStart } from '../helpers/service-process.ts';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 

@@ -1,0 +1,94 @@
+// rate-limit: requests and tokens per calendar minute, per key (the key's rpm/tpm) and per project (gateway.yaml
+// projects[].rpm/tpm). One atomic check-and-add over every limit that applies, in the shared counters, so replicas
+// sharing Redis enforce one limit. Tokens are reserved at admission and settled when the request ends.
+import { GatewayError } from '../../src/errors/gateway-error.ts';
+import { definePlugin } from '../../src/pipeline/define-plugin.ts';
+import { stateSlot } from '../../src/pipeline/state.ts';
+import type { RequestContext } from '../../src/pipeline/types.ts';
+import { CountersUnavailableError, projectTag, type MinuteCheck } from '../../src/store/counters/counters.ts';
+import schema from './schema.json' with { type: 'json' };
+import { tokensToReserve, tokensUsed } from './token-reservation.ts';
+
+interface RateLimitConfig {
+  key_defaults: { rpm?: number; tpm?: number };
+}
+
+interface Limit {
+  kind: 'requests' | 'tokens';
+  scope: 'key' | 'project';
+  value: number;
+}
+
+interface Reservation {
+  minute: number;
+  tokens: number;
+  tokenKeys: string[];
+}
+
+const reservation = stateSlot<Reservation>('rate-limit.reservation');
+
+function refusal(ctx: RequestContext, limit: Limit, msLeft: number): GatewayError {
+  const who = limit.scope === 'key' ? `key '${ctx.principal!.alias}'` : `project '${ctx.principal!.projectId}'`;
+  const what = limit.kind === 'requests' ? 'requests' : 'tokens';
+  const retryAfter = Math.max(1, Math.ceil(msLeft / 1000));
+  return new GatewayError(
+    limit.kind === 'requests' ? 'rate_limit_exceeded' : 'tokens_limit_exceeded',
+    `Rate limit reached: ${who} allows ${limit.value} ${what} per minute. Retry after ${retryAfter} s.`,
+    { retryAfter, details: { scope: limit.scope, limit: limit.value, unit: `${what}_per_minute` } },
+  );
+}
+
+export default definePlugin<RateLimitConfig>({
+  apiVersion: 1,
+  name: 'rate-limit',
+  configSchema: schema,
+  setup(config, services) {
+    const projects = new Map(services.config.projects.map((p) => [p.id, p]));
+    return {
+      async onRequest(ctx) {
+        const principal = ctx.principal;
+        if (ctx.route === 'models' || !principal) return;
+        const project = projects.get(principal.projectId);
+        const tag = projectTag(principal.projectId);
+        const checks: MinuteCheck[] = [];
+        const limits: Limit[] = [];
+        const tokenKeys: string[] = [];
+        const add = (key: string, amount: number, limit: Limit | undefined) => {
+          if (!limit) return;
+          checks.push({ key, amount, limit: limit.value });
+          limits.push(limit);
+          if (limit.kind === 'tokens') tokenKeys.push(key);
+        };
+        const limitOf = (kind: Limit['kind'], scope: Limit['scope'], value: number | undefined): Limit | undefined => (value === undefined ? undefined : { kind, scope, value });
+        const keyRpm = principal.rpm ?? config.key_defaults.rpm;
+        const keyTpm = principal.tpm ?? config.key_defaults.tpm;
+        add(`${tag}:rpm:k:${principal.keyId}`, 1, limitOf('requests', 'key', keyRpm));
+        add(`${tag}:rpm:p`, 1, limitOf('requests', 'project', project?.rpm));
+        const tokens = keyTpm !== undefined || project?.tpm !== undefined ? tokensToReserve(ctx) : 0;
+        add(`${tag}:tpm:k:${principal.keyId}`, tokens, limitOf('tokens', 'key', keyTpm));
+        add(`${tag}:tpm:p`, tokens, limitOf('tokens', 'project', project?.tpm));
+        if (checks.length === 0) return;
+        let admission;
+        try {
+          admission = await services.counters.admitMinute(checks);
+        } catch (err) {
+          if (err instanceof CountersUnavailableError) {
+            throw new GatewayError('gateway_config_stale', 'The gateway cannot enforce its rate limits: its counters store is unavailable. Retry shortly.', { cause: err });
+          }
+          throw err;
+        }
+        if (!admission.allowed) throw refusal(ctx, limits[admission.failed], admission.msLeft);
+        if (tokenKeys.length > 0) ctx.state.set(reservation, { minute: admission.minute, tokens, tokenKeys });
+      },
+      onLog(ctx) {
+        const r = ctx.state.get(reservation);
+        if (!r) return;
+        const delta = tokensUsed(ctx, r.tokens) - r.tokens;
+        if (delta === 0) return;
+        services.counters.adjustMinute(r.minute, r.tokenKeys.map((key) => ({ key, delta }))).catch((err: Error) => {
+          ctx.log.warn('rate-limit: token settlement failed; the reservation stands until the window ends', { requestId: ctx.id, error: err.message });
+        });
+      },
+    };
+  },
+});

@@ -1,0 +1,76 @@
+// Counters shared by every gateway process of a deployment (ARCHITECTURE.md section 6): rate-limit windows, budget
+// spend and reservations, and the shared response cache. Two implementations with one contract: in-process
+// (memory-counters.ts, one process) and Redis (redis-counters.ts, many replicas, atomic Lua scripts on Redis time).
+// Keys passed in are base names; the implementation adds its prefix and the window or period suffix. Keys of one
+// call must share a hash tag (see `projectTag`) so a Redis Cluster keeps them in one slot.
+
+export type BudgetPeriod = 'total' | 'daily' | 'monthly';
+
+/** One counter in a calendar-minute window: admitted when value + amount <= limit (no limit: always). */
+export interface MinuteCheck {
+  key: string;
+  amount: number;
+  limit?: number;
+}
+
+export interface MinuteAdmission {
+  allowed: boolean;
+  /** Index of the first check that would go over its limit; -1 when allowed. */
+  failed: number;
+  /** The window the amounts went into (Unix minute); settle against it. */
+  minute: number;
+  /** Milliseconds until that window ends. */
+  msLeft: number;
+}
+
+/** One spend counter for a budget period, in integer nano-USD. `limit` absent: recorded, never refused (soft). */
+export interface PeriodCheck {
+  key: string;
+  period: BudgetPeriod;
+  amount: number;
+  limit?: number;
+}
+
+export type PeriodAdmission =
+  | { outcome: 'allowed'; periodIds: string[]; values: number[] }
+  | { outcome: 'refused'; failed: number; periodIds: string[]; values: number[] }
+  /** The counter of check `index` does not exist yet (new period, or a Redis that lost its data): seed it, retry. */
+  | { outcome: 'unseeded'; index: number; periodIds: string[] };
+
+export interface PeriodAdjustment {
+  key: string;
+  periodId: string;
+  delta: number;
+}
+
+/** Byte values with a time to live, shared by every replica (Redis only). */
+export interface SharedValues {
+  get(key: string): Promise<Buffer | null>;
+  set(key: string, value: Buffer, ttlMs: number): Promise<void>;
+}
+
+export interface Counters {
+  readonly kind: 'memory' | 'redis';
+  /** Adds every amount to its counter in the current minute when every counter stays within its limit; else adds nothing. */
+  admitMinute(checks: readonly MinuteCheck[]): Promise<MinuteAdmission>;
+  /** Adds deltas (negative to give back) to counters of an earlier admission's minute; gone windows are left alone. */
+  adjustMinute(minute: number, adjustments: readonly { key: string; delta: number }[]): Promise<void>;
+  /** As admitMinute, for budget periods; a period counter must be seeded (from the spend ledger) before first use. */
+  admitPeriod(checks: readonly PeriodCheck[]): Promise<PeriodAdmission>;
+  /** Sets a period counter when it does not exist (another process may have seeded it first). */
+  seedPeriod(key: string, periodId: string, value: number): Promise<void>;
+  adjustPeriod(adjustments: readonly PeriodAdjustment[]): Promise<void>;
+  /** Reads period counters; null where the counter does not exist. */
+  readPeriods(entries: readonly { key: string; periodId: string }[]): Promise<(number | null)[]>;
+  /** Present when values are shared across replicas (Redis). */
+  readonly shared?: SharedValues;
+  /** False while the backing store cannot be reached: limits cannot be enforced (503 gateway_config_stale). */
+  available(): boolean;
+  close(): Promise<void>;
+}
+
+/** Thrown by a counters call the backing store could not answer. */
+export class CountersUnavailableError extends Error {}
+
+/** The hash tag that keeps one project's counters in one Redis Cluster slot. */
+export const projectTag = (projectId: string) => `{p:${projectId}}`;

@@ -1,0 +1,126 @@
+// Counters in Redis, shared by every replica. Each check-and-add is one Lua script (redis-scripts.ts) using Redis
+// server time. Commands fail at once while Redis is unreachable (no offline queue), so a request is refused with
+// 503 gateway_config_stale rather than left waiting; the client reconnects in the background.
+import { Redis } from 'ioredis';
+import type { Logger } from '../../telemetry/logger.ts';
+import { CountersUnavailableError, type Counters, type MinuteAdmission, type MinuteCheck, type PeriodAdjustment, type PeriodAdmission, type PeriodCheck, type SharedValues } from './counters.ts';
+import { MINUTE_TTL_MS, PERIOD_TTL_MS, periodOfId } from './periods.ts';
+import { ADJUST_EXISTING, ADMIT_MINUTE, ADMIT_PERIOD } from './redis-scripts.ts';
+
+type Reply = (string | number)[];
+interface ScriptedRedis extends Redis {
+  svcAdmitMinute(n: number, ...args: (string | number)[]): Promise<Reply>;
+  svcAdjust(n: number, ...args: (string | number)[]): Promise<number>;
+  svcAdmitPeriod(n: number, ...args: (string | number)[]): Promise<Reply>;
+}
+
+export interface RedisCountersOptions {
+  url: string;
+  /** Put before every key, so deployments (and test runs) sharing one Redis stay apart. */
+  prefix: string;
+  log: Logger;
+  /** Longest wait for one command before it counts as a failure. */
+  commandTimeoutMs?: number;
+}
+
+export class RedisCounters implements Counters {
+  readonly kind = 'redis' as const;
+  readonly #redis: ScriptedRedis;
+  readonly #prefix: string;
+  readonly shared: SharedValues;
+
+  constructor(options: RedisCountersOptions) {
+    this.#prefix = options.prefix;
+    const redis = new Redis(options.url, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: options.commandTimeoutMs ?? 1_000,
+      retryStrategy: (times) => Math.min(times * 100, 1_000),
+    });
+    let down = false;
+    redis.on('error', (err: Error) => {
+      if (down) return;
+      down = true;
+      options.log.error('counters: Redis unreachable; limits cannot be enforced until it is back', { error: err.message });
+    });
+    redis.on('ready', () => {
+      if (down) options.log.info('counters: Redis reachable again');
+      down = false;
+    });
+    redis.defineCommand('svcAdmitMinute', { lua: ADMIT_MINUTE });
+    redis.defineCommand('svcAdjust', { lua: ADJUST_EXISTING });
+    redis.defineCommand('svcAdmitPeriod', { lua: ADMIT_PERIOD });
+    this.#redis = redis as ScriptedRedis;
+    const key = (k: string) => this.#prefix + k;
+    this.shared = {
+      get: (k) => this.#run(() => redis.getBuffer(key(k))),
+      set: async (k, value, ttlMs) => {
+        await this.#run(() => redis.set(key(k), value, 'PX', Math.max(1, Math.round(ttlMs))));
+      },
+    };
+  }
+
+  /** Connects; a Redis that is down now is not fatal: the gateway answers 503 until it is reachable. */
+  async connect(): Promise<void> {
+    await this.#redis.connect().catch(() => {});
+  }
+
+  async #run<T>(command: () => Promise<T>): Promise<T> {
+    try {
+      return await command();
+    } catch (err) {
+      throw new CountersUnavailableError(`Redis: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  async admitMinute(checks: readonly MinuteCheck[]): Promise<MinuteAdmission> {
+    const keys = checks.map((c) => this.#prefix + c.key);
+    const amounts = checks.map((c) => Math.round(c.amount));
+    const limits = checks.map((c) => (c.limit === undefined ? -1 : c.limit));
+    const r = await this.#run(() => this.#redis.svcAdmitMinute(keys.length, ...keys, MINUTE_TTL_MS, ...amounts, ...limits));
+    return { allowed: r[0] === 1, failed: Number(r[1]), minute: Number(r[2]), msLeft: Number(r[3]) };
+  }
+
+  async adjustMinute(minute: number, adjustments: readonly { key: string; delta: number }[]): Promise<void> {
+    const live = adjustments.filter((a) => Math.round(a.delta) !== 0);
+    if (live.length === 0) return;
+    const keys = live.map((a) => `${this.#prefix}${a.key}:${minute}`);
+    await this.#run(() => this.#redis.svcAdjust(keys.length, ...keys, ...live.map((a) => Math.round(a.delta))));
+  }
+
+  async admitPeriod(checks: readonly PeriodCheck[]): Promise<PeriodAdmission> {
+    const keys = checks.map((c) => this.#prefix + c.key);
+    const args = checks.flatMap((c) => [c.period, Math.round(c.amount), c.limit === undefined ? -1 : c.limit, PERIOD_TTL_MS[c.period]]);
+    const r = await this.#run(() => this.#redis.svcAdmitPeriod(keys.length, ...keys, ...args));
+    const n = checks.length;
+    if (r[0] === 'unseeded') return { outcome: 'unseeded', index: Number(r[1]), periodIds: r.slice(2, 2 + n).map(String) };
+    if (r[0] === 'refused') return { outcome: 'refused', failed: Number(r[1]), periodIds: r.slice(2, 2 + n).map(String), values: r.slice(2 + n).map(Number) };
+    return { outcome: 'allowed', periodIds: r.slice(1, 1 + n).map(String), values: r.slice(1 + n).map(Number) };
+  }
+
+  async seedPeriod(key: string, periodId: string, value: number): Promise<void> {
+    await this.#run(() => this.#redis.set(`${this.#prefix}${key}:${periodId}`, Math.round(value), 'PX', PERIOD_TTL_MS[periodOfId(periodId)], 'NX'));
+  }
+
+  async adjustPeriod(adjustments: readonly PeriodAdjustment[]): Promise<void> {
+    const live = adjustments.filter((a) => Math.round(a.delta) !== 0);
+    if (live.length === 0) return;
+    const keys = live.map((a) => `${this.#prefix}${a.key}:${a.periodId}`);
+    await this.#run(() => this.#redis.svcAdjust(keys.length, ...keys, ...live.map((a) => Math.round(a.delta))));
+  }
+
+  async readPeriods(entries: readonly { key: string; periodId: string }[]): Promise<(number | null)[]> {
+    if (entries.length === 0) return [];
+    const values = await this.#run(() => this.#redis.mget(...entries.map((e) => `${this.#prefix}${e.key}:${e.periodId}`)));
+    return values.map((v) => (v === null ? null : Number(v)));
+  }
+
+  available(): boolean {
+    return this.#redis.status === 'ready';
+  }
+
+  async close(): Promise<void> {
+    this.#redis.disconnect();
+  }
+}
