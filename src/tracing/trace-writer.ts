@@ -1,13 +1,8 @@
-// Writes traces off the request path (ARCHITECTURE.md section 6): a bounded in-memory queue drained in batched
-// multi-row inserts; while the database fails, the batch is retried with backoff and the queue fills; once it is
-// full, new traces go to an append-only spill file under data_dir, replayed when the database answers again.
-// Inserts skip rows already stored, so a batch written twice (a retry after a lost reply, a replay) stores once.
-// A batch the database refuses for its content (not for being unreachable) is split until the refused trace is
-// found; that one is dropped and logged, so one bad row never blocks the rest.
+// The trace writer: gateway and API traces written off the request path by a durable writer (store/durable-writer.ts).
 import type { Database } from '../store/database.ts';
+import { DurableWriter, type DurableWriterStats } from '../store/durable-writer.ts';
 import { insertTraceBatch, type ObservationRow, type TraceRow } from '../store/repos/traces.ts';
 import type { Logger } from '../telemetry/logger.ts';
-import { SpillDirectory } from './spill-directory.ts';
 
 export interface TraceItem {
   trace: TraceRow;
@@ -22,182 +17,46 @@ export interface TraceSink {
 export interface TraceWriterOptions {
   spillDir: string;
   log: Logger;
-  /** Traces held in memory before spilling to disk. */
   capacity?: number;
   batchSize?: number;
-  /** Longest wait before a partial batch is written. */
   flushMs?: number;
   maxBackoffMs?: number;
 }
 
-export interface TraceWriterStats {
-  queue_depth: number;
-  queue_capacity: number;
-  batches_written: number;
-  traces_written: number;
-  write_failures: number;
-  spilled: number;
-  replayed: number;
-  dropped: number;
-  spill_files: number;
-  database: 'ok' | 'failing';
-}
-
-/** SQLSTATE classes that blame the rows, not the connection: data exception, integrity violation, program limit. */
-function rowsRefused(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^(22|23|54)[0-9A-Z]{3}$/.test(code);
-}
+/** The writer's numbers as /metrics shows them under telemetry.traces. */
+export type TraceWriterStats = Omit<DurableWriterStats, 'written'> & { traces_written: number };
 
 export class TraceWriter implements TraceSink {
-  readonly #db: Database;
-  readonly #log: Logger;
-  readonly #capacity: number;
-  readonly #batchSize: number;
-  readonly #flushMs: number;
-  readonly #maxBackoffMs: number;
-  readonly #spill: SpillDirectory<TraceItem>;
-  #queue: TraceItem[] = [];
-  #wake: (() => void) | undefined;
-  #stopping = false;
-  #stopped = false;
-  #failures = 0;
-  #loop: Promise<void> | undefined;
-  readonly stats = { batches_written: 0, traces_written: 0, write_failures: 0, spilled: 0, replayed: 0, dropped: 0 };
+  readonly #writer: DurableWriter<TraceItem>;
 
   constructor(db: Database, options: TraceWriterOptions) {
-    this.#db = db;
-    this.#log = options.log;
-    this.#capacity = options.capacity ?? 10_000;
-    this.#batchSize = options.batchSize ?? 500;
-    this.#flushMs = options.flushMs ?? 50;
-    this.#maxBackoffMs = options.maxBackoffMs ?? 5_000;
-    this.#spill = new SpillDirectory<TraceItem>(options.spillDir, (err) => {
-      this.stats.dropped++;
-      this.#log.error('trace spill write failed; trace dropped', { error: err.message });
+    this.#writer = new DurableWriter<TraceItem>({
+      ...options,
+      noun: 'trace',
+      // One statement, not a transaction: all or nothing in one round trip, and no pooled connection held between
+      // statements (a connection lost while checked out of the pg pool is an unhandled 'error' event).
+      write: async (batch) => {
+        await insertTraceBatch(db, batch.map((b) => b.trace), batch.flatMap((b) => b.observations));
+      },
+      describe: (item) => ({ traceId: item.trace.id, projectId: item.trace.projectId }),
     });
   }
 
   start(): void {
-    this.#loop ??= this.#run();
+    this.#writer.start();
   }
 
   enqueue(item: TraceItem): void {
-    if (this.#stopping || this.#queue.length >= this.#capacity) {
-      this.stats.spilled++;
-      this.#spill.append(item);
-      // After stop() nothing closes the file any more: close it now so the next start can replay it.
-      if (this.#stopped) void this.#spill.close().catch((err: Error) => this.#log.error('trace spill close failed', { error: err.message }));
-      return;
-    }
-    this.#queue.push(item);
-    // A full batch cuts the flush wait short, but never the backoff while the database is failing.
-    if (this.#queue.length >= this.#batchSize && this.#failures === 0) this.#wake?.();
-  }
-
-  snapshot(): TraceWriterStats {
-    return {
-      queue_depth: this.#queue.length,
-      queue_capacity: this.#capacity,
-      ...this.stats,
-      spill_files: this.#spill.fileCount(),
-      database: this.#failures > 0 ? 'failing' : 'ok',
-    };
+    this.#writer.enqueue(item);
   }
 
   /** Writes what is queued (up to `deadlineMs`), spills the rest, and stops. */
-  async stop(deadlineMs = 5_000): Promise<void> {
-    const deadline = Date.now() + deadlineMs;
-    while (this.#queue.length > 0 && this.#failures === 0 && Date.now() < deadline) {
-      this.#wake?.();
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    this.#stopping = true;
-    this.#wake?.();
-    await this.#loop;
-    for (const item of this.#queue.splice(0)) {
-      this.stats.spilled++;
-      this.#spill.append(item);
-    }
-    this.#stopped = true;
-    await this.#spill.close();
+  stop(deadlineMs?: number): Promise<void> {
+    return this.#writer.stop(deadlineMs);
   }
 
-  async #run(): Promise<void> {
-    while (!this.#stopping) {
-      if (this.#queue.length === 0 && !this.#spill.hasReplayable()) {
-        await this.#sleep(this.#flushMs * 4);
-        continue;
-      }
-      if (this.#queue.length < this.#batchSize && this.#queue.length > 0) await this.#sleep(this.#flushMs);
-      const batch = this.#queue.slice(0, this.#batchSize);
-      try {
-        if (batch.length > 0) {
-          const stored = await this.#write(batch);
-          this.#queue.splice(0, batch.length);
-          this.stats.batches_written++;
-          this.stats.traces_written += stored;
-          this.#reachable();
-        }
-        // Only a write that succeeded ends a failure streak: with an empty queue and spill files left while the
-        // database is down, the replay is the only attempt and its backoff must keep growing.
-        if (this.#spill.hasReplayable() && !this.#stopping) await this.#replay();
-      } catch (err) {
-        this.#failures++;
-        this.stats.write_failures++;
-        if (this.#failures === 1) this.#log.warn('trace write failed; retrying with backoff', { error: (err as Error).message, queued: this.#queue.length });
-        const backoff = Math.min(this.#maxBackoffMs, 100 * 2 ** Math.min(this.#failures - 1, 10));
-        await this.#sleep(backoff / 2 + Math.random() * (backoff / 2));
-      }
-    }
-  }
-
-  /** Replays spill files in batches; a failure leaves the rest of the file for the next try (rows stored skip). */
-  async #replay(): Promise<void> {
-    await this.#spill.replay(this.#batchSize, async (items) => {
-      const stored = await this.#write(items);
-      this.stats.replayed += stored;
-      this.stats.traces_written += stored;
-      this.stats.batches_written++;
-      this.#reachable();
-    });
-  }
-
-  #reachable(): void {
-    if (this.#failures > 0) this.#log.info('trace store reachable again', { after_failures: this.#failures });
-    this.#failures = 0;
-  }
-
-  /** Stores the batch; returns how many traces were stored (the others were refused by the database and dropped). */
-  async #write(batch: readonly TraceItem[]): Promise<number> {
-    try {
-      // One statement, not a transaction: all or nothing in one round trip, and no pooled connection held between
-      // statements (a connection lost while checked out of the pg pool is an unhandled 'error' event).
-      await insertTraceBatch(this.#db, batch.map((b) => b.trace), batch.flatMap((b) => b.observations));
-      return batch.length;
-    } catch (err) {
-      if (!rowsRefused(err)) throw err;
-      if (batch.length === 1) {
-        this.stats.dropped++;
-        this.#log.error('the database refused a trace; dropped', { traceId: batch[0].trace.id, projectId: batch[0].trace.projectId, error: (err as Error).message });
-        return 0;
-      }
-      const half = Math.ceil(batch.length / 2);
-      return (await this.#write(batch.slice(0, half))) + (await this.#write(batch.slice(half)));
-    }
-  }
-
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.#wake = () => {
-        this.#wake = undefined;
-        done();
-      };
-    });
+  snapshot(): TraceWriterStats {
+    const { written, ...rest } = this.#writer.snapshot();
+    return { ...rest, traces_written: written };
   }
 }

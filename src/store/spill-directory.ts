@@ -1,5 +1,5 @@
-// Append-only spill files for traces the queue cannot hold. Each process appends to a file of its own; replay
-// reads closed files (its own rotated ones and any left by a stopped process), then deletes each once written.
+// Append-only spill files for items (traces, spend rows) a durable writer's queue cannot hold. Each process
+// appends to a file of its own; replay reads closed files (its own rotated ones and any left by a stopped process), then deletes each once written.
 // A file still marked open is adopted at start unless a live process (another one on this host, or another
 // writer in this process) is appending to it: a process killed while spilling leaves one behind, and after a
 // container restart the new process often has the same pid as the old one.
