@@ -7,6 +7,8 @@ import { costOf, costOfTokens } from '../../src/pricing/cost.ts';
 import { estimateChatPromptTokens, outputAllowance } from '../../src/pricing/token-estimate.ts';
 import type { ProviderAdapter, ProviderResult } from '../../src/providers/types.ts';
 import { UpstreamError } from '../../src/providers/upstream-error.ts';
+import { deploymentPrice } from '../../src/pricing/prices.ts';
+import { groupChain } from '../../src/routing/model-groups.ts';
 import { listModels } from './models-list.ts';
 import { judgeFailure } from './outcome.ts';
 import { weightedChoice } from './weighted-choice.ts';
@@ -30,21 +32,8 @@ export default definePlugin<RouterConfig>({
   configSchema: schema,
   setup(config, services) {
     const { clock, bench, providers, modelGroups } = services;
-
-    /** The group, then its fallback chain (each group once). */
-    const groupChain = (group: ModelGroupConfig): ModelGroupConfig[] => {
-      const chain = [group];
-      const seen = new Set([group.name]);
-      let next = group.fallback;
-      while (next !== undefined && !seen.has(next)) {
-        const g = modelGroups.get(next);
-        if (!g) break;
-        chain.push(g);
-        seen.add(next);
-        next = g.fallback;
-      }
-      return chain;
-    };
+    const prices = new Map<string, ReturnType<typeof deploymentPrice>>();
+    for (const g of services.config.model_groups) for (const d of g.deployments) prices.set(d.id, deploymentPrice(d));
 
     const offersEmbeddings = (d: DeploymentConfig, adapter: ProviderAdapter) => adapter.supportsEmbeddings && d.embeddings !== false;
     const serves = (ctx: RequestContext, d: DeploymentConfig, adapter: ProviderAdapter) =>
@@ -78,18 +67,18 @@ export default definePlugin<RouterConfig>({
           // The attempt timer now bounds each gap between chunks.
           timer.refresh();
           response = { kind: 'stream', status: 200, events: relay(ctx, first.value, iterator, controller, timer) };
-          ctx.cost = costOfTokens(estimateChatPromptTokens(ctx.body!.messages), outputAllowance(ctx.body!), d.price);
+          ctx.cost = costOfTokens(estimateChatPromptTokens(ctx.body!.messages), outputAllowance(ctx.body!), prices.get(d.id));
           ctx.costEstimated = true;
         } else {
           const result: ProviderResult = ctx.route === 'embeddings' ? await adapter.embeddings(call) : await adapter.chat(call);
           response = { kind: 'json', status: 200, body: result.body, raw: result.raw };
           if (result.usage) ctx.usage = result.usage;
-          ctx.cost = result.usage ? costOf(result.usage, d.price) : 0;
+          ctx.cost = result.usage ? costOf(result.usage, prices.get(d.id)) : 0;
           ctx.costEstimated = false;
         }
         ctx.attempts.push({ d: d.id, o: 'ok', ms: Math.round(performance.now() - started), startedAt });
         ctx.deployment = d.id;
-        ctx.price = d.price;
+        ctx.price = prices.get(d.id);
         return { response };
       } catch (thrown) {
         clearTimeout(timer);
@@ -155,7 +144,7 @@ export default definePlugin<RouterConfig>({
           throw new GatewayError('embeddings_not_supported', `No deployment in model group '${group.name}' offers an embeddings API.`);
         }
         let lastError: UpstreamError | undefined;
-        for (const g of groupChain(group)) {
+        for (const g of groupChain(modelGroups, group)) {
           const tried = new Set<string>();
           let backoffStep = 0;
           for (let n = 0; n <= g.routing.retries; n++) {

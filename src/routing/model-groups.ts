@@ -35,3 +35,18 @@ export function createModelGroupRegistry(groups: readonly ModelGroupConfig[], lo
     view: (name) => views.get(name),
   };
 }
+
+/** The group, then its fallback chain (each group once): every group that may serve a request for `group`. */
+export function groupChain(registry: Pick<ModelGroupRegistry, 'get'>, group: ModelGroupConfig): ModelGroupConfig[] {
+  const chain = [group];
+  const seen = new Set([group.name]);
+  let next = group.fallback;
+  while (next !== undefined && !seen.has(next)) {
+    const g = registry.get(next);
+    if (!g) break;
+    chain.push(g);
+    seen.add(next);
+    next = g.fallback;
+  }
+  return chain;
+}

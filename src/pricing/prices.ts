@@ -1,0 +1,79 @@
+// Built-in prices (USD per million tokens) for common OpenAI, Anthropic, Gemini and Bedrock models, list prices as
+// published by the providers in 2025. A deployment's own `price` in gateway.yaml always wins; keep it set for
+// anything contractual. `cached_input_per_mtok` is the cache-read price.
+import type { DeploymentConfig, PriceConfig } from '../config/types.ts';
+
+const p = (input: number, output: number, cached?: number): PriceConfig => ({ input_per_mtok: input, output_per_mtok: output, ...(cached === undefined ? {} : { cached_input_per_mtok: cached }) });
+
+export const BUILTIN_PRICES: Readonly<Record<string, PriceConfig>> = {
+  // OpenAI
+  'gpt-5': p(1.25, 10, 0.125),
+  'gpt-5-mini': p(0.25, 2, 0.025),
+  'gpt-5-nano': p(0.05, 0.4, 0.005),
+  'gpt-4.1': p(2, 8, 0.5),
+  'gpt-4.1-mini': p(0.4, 1.6, 0.1),
+  'gpt-4.1-nano': p(0.1, 0.4, 0.025),
+  'gpt-4o': p(2.5, 10, 1.25),
+  'gpt-4o-mini': p(0.15, 0.6, 0.075),
+  'gpt-4-turbo': p(10, 30),
+  'gpt-3.5-turbo': p(0.5, 1.5),
+  o1: p(15, 60, 7.5),
+  o3: p(2, 8, 0.5),
+  'o3-mini': p(1.1, 4.4, 0.55),
+  'o4-mini': p(1.1, 4.4, 0.275),
+  'text-embedding-3-small': p(0.02, 0),
+  'text-embedding-3-large': p(0.13, 0),
+  'text-embedding-ada-002': p(0.1, 0),
+  // Anthropic (also the Bedrock and Vertex ids of these models, after normalisation)
+  'claude-opus-4-5': p(5, 25, 0.5),
+  'claude-opus-4-1': p(15, 75, 1.5),
+  'claude-opus-4': p(15, 75, 1.5),
+  'claude-sonnet-4-5': p(3, 15, 0.3),
+  'claude-sonnet-4': p(3, 15, 0.3),
+  'claude-3-7-sonnet': p(3, 15, 0.3),
+  'claude-3-5-sonnet': p(3, 15, 0.3),
+  'claude-haiku-4-5': p(1, 5, 0.1),
+  'claude-3-5-haiku': p(0.8, 4, 0.08),
+  'claude-3-opus': p(15, 75, 1.5),
+  'claude-3-haiku': p(0.25, 1.25, 0.03),
+  // Google Gemini (prompts up to 200k tokens)
+  'gemini-2.5-pro': p(1.25, 10, 0.31),
+  'gemini-2.5-flash': p(0.3, 2.5, 0.075),
+  'gemini-2.5-flash-lite': p(0.1, 0.4, 0.025),
+  'gemini-2.0-flash': p(0.1, 0.4, 0.025),
+  'gemini-2.0-flash-lite': p(0.075, 0.3),
+  'gemini-1.5-pro': p(1.25, 5),
+  'gemini-1.5-flash': p(0.075, 0.3),
+  // Amazon Bedrock's own and hosted models
+  'nova-pro': p(0.8, 3.2, 0.2),
+  'nova-lite': p(0.06, 0.24, 0.015),
+  'nova-micro': p(0.035, 0.14, 0.00875),
+  'llama3-1-70b-instruct': p(0.72, 0.72),
+  'llama3-1-8b-instruct': p(0.22, 0.22),
+  'mistral-large-2407': p(2, 6),
+};
+
+/**
+ * The table's name for a provider model id: Bedrock region and vendor prefixes (`us.anthropic.`), a path
+ * (`openai/`, `publishers/google/models/`), Bedrock version suffixes (`-v1:0`), Vertex `@date` and dated
+ * snapshots (`-20240620`, `-2024-07-18`, `-latest`) removed.
+ */
+export function normaliseModelId(model: string): string {
+  return model
+    .toLowerCase()
+    .replace(/^.*\//, '')
+    .replace(/^(us|eu|apac|global)\./, '')
+    .replace(/^(anthropic|amazon|meta|mistral|cohere|ai21)\./, '')
+    .replace(/-v\d+(:\d+)?$/, '')
+    .replace(/@.*$/, '')
+    .replace(/-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$/, '');
+}
+
+export function builtinPrice(model: string | undefined): PriceConfig | undefined {
+  return model === undefined ? undefined : BUILTIN_PRICES[normaliseModelId(model)];
+}
+
+/** The deployment's configured price, else the built-in one for its model, else none (unpriced). */
+export function deploymentPrice(d: DeploymentConfig): PriceConfig | undefined {
+  return d.price ?? builtinPrice(d.model);
+}
