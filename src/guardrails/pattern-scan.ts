@@ -1,0 +1,23 @@
+// Counts regex matches per detector name; the building block of every built-in detector.
+import { tally } from './tally.ts';
+import type { Finding } from './types.ts';
+
+export interface DetectorPattern {
+  /** Reported name, e.g. `pii.credit_card`; patterns sharing a name add up. */
+  detector: string;
+  /** Must carry the `g` flag. */
+  regex: RegExp;
+  /** A check the regex cannot express (a checksum, a reserved range). */
+  valid?: (match: RegExpExecArray) => boolean;
+}
+
+export function scanPatterns(patterns: readonly DetectorPattern[], text: string): Finding[] {
+  const hits: string[] = [];
+  for (const p of patterns) {
+    for (const m of text.matchAll(p.regex)) {
+      // An empty match (a custom pattern such as `a*`) is not a finding.
+      if (m[0] !== '' && (!p.valid || p.valid(m))) hits.push(p.detector);
+    }
+  }
+  return tally(hits);
+}

@@ -1,0 +1,27 @@
+// The worker-thread pool (src/workers/pool.ts) with the guardrails scan task: tasks run on plain data in a thread,
+// and a full queue refuses with 503 worker_pool_overloaded instead of running inline.
+import t from 'tap';
+import { GatewayError } from '../../src/errors/gateway-error.ts';
+import { createWorkerPool } from '../../src/workers/pool.ts';
+
+const specs = [{ type: 'pii' as const, entities: ['email' as const] }];
+
+t.test('scanText through the pool: one list of findings per policy', async (t) => {
+  const pool = createWorkerPool({ maxThreads: 1 });
+  t.teardown(() => pool.close());
+  t.same(await pool.run('scanText', { policies: [specs, []], text: 'a@example.com b@example.com' }), [[{ detector: 'pii.email', count: 2 }], []]);
+});
+
+t.test('a full queue is overload: 503 worker_pool_overloaded, the queued tasks still run', async (t) => {
+  const pool = createWorkerPool({ maxThreads: 1, maxQueue: 2 });
+  t.teardown(() => pool.close());
+  const text = 'x@example.com '.repeat(50_000);
+  const runs = Array.from({ length: 6 }, () => pool.run('scanText', { policies: [specs], text }));
+  const results = await Promise.allSettled(runs);
+  const refused = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason);
+  const served = results.filter((r) => r.status === 'fulfilled');
+  t.ok(refused.length >= 3, `refused once the queue held 2 (${refused.length} of 6)`);
+  t.ok(served.length >= 2, `the queued ones ran (${served.length})`);
+  for (const err of refused) t.match(err, { constructor: GatewayError, code: 'worker_pool_overloaded', status: 503 });
+  t.same((served[0] as PromiseFulfilledResult<unknown>).value, [[{ detector: 'pii.email', count: 50_000 }]]);
+});
