@@ -20,6 +20,8 @@ import { openCounters } from './store/counters/open-counters.ts';
 import type { Counters } from './store/counters/counters.ts';
 import type { CreatedApiKey } from './store/repos/api-keys.ts';
 import { TraceWriter } from './tracing/trace-writer.ts';
+import { DurableSpendLedger } from './budget/spend-ledger.ts';
+import { createWorkerPool } from './workers/pool.ts';
 import { systemClock, type Clock } from './pipeline/clock.ts';
 import { resolvePlugins, setupPipeline } from './pipeline/load-pipeline.ts';
 import type { Services } from './pipeline/types.ts';
@@ -114,7 +116,10 @@ export async function startService(options: StartOptions): Promise<RunningServic
   });
   traceWriter.start();
   metrics.telemetry = () => traceWriter.snapshot();
+  const spend = new DurableSpendLedger(db, { spillDir: resolve(dataDir, 'spend-spill'), log });
+  spend.start();
   const counters = await openCounters(first.config.store, clock, log);
+  const workers = createWorkerPool();
   const countersUrl = first.config.store.redis_url;
 
   const build = async (loaded: LoadedConfig, isFirst = false): Promise<ActiveConfig> => {
@@ -144,6 +149,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
       bench,
       traces: traceWriter,
       counters,
+      spend,
+      workers,
       log,
     };
     const pipeline = await setupPipeline(loaded, isFirst ? firstPlugins : await resolvePlugins(loaded), services);
@@ -153,7 +160,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const releaseStore = async (flushMs = 0) => {
     storedKeys.stop();
     await counters.close();
-    await traceWriter.stop(flushMs);
+    await Promise.all([traceWriter.stop(flushMs), spend.stop(flushMs), workers.close()]);
     const closeDb = () => db.close().catch(() => {});
     await (control ? control.close(closeDb) : closeDb());
   };

@@ -39,6 +39,8 @@ export default definePlugin({
           rpm: record.rpm,
           tpm: record.tpm,
           budgetUsd: record.budgetUsd,
+          budgetPeriod: record.budgetPeriod,
+          unit: record.unit,
         };
         if (record.blocked) throw new GatewayError('key_blocked', 'This API key is blocked.');
         if (record.expiresAtMs !== undefined && services.clock.now() >= record.expiresAtMs) {

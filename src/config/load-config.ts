@@ -6,7 +6,8 @@ import { ConfigError, yamlPath, type ConfigIssue } from './config-error.ts';
 import { hasReference, interpolate, type Env } from './interpolate.ts';
 import { ajvIssues, createConfigAjv } from './schema-validator.ts';
 import { parseNetworks } from '../keys/networks.ts';
-import type { GatewayConfig } from './types.ts';
+import type { OrgUnitConfig, GatewayConfig } from './types.ts';
+import { unitChain } from '../budget/budget-chain.ts';
 
 /** A validated configuration plus what is needed to report later problems by YAML path and line. */
 export interface LoadedConfig {
@@ -143,5 +144,18 @@ function crossCheck(config: GatewayConfig, warnings: string[]): PendingIssue[] {
     agentNames.add(name);
     if (!projectIds.has(a.project)) issues.push({ segments: ['agents', ai, 'project'], message: `unknown project '${a.project}'` });
   });
+  const units = new Map<string, OrgUnitConfig>();
+  config.org_units.forEach((u, ui) => {
+    if (units.has(u.id)) issues.push({ segments: ['org_units', ui, 'id'], message: `duplicate organization unit '${u.id}'` });
+    units.set(u.id, u);
+    if (!projectIds.has(u.project)) issues.push({ segments: ['org_units', ui, 'project'], message: `unknown project '${u.project}'` });
+  });
+  // A chain that cannot be built is a warning, not an error: the keys it concerns are refused with
+  // 503 budget_config_invalid (spec part 7) while every other key keeps working.
+  for (const k of config.keys) {
+    if (k.unit === undefined) continue;
+    const chain = unitChain(units, k.unit, k.project);
+    if (!chain.ok) warnings.push(`key '${k.alias}': ${chain.reason}; its requests get 503 budget_config_invalid`);
+  }
   return issues;
 }

@@ -56,6 +56,25 @@ export interface KeyConfig {
   rpm?: number;
   tpm?: number;
   budget_usd?: number;
+  budget_period: BudgetPeriod;
+  unit?: string;
+}
+
+export type BudgetPeriod = 'total' | 'daily' | 'monthly';
+
+export interface BudgetConfig {
+  usd: number;
+  period: BudgetPeriod;
+  mode: 'hard' | 'soft';
+}
+
+/** An organization unit: a node of a tree inside one project, with budgets of its own. */
+export interface OrgUnitConfig {
+  id: string;
+  project: string;
+  name?: string;
+  parent?: string;
+  budgets: BudgetConfig[];
 }
 
 export interface ProjectConfig {
@@ -65,6 +84,7 @@ export interface ProjectConfig {
   ingestion_only: boolean;
   rpm?: number;
   tpm?: number;
+  budgets: BudgetConfig[];
 }
 
 /** An agent declared in gateway.yaml; created or updated in the store at start. */
@@ -76,6 +96,7 @@ export interface AgentConfig {
   framework: string;
   model: string;
   status: 'active' | 'suspended';
+  budgets: BudgetConfig[];
 }
 
 export interface PluginEntry {
@@ -110,5 +131,6 @@ export interface GatewayConfig {
   model_groups: ModelGroupConfig[];
   keys: KeyConfig[];
   agents: AgentConfig[];
+  org_units: OrgUnitConfig[];
   plugins: PluginEntry[];
 }

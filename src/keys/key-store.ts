@@ -1,5 +1,5 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { KeyConfig } from '../config/types.ts';
+import type { KeyConfig, BudgetPeriod } from '../config/types.ts';
 import type { LocalStateFile } from '../store/local-state.ts';
 import { parseNetworks, type Network } from './networks.ts';
 
@@ -18,6 +18,10 @@ export interface KeyRecord {
   rpm?: number;
   tpm?: number;
   budgetUsd?: number;
+  /** The period of budgetUsd ('total' for minted keys). */
+  budgetPeriod?: BudgetPeriod;
+  /** The organization unit the key belongs to (gateway.yaml keys only). */
+  unit?: string;
 }
 
 export interface KeyStore {
@@ -86,6 +90,8 @@ export function configKeyStore(keys: readonly KeyConfig[], localState: LocalStat
       rpm: k.rpm,
       tpm: k.tpm,
       budgetUsd: k.budget_usd,
+      budgetPeriod: k.budget_period,
+      unit: k.unit,
     });
   }
   return {

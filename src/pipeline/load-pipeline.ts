@@ -8,8 +8,11 @@ import { PLUGIN_API_VERSION, type PluginDefinition, type PluginHooks, type Servi
 
 const BUILTIN_PLUGINS: Record<string, () => Promise<{ default: PluginDefinition<never> }>> = {
   auth: () => import('../../plugins/auth/index.ts'),
+  guardrails: () => import('../../plugins/guardrails/index.ts'),
   router: () => import('../../plugins/router/index.ts'),
   'rate-limit': () => import('../../plugins/rate-limit/index.ts'),
+  budget: () => import('../../plugins/budget/index.ts'),
+  cache: () => import('../../plugins/cache/index.ts'),
   tracing: () => import('../../plugins/tracing/index.ts'),
 };
 

@@ -1,7 +1,7 @@
 // The plugin contract, apiVersion 1 (ARCHITECTURE.md section 2). Custom plugins import these types.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
-import type { GatewayConfig, ModelGroupConfig, PriceConfig } from '../config/types.ts';
+import type { BudgetPeriod, GatewayConfig, ModelGroupConfig, PriceConfig } from '../config/types.ts';
 import type { BenchBoard } from '../routing/bench-board.ts';
 import type { Clock } from './clock.ts';
 import type { KeyStore } from '../keys/key-store.ts';
@@ -11,6 +11,8 @@ import type { Logger } from '../telemetry/logger.ts';
 import type { StateStore } from './state.ts';
 import type { TraceSink } from '../tracing/trace-writer.ts';
 import type { Counters } from '../store/counters/counters.ts';
+import type { SpendLedger } from '../budget/spend-ledger.ts';
+import type { WorkerPool } from '../workers/pool.ts';
 
 export const PLUGIN_API_VERSION = 1;
 
@@ -47,6 +49,8 @@ export interface Principal {
   rpm?: number;
   tpm?: number;
   budgetUsd?: number;
+  budgetPeriod?: BudgetPeriod;
+  unit?: string;
 }
 
 export type JsonObject = Record<string, unknown>;
@@ -134,6 +138,10 @@ export interface Services {
   readonly traces: TraceSink;
   /** Rate-limit windows, budget spend, shared cache: in-process, or Redis shared by every replica. */
   readonly counters: Counters;
+  /** Durable record of what requests cost, per budget and period (budget plugin). */
+  readonly spend: SpendLedger;
+  /** Worker threads for pure named tasks on plain data (src/workers/tasks.ts); threads start on first use. */
+  readonly workers: WorkerPool;
   readonly log: Logger;
 }
 

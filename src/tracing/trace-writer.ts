@@ -1,8 +1,7 @@
 // The trace writer: gateway and API traces written off the request path by a durable writer (store/durable-writer.ts).
 import type { Database } from '../store/database.ts';
-import { DurableWriter, type DurableWriterStats } from '../store/durable-writer.ts';
+import { DurableWriter, type DurableWriterOptions, type DurableWriterStats } from '../store/durable-writer.ts';
 import { insertTraceBatch, type ObservationRow, type TraceRow } from '../store/repos/traces.ts';
-import type { Logger } from '../telemetry/logger.ts';
 
 export interface TraceItem {
   trace: TraceRow;
@@ -14,14 +13,7 @@ export interface TraceSink {
   enqueue(item: TraceItem): void;
 }
 
-export interface TraceWriterOptions {
-  spillDir: string;
-  log: Logger;
-  capacity?: number;
-  batchSize?: number;
-  flushMs?: number;
-  maxBackoffMs?: number;
-}
+export type TraceWriterOptions = Pick<DurableWriterOptions<TraceItem>, 'spillDir' | 'log' | 'capacity' | 'batchSize' | 'flushMs' | 'maxBackoffMs'>;
 
 /** The writer's numbers as /metrics shows them under telemetry.traces. */
 export type TraceWriterStats = Omit<DurableWriterStats, 'written'> & { traces_written: number };

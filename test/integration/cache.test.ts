@@ -12,6 +12,7 @@ import { startGateways } from '../helpers/gateways.ts';
 import { REDIS_URL, redisTestPrefix } from '../helpers/redis.ts';
 import { TEST_KEY, baseConfig, openaiDeployment, postJson, startTestService } from '../helpers/service.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const OTHER_KEY = 'sk-test-other-project-0123456789';
 const price = { input_per_mtok: 0.15, output_per_mtok: 0.6 };
@@ -63,20 +64,11 @@ function sseData(text: string): string[] {
     .map((frame) => frame.slice('data: '.length));
 }
 
-async function waitFor<T>(probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await sleep(50);
-  }
-}
 
 const mem = await startTestService(t, cacheConfig({ ttl_s: 60 }));
 const url = mem.gatewayUrl;
 const trace = (res: Response, project = 'default'): Promise<StoredTrace> =>
-  waitFor(() => getTrace(mem.service.db, project, res.headers.get('x-svc-request-id')!));
+  waitFor('the trace', () => getTrace(mem.service.db, project, res.headers.get('x-svc-request-id')!));
 
 t.test('a second identical request is a hit: same body, usage, no provider call, cost 0', async (t) => {
   const body = freshBody();
@@ -339,11 +331,11 @@ t.test('redis backend: Redis unreachable is a miss, never a failed request', asy
   t.equal(await upstreamCalls(up, async () => (res = await chat(svc.gatewayUrl, body))), 1, 'answered by the provider');
   t.equal(res.status, 200);
   t.equal(res.headers.get('x-svc-cache'), null);
-  const outage = await waitFor(() => getTrace(svc.service.db, 'default', res.headers.get('x-svc-request-id')!));
+  const outage = await waitFor('the trace', () => getTrace(svc.service.db, 'default', res.headers.get('x-svc-request-id')!));
   t.equal(outage.metadata['gateway.cache'], 'unavailable');
   t.match(outage.metadata['gateway.cache_error'], /Redis/);
 
   proxy.restore();
-  await waitFor(async () => ((await fetch(`${svc.gatewayUrl}/ready`)).status === 200 ? true : undefined));
+  await waitFor('ready again', async () => (await fetch(`${svc.gatewayUrl}/ready`)).status === 200);
   t.equal((await chat(svc.gatewayUrl, body)).headers.get('x-svc-cache'), 'hit', 'the stored answer is served again');
 });

@@ -8,6 +8,7 @@ import { COUNTERS_MODES, roomInMinute, startGateways } from '../helpers/gateways
 import { REDIS_URL, redisTestPrefix } from '../helpers/redis.ts';
 import { baseConfig, chatBody, openaiDeployment, startTestService } from '../helpers/service.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const key = (name: string) => `sk-test-${name}-0123456789abcdef`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -174,7 +175,7 @@ t.test('Redis unreachable: 503 gateway_config_stale and /ready 503 until it is b
   t.equal((await fetch(`${gatewayUrl}/ready`)).status, 200);
 
   proxy.cut();
-  const refused = await waitFor(async () => {
+  const refused = await waitFor('a 503', async () => {
     const res = await chat(gatewayUrl, key('r'));
     return res.status === 503 ? res : undefined;
   });
@@ -185,22 +186,13 @@ t.test('Redis unreachable: 503 gateway_config_stale and /ready 503 until it is b
   t.equal((await fetch(`${gatewayUrl}/health`)).status, 200, 'the process itself is healthy');
 
   proxy.restore();
-  await waitFor(async () => ((await fetch(`${gatewayUrl}/ready`)).status === 200 ? true : undefined));
+  await waitFor('ready again', async () => (await fetch(`${gatewayUrl}/ready`)).status === 200);
   t.equal((await chat(gatewayUrl, key('r'))).status, 200, 'served again once Redis is back');
 });
 
-async function waitFor<T>(probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await sleep(50);
-  }
-}
 
 function waitForTrace(gw: { service: { db: Parameters<typeof getTrace>[0] } }, project: string, id: string) {
-  return waitFor(() => getTrace(gw.service.db, project, id));
+  return waitFor('the trace', () => getTrace(gw.service.db, project, id));
 }
 
 /** total_tokens of the usage chunk of an SSE body. */

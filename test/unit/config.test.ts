@@ -138,17 +138,35 @@ t.test('inside flow collections a reference must be quoted (YAML reads { as a fl
 t.test('defaults are applied', async (t) => {
   const { config, warnings, baseDir } = parseConfig(MINIMAL, { env: {} });
   t.same(config.server, { host: '0.0.0.0', port: 8080, admin_port: 8081, max_body_bytes: 4_718_592, drain_timeout_ms: 30_000, watch_config: true });
-  t.same(config.store, { postgres_url: '', data_dir: './data', key_poll_ms: 500, max_key_staleness_s: 120, trace_queue_capacity: 10000, trace_batch_size: 500 });
+  t.same(config.store, { postgres_url: '', data_dir: './data', key_poll_ms: 500, max_key_staleness_s: 120, trace_queue_capacity: 10000, trace_batch_size: 500, redis_url: '', redis_prefix: 'svc:' });
   t.same(config.organization, { id: 'default', name: 'Default organization' });
   t.same(config.agents, []);
-  t.same(config.projects, [{ id: 'default', name: 'Default', max_key_expiry_hours: 720, ingestion_only: false }]);
+  t.same(config.projects, [{ id: 'default', name: 'Default', max_key_expiry_hours: 720, ingestion_only: false, budgets: [] }]);
+  t.same(config.org_units, []);
   t.same(config.keys, []);
   t.same(config.model_groups[0].routing, { retries: 2, timeout_ms: 30_000, bench_ms: 5000, max_backoff_ms: 2000 });
   t.equal(config.model_groups[0].deployments[0].weight, 1);
   t.same(warnings, []);
   t.equal(baseDir, process.cwd(), 'in-memory text resolves against the working directory');
   const withKey = parseConfig(`${MINIMAL}keys:\n  - { alias: k, project: default, model_groups: [demo] }\n`, { env: {} });
-  t.match(withKey.config.keys[0], { rotation_grace_hours: 0, blocked: false });
+  t.match(withKey.config.keys[0], { rotation_grace_hours: 0, blocked: false, budget_period: 'total' });
+  const withBudget = parseConfig(`${MINIMAL}agents:\n  - { id: a, project: default, name: a, budgets: [{ usd: 2 }] }\n`, { env: {} });
+  t.same(withBudget.config.agents[0].budgets, [{ usd: 2, period: 'monthly', mode: 'hard' }], 'a budget is monthly and hard unless it says otherwise');
+});
+
+t.test('organization units: references checked at load; chains that cannot be built are warnings', async (t) => {
+  const units = (list: string, keys = '') => `${MINIMAL}org_units:\n${list}${keys ? `keys:\n${keys}` : ''}`;
+  t.match(await issuesOf(units('  - { id: u, project: nowhere }\n')), [{ path: 'org_units[0].project', message: "unknown project 'nowhere'" }]);
+  t.match(await issuesOf(units('  - { id: u, project: default }\n  - { id: u, project: default }\n')), [{ path: 'org_units[1].id', message: "duplicate organization unit 'u'" }]);
+  t.match(await issuesOf(units('  - { id: u, project: default, budgets: [{ usd: 0 }] }\n')), [{ path: 'org_units[0].budgets[0].usd' }]);
+  const loop = parseConfig(
+    units('  - { id: a, project: default, parent: b }\n  - { id: b, project: default, parent: a }\n', '  - { alias: k1, project: default, model_groups: [demo], unit: a }\n  - { alias: k2, project: default, model_groups: [demo], unit: ghost }\n'),
+    { env: {} },
+  );
+  t.same(loop.warnings, [
+    "key 'k1': organization units form a cycle through 'a'; its requests get 503 budget_config_invalid",
+    "key 'k2': unknown organization unit 'ghost'; its requests get 503 budget_config_invalid",
+  ]);
 });
 
 t.test('schema errors name the YAML path and the line', async (t) => {

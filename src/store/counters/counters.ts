@@ -4,7 +4,9 @@
 // Keys passed in are base names; the implementation adds its prefix and the window or period suffix. Keys of one
 // call must share a hash tag (see `projectTag`) so a Redis Cluster keeps them in one slot.
 
-export type BudgetPeriod = 'total' | 'daily' | 'monthly';
+import type { BudgetPeriod } from '../../config/types.ts';
+
+export type { BudgetPeriod };
 
 /** One counter in a calendar-minute window: admitted when value + amount <= limit (no limit: always). */
 export interface MinuteCheck {
