@@ -1,10 +1,13 @@
 // The gateway as the bench runs it: started in-process with startService, from a gateway.yaml written to a
 // temporary directory, on the embedded store (PGlite) or the Postgres database bench/run.ts made for the run
-// (SVC_BENCH_POSTGRES_URL). Plugins auth + router, plus tracing when asked; one model
-// group with one `openai` deployment pointing at the fake upstream, one key.
+// (SVC_BENCH_POSTGRES_URL). Plugins auth + router, plus tracing when asked, plus the policies when
+// SVC_BENCH_POLICIES is set (`memory`, or a Redis URL for the counters); one model group with one `openai`
+// deployment pointing at the fake upstream, one key.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
 import { startService } from '../src/service.ts';
 import { silentLogger } from '../src/telemetry/logger.ts';
@@ -12,12 +15,26 @@ import { silentLogger } from '../src/telemetry/logger.ts';
 export const BENCH_KEY = 'sk-bench-0123456789abcdef0123456789';
 export const BENCH_GROUP = 'bench';
 
-export function benchConfig(upstreamBaseUrl: string, dataDir: string, tracing: boolean): Record<string, unknown> {
+/**
+ * Every policy doing its work on every request and refusing none: a guardrail policy scanning prompts for secrets
+ * and card numbers, key and project rpm/tpm, key and project budgets. The response cache is left out: the bench
+ * repeats one request, so it would answer from memory and measure no proxying.
+ */
+const POLICY_PLUGINS = [
+  { use: 'guardrails', config: { policies: [{ name: 'no-secrets', detectors: [{ type: 'secrets' }, { type: 'pii', entities: ['credit_card'] }], check: { response: false } }] } },
+  { use: 'rate-limit' },
+  { use: 'budget' },
+];
+
+export function benchConfig(upstreamBaseUrl: string, dataDir: string, tracing: boolean, policies = process.env.SVC_BENCH_POLICIES): Record<string, unknown> {
+  const redis = policies && policies !== 'memory' ? { redis_url: policies, redis_prefix: `svc-bench-${randomBytes(4).toString('hex')}:` } : {};
+  const limits = policies ? { rpm: 100_000_000, tpm: 2_000_000_000 } : {};
+  const budgets = policies ? [{ usd: 1_000_000, period: 'monthly' }] : [];
   return {
     version: 1,
     server: { host: '127.0.0.1', port: 0, admin_port: 0, watch_config: false },
-    store: { data_dir: dataDir, postgres_url: process.env.SVC_BENCH_POSTGRES_URL ?? '' },
-    projects: [{ id: 'default', name: 'Default' }],
+    store: { data_dir: dataDir, postgres_url: process.env.SVC_BENCH_POSTGRES_URL ?? '', ...redis },
+    projects: [{ id: 'default', name: 'Default', ...limits, budgets }],
     model_groups: [
       {
         name: BENCH_GROUP,
@@ -34,8 +51,8 @@ export function benchConfig(upstreamBaseUrl: string, dataDir: string, tracing: b
         ],
       },
     ],
-    keys: [{ alias: 'bench', key: BENCH_KEY, project: 'default', model_groups: [BENCH_GROUP] }],
-    plugins: [{ use: 'auth' }, { use: 'router' }, ...(tracing ? [{ use: 'tracing' }] : [])],
+    keys: [{ alias: 'bench', key: BENCH_KEY, project: 'default', model_groups: [BENCH_GROUP], ...limits, ...(policies ? { budget_usd: 1_000_000 } : {}) }],
+    plugins: [{ use: 'auth' }, ...(policies ? POLICY_PLUGINS : []), { use: 'router' }, ...(tracing ? [{ use: 'tracing' }] : [])],
   };
 }
 
@@ -46,10 +63,26 @@ export interface GatewayTarget {
   close(): Promise<void>;
 }
 
+/** Deletes the run's Redis keys (budget counters would otherwise stay for a month). */
+async function dropRedisKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url);
+  try {
+    for (let cursor = '0'; ; ) {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.del(...keys);
+      if ((cursor = next) === '0') break;
+    }
+  } finally {
+    redis.disconnect();
+  }
+}
+
 export async function startGatewayTarget(upstreamBaseUrl: string, options: { tracing: boolean }): Promise<GatewayTarget> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const configPath = join(dir, 'gateway.yaml');
-  writeFileSync(configPath, stringify(benchConfig(upstreamBaseUrl, join(dir, 'data'), options.tracing)));
+  const config = benchConfig(upstreamBaseUrl, join(dir, 'data'), options.tracing);
+  writeFileSync(configPath, stringify(config));
+  const store = config.store as { redis_url?: string; redis_prefix?: string };
   // Process metrics stay on, as under `svc start`.
   const service = await startService({ configPath, log: silentLogger, watch: false });
   return {
@@ -63,6 +96,7 @@ export async function startGatewayTarget(upstreamBaseUrl: string, options: { tra
     },
     async close() {
       await service.stop();
+      if (store.redis_url) await dropRedisKeys(store.redis_url, store.redis_prefix!);
       rmSync(dir, { recursive: true, force: true });
     },
   };

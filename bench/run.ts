@@ -3,9 +3,10 @@
 //
 //   node bench/run.ts [--rounds 5] [--duration 3] [--latency-duration 2] [--ttfb-duration 2]
 //                     [--connections 32] [--rate N] [--no-pin] [--profile gateway,floor,upstream] [--json out.json] [--check]
-//                     [--postgres postgres://postgres@127.0.0.1:5432/postgres]
+//                     [--postgres postgres://postgres@127.0.0.1:5432/postgres] [--policies memory|redis[=URL]]
 // The gateways use the embedded store (PGlite) unless --postgres names a server: then the bench creates a database
-// of its own there for the run and drops it after.
+// of its own there for the run and drops it after. --policies runs both gateways with guardrails, rate-limit and
+// budget on (bench/gateway-target.ts), with in-process counters or Redis (default redis://127.0.0.1:6379).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -30,6 +31,7 @@ const { values: opts } = parseArgs({
     json: { type: 'string' },
     check: { type: 'boolean', default: false },
     postgres: { type: 'string' },
+    policies: { type: 'string' },
   },
 });
 const ROUNDS = Number(opts.rounds);
@@ -305,6 +307,11 @@ async function main(): Promise<void> {
 
   const store = opts.postgres ? await benchDatabase(opts.postgres) : undefined;
   if (store) process.env.SVC_BENCH_POSTGRES_URL = store.url;
+  if (opts.policies) {
+    const [mode, url] = opts.policies.split('=');
+    if (mode !== 'memory' && mode !== 'redis') throw new Error('--policies takes memory or redis[=URL]');
+    process.env.SVC_BENCH_POLICIES = mode === 'redis' ? (url ?? 'redis://127.0.0.1:6379') : 'memory';
+  }
   const upstream = await ServerProcess.start('upstream', []);
   const upstreamUrl = upstream.url;
   const [floor, gateway, traced] = await Promise.all([
@@ -334,6 +341,7 @@ async function main(): Promise<void> {
   ];
   const started = performance.now();
   console.log(`store: ${store ? `PostgreSQL (${new URL(store.url).host}, a database for this run)` : 'embedded (PGlite)'}`);
+  if (process.env.SVC_BENCH_POLICIES) console.log(`policies: guardrails, rate-limit and budget on both gateways; counters ${process.env.SVC_BENCH_POLICIES === 'memory' ? 'in-process' : `in Redis (${process.env.SVC_BENCH_POLICIES})`}`);
   console.log(`svc bench: node ${process.version}, ${cores} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${placement}`);
   console.log(
     `${ROUNDS} rounds; each round and target: ${DURATION} s at ${CONNECTIONS} connections, ${LATENCY_DURATION} s of sequential ` +

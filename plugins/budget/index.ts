@@ -120,7 +120,7 @@ export default definePlugin({
           ctx.log.warn('budget: settlement failed; the reservation stands until the counter is seeded again', { requestId: ctx.id, error: err.message });
         });
         if (real > 0) {
-          services.spend.record(r.chain.map((b, i) => ({ budgetId: b.id, periodId: r.periodIds[i], requestId: ctx.id, projectId: ctx.principal!.projectId, usdNano: real })));
+          services.spend.record(r.chain.map((b, i) => ({ budgetId: b.id, periodId: r.periodIds[i], projectId: ctx.principal!.projectId, usdNano: real })));
         }
       },
     };

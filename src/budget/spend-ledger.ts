@@ -1,33 +1,51 @@
-// Budget spend made durable: settled costs go through a durable writer (queue, batches, retry, spill under
-// data_dir, replay) into the ledger table; a counter with no value for a period is seeded from the ledger's sum.
+// Budget spend made durable. Settled costs are summed per budget and period for `flushMs`, then each sum becomes
+// one ledger entry, written by a durable writer (queue, batches, retry, spill under data_dir, replay): the store
+// sees a few rows a second, not one per request. A counter with no value for a period is seeded from the ledger.
+import { randomUUID } from 'node:crypto';
 import type { Database } from '../store/database.ts';
 import { DurableWriter } from '../store/durable-writer.ts';
-import { insertSpend, spentInPeriod, type SpendRow } from '../store/repos/budget-spend.ts';
+import { insertSpend, spentInPeriod, type SpendEntry } from '../store/repos/budget-spend.ts';
 import type { Logger } from '../telemetry/logger.ts';
 
+/** The cost of one request against one budget. */
+export interface Spend {
+  budgetId: string;
+  periodId: string;
+  projectId: string;
+  usdNano: number;
+}
+
 export interface SpendLedger {
-  /** Queues rows for the ledger; never blocks, never throws. */
-  record(rows: readonly SpendRow[]): void;
-  /** Nano-USD stored for a budget and period, plus rows of it still queued in this process. */
+  /** Adds settled costs; never blocks, never throws. */
+  record(spends: readonly Spend[]): void;
+  /** Nano-USD stored for a budget and period, plus what this process has recorded but not stored yet. */
   spent(budgetId: string, periodId: string): Promise<number>;
 }
 
+const keyOf = (budgetId: string, periodId: string) => `${budgetId}\u0000${periodId}`;
+
 export class DurableSpendLedger implements SpendLedger {
   readonly #db: Database;
-  readonly #writer: DurableWriter<SpendRow>;
-  /** Queued but not yet stored, per `budget\u0000period`: a counter seeded meanwhile must include them. */
-  readonly #pending = new Map<string, number>();
+  readonly #writer: DurableWriter<SpendEntry>;
+  readonly #flushMs: number;
+  /** Sums not yet handed to the writer. */
+  #summing = new Map<string, SpendEntry>();
+  /** Handed to the writer but not yet stored: a counter seeded meanwhile must include them. */
+  readonly #unstored = new Map<string, number>();
+  #timer: NodeJS.Timeout | undefined;
 
-  constructor(db: Database, options: { spillDir: string; log: Logger }) {
+  constructor(db: Database, options: { spillDir: string; log: Logger; flushMs?: number }) {
     this.#db = db;
-    this.#writer = new DurableWriter<SpendRow>({
-      ...options,
-      noun: 'budget spend row',
+    this.#flushMs = options.flushMs ?? 100;
+    this.#writer = new DurableWriter<SpendEntry>({
+      spillDir: options.spillDir,
+      log: options.log,
+      noun: 'budget spend entry',
       write: async (batch) => {
         await insertSpend(db, batch);
-        for (const r of batch) this.#settle(r);
+        for (const e of batch) this.#stored(e);
       },
-      describe: (r) => ({ budgetId: r.budgetId, requestId: r.requestId }),
+      describe: (e) => ({ budgetId: e.budgetId, periodId: e.periodId, entryId: e.entryId }),
     });
   }
 
@@ -35,26 +53,43 @@ export class DurableSpendLedger implements SpendLedger {
     this.#writer.start();
   }
 
-  stop(deadlineMs?: number): Promise<void> {
-    return this.#writer.stop(deadlineMs);
+  async stop(deadlineMs?: number): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#flush();
+    await this.#writer.stop(deadlineMs);
   }
 
-  record(rows: readonly SpendRow[]): void {
-    for (const r of rows) {
-      const k = `${r.budgetId}\u0000${r.periodId}`;
-      this.#pending.set(k, (this.#pending.get(k) ?? 0) + r.usdNano);
-      this.#writer.enqueue(r);
+  record(spends: readonly Spend[]): void {
+    for (const s of spends) {
+      const k = keyOf(s.budgetId, s.periodId);
+      const e = this.#summing.get(k);
+      if (e) {
+        e.usdNano += s.usdNano;
+        e.requests++;
+      } else this.#summing.set(k, { ...s, entryId: randomUUID(), requests: 1 });
     }
+    this.#timer ??= setTimeout(() => this.#flush(), this.#flushMs);
   }
 
   async spent(budgetId: string, periodId: string): Promise<number> {
-    return (await spentInPeriod(this.#db, budgetId, periodId)) + (this.#pending.get(`${budgetId}\u0000${periodId}`) ?? 0);
+    const k = keyOf(budgetId, periodId);
+    return (await spentInPeriod(this.#db, budgetId, periodId)) + (this.#summing.get(k)?.usdNano ?? 0) + (this.#unstored.get(k) ?? 0);
   }
 
-  #settle(r: SpendRow): void {
-    const k = `${r.budgetId}\u0000${r.periodId}`;
-    const left = (this.#pending.get(k) ?? 0) - r.usdNano;
-    if (left > 0) this.#pending.set(k, left);
-    else this.#pending.delete(k);
+  #flush(): void {
+    this.#timer = undefined;
+    const entries = this.#summing;
+    this.#summing = new Map();
+    for (const [k, e] of entries) {
+      this.#unstored.set(k, (this.#unstored.get(k) ?? 0) + e.usdNano);
+      this.#writer.enqueue(e);
+    }
+  }
+
+  #stored(e: SpendEntry): void {
+    const k = keyOf(e.budgetId, e.periodId);
+    const left = (this.#unstored.get(k) ?? 0) - e.usdNano;
+    if (left > 0) this.#unstored.set(k, left);
+    else this.#unstored.delete(k);
   }
 }

@@ -34,10 +34,10 @@ function chat(url: string, name: string, extra: Record<string, unknown> = {}, in
 }
 
 
-/** Nano-USD in the ledger for a budget. */
-async function ledger(db: Database, budgetId: string): Promise<{ rows: number; nano: number }> {
-  const r = await db.query<{ rows: unknown; nano: unknown }>('SELECT count(*) AS rows, COALESCE(sum(usd_nano), 0) AS nano FROM budget_spend WHERE budget_id = $1', [budgetId]);
-  return { rows: Number(r.rows[0].rows), nano: Number(r.rows[0].nano) };
+/** Requests and nano-USD in the ledger for a budget. */
+async function ledger(db: Database, budgetId: string): Promise<{ requests: number; nano: number }> {
+  const r = await db.query<{ requests: unknown; nano: unknown }>('SELECT COALESCE(sum(requests), 0) AS requests, COALESCE(sum(usd_nano), 0) AS nano FROM budget_spend WHERE budget_id = $1', [budgetId]);
+  return { requests: Number(r.rows[0].requests), nano: Number(r.rows[0].nano) };
 }
 
 async function checkBudgetExceeded(t: Test, res: Response, label: RegExp): Promise<void> {
@@ -105,9 +105,9 @@ for (const mode of COUNTERS_MODES) {
       await Promise.all(refused.slice(1).map((r) => r.arrayBuffer()));
       const perRequest = (await passed[0].json()).usage.total_tokens * 0.001;
       await Promise.all(passed.slice(1).map((r) => r.arrayBuffer()));
-      const settled = await waitFor('ten spend rows', async () => {
+      const settled = await waitFor('ten requests in the ledger', async () => {
         const l = await ledger(db, 'key:k10:total');
-        return l.rows === 10 && l;
+        return l.requests === 10 && l;
       });
       t.equal(settled.nano, Math.round(10 * perRequest * NANO), 'the ledger holds the real cost of the ten');
 
@@ -121,7 +121,7 @@ for (const mode of COUNTERS_MODES) {
         }
         await res.arrayBuffer();
         served++;
-        await waitFor('settled', async () => (await ledger(db, 'key:k10:total')).rows === 10 + served);
+        await waitFor('settled', async () => (await ledger(db, 'key:k10:total')).requests === 10 + served);
         if (served > 100) throw new Error('never refused');
       }
       const total = await ledger(db, 'key:k10:total');
@@ -144,14 +144,14 @@ for (const mode of COUNTERS_MODES) {
         }
         perRequest = (await res.json()).usage.total_tokens * 0.001;
         served++;
-        await waitFor('settled', async () => (await ledger(db, 'unit:eng:daily')).rows === served);
+        await waitFor('settled', async () => (await ledger(db, 'unit:eng:daily')).requests === served);
         if (served > 50) throw new Error('never refused');
       }
       t.equal(served, Math.floor((0.25 - 0.1) / perRequest + 1e-9) + 1);
       const day = `d${Math.floor(Date.now() / 86_400_000)}`;
       const soft = await waitFor('the soft unit budget recorded too', async () => {
         const l = await ledger(db, 'unit:team-a:monthly:soft');
-        return l.rows === served && l;
+        return l.requests === served && l;
       });
       t.equal(soft.nano, (await ledger(db, 'unit:eng:daily')).nano, 'the soft budget of team-a saw the same spend');
       const rows = await db.query<{ period_id: string }>("SELECT DISTINCT period_id FROM budget_spend WHERE budget_id = 'unit:eng:daily'");
@@ -213,7 +213,7 @@ for (const mode of COUNTERS_MODES) {
       await streamed.text();
       const after1 = await waitFor('stream settled', async () => {
         const l = await ledger(db, 'key:stream-key:total');
-        return l.rows === 1 && l;
+        return l.requests === 1 && l;
       });
       // The fake upstream's stream usage: 12 prompt tokens, one completion token per piece (3 pieces).
       t.equal(after1.nano - before, Math.round(15 * 0.001 * NANO), 'a stream is charged its real usage, not the estimate');
@@ -228,7 +228,7 @@ for (const mode of COUNTERS_MODES) {
       await reader.cancel().catch(() => {});
       const after2 = await waitFor('disconnect settled', async () => {
         const l = await ledger(db, 'key:stream-key:total');
-        return l.rows === 2 && l;
+        return l.requests === 2 && l;
       });
       t.equal(after2.nano - after1.nano, Math.round((12 + pieces.length) * 0.001 * NANO), 'the gateway read the usage after the client left');
 
@@ -236,7 +236,7 @@ for (const mode of COUNTERS_MODES) {
       const failed = await chat(a, 'stream-key', { max_tokens: 100 });
       t.equal(failed.status, 400);
       await sleep(300);
-      t.equal((await ledger(db, 'key:stream-key:total')).rows, 2, 'a failed request costs nothing');
+      t.equal((await ledger(db, 'key:stream-key:total')).requests, 2, 'a failed request costs nothing');
       const counter = await gw.service.counters.readPeriods([{ key: '{p:default}:budget:key:stream-key:total', periodId: 'total' }]);
       t.same(counter, [after2.nano], 'and its reservation was given back');
     });
@@ -261,7 +261,7 @@ t.test('spend is durable: a new process seeds its counters from the ledger', asy
   const counterKey = [{ key: '{p:default}:budget:key:durable:total', periodId: 'total' }];
   t.same(await second.service.counters.readPeriods(counterKey), [null], 'the new process starts with no counter');
   t.equal((await chat(second.gatewayUrl, 'durable', { max_tokens: TENTH })).status, 200);
-  await waitFor('settled', async () => (await ledger(second.service.db, 'key:durable:total')).rows === 2);
+  await waitFor('settled', async () => (await ledger(second.service.db, 'key:durable:total')).requests === 2);
   t.same(await second.service.counters.readPeriods(counterKey), [Math.round(2 * cost * NANO)], 'seeded with the first process spend');
   // spent 2 × cost; another worst case of $0.10 no longer fits in $0.20 once 2 × cost > $0.10.
   const third = await chat(second.gatewayUrl, 'durable', { max_tokens: TENTH });

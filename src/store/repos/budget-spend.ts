@@ -1,23 +1,25 @@
 // The budget spend ledger (002_budget_spend.sql).
 import type { Queryable } from '../database.ts';
 
-export interface SpendRow {
+/** Spend of one or more requests against one budget in one period. */
+export interface SpendEntry {
   budgetId: string;
   periodId: string;
-  requestId: string;
+  entryId: string;
   projectId: string;
   usdNano: number;
+  requests: number;
 }
 
-/** Inserts rows, skipping any already stored (same budget, period and request). */
-export async function insertSpend(db: Queryable, rows: readonly SpendRow[]): Promise<void> {
-  if (rows.length === 0) return;
+/** Inserts entries, skipping any already stored (same budget, period and entry id). */
+export async function insertSpend(db: Queryable, entries: readonly SpendEntry[]): Promise<void> {
+  if (entries.length === 0) return;
   await db.query(
-    `INSERT INTO budget_spend (budget_id, period_id, request_id, project_id, usd_nano)
-     SELECT r.budget_id, r.period_id, r.request_id, r.project_id, r.usd_nano
-       FROM jsonb_to_recordset($1::text::jsonb) AS r(budget_id text, period_id text, request_id text, project_id text, usd_nano bigint)
+    `INSERT INTO budget_spend (budget_id, period_id, entry_id, project_id, usd_nano, requests)
+     SELECT e.budget_id, e.period_id, e.entry_id, e.project_id, e.usd_nano, e.requests
+       FROM jsonb_to_recordset($1::text::jsonb) AS e(budget_id text, period_id text, entry_id text, project_id text, usd_nano bigint, requests integer)
      ON CONFLICT DO NOTHING`,
-    [JSON.stringify(rows.map((r) => ({ budget_id: r.budgetId, period_id: r.periodId, request_id: r.requestId, project_id: r.projectId, usd_nano: r.usdNano })))],
+    [JSON.stringify(entries.map((e) => ({ budget_id: e.budgetId, period_id: e.periodId, entry_id: e.entryId, project_id: e.projectId, usd_nano: e.usdNano, requests: e.requests })))],
   );
 }
 
