@@ -10,13 +10,19 @@ import { createApiKey, type CreatedApiKey } from '../../src/store/repos/api-keys
 import { listAudit } from '../../src/store/repos/audit-log.ts';
 import { baseConfig, chatBody, startTestService, type TestService } from '../helpers/service.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';
+import { roomInMinute } from '../helpers/gateways.ts';
 
 const HOUR = 3_600_000;
 const MAX_HOURS = 24;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const auth = (k: Pick<CreatedApiKey, 'publicKey' | 'secretKey'>) => `Basic ${Buffer.from(`${k.publicKey}:${k.secretKey}`).toString('base64')}`;
 
-const mockGroup = (name: string) => ({ name, created_at: '2026-01-01T00:00:00Z', deployments: [{ id: `${name}-mock`, provider: 'mock', model: `mock-${name}` }] });
+/** One token costs $0.001, so a "Hello" request with max_tokens 91 may cost up to $0.10. */
+const mockGroup = (name: string) => ({
+  name,
+  created_at: '2026-01-01T00:00:00Z',
+  deployments: [{ id: `${name}-mock`, provider: 'mock', model: `mock-${name}`, price: { input_per_mtok: 1000, output_per_mtok: 1000 } }],
+});
 
 const config = () =>
   baseConfig({
@@ -26,6 +32,7 @@ const config = () =>
       { id: 'ingest', ingestion_only: true },
     ],
     model_groups: [mockGroup('demo'), mockGroup('second')],
+    plugins: [{ use: 'auth' }, { use: 'rate-limit' }, { use: 'budget' }, { use: 'router' }],
   });
 
 function settableClock(): Clock & { at: number | undefined } {
@@ -48,11 +55,11 @@ async function mint(s: TestService, body: unknown, headers: Record<string, strin
   return { status: res.status, body: await res.json(), headers: res.headers };
 }
 
-const chat = (s: TestService, key: string, model = 'demo') =>
+const chat = (s: TestService, key: string, model = 'demo', extra: Record<string, unknown> = {}) =>
   fetch(`${s.gatewayUrl}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: JSON.stringify(chatBody({ model })),
+    body: JSON.stringify(chatBody({ model, ...extra })),
   });
 
 async function gatewayCode(s: TestService, key: string, model = 'demo'): Promise<string | number> {
@@ -260,6 +267,24 @@ for (const backend of STORE_BACKENDS) {
       await setAgentStatus(db, 'default', bot.id, 'suspended');
       await s.service.keyStore.refresh();
       t.equal(await gatewayCode(s, key.body.key), 'key_blocked', 'its agent suspended');
+    });
+
+    t.test('a minted key keeps to its rpm, tpm and budgetUsd', async (t) => {
+      const limited = await mint(s, valid({ rpm: 2 }), headers);
+      await roomInMinute(3);
+      const codes = [];
+      for (let i = 0; i < 3; i++) codes.push(await gatewayCode(s, limited.body.key));
+      t.same(codes, [200, 200, 'rate_limit_exceeded']);
+
+      const tokens = await mint(s, valid({ tpm: 100 }), headers);
+      t.equal((await chat(s, tokens.body.key, 'demo', { max_tokens: 92 })).status, 429, 'a worst case of 101 tokens is over 100 tpm');
+      t.equal((await chat(s, tokens.body.key, 'demo', { max_tokens: 91 })).status, 200, 'one of exactly 100 passes');
+
+      const budgeted = await mint(s, valid({ budgetUsd: 0.1 }), headers);
+      const over = await chat(s, budgeted.body.key, 'demo', { max_tokens: 92 });
+      t.equal(over.status, 429);
+      t.match(await over.json(), { error: { code: 'budget_exceeded', message: new RegExp(`key '${budgeted.body.alias}' has \\$0\\.10 of its total budget of \\$0\\.10 left`) } });
+      t.equal((await chat(s, budgeted.body.key, 'demo', { max_tokens: 91 })).status, 200, 'a worst case of exactly $0.10 fits');
     });
   });
 }
