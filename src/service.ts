@@ -92,7 +92,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const localState = new LocalStateFile(dataDir);
   const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 256 });
   const bench: BenchBoard = memoryBenchBoard();
-  const providers: ProviderRegistry = createProviderRegistry({ dispatcher, now: () => clock.now(), clock });
+  const workers = createWorkerPool();
+  const providers: ProviderRegistry = createProviderRegistry({ dispatcher, now: () => clock.now(), clock, workers, baseDir: first.baseDir, log });
   const metrics = new GatewayMetrics({ processMetrics: options.processMetrics });
   const generatedKeys: GeneratedKey[] = [];
 
@@ -119,7 +120,6 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const spend = new DurableSpendLedger(db, { spillDir: resolve(dataDir, 'spend-spill'), log });
   spend.start();
   const counters = await openCounters(first.config.store, clock, log);
-  const workers = createWorkerPool();
   const countersUrl = first.config.store.redis_url;
 
   const build = async (loaded: LoadedConfig, isFirst = false): Promise<ActiveConfig> => {

@@ -6,7 +6,7 @@ export interface PriceConfig {
   cached_input_per_mtok?: number;
 }
 
-export type ProviderName = 'mock' | 'openai' | 'azure';
+export type ProviderName = 'mock' | 'openai' | 'azure' | 'anthropic' | 'bedrock' | 'vertex';
 
 export interface DeploymentConfig {
   id: string;
@@ -23,6 +23,11 @@ export interface DeploymentConfig {
   embeddings?: boolean;
   price?: PriceConfig;
   mock?: { latency_ms: number; dimensions: number };
+  /** Anthropic-family deployments: max_tokens when the request sets none. */
+  default_max_tokens?: number;
+  anthropic_version?: string;
+  aws?: { region: string; access_key_id?: string; secret_access_key?: string; session_token?: string };
+  gcp?: { project: string; location: string; credentials_json?: string; credentials_file?: string; token_url?: string };
 }
 
 export interface RoutingConfig {

@@ -1,6 +1,8 @@
 import type { Dispatcher } from 'undici';
 import type { DeploymentConfig } from '../config/types.ts';
 import type { ChatChunk, JsonObject, Usage } from '../pipeline/types.ts';
+import type { Logger } from '../telemetry/logger.ts';
+import type { WorkerPool } from '../workers/pool.ts';
 
 export interface ProviderCall {
   deployment: DeploymentConfig;
@@ -34,4 +36,9 @@ export interface ProviderAdapter {
 export interface ProviderServices {
   dispatcher: Dispatcher;
   now(): number;
+  /** Worker threads for signing and whole-body translation of large bodies (src/workers/tasks.ts). */
+  workers: WorkerPool;
+  /** Where gateway.yaml lives: relative credential file paths resolve against it. */
+  baseDir: string;
+  log: Logger;
 }

@@ -101,7 +101,7 @@ plugins:
   t.same(lines.slice(1), [
     "  server (line 2): unknown property 'colour'",
     '  server.port (line 2): must be <= 65535',
-    '  model_groups[0].deployments[0].provider (line 7): must be one of "mock", "openai", "azure"',
+    '  model_groups[0].deployments[0].provider (line 7): must be one of "mock", "openai", "azure", "anthropic", "bedrock", "vertex"',
   ]);
 
   // Round two: cross-references. (Plugin configs, like backoff_base_ms: -5 here, are checked in a third round.)

@@ -190,8 +190,10 @@ t.test('a provider that does not answer in time is a 504 upstream_timeout', asyn
   t.same(body, { error: { message: body.error.message, type: 'server_error', param: null, code: 'upstream_timeout' } });
   const attempts = matchAttempts(t, res, [{ d: 'slow', o: 'timeout' }]);
   t.notOk('st' in attempts[0], 'no provider status on a timeout');
-  t.ok(attempts[0].ms >= 90 && attempts[0].ms < 1000, `attempt lasted about timeout_ms (${attempts[0].ms} ms)`);
-  t.ok(elapsed < 1000);
+  // undici's header and body timers tick about every half second: a timeout fires between timeout_ms and about
+  // timeout_ms + 1 s (docs/decisions.md, "Provider timeouts"). Not 30 s, not never.
+  t.ok(attempts[0].ms >= 90 && attempts[0].ms < 1600, `attempt ended by the timeout (${attempts[0].ms} ms)`);
+  t.ok(elapsed < 2000);
   t.equal(up.requests.length, 1);
 });
 

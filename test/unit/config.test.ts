@@ -179,7 +179,7 @@ model_groups:
     routing: { retries: -1 }
     deployments:
       - id: demo-mock
-        provider: anthropic
+        provider: cohere
         model: m
       - id: oai
         provider: openai
@@ -197,7 +197,7 @@ plugins:
     { path: 'server', message: "unknown property 'bogus'", line: 3 },
     { path: 'server.port', message: 'must be <= 65535', line: 3 },
     { path: 'model_groups[0].routing.retries', message: 'must be >= 0', line: 7 },
-    { path: 'model_groups[0].deployments[0].provider', message: 'must be one of "mock", "openai", "azure"', line: 10 },
+    { path: 'model_groups[0].deployments[0].provider', message: 'must be one of "mock", "openai", "azure", "anthropic", "bedrock", "vertex"', line: 10 },
     { path: 'model_groups[0].deployments[1]', message: "must have required property 'base_url'", line: 12 },
     { path: 'model_groups[0].deployments[2].id', message: 'must match pattern "^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$"', line: 15 },
     { path: 'plugins[1]', message: "unknown property 'extra'", line: 20 },
@@ -211,7 +211,7 @@ plugins:
   t.type(error, ConfigError);
   const message = (error as Error).message;
   t.match(message, /^\/etc\/svc\/gateway\.yaml: invalid configuration\n/);
-  t.match(message, '  model_groups[0].deployments[0].provider (line 10): must be one of "mock", "openai", "azure"');
+  t.match(message, '  model_groups[0].deployments[0].provider (line 10): must be one of "mock", "openai", "azure", "anthropic", "bedrock", "vertex"');
   t.match(message, "  server (line 3): unknown property 'bogus'");
 });
 

@@ -13,7 +13,7 @@ export interface Endpoint {
 
 const MAX_ERROR_BODY = 64 * 1024;
 
-function classifyThrown(err: unknown, signal: AbortSignal | undefined): UpstreamError {
+export function classifyThrown(err: unknown, signal: AbortSignal | undefined): UpstreamError {
   if (err instanceof UpstreamError) return err;
   const code = (err as { code?: string }).code;
   if (signal?.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
@@ -26,7 +26,8 @@ function classifyThrown(err: unknown, signal: AbortSignal | undefined): Upstream
   return new UpstreamError('connect', `cannot reach provider: ${(err as Error).message ?? String(err)}`, { cause: err });
 }
 
-async function send(services: ProviderServices, endpoint: Endpoint, payload: JsonObject, call: ProviderCall) {
+/** POSTs a JSON payload; transport failures become UpstreamError, every status is returned. */
+export async function send(services: ProviderServices, endpoint: Endpoint, payload: JsonObject, call: ProviderCall) {
   try {
     return await services.dispatcher.request({
       origin: endpoint.origin,
@@ -43,7 +44,7 @@ async function send(services: ProviderServices, endpoint: Endpoint, payload: Jso
   }
 }
 
-async function readBounded(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
+export async function readBounded(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
   const parts: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -79,7 +80,7 @@ async function errorFromResponse(res: Dispatcher.ResponseData, now: number): Pro
   });
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

@@ -1,0 +1,21 @@
+// Puts a fake upstream's node:http server on a free local port; close() also ends kept-alive sockets, so a test
+// does not wait for the gateway's pooled connections to time out.
+import type { Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export async function listenLocally(server: Server): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
