@@ -1,0 +1,100 @@
+// Anthropic Messages response → OpenAI chat.completion (docs/providers/anthropic.md). Pure, like the request side.
+import type { JsonObject, Usage } from '../../pipeline/types.ts';
+import { UpstreamError } from '../upstream-error.ts';
+import { normalizedUsage } from '../usage-rule.ts';
+import { JSON_RESPONSE_TOOL } from './request-translation.ts';
+
+export interface AnthropicResponseOptions {
+  /** Unix seconds for `created`. */
+  created: number;
+  /** Model name when the response carries none. */
+  model?: string;
+}
+
+const FINISH_REASONS: Record<string, string> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  pause_turn: 'stop',
+  max_tokens: 'length',
+  model_context_window_exceeded: 'length',
+  tool_use: 'tool_calls',
+  refusal: 'content_filter',
+};
+
+/** OpenAI finish_reason for an Anthropic stop_reason; unknown or missing reasons read as `stop`. */
+export function finishReasonOf(stopReason: unknown): string {
+  return (typeof stopReason === 'string' && FINISH_REASONS[stopReason]) || 'stop';
+}
+
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+/** Anthropic usage (input_tokens excludes cache reads and writes) by the one usage rule (src/providers/usage-rule.ts). */
+export function usageOf(usage: unknown): Usage {
+  const u = (typeof usage === 'object' && usage !== null ? usage : {}) as Record<string, unknown>;
+  return normalizedUsage({
+    input: count(u.input_tokens),
+    output: count(u.output_tokens),
+    cacheRead: count(u.cache_read_input_tokens),
+    cacheWrite: count(u.cache_creation_input_tokens),
+  });
+}
+
+interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** Translates a 2xx Messages body; throws UpstreamError('invalid_response') when it is not a message. */
+export function fromAnthropicResponse(message: JsonObject, options: AnthropicResponseOptions): { body: JsonObject; usage: Usage } {
+  if (message.type !== 'message' || !Array.isArray(message.content)) {
+    throw new UpstreamError('invalid_response', 'provider answered 2xx with a body that is not an Anthropic message');
+  }
+  let text = '';
+  let sawText = false;
+  let jsonAnswer = false;
+  const toolCalls: ToolCall[] = [];
+  for (const block of message.content as Array<Record<string, unknown>>) {
+    if (block?.type === 'text' && typeof block.text === 'string') {
+      text += block.text;
+      sawText = true;
+    } else if (block?.type === 'tool_use' && block.name === JSON_RESPONSE_TOOL) {
+      // The forced response_format tool: its input is the answer.
+      text += JSON.stringify(block.input ?? {});
+      sawText = true;
+      jsonAnswer = true;
+    } else if (block?.type === 'tool_use') {
+      toolCalls.push({
+        id: String(block.id),
+        type: 'function',
+        function: { name: String(block.name), arguments: JSON.stringify(block.input ?? {}) },
+      });
+    }
+    // thinking, redacted_thinking and server-tool blocks have no OpenAI chat equivalent and are left out.
+  }
+  const finish = jsonAnswer && toolCalls.length === 0 && message.stop_reason === 'tool_use' ? 'stop' : finishReasonOf(message.stop_reason);
+  const usage = usageOf(message.usage);
+  const body: JsonObject = {
+    id: typeof message.id === 'string' ? message.id : `msg_${options.created}`,
+    object: 'chat.completion',
+    created: options.created,
+    model: typeof message.model === 'string' ? message.model : (options.model ?? 'unknown'),
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: sawText || toolCalls.length === 0 ? text : null,
+          refusal: null,
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+        },
+        logprobs: null,
+        finish_reason: finish,
+      },
+    ],
+    usage,
+  };
+  return { body, usage };
+}
