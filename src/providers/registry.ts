@@ -1,9 +1,12 @@
 import type { DeploymentConfig, ProviderName } from '../config/types.ts';
 import type { Clock } from '../pipeline/clock.ts';
+import { anthropicProvider } from './anthropic/index.ts';
 import { azureProvider } from './azure/index.ts';
+import { bedrockProvider } from './bedrock/index.ts';
 import { mockProvider } from './mock/index.ts';
 import { openaiProvider } from './openai/index.ts';
 import type { ProviderAdapter, ProviderServices } from './types.ts';
+import { vertexProvider } from './vertex/index.ts';
 
 export interface ProviderRegistry {
   forDeployment(deployment: DeploymentConfig): ProviderAdapter;
@@ -14,6 +17,9 @@ export function createProviderRegistry(services: ProviderServices & { clock: Clo
     mock: mockProvider(services.clock),
     openai: openaiProvider(services),
     azure: azureProvider(services),
+    bedrock: bedrockProvider(services),
+    anthropic: anthropicProvider(services),
+    vertex: vertexProvider(services),
   };
   return { forDeployment: (d) => adapters[d.provider] };
 }
