@@ -1,5 +1,6 @@
-// The one fake upstream both bench targets forward to: a node:http server answering POST .../chat/completions
-// with an OpenAI chat completion, or (stream: true) an SSE stream of a few chunks and `data: [DONE]`.
+// The one fake upstream the bench targets forward to: a node:http server answering POST .../chat/completions
+// with an OpenAI chat completion, or (stream: true) an SSE stream of a few chunks and `data: [DONE]`; and
+// POST .../messages the same answer in Anthropic's Messages format (for `--provider anthropic`).
 // No artificial delay: every answer is written as soon as the request body has been read.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -45,6 +46,30 @@ const USAGE_FRAME = `data: ${JSON.stringify({
 })}\n\n`;
 const DONE_FRAME = 'data: [DONE]\n\n';
 
+/** The same answer as Anthropic's Messages API gives it. */
+const MESSAGE = JSON.stringify({
+  id: 'msg_bench',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-bench',
+  content: [{ type: 'text', text: 'Hello! How can I help you today?' }],
+  stop_reason: 'end_turn',
+  stop_sequence: null,
+  usage: { input_tokens: 24, output_tokens: 9, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+});
+const MESSAGE_LENGTH = String(Buffer.byteLength(MESSAGE));
+const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+/** Anthropic's event sequence for the same streamed answer. */
+const MESSAGE_EVENTS = [
+  event('message_start', { message: { id: 'msg_bench', type: 'message', role: 'assistant', model: 'claude-bench', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 24, output_tokens: 1 } } }),
+  event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+  event('ping', {}),
+  ...['Hello!', ' How can I', ' help you today?'].map((text) => event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } })),
+  event('content_block_stop', { index: 0 }),
+  event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 9 } }),
+];
+const MESSAGE_STOP = event('message_stop', {});
+
 export interface FakeUpstream {
   /** Base URL an OpenAI client would use, ending in /v1. */
   url: string;
@@ -57,7 +82,8 @@ export async function startFakeUpstream(port = 0): Promise<FakeUpstream> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+      const anthropic = req.url?.endsWith('/messages') === true;
+      if (req.method !== 'POST' || !(anthropic || req.url?.endsWith('/chat/completions'))) {
         res.writeHead(404, { 'content-type': 'application/json' });
         res.end('{"error":{"message":"not found","type":"invalid_request_error","param":null,"code":null}}');
         return;
@@ -68,6 +94,18 @@ export async function startFakeUpstream(port = 0): Promise<FakeUpstream> {
       } catch {
         res.writeHead(400, { 'content-type': 'application/json' });
         res.end('{"error":{"message":"invalid json","type":"invalid_request_error","param":null,"code":null}}');
+        return;
+      }
+      if (anthropic) {
+        if (body.stream === true) {
+          res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+          for (const frame of MESSAGE_EVENTS) res.write(frame);
+          res.write(MESSAGE_STOP);
+          res.end();
+        } else {
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': MESSAGE_LENGTH });
+          res.end(MESSAGE);
+        }
         return;
       }
       if (body.stream === true) {

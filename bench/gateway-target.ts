@@ -1,8 +1,9 @@
 // The gateway as the bench runs it: started in-process with startService, from a gateway.yaml written to a
 // temporary directory, on the embedded store (PGlite) or the Postgres database bench/run.ts made for the run
 // (SVC_BENCH_POSTGRES_URL). Plugins auth + router, plus tracing when asked, plus the policies when
-// SVC_BENCH_POLICIES is set (`memory`, or a Redis URL for the counters); one model group with one `openai`
-// deployment pointing at the fake upstream, one key.
+// SVC_BENCH_POLICIES is set (`memory`, or a Redis URL for the counters); one model group with one deployment
+// pointing at the fake upstream (`openai`, or `anthropic` when SVC_BENCH_PROVIDER says so: every request and
+// answer is then translated), one key.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -40,14 +41,24 @@ export function benchConfig(upstreamBaseUrl: string, dataDir: string, tracing: b
         name: BENCH_GROUP,
         created_at: '2026-01-01T00:00:00Z',
         deployments: [
-          {
-            id: 'fake-upstream',
-            provider: 'openai',
-            base_url: upstreamBaseUrl,
-            api_key: 'sk-upstream-bench',
-            model: 'fake-model',
-            price: { input_per_mtok: 0.15, output_per_mtok: 0.6 },
-          },
+          process.env.SVC_BENCH_PROVIDER === 'anthropic'
+            ? {
+                id: 'fake-upstream',
+                provider: 'anthropic',
+                // The Anthropic adapter appends /v1/messages to its base URL.
+                base_url: upstreamBaseUrl.replace(/\/v1$/, ''),
+                api_key: 'sk-ant-bench',
+                model: 'claude-bench',
+                price: { input_per_mtok: 3, output_per_mtok: 15 },
+              }
+            : {
+                id: 'fake-upstream',
+                provider: 'openai',
+                base_url: upstreamBaseUrl,
+                api_key: 'sk-upstream-bench',
+                model: 'fake-model',
+                price: { input_per_mtok: 0.15, output_per_mtok: 0.6 },
+              },
         ],
       },
     ],

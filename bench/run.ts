@@ -4,9 +4,11 @@
 //   node bench/run.ts [--rounds 5] [--duration 3] [--latency-duration 2] [--ttfb-duration 2]
 //                     [--connections 32] [--rate N] [--no-pin] [--profile gateway,floor,upstream] [--json out.json] [--check]
 //                     [--postgres postgres://postgres@127.0.0.1:5432/postgres] [--policies memory|redis[=URL]]
+//                     [--provider anthropic]
 // The gateways use the embedded store (PGlite) unless --postgres names a server: then the bench creates a database
 // of its own there for the run and drops it after. --policies runs both gateways with guardrails, rate-limit and
 // budget on (bench/gateway-target.ts), with in-process counters or Redis (default redis://127.0.0.1:6379).
+// --provider anthropic makes the gateways' deployment an Anthropic one: each request and answer is translated.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -32,6 +34,7 @@ const { values: opts } = parseArgs({
     check: { type: 'boolean', default: false },
     postgres: { type: 'string' },
     policies: { type: 'string' },
+    provider: { type: 'string' },
   },
 });
 const ROUNDS = Number(opts.rounds);
@@ -307,6 +310,10 @@ async function main(): Promise<void> {
 
   const store = opts.postgres ? await benchDatabase(opts.postgres) : undefined;
   if (store) process.env.SVC_BENCH_POSTGRES_URL = store.url;
+  if (opts.provider) {
+    if (opts.provider !== 'anthropic') throw new Error('--provider takes anthropic');
+    process.env.SVC_BENCH_PROVIDER = opts.provider;
+  }
   if (opts.policies) {
     const [mode, url] = opts.policies.split('=');
     if (mode !== 'memory' && mode !== 'redis') throw new Error('--policies takes memory or redis[=URL]');
@@ -341,6 +348,7 @@ async function main(): Promise<void> {
   ];
   const started = performance.now();
   console.log(`store: ${store ? `PostgreSQL (${new URL(store.url).host}, a database for this run)` : 'embedded (PGlite)'}`);
+  if (opts.provider) console.log(`provider: both gateways translate to and from the ${opts.provider} format; the floor passes OpenAI JSON through`);
   if (process.env.SVC_BENCH_POLICIES) console.log(`policies: guardrails, rate-limit and budget on both gateways; counters ${process.env.SVC_BENCH_POLICIES === 'memory' ? 'in-process' : `in Redis (${process.env.SVC_BENCH_POLICIES})`}`);
   console.log(`svc bench: node ${process.version}, ${cores} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${placement}`);
   console.log(
