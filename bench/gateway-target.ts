@@ -2,8 +2,8 @@
 // temporary directory, on the embedded store (PGlite) or the Postgres database bench/run.ts made for the run
 // (SVC_BENCH_POSTGRES_URL). Plugins auth + router, plus tracing when asked, plus the policies when
 // SVC_BENCH_POLICIES is set (`memory`, or a Redis URL for the counters); one model group with one deployment
-// pointing at the fake upstream (`openai`, or `anthropic` when SVC_BENCH_PROVIDER says so: every request and
-// answer is then translated), one key.
+// pointing at the fake upstream (`openai`, or `anthropic` for the anthropic target: every request and answer is
+// then translated), one key.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -27,7 +27,13 @@ const POLICY_PLUGINS = [
   { use: 'budget' },
 ];
 
-export function benchConfig(upstreamBaseUrl: string, dataDir: string, tracing: boolean, policies = process.env.SVC_BENCH_POLICIES): Record<string, unknown> {
+export function benchConfig(
+  upstreamBaseUrl: string,
+  dataDir: string,
+  tracing: boolean,
+  provider: 'anthropic' | undefined,
+  policies = process.env.SVC_BENCH_POLICIES,
+): Record<string, unknown> {
   const redis = policies && policies !== 'memory' ? { redis_url: policies, redis_prefix: `svc-bench-${randomBytes(4).toString('hex')}:` } : {};
   const limits = policies ? { rpm: 100_000_000, tpm: 2_000_000_000 } : {};
   const budgets = policies ? [{ usd: 1_000_000, period: 'monthly' }] : [];
@@ -41,7 +47,7 @@ export function benchConfig(upstreamBaseUrl: string, dataDir: string, tracing: b
         name: BENCH_GROUP,
         created_at: '2026-01-01T00:00:00Z',
         deployments: [
-          process.env.SVC_BENCH_PROVIDER === 'anthropic'
+          provider === 'anthropic'
             ? {
                 id: 'fake-upstream',
                 provider: 'anthropic',
@@ -88,10 +94,10 @@ async function dropRedisKeys(url: string, prefix: string): Promise<void> {
   }
 }
 
-export async function startGatewayTarget(upstreamBaseUrl: string, options: { tracing: boolean }): Promise<GatewayTarget> {
+export async function startGatewayTarget(upstreamBaseUrl: string, options: { tracing: boolean; provider?: 'anthropic' }): Promise<GatewayTarget> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const configPath = join(dir, 'gateway.yaml');
-  const config = benchConfig(upstreamBaseUrl, join(dir, 'data'), options.tracing);
+  const config = benchConfig(upstreamBaseUrl, join(dir, 'data'), options.tracing, options.provider);
   writeFileSync(configPath, stringify(config));
   const store = config.store as { redis_url?: string; redis_prefix?: string };
   // Process metrics stay on, as under `svc start`.

@@ -4,11 +4,13 @@
 //   node bench/run.ts [--rounds 5] [--duration 3] [--latency-duration 2] [--ttfb-duration 2]
 //                     [--connections 32] [--rate N] [--no-pin] [--profile gateway,floor,upstream] [--json out.json] [--check]
 //                     [--postgres postgres://postgres@127.0.0.1:5432/postgres] [--policies memory|redis[=URL]]
-//                     [--provider anthropic]
+//                     [--no-thresholds]
 // The gateways use the embedded store (PGlite) unless --postgres names a server: then the bench creates a database
-// of its own there for the run and drops it after. --policies runs both gateways with guardrails, rate-limit and
-// budget on (bench/gateway-target.ts), with in-process counters or Redis (default redis://127.0.0.1:6379).
-// --provider anthropic makes the gateways' deployment an Anthropic one: each request and answer is translated.
+// of its own there for the run and drops it after. Targets: the floor, the gateway, the gateway with tracing, and
+// the gateway translating to and from Anthropic's Messages API. After the table, the worker-thread threshold
+// benches run (bench/anthropic-worker-threshold.ts, bench/bedrock-sigv4-hash.ts) unless --no-thresholds.
+// --policies runs the gateways with guardrails, rate-limit and budget on (bench/gateway-target.ts), with
+// in-process counters or Redis (default redis://127.0.0.1:6379).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -34,7 +36,7 @@ const { values: opts } = parseArgs({
     check: { type: 'boolean', default: false },
     postgres: { type: 'string' },
     policies: { type: 'string' },
-    provider: { type: 'string' },
+    'no-thresholds': { type: 'boolean', default: false },
   },
 });
 const ROUNDS = Number(opts.rounds);
@@ -310,10 +312,6 @@ async function main(): Promise<void> {
 
   const store = opts.postgres ? await benchDatabase(opts.postgres) : undefined;
   if (store) process.env.SVC_BENCH_POSTGRES_URL = store.url;
-  if (opts.provider) {
-    if (opts.provider !== 'anthropic') throw new Error('--provider takes anthropic');
-    process.env.SVC_BENCH_PROVIDER = opts.provider;
-  }
   if (opts.policies) {
     const [mode, url] = opts.policies.split('=');
     if (mode !== 'memory' && mode !== 'redis') throw new Error('--policies takes memory or redis[=URL]');
@@ -321,12 +319,13 @@ async function main(): Promise<void> {
   }
   const upstream = await ServerProcess.start('upstream', []);
   const upstreamUrl = upstream.url;
-  const [floor, gateway, traced] = await Promise.all([
+  const [floor, gateway, traced, anthropic] = await Promise.all([
     ServerProcess.start('floor', [upstreamUrl]),
     ServerProcess.start('gateway', [upstreamUrl]),
     ServerProcess.start('gateway-traced', [upstreamUrl]),
+    ServerProcess.start('gateway-anthropic', [upstreamUrl]),
   ]);
-  const all = [upstream, floor, gateway, traced];
+  const all = [upstream, floor, gateway, traced, anthropic];
   benchPids = [process.pid, ...all.map((p) => p.child.pid!)];
 
   // With 2 cores: the measured server gets a core of its own, the load generator and the upstream share the
@@ -335,7 +334,7 @@ async function main(): Promise<void> {
   if (!opts['no-pin'] && cores >= 2) {
     const targetCpu = String(cores >= 3 ? 2 : 1);
     const upstreamCpu = cores >= 3 ? '1' : '0';
-    const ok = [pin(process.pid, '0'), pin(upstream.child.pid!, upstreamCpu), pin(floor.child.pid!, targetCpu), pin(gateway.child.pid!, targetCpu), pin(traced.child.pid!, targetCpu)];
+    const ok = [pin(process.pid, '0'), pin(upstream.child.pid!, upstreamCpu), pin(floor.child.pid!, targetCpu), pin(gateway.child.pid!, targetCpu), pin(traced.child.pid!, targetCpu), pin(anthropic.child.pid!, targetCpu)];
     placement = ok.every(Boolean)
       ? `pinned: server under test on CPU ${targetCpu}, upstream on CPU ${upstreamCpu}, load generator on CPU 0`
       : 'not pinned (taskset unavailable or refused)';
@@ -345,10 +344,10 @@ async function main(): Promise<void> {
     ['floor', floor],
     ['gateway', gateway],
     ['traced', traced],
+    ['anthropic', anthropic],
   ];
   const started = performance.now();
   console.log(`store: ${store ? `PostgreSQL (${new URL(store.url).host}, a database for this run)` : 'embedded (PGlite)'}`);
-  if (opts.provider) console.log(`provider: both gateways translate to and from the ${opts.provider} format; the floor passes OpenAI JSON through`);
   if (process.env.SVC_BENCH_POLICIES) console.log(`policies: guardrails, rate-limit and budget on both gateways; counters ${process.env.SVC_BENCH_POLICIES === 'memory' ? 'in-process' : `in Redis (${process.env.SVC_BENCH_POLICIES})`}`);
   console.log(`svc bench: node ${process.version}, ${cores} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${placement}`);
   console.log(
@@ -357,7 +356,7 @@ async function main(): Promise<void> {
       `${RATE ? `; the ${CONNECTIONS}-connection run is capped at ${RATE} req/s` : ''}\n`,
   );
 
-  const results: Record<string, RoundResult[]> = { direct: [], floor: [], gateway: [], traced: [] };
+  const results: Record<string, RoundResult[]> = { direct: [], floor: [], gateway: [], traced: [], anthropic: [] };
   try {
     for (const [name, proc] of targets) await sanityCheck(name, proc.url);
     for (const [, proc] of targets) await warmUp(proc);
@@ -397,18 +396,21 @@ async function main(): Promise<void> {
   const cpuRatio = paired((g, l) => g.cpuPerReq / l.cpuPerReq);
   const cpuRatio1 = paired((g, l) => g.cpuPerReq1 / l.cpuPerReq1);
   const addedCpu = paired((g, l) => g.cpuPerReq - l.cpuPerReq);
-  const tracedRatios = {
-    rpsRatio: paired((g, l) => g.rps / l.rps, tr),
-    addedP50: paired((g, l) => g.p50 - l.p50, tr),
-    addedTtfb: paired((g, l) => g.ttfbP50 - l.ttfbP50, tr),
-    cpuRatio: paired((g, l) => g.cpuPerReq / l.cpuPerReq, tr),
-  };
+  const an = results.anthropic;
+  const againstFloor = (of: RoundResult[]) => ({
+    rpsRatio: paired((g, l) => g.rps / l.rps, of),
+    addedP50: paired((g, l) => g.p50 - l.p50, of),
+    addedTtfb: paired((g, l) => g.ttfbP50 - l.ttfbP50, of),
+    cpuRatio: paired((g, l) => g.cpuPerReq / l.cpuPerReq, of),
+  });
+  const tracedRatios = againstFloor(tr);
+  const anthropicRatios = againstFloor(an);
 
   const dr = results.direct;
   const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
-  const cols = (k: keyof RoundResult, digits: number) => [f(med(dr, k), digits), f(med(fl, k), digits), f(med(gw, k), digits), f(med(tr, k), digits)];
+  const cols = (k: keyof RoundResult, digits: number) => [dr, fl, gw, tr, an].map((rs) => f(med(rs, k), digits));
   const rows: string[][] = [
-    ['median of rounds', 'direct', 'floor', 'gateway', 'traced', 'gateway vs floor', 'target', ''],
+    ['median of rounds', 'direct', 'floor', 'gateway', 'traced', 'anthropic', 'gateway vs floor', 'target', ''],
     [`req/s at ${CONNECTIONS} connections`, ...cols('rps', 0), `${f(rpsRatio, 2)}x`, `>= ${GOALS.rpsRatio}x`, verdict(rpsRatio >= GOALS.rpsRatio)],
     ['latency p50, 1 connection (ms)', ...cols('p50', 3), `${signed(addedP50, 3)} ms`, `< +${GOALS.addedP50Ms} ms`, verdict(addedP50 < GOALS.addedP50Ms)],
     ['latency p99, 1 connection (ms)', ...cols('p99', 3), `${signed(addedP99, 3)} ms`, '', ''],
@@ -429,17 +431,22 @@ async function main(): Promise<void> {
   console.log(`per round, added p50 (ms):          ${perRound((g, l) => g.p50 - l.p50, 3)}`);
   console.log(`per round, added first byte (ms):   ${perRound((g, l) => g.ttfbP50 - l.ttfbP50, 3)}`);
   console.log(`per round, gateway/floor CPU/req:   ${perRound((g, l) => g.cpuPerReq / l.cpuPerReq, 2)}\n`);
-  console.log(
-    `with tracing on (${store ? 'PostgreSQL' : 'embedded'} store), median of rounds: ${f(med(tr, 'rps'), 0)} req/s, ${f(tracedRatios.rpsRatio, 2)}x the floor; ` +
-      `p50 ${signed(tracedRatios.addedP50, 3)} ms and first byte ${signed(tracedRatios.addedTtfb, 3)} ms over the floor; CPU/request ${f(tracedRatios.cpuRatio, 2)}x the floor\n`,
-  );
-  const failed = [...fl, ...gw, ...tr].reduce((n, r) => n + r.bad, 0);
+  const summary = (what: string, rs: RoundResult[], r: ReturnType<typeof againstFloor>) =>
+    console.log(
+      `${what}, median of rounds: ${f(med(rs, 'rps'), 0)} req/s, ${f(r.rpsRatio, 2)}x the floor; ` +
+        `p50 ${signed(r.addedP50, 3)} ms and first byte ${signed(r.addedTtfb, 3)} ms over the floor; CPU/request ${f(r.cpuRatio, 2)}x the floor`,
+    );
+  summary(`with tracing on (${store ? 'PostgreSQL' : 'embedded'} store)`, tr, tracedRatios);
+  summary('translated to and from Anthropic Messages', an, anthropicRatios);
+  console.log('');
+  const failed = [...fl, ...gw, ...tr, ...an].reduce((n, r) => n + r.bad, 0);
   if (failed > 0) console.log(`WARNING: ${failed} requests failed or had an unexpected body; figures are suspect.`);
   if (!RATE && med(fl, 'cpuCores') < 0.85) {
     console.log('NOTE: the floor did not keep its core busy at full load; the load generator or upstream may be the bottleneck.');
   }
-  const noisy = [...dr, ...fl, ...gw, ...tr].filter((r) => r.otherLoad > 0.1).length;
-  if (noisy > 0) console.log(`NOTE: other processes used more than 0.1 cores during ${noisy} of ${dr.length + fl.length + gw.length + tr.length} measurements; expect noise.`);
+  const measured = [...dr, ...fl, ...gw, ...tr, ...an];
+  const noisy = measured.filter((r) => r.otherLoad > 0.1).length;
+  if (noisy > 0) console.log(`NOTE: other processes used more than 0.1 cores during ${noisy} of ${measured.length} measurements; expect noise.`);
   console.log(`bench time ${elapsed.toFixed(0)} s`);
   if (profiled.size > 0) {
     console.log('CPU profiles (measured rounds only, after warm-up):');
@@ -447,6 +454,13 @@ async function main(): Promise<void> {
       if (!profiled.has(p.role)) continue;
       const n = p === upstream ? '' : ` --requests ${served.get(p) ?? 0}`;
       console.log(`  node bench/profile-summary.ts ${join(profileDir, `${p.role}.cpuprofile`)}${n}`);
+    }
+  }
+
+  if (!opts['no-thresholds']) {
+    for (const script of ['anthropic-worker-threshold.ts', 'bedrock-sigv4-hash.ts']) {
+      console.log(`\nworker-thread threshold: node bench/${script}`);
+      execFileSync(process.execPath, [fileURLToPath(new URL(`./${script}`, import.meta.url))], { stdio: 'inherit' });
     }
   }
 
@@ -467,6 +481,7 @@ async function main(): Promise<void> {
           ),
           ratios: { rpsRatio, addedP50, addedP99, addedTtfb, cpuRatio, cpuRatio1, addedCpu },
           tracedRatios,
+          anthropicRatios,
           goals: GOALS,
           met: allMet,
         },

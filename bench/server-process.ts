@@ -3,6 +3,7 @@
 //   node bench/server-process.ts floor   <upstream base URL>
 //   node bench/server-process.ts gateway <upstream base URL>
 //   node bench/server-process.ts gateway-traced <upstream base URL>   (tracing plugin on, embedded store)
+//   node bench/server-process.ts gateway-anthropic <upstream base URL> (an Anthropic deployment: translated)
 // It reports {type:'ready', url} once listening, answers {type:'cpu'} with its process.cpuUsage(), records a
 // V8 CPU profile between {type:'profile-start'} and {type:'profile-stop'} (written to the given path), and
 // answers {type:'settle'} once its background work (trace writes) is done, and closes and exits on {type:'stop'} or
@@ -10,7 +11,7 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 
-export type Role = 'upstream' | 'floor' | 'gateway' | 'gateway-traced';
+export type Role = 'upstream' | 'floor' | 'gateway' | 'gateway-traced' | 'gateway-anthropic';
 
 export type ToChild =
   | { type: 'cpu'; id: number }
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
   else if (role === 'floor') target = await (await import('./floor-proxy.ts')).startFloorProxy(upstreamUrl!);
   else if (role === 'gateway') target = await (await import('./gateway-target.ts')).startGatewayTarget(upstreamUrl!, { tracing: false });
   else if (role === 'gateway-traced') target = await (await import('./gateway-target.ts')).startGatewayTarget(upstreamUrl!, { tracing: true });
+  else if (role === 'gateway-anthropic') target = await (await import('./gateway-target.ts')).startGatewayTarget(upstreamUrl!, { tracing: false, provider: 'anthropic' });
   else throw new Error(`unknown role '${String(role)}'`);
 
   let stopping = false;
