@@ -37,7 +37,7 @@ export function publicTrace(t: StoredTrace) {
     userId: t.userId,
     metadata: t.metadata,
     tags: tagList(t.tags),
-    public: false,
+    public: t.public,
     environment: t.environment,
     htmlPath: `/project/${encodeURIComponent(t.projectId)}/traces/${encodeURIComponent(t.id)}`,
     // Langfuse types latency as a required number, so a trace still in progress reports 0 rather than null.

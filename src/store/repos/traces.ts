@@ -31,6 +31,8 @@ export interface TraceRow {
   environment?: string;
   release?: string | null;
   version?: string | null;
+  /** Langfuse's `public` flag (ingestion). */
+  public?: boolean;
 }
 
 /** A stored trace with the values computed on read. */
@@ -55,6 +57,7 @@ export interface StoredTrace extends Required<Pick<TraceRow, 'projectId' | 'id' 
   environment: string;
   release: string | null;
   version: string | null;
+  public: boolean;
   createdAt: string;
   updatedAt: string;
   /** Milliseconds from start to end; null while in progress. */
@@ -90,6 +93,7 @@ const TRACE_COLUMNS: [keyof TraceRow, string, string][] = [
   ['environment', 'environment', 'text'],
   ['release', 'release', 'text'],
   ['version', 'version', 'text'],
+  ['public', 'public', 'boolean'],
 ];
 
 export interface ObservationRow {
@@ -115,6 +119,9 @@ export interface ObservationRow {
   totalTokens?: number;
   totalCost?: number;
   environment?: string;
+  version?: string | null;
+  promptName?: string | null;
+  promptVersion?: number | null;
 }
 
 const OBSERVATION_COLUMNS: [keyof ObservationRow, string, string][] = [
@@ -140,9 +147,12 @@ const OBSERVATION_COLUMNS: [keyof ObservationRow, string, string][] = [
   ['totalTokens', 'total_tokens', 'bigint'],
   ['totalCost', 'total_cost', 'double precision'],
   ['environment', 'environment', 'text'],
+  ['version', 'version', 'text'],
+  ['promptName', 'prompt_name', 'text'],
+  ['promptVersion', 'prompt_version', 'integer'],
 ];
 
-const DEFAULTS: Record<string, unknown> = { metadata: {}, tags: {}, attributes: {}, usage_details: {}, cost_details: {}, level: 'DEFAULT', environment: 'default', total_tokens: 0, total_cost: 0 };
+const DEFAULTS: Record<string, unknown> = { metadata: {}, tags: {}, attributes: {}, usage_details: {}, cost_details: {}, level: 'DEFAULT', environment: 'default', total_tokens: 0, total_cost: 0, public: false };
 
 /**
  * Inserts many rows in one statement: the batch travels as one JSON parameter expanded by jsonb_to_recordset, so
@@ -166,10 +176,13 @@ function recordsOf<T>(columns: [keyof T, string, string][], rows: readonly T[]):
   });
 }
 
-function insertSql<T>(table: string, columns: [keyof T, string, string][], param: string): string {
+function insertSql<T>(table: string, columns: [keyof T, string, string][], param: string, replace = false): string {
   const names = columns.map(([, c]) => c).join(', ');
   const defs = columns.map(([, c, type]) => `${c} ${type}`).join(', ');
-  return `INSERT INTO ${table} (${names}) SELECT ${names} FROM jsonb_to_recordset(${param}::text::jsonb) AS r(${defs}) ON CONFLICT (project_id, id) DO NOTHING`;
+  const onConflict = replace
+    ? `DO UPDATE SET ${columns.map(([, c]) => c).filter((c) => c !== 'project_id' && c !== 'id').map((c) => `${c} = EXCLUDED.${c}`).join(', ')}, updated_at = now()`
+    : 'DO NOTHING';
+  return `INSERT INTO ${table} (${names}) SELECT ${names} FROM jsonb_to_recordset(${param}::text::jsonb) AS r(${defs}) ON CONFLICT (project_id, id) ${onConflict}`;
 }
 
 const TRACE_BATCH_SQL = `WITH t AS (${insertSql('traces', TRACE_COLUMNS, '$1')} RETURNING 1),
@@ -215,6 +228,22 @@ function jsonbText(value: unknown): string {
 export const insertTraces = (db: Queryable, rows: readonly TraceRow[]) => insertRows(db, 'traces', TRACE_COLUMNS, rows);
 export const insertObservations = (db: Queryable, rows: readonly ObservationRow[]) => insertRows(db, 'observations', OBSERVATION_COLUMNS, rows);
 
+/**
+ * Writes whole rows, replacing every column of rows already stored (created_at kept): for writers that merged the
+ * stored row with their change first (ingestion), under a lock on the ids.
+ */
+export async function upsertTraceBatch(db: Queryable, traces: readonly TraceRow[], observations: readonly ObservationRow[]): Promise<void> {
+  if (traces.length > 0) await db.query(insertSql('traces', TRACE_COLUMNS, '$1', true), [jsonbText(recordsOf(TRACE_COLUMNS, traces))]);
+  if (observations.length > 0) await db.query(insertSql('observations', OBSERVATION_COLUMNS, '$1', true), [jsonbText(recordsOf(OBSERVATION_COLUMNS, observations))]);
+}
+
+/** The stored traces among `ids`. */
+export async function getTracesByIds(tx: Queryable, projectId: string, ids: readonly string[]): Promise<StoredTrace[]> {
+  if (ids.length === 0) return [];
+  const r = await tx.query(`${TRACE_SELECT} WHERE t.project_id = $1 AND t.id = ANY($2::text[])`, [projectId, ids]);
+  return r.rows.map(toTrace);
+}
+
 const traceSelect = (extraColumns = '') => `SELECT t.*${extraColumns}, a.name AS agent_name,
     COALESCE(g.tokens, 0) AS tokens, COALESCE(g.cost, 0) AS cost
   FROM traces t
@@ -254,6 +283,7 @@ function toTrace(r: Record<string, any>): StoredTrace {
     environment: r.environment,
     release: r.release,
     version: r.version,
+    public: r.public ?? false,
     createdAt: iso(r.created_at)!,
     updatedAt: iso(r.updated_at)!,
     durationMs: end === null ? null : Date.parse(end) - Date.parse(start),
@@ -385,6 +415,9 @@ export interface StoredObservation {
   totalTokens: number;
   totalCost: number;
   environment: string;
+  version: string | null;
+  promptName: string | null;
+  promptVersion: number | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -413,6 +446,9 @@ function toObservation(r: Record<string, any>): StoredObservation {
     totalTokens: num(r.total_tokens),
     totalCost: num(r.total_cost),
     environment: r.environment,
+    version: r.version ?? null,
+    promptName: r.prompt_name ?? null,
+    promptVersion: r.prompt_version ?? null,
     createdAt: iso(r.created_at)!,
     updatedAt: iso(r.updated_at)!,
   };
@@ -420,6 +456,13 @@ function toObservation(r: Record<string, any>): StoredObservation {
 
 export async function listObservationsOfTrace(db: Queryable, projectId: string, traceId: string): Promise<StoredObservation[]> {
   const r = await db.query('SELECT * FROM observations WHERE project_id = $1 AND trace_id = $2 ORDER BY start_time, id', [projectId, traceId]);
+  return r.rows.map(toObservation);
+}
+
+/** The stored observations among `ids`. */
+export async function getObservationsByIds(tx: Queryable, projectId: string, ids: readonly string[]): Promise<StoredObservation[]> {
+  if (ids.length === 0) return [];
+  const r = await tx.query('SELECT * FROM observations WHERE project_id = $1 AND id = ANY($2::text[])', [projectId, ids]);
   return r.rows.map(toObservation);
 }
 

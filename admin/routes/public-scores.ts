@@ -1,0 +1,119 @@
+// Scores of the public API (reference §3, §7): POST /scores (same rules as ingestion `score-create`), GET /scores and
+// GET /v2/scores (Langfuse's v1 and v2 lists, one shape), GET /scores/{id} and /v2/scores/{id}, DELETE /scores/{id}.
+import type { FastifyInstance } from 'fastify';
+import querySchema from '../../schemas/api/public-scores-query.json' with { type: 'json' };
+import { checkScoreBody } from '../../src/ingestion/event-schema.ts';
+import { scoreRowOf } from '../../src/ingestion/score-input.ts';
+import { deleteScore, getScore, listScores, upsertScores, type ScoreDataType, type ScoreSource, type StoredScore } from '../../src/store/repos/scores.ts';
+import type { AdminContext } from '../context.ts';
+import { pageMeta, pageOffset } from '../public-api/paging.ts';
+import { invalidRequestData, PublicApiError } from '../public-api/public-error.ts';
+import { projectOf, requireKey } from '../public-api/route-access.ts';
+import { tagList } from './public-traces.ts';
+
+interface ScoresQuery {
+  page: number;
+  limit: number;
+  userId?: string;
+  name?: string;
+  fromTimestamp?: string;
+  toTimestamp?: string;
+  environment?: string[];
+  source?: ScoreSource;
+  operator?: '<' | '>' | '<=' | '>=' | '=' | '!=';
+  value?: number;
+  scoreIds?: string;
+  configId?: string;
+  queueId?: string;
+  dataType?: ScoreDataType;
+  traceId?: string;
+  observationId?: string;
+  sessionId?: string;
+}
+
+type IdParams = { id: string };
+
+/** Langfuse's score read shape: a CATEGORICAL or TEXT score's `value` is 0 without a config (no category number). */
+export function publicScore(s: StoredScore) {
+  return {
+    id: s.id,
+    projectId: s.projectId,
+    traceId: s.traceId,
+    observationId: s.observationId,
+    sessionId: s.sessionId,
+    datasetRunId: s.datasetRunId,
+    name: s.name,
+    dataType: s.dataType,
+    value: s.value ?? 0,
+    ...(s.dataType === 'NUMERIC' ? {} : { stringValue: s.stringValue }),
+    source: s.source,
+    comment: s.comment,
+    metadata: s.metadata,
+    configId: s.configId,
+    queueId: s.queueId,
+    authorUserId: null,
+    environment: s.environment,
+    timestamp: s.timestamp,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+  };
+}
+
+const scoreNotFound = () => new PublicApiError('NotFoundError', 'Score not found');
+
+export function registerPublicScores(app: FastifyInstance, ctx: AdminContext): void {
+  app.post('/scores', { onRequest: requireKey(ctx, 'ingestion-write') }, async (req) => {
+    const project = projectOf(req);
+    const checked = checkScoreBody(req.body);
+    if ('issues' in checked) throw invalidRequestData(checked.issues);
+    const score = scoreRowOf(project.id, checked.body, new Date(ctx.clock.now()).toISOString());
+    if ('issues' in score) throw invalidRequestData(score.issues);
+    await upsertScores(ctx.db, [score.row]);
+    return { id: score.row.id };
+  });
+
+  const list = async (req: { query: ScoresQuery } & Parameters<typeof projectOf>[0]) => {
+    const project = projectOf(req);
+    const q = req.query;
+    const { data, total } = await listScores(ctx.db, project.id, {
+      name: q.name,
+      userId: q.userId,
+      traceId: q.traceId,
+      observationId: q.observationId,
+      sessionId: q.sessionId,
+      queueId: q.queueId,
+      configId: q.configId,
+      source: q.source,
+      dataType: q.dataType,
+      scoreIds: q.scoreIds?.split(',').map((id) => id.trim()).filter((id) => id !== ''),
+      environments: q.environment,
+      from: q.fromTimestamp,
+      to: q.toTimestamp,
+      value: q.operator !== undefined && q.value !== undefined ? { operator: q.operator, value: q.value } : undefined,
+      limit: q.limit,
+      offset: pageOffset(q),
+    });
+    return {
+      data: data.map((s) => ({
+        ...publicScore(s),
+        trace: s.trace && { userId: s.trace.userId, sessionId: s.trace.sessionId, tags: tagList(s.trace.tags), environment: s.trace.environment },
+      })),
+      meta: pageMeta(q, total),
+    };
+  };
+  const get = async (req: { params: IdParams } & Parameters<typeof projectOf>[0]) => {
+    const score = await getScore(ctx.db, projectOf(req).id, req.params.id);
+    if (!score) throw scoreNotFound();
+    return publicScore(score);
+  };
+  for (const prefix of ['', '/v2']) {
+    app.get<{ Querystring: ScoresQuery }>(`${prefix}/scores`, { schema: { querystring: querySchema }, onRequest: requireKey(ctx, 'project') }, list);
+    app.get<{ Params: IdParams }>(`${prefix}/scores/:id`, { onRequest: requireKey(ctx, 'project') }, get);
+  }
+
+  app.delete<{ Params: IdParams }>('/scores/:id', { onRequest: requireKey(ctx, 'project') }, async (req, reply) => {
+    if (!(await deleteScore(ctx.db, projectOf(req).id, req.params.id))) throw scoreNotFound();
+    // Langfuse queues the deletion and answers 202; ours is done by the time the answer leaves.
+    return reply.code(202).send({ message: 'Score deletion queued successfully' });
+  });
+}

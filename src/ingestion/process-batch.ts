@@ -1,0 +1,137 @@
+// One ingestion batch (POST /api/public/ingestion): every event checked on its own, the valid ones merged with what is
+// stored and written in one transaction, and the 207 answer listing each event as a success or an error.
+import { randomUUID } from 'node:crypto';
+import type { Database, Queryable } from '../store/database.ts';
+import { upsertScores, type ScoreRow } from '../store/repos/scores.ts';
+import { getObservationsByIds, getTracesByIds, upsertTraceBatch, type ObservationRow, type TraceRow } from '../store/repos/traces.ts';
+import type { Logger } from '../telemetry/logger.ts';
+import { checkEvent, issueText, type IngestionEvent } from './event-schema.ts';
+import { mergeObservation, mergeOrder, mergeTrace, observationRowOf, settleTrace, traceRowOf } from './merge.ts';
+import { scoreRowOf } from './score-input.ts';
+
+export interface EventSuccess {
+  id: string;
+  status: 201;
+}
+
+export interface EventError {
+  id: string;
+  status: number;
+  message: string;
+  error: string;
+}
+
+export interface BatchResult {
+  successes: EventSuccess[];
+  errors: EventError[];
+}
+
+const invalid = (id: string, detail: string): EventError => ({ id, status: 400, message: `Invalid request data: ${detail}`, error: 'InvalidRequestError' });
+
+function groupBy(events: readonly IngestionEvent[], key: (e: IngestionEvent) => string): Map<string, IngestionEvent[]> {
+  const groups = new Map<string, IngestionEvent[]>();
+  for (const e of events) {
+    const k = key(e);
+    groups.set(k, [...(groups.get(k) ?? []), e]);
+  }
+  return groups;
+}
+
+/**
+ * Serialises writers of the same entities across requests and replicas (the merge reads, then writes): one
+ * transaction-scoped advisory lock per entity, taken in a fixed order so two batches cannot deadlock.
+ */
+async function lockEntities(tx: Queryable, keys: string[]): Promise<void> {
+  const sorted = [...new Set(keys)].sort();
+  if (sorted.length === 0) return;
+  await tx.query('SELECT count(pg_advisory_xact_lock(hashtext(k))) FROM (SELECT k FROM unnest($1::text[]) AS k ORDER BY k) s', [sorted]);
+}
+
+interface Plan {
+  traces: Map<string, IngestionEvent[]>;
+  observations: Map<string, IngestionEvent[]>;
+  scores: { event: IngestionEvent; row: ScoreRow }[];
+}
+
+/** Writes the plan; returns the events refused while merging (an observation without a trace). */
+async function write(tx: Queryable, projectId: string, plan: Plan): Promise<Map<IngestionEvent, EventError>> {
+  const errors = new Map<IngestionEvent, EventError>();
+  const observationIds = [...plan.observations.keys()];
+  const mentionedTraces = new Set(plan.traces.keys());
+  for (const events of plan.observations.values()) for (const e of events) if (e.body.traceId !== undefined) mentionedTraces.add(e.body.traceId);
+  await lockEntities(tx, [...[...mentionedTraces].map((id) => `trace:${projectId}:${id}`), ...observationIds.map((id) => `observation:${projectId}:${id}`)]);
+
+  const storedObservations = new Map((await getObservationsByIds(tx, projectId, observationIds)).map((o) => [o.id, observationRowOf(o)]));
+  const observations: ObservationRow[] = [];
+  for (const [id, events] of plan.observations) {
+    const row = mergeObservation(projectId, id, storedObservations.get(id), mergeOrder(events));
+    if (row.traceId === '') {
+      for (const e of events) errors.set(e, invalid(e.id, `body.traceId: is required for observation ${id}, which is not stored yet`));
+      continue;
+    }
+    observations.push(row);
+  }
+  const traceIds = [...new Set([...plan.traces.keys(), ...observations.map((o) => o.traceId)])];
+  // Observations may name a trace this batch did not lock (their stored trace id); lock those too.
+  await lockEntities(tx, traceIds.filter((id) => !mentionedTraces.has(id)).map((id) => `trace:${projectId}:${id}`));
+  const storedTraces = new Map((await getTracesByIds(tx, projectId, traceIds)).map((t) => [t.id, traceRowOf(t)]));
+  const traces: TraceRow[] = [];
+  for (const traceId of traceIds) {
+    const stored = storedTraces.get(traceId);
+    const events = plan.traces.get(traceId) ?? [];
+    const own = observations.filter((o) => o.traceId === traceId);
+    // An observation before its trace: the trace row is created from it, as Langfuse shows such traces.
+    const implicitStart = own.reduce((min, o) => (min === '' || Date.parse(o.startTime) < Date.parse(min) ? o.startTime : min), '');
+    const base = stored ?? (events.length === 0 ? { projectId, id: traceId, status: 'completed' as const, startTime: implicitStart, source: 'ingestion' as const, environment: own[0]?.environment } : undefined);
+    const merged = events.length > 0 ? mergeTrace(projectId, traceId, base, mergeOrder(events)) : base!;
+    const settled = settleTrace(merged, own);
+    if (settled !== stored) traces.push(settled);
+  }
+  await upsertTraceBatch(tx, traces, observations);
+  await upsertScores(tx, plan.scores.map((s) => s.row));
+  return errors;
+}
+
+/** Checks, merges and stores a batch; a store failure turns every valid event into a 500 (logged once with an id). */
+export async function processBatch(db: Database, projectId: string, batch: readonly unknown[], log: Logger): Promise<BatchResult> {
+  const errors: EventError[] = [];
+  const valid: IngestionEvent[] = [];
+  for (const raw of batch) {
+    const checked = checkEvent(raw);
+    if ('event' in checked) valid.push(checked.event);
+    else {
+      const id = (raw as { id?: unknown } | null)?.id;
+      errors.push(invalid(typeof id === 'string' ? id : 'unknown', issueText(checked.issues)));
+    }
+  }
+  // sdk-log events are SDK diagnostics: accepted and dropped, and listed nowhere (as Langfuse does).
+  const stored = valid.filter((e) => e.type !== 'sdk-log');
+  const plan: Plan = { traces: new Map(), observations: new Map(), scores: [] };
+  const accepted: IngestionEvent[] = [];
+  for (const e of stored) {
+    if (e.type === 'score-create') {
+      const score = scoreRowOf(projectId, e.body, e.timestamp);
+      if ('issues' in score) errors.push(invalid(e.id, issueText(score.issues.map((i) => ({ ...i, path: ['body', ...i.path] })))));
+      else {
+        plan.scores.push({ event: e, row: score.row });
+        accepted.push(e);
+      }
+      continue;
+    }
+    // A trace-create without an id gets one, rather than being listed as a success and dropped.
+    if (e.type === 'trace-create') e.body.id ??= randomUUID();
+    accepted.push(e);
+  }
+  plan.traces = groupBy(accepted.filter((e) => e.type === 'trace-create'), (e) => e.body.id);
+  plan.observations = groupBy(accepted.filter((e) => e.type !== 'trace-create' && e.type !== 'score-create'), (e) => e.body.id);
+  try {
+    const failed = await db.transaction((tx) => write(tx, projectId, plan));
+    errors.push(...failed.values());
+    return { successes: accepted.filter((e) => !failed.has(e)).map((e) => ({ id: e.id, status: 201 as const })), errors };
+  } catch (err) {
+    const errorId = randomUUID();
+    log.error('ingestion batch failed', { errorId, projectId, events: accepted.length, error: (err as Error).message });
+    for (const e of accepted) errors.push({ id: e.id, status: 500, message: `Internal Server Error (error id ${errorId})`, error: 'InternalServerError' });
+    return { successes: [], errors };
+  }
+}

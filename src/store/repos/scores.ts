@@ -1,0 +1,162 @@
+// Scores: written by POST /api/public/scores and ingestion `score-create` events, read and deleted through the public
+// API. A repeated id is an upsert with Langfuse's merge rules (reference §4): later values win, absent values keep
+// what is stored, metadata is merged, and id, timestamp, trace and environment stay as first written.
+import type { Queryable } from '../database.ts';
+import { iso, json, num } from './rows.ts';
+
+export type ScoreDataType = 'NUMERIC' | 'CATEGORICAL' | 'BOOLEAN' | 'TEXT';
+export type ScoreSource = 'API' | 'ANNOTATION' | 'EVAL';
+
+export interface ScoreRow {
+  projectId: string;
+  id: string;
+  traceId?: string | null;
+  observationId?: string | null;
+  sessionId?: string | null;
+  datasetRunId?: string | null;
+  name: string;
+  dataType: ScoreDataType;
+  value: number | null;
+  stringValue: string | null;
+  comment?: string | null;
+  metadata?: Record<string, unknown>;
+  source: ScoreSource;
+  configId?: string | null;
+  queueId?: string | null;
+  environment: string;
+  timestamp: string;
+}
+
+export interface StoredScore extends Required<ScoreRow> {
+  createdAt: string;
+  updatedAt: string;
+  /** Fields of the scored trace, when it is stored. */
+  trace: { userId: string | null; sessionId: string | null; tags: Record<string, string>; environment: string } | null;
+}
+
+export async function upsertScores(db: Queryable, rows: readonly ScoreRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const records = rows.map((r) => ({
+    project_id: r.projectId, id: r.id, trace_id: r.traceId ?? null, observation_id: r.observationId ?? null, session_id: r.sessionId ?? null,
+    dataset_run_id: r.datasetRunId ?? null, name: r.name, data_type: r.dataType, value: r.value, string_value: r.stringValue,
+    comment: r.comment ?? null, metadata: r.metadata ?? {}, source: r.source, config_id: r.configId ?? null, queue_id: r.queueId ?? null,
+    environment: r.environment, timestamp: r.timestamp,
+  }));
+  await db.query(
+    `INSERT INTO scores (project_id, id, trace_id, observation_id, session_id, dataset_run_id, name, data_type, value, string_value,
+       comment, metadata, source, config_id, queue_id, environment, timestamp)
+     SELECT project_id, id, trace_id, observation_id, session_id, dataset_run_id, name, data_type, value, string_value,
+       comment, metadata, source, config_id, queue_id, environment, timestamp
+     FROM jsonb_to_recordset($1::text::jsonb) AS r(project_id text, id text, trace_id text, observation_id text, session_id text,
+       dataset_run_id text, name text, data_type text, value double precision, string_value text, comment text, metadata jsonb,
+       source text, config_id text, queue_id text, environment text, timestamp timestamptz)
+     ON CONFLICT (project_id, id) DO UPDATE SET
+       observation_id = COALESCE(EXCLUDED.observation_id, scores.observation_id),
+       session_id = COALESCE(EXCLUDED.session_id, scores.session_id),
+       dataset_run_id = COALESCE(EXCLUDED.dataset_run_id, scores.dataset_run_id),
+       name = EXCLUDED.name, data_type = EXCLUDED.data_type, value = EXCLUDED.value, string_value = EXCLUDED.string_value,
+       comment = COALESCE(EXCLUDED.comment, scores.comment),
+       metadata = scores.metadata || EXCLUDED.metadata,
+       source = EXCLUDED.source,
+       config_id = COALESCE(EXCLUDED.config_id, scores.config_id),
+       queue_id = COALESCE(EXCLUDED.queue_id, scores.queue_id),
+       updated_at = now()`,
+    [json(records)],
+  );
+}
+
+const SCORE_SELECT = `SELECT s.*, t.id AS t_id, t.user_id AS t_user_id, t.session_id AS t_session_id, t.tags AS t_tags, t.environment AS t_environment
+  FROM scores s LEFT JOIN traces t ON t.project_id = s.project_id AND t.id = s.trace_id`;
+
+function toScore(r: Record<string, any>): StoredScore {
+  return {
+    projectId: r.project_id,
+    id: r.id,
+    traceId: r.trace_id,
+    observationId: r.observation_id,
+    sessionId: r.session_id,
+    datasetRunId: r.dataset_run_id,
+    name: r.name,
+    dataType: r.data_type,
+    value: r.value === null ? null : num(r.value),
+    stringValue: r.string_value,
+    comment: r.comment,
+    metadata: r.metadata ?? {},
+    source: r.source,
+    configId: r.config_id,
+    queueId: r.queue_id,
+    environment: r.environment,
+    timestamp: iso(r.timestamp)!,
+    createdAt: iso(r.created_at)!,
+    updatedAt: iso(r.updated_at)!,
+    trace: r.t_id === null || r.t_id === undefined
+      ? null
+      : { userId: r.t_user_id, sessionId: r.t_session_id, tags: r.t_tags ?? {}, environment: r.t_environment },
+  };
+}
+
+export async function getScore(db: Queryable, projectId: string, id: string): Promise<StoredScore | undefined> {
+  const r = await db.query(`${SCORE_SELECT} WHERE s.project_id = $1 AND s.id = $2`, [projectId, id]);
+  return r.rows[0] ? toScore(r.rows[0]) : undefined;
+}
+
+export interface ScoreFilter {
+  name?: string;
+  userId?: string;
+  traceId?: string;
+  observationId?: string;
+  sessionId?: string;
+  queueId?: string;
+  configId?: string;
+  source?: ScoreSource;
+  dataType?: ScoreDataType;
+  scoreIds?: string[];
+  environments?: string[];
+  /** Inclusive. */
+  from?: string;
+  /** Exclusive. */
+  to?: string;
+  /** Compares the numeric value: `value <operator> value`. */
+  value?: { operator: '<' | '>' | '<=' | '>=' | '=' | '!='; value: number };
+  limit: number;
+  offset: number;
+}
+
+/** Newest first (ties on id). */
+export async function listScores(db: Queryable, projectId: string, f: ScoreFilter): Promise<{ data: StoredScore[]; total: number }> {
+  const where = ['s.project_id = $1'];
+  const params: unknown[] = [projectId];
+  const add = (clause: (p: string) => string, value: unknown) => {
+    params.push(value);
+    where.push(clause(`$${params.length}`));
+  };
+  if (f.name) add((p) => `s.name = ${p}`, f.name);
+  if (f.userId) add((p) => `t.user_id = ${p}`, f.userId);
+  if (f.traceId) add((p) => `s.trace_id = ${p}`, f.traceId);
+  if (f.observationId) add((p) => `s.observation_id = ${p}`, f.observationId);
+  if (f.sessionId) add((p) => `s.session_id = ${p}`, f.sessionId);
+  if (f.queueId) add((p) => `s.queue_id = ${p}`, f.queueId);
+  if (f.configId) add((p) => `s.config_id = ${p}`, f.configId);
+  if (f.source) add((p) => `s.source = ${p}`, f.source);
+  if (f.dataType) add((p) => `s.data_type = ${p}`, f.dataType);
+  if (f.scoreIds?.length) add((p) => `s.id = ANY(${p}::text[])`, f.scoreIds);
+  if (f.environments?.length) add((p) => `s.environment = ANY(${p}::text[])`, f.environments);
+  if (f.from) add((p) => `s.timestamp >= ${p}::timestamptz`, f.from);
+  if (f.to) add((p) => `s.timestamp < ${p}::timestamptz`, f.to);
+  // The operator comes from a fixed list checked by the route schema, never from free text.
+  if (f.value) add((p) => `s.value ${f.value!.operator === '!=' ? '<>' : f.value!.operator} ${p}`, f.value.value);
+  const condition = where.join(' AND ');
+  const from = 'FROM scores s LEFT JOIN traces t ON t.project_id = s.project_id AND t.id = s.trace_id';
+  const total = await db.query<{ n: unknown }>(`SELECT count(*) AS n ${from} WHERE ${condition}`, params);
+  const page = await db.query(
+    `${SCORE_SELECT} WHERE ${condition} ORDER BY s.timestamp DESC, s.id DESC LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
+    params,
+  );
+  return { data: page.rows.map(toScore), total: num(total.rows[0].n) };
+}
+
+/** True when a score was deleted. */
+export async function deleteScore(db: Queryable, projectId: string, id: string): Promise<boolean> {
+  const r = await db.query('DELETE FROM scores WHERE project_id = $1 AND id = $2', [projectId, id]);
+  return r.rowCount > 0;
+}

@@ -1,0 +1,208 @@
+// POST /api/public/ingestion (docs/public-api.md "Ingestion and scores"): every event type, the 207 contract with
+// mixed successes and errors, merge rules on repeated ids, an observation before its trace, the 4.5 MB boundary,
+// key kinds, and the stored rows through the repositories, GET /api/public/traces and GET /v1/traces/{id}. Both backends.
+import t from 'tap';
+import { getScore } from '../../src/store/repos/scores.ts';
+import { getObservation, getTrace, listObservationsOfTrace } from '../../src/store/repos/traces.ts';
+import { basicAuth as auth, callAdmin as call, startPublicApiService } from '../helpers/public-api.ts';
+import { STORE_BACKENDS } from '../helpers/store.ts';
+
+const LIMIT = 4_718_592;
+
+const T0 = Date.parse('2026-05-01T12:00:00.000Z');
+const at = (ms: number) => new Date(T0 + ms).toISOString();
+let n = 0;
+const ev = (type: string, body: Record<string, unknown>, timestamp = at(0)) => ({ id: `ev-${++n}`, type, timestamp, body });
+
+for (const backend of STORE_BACKENDS) {
+  t.test(`ingestion on ${backend}`, async (t) => {
+    const { s, db, key, ingestKey, orgKey } = await startPublicApiService(t, backend);
+    const ingest = (batch: unknown[], k = key) => call(s, 'POST', '/api/public/ingestion', auth(k), JSON.stringify({ batch }));
+    const restKey = key.secretKey;
+
+    t.test('every event type lands in traces, observations and scores', async (t) => {
+      const batch = [
+        ev('trace-create', { id: 'tr-a', timestamp: at(0), name: 'chat', userId: 'u1', sessionId: 's1', input: { q: 'hi' }, output: 'hello',
+          metadata: { a: 1, nested: { x: 1 } }, tags: ['beta', 'prod'], release: 'r1', version: 'v1', environment: 'Langfuse-Staging', public: true }),
+        ev('span-create', { id: 'sp-1', traceId: 'tr-a', name: 'retrieve', startTime: at(10), input: 'q', metadata: { k: 'v' } }),
+        ev('span-update', { id: 'sp-1', traceId: 'tr-a', endTime: at(200), output: { docs: 2 } }, at(1)),
+        ev('generation-create', { id: 'gen-1', traceId: 'tr-a', parentObservationId: 'sp-1', name: 'llm', startTime: at(20), model: 'gpt-x',
+          modelParameters: { temperature: 0.2 }, usage: { input: 10, output: 5 }, completionStartTime: at(30), promptName: 'p', promptVersion: 2 }),
+        ev('generation-update', { id: 'gen-1', endTime: at(150), usageDetails: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19, prompt_tokens_details: { cached_tokens: 2 } },
+          costDetails: { input: 0.001, output: 0.002 }, level: 'WARNING', statusMessage: 'slow' }, at(2)),
+        ev('event-create', { id: 'evt-1', traceId: 'tr-a', name: 'click', startTime: at(40) }),
+        ev('observation-create', { id: 'obs-legacy', traceId: 'tr-a', type: 'EVENT', name: 'legacy', startTime: at(50) }),
+        ev('observation-update', { id: 'obs-legacy', type: 'EVENT', output: 'done' }, at(3)),
+        ev('score-create', { id: 'sc-1', traceId: 'tr-a', observationId: 'gen-1', name: 'quality', value: 0.9, comment: 'good' }),
+        ev('sdk-log', { log: { message: 'debug' } }),
+      ];
+      const r = await ingest(batch);
+      t.equal(r.status, 207);
+      t.same(r.body.errors, []);
+      t.same(r.body.successes, batch.filter((e) => e.type !== 'sdk-log').map((e) => ({ id: e.id, status: 201 })), 'sdk-log is in neither list');
+
+      const trace = await getTrace(db, 'default', 'tr-a');
+      t.match(trace, { name: 'chat', userId: 'u1', sessionId: 's1', input: { q: 'hi' }, output: 'hello', metadata: { a: 1, nested: { x: 1 } },
+        tags: { beta: '', prod: '' }, release: 'r1', version: 'v1', environment: 'staging', public: true, source: 'ingestion', startTime: at(0),
+        endTime: at(200), status: 'completed' });
+      t.equal(trace!.tokens, 19);
+      t.equal(trace!.cost, 0.003);
+      const span = await getObservation(db, 'default', 'sp-1');
+      t.match(span, { type: 'SPAN', traceId: 'tr-a', name: 'retrieve', startTime: at(10), endTime: at(200), input: 'q', output: { docs: 2 }, attributes: { k: 'v' } });
+      const gen = await getObservation(db, 'default', 'gen-1');
+      t.match(gen, { type: 'GENERATION', parentObservationId: 'sp-1', model: 'gpt-x', modelParameters: { temperature: 0.2 }, completionStartTime: at(30),
+        endTime: at(150), level: 'WARNING', statusMessage: 'slow', promptName: 'p', promptVersion: 2, totalTokens: 19, totalCost: 0.003 });
+      t.same(gen!.usageDetails, { input: 10, input_cached_tokens: 2, output: 7, total: 19 }, 'OpenAI usage as exclusive buckets, replacing the create\'s');
+      t.match(await getObservation(db, 'default', 'evt-1'), { type: 'EVENT', name: 'click' });
+      t.match(await getObservation(db, 'default', 'obs-legacy'), { type: 'EVENT', name: 'legacy', output: 'done' });
+      t.match(await getScore(db, 'default', 'sc-1'), { name: 'quality', value: 0.9, dataType: 'NUMERIC', source: 'API', traceId: 'tr-a', observationId: 'gen-1', comment: 'good' });
+
+      const list = await call(s, 'GET', '/api/public/traces?name=chat', auth(key));
+      t.equal(list.status, 200);
+      t.match(list.body.data[0], { id: 'tr-a', userId: 'u1', tags: ['beta', 'prod'], public: true, environment: 'staging', totalCost: 0.003 });
+      t.same([...list.body.data[0].observations].sort(), ['evt-1', 'gen-1', 'obs-legacy', 'sp-1']);
+      const rest = await call(s, 'GET', '/v1/traces/tr-a', `Bearer ${restKey}`);
+      t.equal(rest.status, 200);
+      t.match(rest.body, { id: 'tr-a', name: 'chat', status: 'completed', tokens: 19, cost: 0.003, duration: 200 });
+      t.equal(rest.body.spans.length, 4);
+    });
+
+    t.test('207 with successes and per-event errors side by side', async (t) => {
+      const good = ev('trace-create', { id: 'tr-mixed', name: 'ok' });
+      const batch = [
+        good,
+        { id: 'bad-type', type: 'nope-create', timestamp: at(0), body: {} },
+        { id: 'bad-time', type: 'trace-create', timestamp: 'yesterday', body: { id: 'x' } },
+        { id: 'bad-level', type: 'span-create', timestamp: at(0), body: { id: 'sp-x', traceId: 'tr-mixed', level: 'LOUD' } },
+        { id: 'no-obs-id', type: 'span-create', timestamp: at(0), body: { traceId: 'tr-mixed' } },
+        { id: 'bad-tags', type: 'trace-create', timestamp: at(0), body: { id: 'tr-y', tags: 'a,b' } },
+        { id: 'half-prompt', type: 'generation-create', timestamp: at(0), body: { id: 'g-x', traceId: 'tr-mixed', promptName: 'p' } },
+        { id: 'bool-score', type: 'score-create', timestamp: at(0), body: { traceId: 'tr-mixed', name: 'b', value: 2, dataType: 'BOOLEAN' } },
+        { id: 'no-target', type: 'score-create', timestamp: at(0), body: { name: 'n', value: 1 } },
+        { id: 'orphan-update', type: 'span-update', timestamp: at(0), body: { id: 'sp-orphan', output: 1 } },
+        { type: 'trace-create', timestamp: at(0), body: {} },
+        'not an object',
+      ];
+      const r = await ingest(batch);
+      t.equal(r.status, 207);
+      t.same(r.body.successes, [{ id: good.id, status: 201 }]);
+      const byId = Object.fromEntries((r.body.errors as any[]).map((e) => [e.id, e]));
+      t.equal(r.body.errors.length, 11);
+      for (const e of r.body.errors) {
+        t.equal(e.status, 400);
+        t.equal(e.error, 'InvalidRequestError');
+        t.match(e.message, /^Invalid request data: /);
+      }
+      t.match(byId['bad-type'].message, /type: must be one of "trace-create"/);
+      t.match(byId['bad-time'].message, /timestamp: must be an ISO 8601 date-time/);
+      t.match(byId['bad-level'].message, /body\.level: must be one of "DEBUG"/);
+      t.match(byId['no-obs-id'].message, /body\.id: is required/);
+      t.match(byId['bad-tags'].message, /body\.tags: must be array/);
+      t.match(byId['half-prompt'].message, /promptName and promptVersion must be given together/);
+      t.match(byId['bool-score'].message, /body\.value: must be 1 \(true\) or 0 \(false\)/);
+      t.match(byId['no-target'].message, /exactly one target/);
+      t.match(byId['orphan-update'].message, /body\.traceId: is required for observation sp-orphan/);
+      const unknown = (r.body.errors as any[]).filter((e) => e.id === 'unknown').map((e) => e.message);
+      t.match(unknown, [/id: is required/, /event: must be object/], 'events without a string id are reported as "unknown"');
+      t.ok(await getTrace(db, 'default', 'tr-mixed'));
+      t.notOk(await getObservation(db, 'default', 'sp-x'));
+    });
+
+    t.test('merge rules for repeated events on one id', async (t) => {
+      let r = await ingest([
+        ev('trace-create', { id: 'tr-m', timestamp: at(100), name: 'first', userId: 'u1', metadata: { a: 1, deep: { x: 1, y: 1 } }, tags: ['one'], environment: 'prod', input: 'in' }),
+      ]);
+      t.same(r.body.errors, []);
+      r = await ingest([
+        // Out of order in the batch: the update sorts after the create whatever its position.
+        ev('span-update', { id: 'sp-m', name: 'renamed' }, at(500)),
+        ev('span-create', { id: 'sp-m', traceId: 'tr-m', name: 'orig', startTime: at(150), metadata: { m: 1 } }, at(400)),
+        ev('trace-create', { id: 'tr-m', timestamp: at(300), name: 'second', metadata: { b: 2, deep: { y: 2 } }, tags: ['two', 'one'], environment: 'dev', userId: null }),
+      ]);
+      t.same(r.body.errors, []);
+      const trace = await getTrace(db, 'default', 'tr-m');
+      t.match(trace, { name: 'second', userId: 'u1', input: 'in', environment: 'prod', startTime: at(100) }, 'later values win; absent and null keep; environment and earliest timestamp kept');
+      t.same(trace!.metadata, { a: 1, b: 2, deep: { x: 1, y: 2 } }, 'metadata deep-merged');
+      t.same(Object.keys(trace!.tags).sort(), ['one', 'two'], 'tags unioned');
+      t.match(await getObservation(db, 'default', 'sp-m'), { name: 'renamed', type: 'SPAN', startTime: at(150), traceId: 'tr-m' });
+      r = await ingest([ev('span-update', { id: 'sp-m', traceId: 'other-trace', metadata: { n: 2 }, endTime: at(900) })]);
+      const span = await getObservation(db, 'default', 'sp-m');
+      t.match(span, { traceId: 'tr-m', endTime: at(900), attributes: { m: 1, n: 2 } }, 'trace of an observation is kept; metadata merged');
+      t.equal((await getTrace(db, 'default', 'tr-m'))!.endTime, at(900), 'the trace ends with its last observation');
+    });
+
+    t.test('concurrent batches on one trace lose no field', async (t) => {
+      const results = await Promise.all(Array.from({ length: 12 }, (_, i) =>
+        ingest([ev('trace-create', { id: 'tr-race', metadata: { [`k${i}`]: i }, tags: [`t${i}`] }), ev('span-create', { id: `sp-race-${i}`, traceId: 'tr-race', startTime: at(i) })])));
+      t.ok(results.every((r) => r.status === 207 && r.body.errors.length === 0));
+      const trace = await getTrace(db, 'default', 'tr-race');
+      t.equal(Object.keys(trace!.metadata).length, 12, 'every batch\'s metadata key kept');
+      t.equal(Object.keys(trace!.tags).length, 12);
+      t.equal((await listObservationsOfTrace(db, 'default', 'tr-race')).length, 12);
+    });
+
+    t.test('an observation before its trace creates the trace, which the trace-create then fills', async (t) => {
+      let r = await ingest([ev('generation-create', { id: 'g-early', traceId: 'tr-late', startTime: at(50), usage: { promptTokens: 3, completionTokens: 4 }, level: 'ERROR' })]);
+      t.same(r.body.errors, []);
+      const implicit = await getTrace(db, 'default', 'tr-late');
+      t.match(implicit, { id: 'tr-late', name: null, source: 'ingestion', startTime: at(50), status: 'error', tokens: 7 });
+      r = await ingest([ev('trace-create', { id: 'tr-late', timestamp: at(0), name: 'late', userId: 'u9' })]);
+      t.same(r.body.errors, []);
+      t.match(await getTrace(db, 'default', 'tr-late'), { name: 'late', userId: 'u9', startTime: at(0), tokens: 7 });
+      t.equal((await listObservationsOfTrace(db, 'default', 'tr-late')).length, 1);
+    });
+
+    t.test('observations may join a trace of the REST API without changing its status', async (t) => {
+      const created = await call(s, 'POST', '/v1/traces', `Bearer ${restKey}`, { name: 'rest' });
+      t.equal(created.status, 201);
+      const r = await ingest([ev('span-create', { id: 'sp-rest', traceId: created.body.id, startTime: at(0), endTime: at(10) })]);
+      t.same(r.body.errors, []);
+      t.match(await getTrace(db, 'default', created.body.id), { status: 'in_progress', source: 'api', endTime: null });
+    });
+
+    t.test('whole-body errors', async (t) => {
+      const notJson = await call(s, 'POST', '/api/public/ingestion', auth(key), '{"batch": [');
+      t.equal(notJson.status, 400);
+      t.equal(notJson.body.error, 'InvalidRequestError');
+      for (const body of ['{}', '{"batch": {}}', '[]', 'null']) {
+        const r = await call(s, 'POST', '/api/public/ingestion', auth(key), body);
+        t.equal(r.status, 400, body);
+        t.equal(r.body.message, 'Invalid request data');
+        t.match(r.body.error, [{ path: ['batch'], message: /must be an array of events/ }]);
+      }
+      const empty = await ingest([]);
+      t.same(empty, { status: 207, body: { successes: [], errors: [] } });
+    });
+
+    t.test('the 4.5 MB limit: exactly 4,718,592 bytes accepted, one more refused with 413', async (t) => {
+      const bodyOf = (size: number) => {
+        const head = JSON.stringify({ batch: [ev('trace-create', { id: 'tr-big', input: '' })] });
+        const pad = size - Buffer.byteLength(head);
+        return head.replace('"input":""', `"input":"${'x'.repeat(pad)}"`);
+      };
+      const exact = bodyOf(LIMIT);
+      t.equal(Buffer.byteLength(exact), LIMIT);
+      const ok = await call(s, 'POST', '/api/public/ingestion', auth(key), exact);
+      t.equal(ok.status, 207);
+      t.same(ok.body.errors, []);
+      t.equal(((await getTrace(db, 'default', 'tr-big'))!.input as string).length, LIMIT - Buffer.byteLength(exact.replace(/x+/, '')), 'stored whole');
+      const over = await call(s, 'POST', '/api/public/ingestion', auth(key), bodyOf(LIMIT + 1));
+      t.equal(over.status, 413);
+      t.equal(over.body.error, 'PayloadTooLargeError');
+    });
+
+    t.test('key kinds: ingestion-only projects ingest, organization keys are 401', async (t) => {
+      const r = await ingest([ev('trace-create', { id: 'tr-io', name: 'io' }), ev('score-create', { traceId: 'tr-io', name: 's', value: 1 })], ingestKey);
+      t.equal(r.status, 207);
+      t.equal(r.body.successes.length, 2);
+      t.match(await getTrace(db, 'ingest', 'tr-io'), { name: 'io' });
+      t.notOk(await getTrace(db, 'default', 'tr-io'), 'lands in the key\'s project');
+      const org = await ingest([ev('trace-create', { id: 'tr-org' })], orgKey);
+      t.equal(org.status, 401);
+      t.equal(org.body.error, 'UnauthorizedError');
+      t.match(org.body.message, /Are you using an organization key\?/);
+      const none = await call(s, 'POST', '/api/public/ingestion', '', '{"batch":[]}');
+      t.equal(none.status, 401);
+    });
+  });
+}
