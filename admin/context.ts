@@ -4,6 +4,7 @@ import type { Clock } from '../src/pipeline/clock.ts';
 import type { ModelGroupRegistry } from '../src/routing/model-groups.ts';
 import type { Database } from '../src/store/database.ts';
 import type { Logger } from '../src/telemetry/logger.ts';
+import type { PromptVersionEvents } from '../src/webhooks/prompt-version-events.ts';
 
 /** What the admin listener's routes use: the store, the clock, and the configuration currently serving. */
 export interface AdminContext {
@@ -14,4 +15,6 @@ export interface AdminContext {
   modelGroups(): ModelGroupRegistry;
   /** Gateway keys served from memory; call `refresh()` after changing keys or agents so this process sees it at once. */
   keys: StoredKeyStore;
+  /** Where prompt-version changes are recorded, inside the changing transaction (spec part 6); none: not recorded. */
+  promptEvents?: PromptVersionEvents;
 }

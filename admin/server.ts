@@ -19,6 +19,9 @@ export function createAdminServer(host: AdminHost): FastifyInstance {
   const app = Fastify({
     logger: false,
     bodyLimit: 4_718_592,
+    // A prompt name (≤ 255 characters, Langfuse's limit) is one path parameter, percent-encoded: up to 12
+    // characters each (4-byte UTF-8); Fastify's default 100 would turn long names into 404s.
+    routerOptions: { maxParamLength: 4096 },
     // Requests Fastify refuses before routing (a malformed percent-escape in the path) still answer in the
     // envelope of the surface they were meant for.
     frameworkErrors(err, req, rawReply) {

@@ -3,7 +3,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { AdminContext } from '../context.ts';
 import { registerGatewayKeys } from '../routes/gateway-keys.ts';
+import { registerPublicIngestion } from '../routes/public-ingestion.ts';
 import { registerPublicProjects } from '../routes/public-projects.ts';
+import { registerPublicPrompts } from '../routes/public-prompts.ts';
+import { registerPublicScores } from '../routes/public-scores.ts';
 import { registerPublicTraces } from '../routes/public-traces.ts';
 import { publicErrorHandler, publicNotFoundHandler } from './error-handler.ts';
 import { publicValidatorCompiler } from './validation.ts';
@@ -15,4 +18,7 @@ export function registerPublicApi(app: FastifyInstance, ctx: AdminContext): void
   registerPublicProjects(app, ctx);
   registerPublicTraces(app, ctx);
   registerGatewayKeys(app, ctx);
+  registerPublicPrompts(app, ctx);
+  registerPublicIngestion(app, ctx);
+  registerPublicScores(app, ctx);
 }

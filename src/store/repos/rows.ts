@@ -15,3 +15,18 @@ export function json(value: unknown): string | null {
 export function num(value: unknown): number {
   return value === null || value === undefined ? 0 : Number(value);
 }
+
+/** A WHERE clause built from optional filters: `add` binds the value as the next `$n` and keeps the clause. */
+export function conditions(first: string, ...firstParams: unknown[]) {
+  const where = [first];
+  const params: unknown[] = [...firstParams];
+  return {
+    params,
+    add(clause: (placeholder: string) => string, value: unknown): void {
+      params.push(value);
+      where.push(clause(`$${params.length}`));
+    },
+    /** The conditions joined with AND. */
+    sql: () => where.join(' AND '),
+  };
+}
