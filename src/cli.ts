@@ -6,6 +6,7 @@ import { ConfigError, formatIssue } from './config/config-error.ts';
 import { loadConfigFile } from './config/load-config.ts';
 import { StoreInUseError } from './control/control-socket.ts';
 import { storeCommand, UsageError } from './control/store-cli.ts';
+import { automationsCommand } from './control/automations-cli.ts';
 import { resolvePlugins } from './pipeline/load-pipeline.ts';
 
 const USAGE = `usage:
@@ -16,6 +17,10 @@ const USAGE = `usage:
                                                          create an API key pair (the secret is shown once)
   svc agents add --project ID --name N [--version V] [--framework F] [--model M] [--config FILE] [--json]
                                                          add an agent to a project
+  svc automations create --project ID (--url URL | --type pagerduty --routing-key K) [--type webhook|slack|pagerduty]
+                     [--name N] [--actions created,updated,deleted] [--header K=V]... [--config FILE] [--json]
+                                                         a prompt-version automation (a webhook's signing secret is shown once)
+  svc automations list [--project ID] | enable|disable|delete|deliveries --automation ID   [--config FILE] [--json]
   svc --version
 
 The store commands work while svc runs (an embedded store is reached through <data_dir>/control.sock).`;
@@ -106,8 +111,9 @@ async function main(argv: string[]): Promise<void> {
     case 'migrate':
     case 'keys':
     case 'agents':
+    case 'automations':
       try {
-        process.exitCode = await storeCommand(command, rest);
+        process.exitCode = command === 'automations' ? await automationsCommand(rest) : await storeCommand(command, rest);
       } catch (err) {
         if (!(err instanceof UsageError)) throw err;
         console.error(`svc: ${err.message}\n${USAGE}`);

@@ -33,6 +33,9 @@ import { createGatewayServer, type GatewayHost } from './server/gateway-server.t
 import { LocalStateFile } from './store/local-state.ts';
 import { jsonLogger, type Logger } from './telemetry/logger.ts';
 import { GatewayMetrics } from './telemetry/metrics.ts';
+import { WebhookDelivery } from './webhooks/delivery-loop.ts';
+import { OutboxRecorder } from './webhooks/outbox-recorder.ts';
+import type { PromptVersionEvents } from './webhooks/prompt-version-events.ts';
 
 export interface StartOptions {
   /** Path of gateway.yaml; or `configText` for an in-memory config (tests). */
@@ -54,6 +57,8 @@ export interface StartOptions {
   onGeneratedKey?: (key: GeneratedKey) => void;
   /** Called with each project key pair created on first start: the only time its secret exists. */
   onCreatedApiKey?: (key: CreatedApiKey) => void;
+  /** Receives prompt-version changes from the admin listener (tests pass a recorder). */
+  promptEvents?: PromptVersionEvents;
 }
 
 export interface RunningService {
@@ -69,6 +74,10 @@ export interface RunningService {
   traceWriter: TraceWriter;
   keyStore: StoredKeyStore;
   counters: Counters;
+  /** Where prompt-version changes are recorded (the webhook outbox), inside the changing transaction. */
+  promptVersionEvents: PromptVersionEvents;
+  /** The webhook outbox's delivery loop. */
+  webhooks: WebhookDelivery;
   current(): LoadedConfig;
   /** Loads the configuration again; a bad one keeps the old and is reported on /metrics. */
   reload(): Promise<{ ok: true } | { ok: false; error: string }>;
@@ -122,6 +131,12 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const counters = await openCounters(first.config.store, clock, log);
   const countersUrl = first.config.store.redis_url;
 
+  // --- Webhook automations (docs/webhooks.md): events go to the outbox in the changing transaction; this loop
+  // delivers them, on every replica (claims keep replicas off each other's rows). Settings follow reloads.
+  const webhooks = new WebhookDelivery({ db, workers, log, settings: () => active.loaded.config.webhooks, now: () => clock.now() });
+  const promptVersionEvents = new OutboxRecorder({ now: () => clock.now(), recorded: () => webhooks.wake() });
+  // --- end webhook automations (started below, once the configuration is active)
+
   const build = async (loaded: LoadedConfig, isFirst = false): Promise<ActiveConfig> => {
     if (!isFirst) {
       if (loaded.config.store.postgres_url !== storeUrl) log.warn('store.postgres_url changed; it takes effect on restart');
@@ -159,6 +174,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
 
   const releaseStore = async (flushMs = 0) => {
     storedKeys.stop();
+    await webhooks.stop();
     await counters.close();
     await Promise.all([traceWriter.stop(flushMs), spend.stop(flushMs), workers.close()]);
     const closeDb = () => db.close().catch(() => {});
@@ -171,6 +187,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     await releaseStore();
     throw err;
   }
+  webhooks.start();
   for (const w of first.warnings) log.warn(w);
   metrics.config = { version: first.config.version, source: first.path, loadedAt: new Date(clock.now()).toISOString(), reloads: 0 };
   let draining = false;
@@ -247,6 +264,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
     config: () => active.loaded.config,
     modelGroups: () => active.services.modelGroups,
     keys: storedKeys,
+    // The webhook outbox always records; a recorder passed in (tests) sees the same events in the same transaction.
+    promptEvents: options.promptEvents ? { record: async (tx, events) => (await promptVersionEvents.record(tx, events), options.promptEvents!.record(tx, events)) } : promptVersionEvents,
     health: host.health,
     metricsJson: () => metrics.json({ deployments: { benched_until: Object.fromEntries(Object.entries(bench.snapshot(clock.now())).map(([k, v]) => [k, new Date(v).toISOString()])) } }),
     metricsText: async () => ({ contentType: metrics.registry.contentType, text: await metrics.registry.metrics() }),
@@ -283,6 +302,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
     traceWriter,
     keyStore: storedKeys,
     counters,
+    promptVersionEvents,
+    webhooks,
     current: () => active.loaded,
     reload,
     async stop() {

@@ -129,6 +129,17 @@ export interface GatewayConfig {
     trace_queue_capacity: number;
     trace_batch_size: number;
   };
+  /** Delivery of prompt-version automations (docs/webhooks.md). */
+  webhooks: {
+    allow_private_networks: boolean;
+    allowed_hosts: string[];
+    timeout_ms: number;
+    max_attempts: number;
+    retry_base_ms: number;
+    retry_max_ms: number;
+    poll_ms: number;
+    pagerduty_url: string;
+  };
   /** The versioned REST API ({base_url}/v1): token bucket per API key. */
   api: { rate_limit: { requests_per_minute: number; burst: number } };
   organization: { id: string; name: string };

@@ -1,11 +1,12 @@
-// The operator commands that change the store (`svc migrate`, `svc keys create`, `svc agents add`), run against an
-// open database: by the CLI itself, or by the running service on behalf of a CLI (control socket).
+// The operator commands that change the store (`svc migrate`, `svc keys create`, `svc agents add`, `svc automations`),
+// run against an open database: by the CLI itself, or by the running service on behalf of a CLI (control socket).
 import type { Database, Queryable } from '../store/database.ts';
 import { migrate } from '../store/migrate.ts';
 import { addAgent, AgentExistsError, type Agent } from '../store/repos/agents.ts';
 import { createApiKey, type ApiKeyKind, type CreatedApiKey } from '../store/repos/api-keys.ts';
 import { writeAudit } from '../store/repos/audit-log.ts';
 import { getProject } from '../store/repos/projects.ts';
+import { checkAutomationRequest, runAutomationCommand, type AutomationRequest } from './automation-commands.ts';
 
 export interface KeysCreateArgs {
   project: string;
@@ -24,7 +25,8 @@ export interface AgentsAddArgs {
 export type ControlRequest =
   | { command: 'migrate' }
   | { command: 'keys.create'; args: KeysCreateArgs }
-  | { command: 'agents.add'; args: AgentsAddArgs };
+  | { command: 'agents.add'; args: AgentsAddArgs }
+  | AutomationRequest;
 
 export interface MigrateResult {
   applied: string[];
@@ -118,6 +120,8 @@ function checkRequest(value: unknown): ControlRequest {
     const { project, name, version, framework, model } = a as unknown as AgentsAddArgs;
     return { command: 'agents.add', args: { project, name, version, framework, model } };
   }
+  const automation = checkAutomationRequest(value);
+  if (automation) return automation;
   throw new CommandError(`unknown or malformed control request: ${JSON.stringify(value)?.slice(0, 200)}`, 2);
 }
 
@@ -132,6 +136,8 @@ export async function runCommand(ctx: CommandContext, request: unknown): Promise
         return { ok: true, result: await createKey(ctx, r.args) };
       case 'agents.add':
         return { ok: true, result: await addAgentCommand(ctx, r.args) };
+      default:
+        return { ok: true, result: await runAutomationCommand(ctx, r) };
     }
   } catch (err) {
     if (err instanceof CommandError) return { ok: false, error: err.message, exitCode: err.exitCode };

@@ -15,7 +15,7 @@ type Values = Record<string, string | boolean | undefined>;
 const COMMON: ParseArgsOptionsConfig = { config: { type: 'string', short: 'c', default: 'gateway.yaml' }, json: { type: 'boolean', default: false } };
 
 /** The flags after `svc <command> [subcommand]`; `subcommand` is the one positional allowed (and required). */
-function parse(args: string[], options: ParseArgsOptionsConfig, subcommand?: string): Values {
+export function parse(args: string[], options: ParseArgsOptionsConfig, subcommand?: string): Values {
   let parsed;
   try {
     parsed = parseArgs({ args, options: { ...COMMON, ...options }, allowPositionals: true, strict: true });
@@ -29,13 +29,13 @@ function parse(args: string[], options: ParseArgsOptionsConfig, subcommand?: str
   return parsed.values as Values; // no option is `multiple`
 }
 
-function required(values: Values, name: string): string {
+export function required(values: Values, name: string): string {
   const v = values[name];
   if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
   return v;
 }
 
-function optional(values: Values, name: string): string | undefined {
+export function optional(values: Values, name: string): string | undefined {
   const v = values[name];
   if (v === '') throw new UsageError(`--${name} must not be empty`);
   return v as string | undefined;
@@ -60,7 +60,17 @@ export async function storeCommand(command: 'migrate' | 'keys' | 'agents', args:
     };
   }
 
-  const configPath = values.config as string;
+  const response = await runRequest(values.config as string, request);
+  if (typeof response === 'number') return response;
+  const json = values.json === true;
+  if (request.command === 'migrate') printMigrate(response as MigrateResult, json);
+  else if (request.command === 'keys.create') printKey(response as CreatedApiKey, json);
+  else printAgent(response as Agent, json);
+  return 0;
+}
+
+/** Loads the config and runs the request; the result, or the exit code after the failure was printed. */
+export async function runRequest(configPath: string, request: ControlRequest): Promise<unknown> {
   let loaded;
   try {
     loaded = await loadConfigFile(configPath, process.env);
@@ -75,11 +85,7 @@ export async function storeCommand(command: 'migrate' | 'keys' | 'agents', args:
     console.error(`svc: ${response.error}`);
     return response.exitCode;
   }
-  const json = values.json === true;
-  if (request.command === 'migrate') printMigrate(response.result as MigrateResult, json);
-  else if (request.command === 'keys.create') printKey(response.result as CreatedApiKey, json);
-  else printAgent(response.result as Agent, json);
-  return 0;
+  return response.result;
 }
 
 function printMigrate(r: MigrateResult, json: boolean): void {

@@ -2,3 +2,4 @@
 export { scanText } from '../guardrails/scan-task.ts';
 export { signJwt } from './jwt-sign-task.ts';
 export { sigv4PayloadHash } from './sigv4-payload-hash-task.ts';
+export { signWebhookBodies } from './webhook-sign-task.ts';
