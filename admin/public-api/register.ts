@@ -4,9 +4,12 @@ import type { FastifyInstance } from 'fastify';
 import type { AdminContext } from '../context.ts';
 import { registerGatewayKeys } from '../routes/gateway-keys.ts';
 import { registerPublicIngestion } from '../routes/public-ingestion.ts';
+import { registerPublicObservations } from '../routes/public-observations.ts';
+import { registerPublicOrganization } from '../routes/public-organization.ts';
 import { registerPublicProjects } from '../routes/public-projects.ts';
 import { registerPublicPrompts } from '../routes/public-prompts.ts';
 import { registerPublicScores } from '../routes/public-scores.ts';
+import { registerPublicSessions } from '../routes/public-sessions.ts';
 import { registerPublicTraces } from '../routes/public-traces.ts';
 import { publicErrorHandler, publicNotFoundHandler } from './error-handler.ts';
 import { publicValidatorCompiler } from './validation.ts';
@@ -21,4 +24,7 @@ export function registerPublicApi(app: FastifyInstance, ctx: AdminContext): void
   registerPublicPrompts(app, ctx);
   registerPublicIngestion(app, ctx);
   registerPublicScores(app, ctx);
+  registerPublicObservations(app, ctx);
+  registerPublicSessions(app, ctx);
+  registerPublicOrganization(app, ctx);
 }

@@ -41,13 +41,26 @@ export function checkAccess(routeClass: RouteClass, method: string, principal: P
 
 const principals = new WeakMap<FastifyRequest, PublicPrincipal>();
 
-/** The onRequest hook of a route of this class: authenticates, checks the key kind, keeps the principal for the handler. */
-export function requireKey(ctx: AdminContext, routeClass: RouteClass): onRequestAsyncHookHandler {
+/** An onRequest hook that authenticates, checks the key against the class `classOf` picks, keeps the principal. */
+function keyHook(ctx: AdminContext, classOf: (principal: PublicPrincipal) => RouteClass): onRequestAsyncHookHandler {
   return async (req) => {
     const principal = await authenticate(ctx.db, req.headers.authorization, ctx.clock.now());
-    checkAccess(routeClass, req.method, principal);
+    checkAccess(classOf(principal), req.method, principal);
     principals.set(req, principal);
   };
+}
+
+/** The onRequest hook of a route of this class: authenticates, checks the key kind, keeps the principal for the handler. */
+export function requireKey(ctx: AdminContext, routeClass: RouteClass): onRequestAsyncHookHandler {
+  return keyHook(ctx, () => routeClass);
+}
+
+/**
+ * The onRequest hook of a path that serves both key kinds (GET /projects): an organization key is checked as
+ * `organization`, any other as `projectClass`; the handler branches on `principalOf(req).apiKey.kind`.
+ */
+export function requireEitherKey(ctx: AdminContext, projectClass: Exclude<RouteClass, 'organization'>): onRequestAsyncHookHandler {
+  return keyHook(ctx, (principal) => (principal.apiKey.kind === 'organization' ? 'organization' : projectClass));
 }
 
 /** The principal `requireKey` found; only in handlers of routes that declare it. */

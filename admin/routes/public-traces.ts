@@ -1,10 +1,16 @@
-// GET {base_url}/api/public/traces: the project's traces in Langfuse's list shape (reference §6, §7).
+// {base_url}/api/public/traces: the project's traces in Langfuse's list shape, one trace with its observations and
+// scores, and deletion of traces with their observations (reference §6, §7).
 import type { FastifyInstance } from 'fastify';
+import deleteSchema from '../../schemas/api/public-traces-delete.json' with { type: 'json' };
 import querySchema from '../../schemas/api/public-traces-query.json' with { type: 'json' };
-import { listTraces, type StoredTrace } from '../../src/store/repos/traces.ts';
+import { listScoresOfTrace } from '../../src/store/repos/scores.ts';
+import { deleteTraces, getTrace, listObservationsOfTrace, listTraces, type StoredTrace } from '../../src/store/repos/traces.ts';
 import type { AdminContext } from '../context.ts';
 import { pageMeta, pageOffset } from '../public-api/paging.ts';
+import { PublicApiError } from '../public-api/public-error.ts';
 import { projectOf, requireKey } from '../public-api/route-access.ts';
+import { publicObservation } from './public-observations.ts';
+import { publicScore } from './public-scores.ts';
 
 interface TracesQuery {
   page: number;
@@ -53,6 +59,10 @@ export function publicTrace(t: StoredTrace) {
   };
 }
 
+type TraceParams = { traceId: string };
+
+const traceNotFound = (id: string) => new PublicApiError('NotFoundError', `Trace ${id} not found within authorized project`);
+
 export function registerPublicTraces(app: FastifyInstance, ctx: AdminContext): void {
   app.get<{ Querystring: TracesQuery }>('/traces', { schema: { querystring: querySchema }, onRequest: requireKey(ctx, 'project') }, async (req) => {
     const project = projectOf(req);
@@ -74,5 +84,26 @@ export function registerPublicTraces(app: FastifyInstance, ctx: AdminContext): v
       offset: pageOffset(q),
     });
     return { data: data.map(publicTrace), meta: pageMeta(q, total) };
+  });
+
+  app.get<{ Params: TraceParams }>('/traces/:traceId', { onRequest: requireKey(ctx, 'project') }, async (req) => {
+    const projectId = projectOf(req).id;
+    const { traceId } = req.params;
+    const trace = await getTrace(ctx.db, projectId, traceId);
+    if (!trace) throw traceNotFound(traceId);
+    const [observations, scores] = await Promise.all([listObservationsOfTrace(ctx.db, projectId, traceId), listScoresOfTrace(ctx.db, projectId, traceId)]);
+    return { ...publicTrace(trace), observations: observations.map(publicObservation), scores: scores.map(publicScore) };
+  });
+
+  app.delete<{ Params: TraceParams }>('/traces/:traceId', { onRequest: requireKey(ctx, 'project') }, async (req) => {
+    const { traceId } = req.params;
+    if ((await deleteTraces(ctx.db, projectOf(req).id, [traceId])).length === 0) throw traceNotFound(traceId);
+    return { message: 'Trace deleted successfully' };
+  });
+
+  app.delete<{ Body: { traceIds: string[] } }>('/traces', { schema: { body: deleteSchema }, onRequest: requireKey(ctx, 'project') }, async (req) => {
+    // Ids not stored in the project are skipped, as Langfuse's background deletion does.
+    await deleteTraces(ctx.db, projectOf(req).id, req.body.traceIds);
+    return { message: 'Traces deleted successfully' };
   });
 }

@@ -111,7 +111,8 @@ for (const backend of STORE_BACKENDS) {
     });
 
     t.test('wrong key kinds and ingestion-only projects', async (t) => {
-      await refused(t, await get(s, '/projects', auth(orgKey)), 401, MESSAGES.organizationKey, 'UnauthorizedError');
+      // GET /projects serves both kinds: an organization key lists the organization's projects (public-organization.test.ts).
+      t.equal((await get(s, '/projects', auth(orgKey))).status, 200);
       await refused(t, await get(s, '/traces', auth(orgKey)), 401, MESSAGES.organizationKey, 'UnauthorizedError');
       await refused(t, await get(s, '/traces', auth(ingestKey)), 403, /ingestion-only/, 'ForbiddenError');
       const check = await get(s, '/projects', auth(ingestKey));
@@ -121,10 +122,11 @@ for (const backend of STORE_BACKENDS) {
 
     t.test('unknown paths and methods answer in the envelope, without a key', async (t) => {
       await refused(t, await get(s, '/nope'), 404, 'No public API endpoint at GET /api/public/nope', 'NotFoundError');
-      await refused(t, await get(s, '/projects/'), 404, /No public API endpoint/, 'NotFoundError');
+      // `/projects/` is the organization routes' `/projects/{projectId}` (PUT, DELETE), not GET /projects.
+      await refused(t, await get(s, '/projects/'), 405, /GET is not allowed/, 'MethodNotAllowedError');
       const res = await fetch(`${s.adminUrl}/api/public/projects`, { method: 'DELETE' });
       t.equal(res.status, 405);
-      t.equal(res.headers.get('allow'), 'GET');
+      t.equal(res.headers.get('allow'), 'GET, POST');
       t.match(await res.json(), { error: 'MethodNotAllowedError', message: /DELETE is not allowed/ });
     });
 

@@ -15,6 +15,8 @@ export interface ApiKey {
   note?: string;
   createdAt: string;
   expiresAt: string;
+  /** Not tracked yet (no writer sets `last_used_at`); absent until it is. */
+  lastUsedAt?: string;
   secretSha256: string;
 }
 
@@ -74,6 +76,7 @@ function toApiKey(r: Record<string, any>): ApiKey {
     note: r.note ?? undefined,
     createdAt: iso(r.created_at)!,
     expiresAt: iso(r.expires_at)!,
+    lastUsedAt: iso(r.last_used_at),
     secretSha256: r.secret_sha256,
   };
 }
@@ -105,4 +108,10 @@ export async function listApiKeys(db: Queryable, filter: { projectId?: string; o
 export async function countApiKeys(db: Queryable, projectId: string): Promise<number> {
   const r = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE project_id = $1', [projectId]);
   return Number(r.rows[0].n);
+}
+
+/** Deletes a key of this project; false when the project has no key with this id. */
+export async function deleteProjectApiKey(db: Queryable, projectId: string, id: string): Promise<boolean> {
+  const r = await db.query("DELETE FROM api_keys WHERE id = $1 AND project_id = $2 AND kind = 'project'", [id, projectId]);
+  return r.rowCount > 0;
 }

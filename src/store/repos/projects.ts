@@ -1,5 +1,5 @@
 import type { Queryable } from '../database.ts';
-import { iso } from './rows.ts';
+import { iso, json } from './rows.ts';
 
 export interface Project {
   id: string;
@@ -60,4 +60,39 @@ export async function getProject(db: Queryable, id: string): Promise<Project | u
 export async function listProjects(db: Queryable, organizationId: string): Promise<Project[]> {
   const r = await db.query(`${SELECT} WHERE p.organization_id = $1 ORDER BY p.created_at, p.id`, [organizationId]);
   return r.rows.map(toProject);
+}
+
+/** Creates a project made through the public API (not declared in gateway.yaml); the store's defaults apply. */
+export async function createProject(db: Queryable, p: { id: string; organizationId: string; name: string; metadata: Record<string, unknown> }): Promise<void> {
+  await db.query('INSERT INTO projects (id, organization_id, name, metadata) VALUES ($1, $2, $3, $4::text::jsonb)', [
+    p.id,
+    p.organizationId,
+    p.name,
+    json(p.metadata),
+  ]);
+}
+
+/** The organization's project of this name, if any (names are unique within an organization for the public API). */
+export async function findProjectByName(db: Queryable, organizationId: string, name: string): Promise<Project | undefined> {
+  const r = await db.query(`${SELECT} WHERE p.organization_id = $1 AND p.name = $2 ORDER BY p.id LIMIT 1`, [organizationId, name]);
+  return r.rows[0] ? toProject(r.rows[0]) : undefined;
+}
+
+/** Renames the project and, when given, replaces its metadata. */
+export async function updateProject(db: Queryable, id: string, change: { name: string; metadata?: Record<string, unknown> }): Promise<void> {
+  await db.query('UPDATE projects SET name = $2, metadata = COALESCE($3::text::jsonb, metadata) WHERE id = $1', [
+    id,
+    change.name,
+    json(change.metadata),
+  ]);
+}
+
+/** Deletes the project; its keys, agents, prompts and other rows with a foreign key go with it, and so do its traces,
+ * observations and spend rows (which have none). */
+export async function deleteProject(db: Queryable, id: string): Promise<boolean> {
+  for (const table of ['observations', 'traces', 'budget_spend']) {
+    await db.query(`DELETE FROM ${table} WHERE project_id = $1`, [id]);
+  }
+  const r = await db.query('DELETE FROM projects WHERE id = $1', [id]);
+  return r.rowCount > 0;
 }

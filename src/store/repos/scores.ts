@@ -160,3 +160,9 @@ export async function deleteScore(db: Queryable, projectId: string, id: string):
   const r = await db.query('DELETE FROM scores WHERE project_id = $1 AND id = $2', [projectId, id]);
   return r.rowCount > 0;
 }
+
+/** Every score of a trace, oldest first (ties on id): the trace detail of the public API. */
+export async function listScoresOfTrace(db: Queryable, projectId: string, traceId: string): Promise<StoredScore[]> {
+  const r = await db.query(`${SCORE_SELECT} WHERE s.project_id = $1 AND s.trace_id = $2 ORDER BY s.timestamp, s.id`, [projectId, traceId]);
+  return r.rows.map(toScore);
+}

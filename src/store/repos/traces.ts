@@ -1,7 +1,7 @@
 // Traces: created by the REST API, the gateway's trace writer and (later) ingestion. Tokens and cost of a trace are
 // the sums over its GENERATION observations, computed when read.
 import type { Queryable } from '../database.ts';
-import { iso, json, num } from './rows.ts';
+import { conditions, iso, json, num } from './rows.ts';
 
 export type TraceStatus = 'in_progress' | 'completed' | 'error';
 export type TraceSource = 'api' | 'gateway' | 'ingestion' | 'otel';
@@ -253,6 +253,8 @@ const traceSelect = (extraColumns = '') => `SELECT t.*${extraColumns}, a.name AS
     WHERE o.project_id = t.project_id AND o.trace_id = t.id AND o.type = 'GENERATION'
   ) g ON true`;
 const TRACE_SELECT = traceSelect();
+/** The extra column of `traceSelect` that fills `observationIds`. */
+const OBSERVATION_IDS_COLUMN = `, ARRAY(SELECT o.id FROM observations o WHERE o.project_id = t.project_id AND o.trace_id = t.id ORDER BY o.start_time, o.id) AS observation_ids`;
 
 function toTrace(r: Record<string, any>): StoredTrace {
   const start = iso(r.start_time)!;
@@ -359,9 +361,7 @@ export async function listTraces(db: Queryable, projectId: string, f: TraceFilte
   const total = await db.query<{ n: unknown }>(`SELECT count(*) AS n FROM traces t WHERE ${condition}`, params);
   const dir = f.orderBy?.direction === 'asc' ? 'ASC' : 'DESC';
   const order = f.orderBy?.column === 'name' ? `t.name ${dir}, t.start_time DESC, t.id DESC` : `t.start_time ${dir}, t.id ${dir}`;
-  const observationIds = f.withObservationIds
-    ? `, ARRAY(SELECT o.id FROM observations o WHERE o.project_id = t.project_id AND o.trace_id = t.id ORDER BY o.start_time, o.id) AS observation_ids`
-    : '';
+  const observationIds = f.withObservationIds ? OBSERVATION_IDS_COLUMN : '';
   const page = await db.query(
     `${traceSelect(observationIds)} WHERE ${condition} ORDER BY ${order} LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
     params,
@@ -502,4 +502,105 @@ export async function lockTrace(
   );
   const row = r.rows[0];
   return row ? { status: row.status, startTime: iso(row.start_time)!, endTime: iso(row.end_time) ?? null } : undefined;
+}
+
+/**
+ * Deletes traces and their observations in one statement (all or nothing); returns the ids of the traces deleted.
+ * Scores pointing at the traces are kept.
+ */
+export async function deleteTraces(db: Queryable, projectId: string, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const r = await db.query<{ id: string }>(
+    `WITH o AS (DELETE FROM observations WHERE project_id = $1 AND trace_id = ANY($2::text[]))
+     DELETE FROM traces WHERE project_id = $1 AND id = ANY($2::text[]) RETURNING id`,
+    [projectId, ids],
+  );
+  return r.rows.map((row) => row.id);
+}
+
+export interface ObservationFilter {
+  traceId?: string;
+  name?: string;
+  type?: string;
+  /** The user of the observation's trace. */
+  userId?: string;
+  parentObservationId?: string;
+  level?: string;
+  version?: string;
+  /** Any of these environments. */
+  environments?: string[];
+  /** Inclusive lower bound on start time. */
+  from?: string;
+  /** Exclusive upper bound on start time. */
+  to?: string;
+  limit: number;
+  offset: number;
+}
+
+/** A page of the project's observations, newest start time first (ties on id), with the total. */
+export async function listObservations(db: Queryable, projectId: string, f: ObservationFilter): Promise<{ data: StoredObservation[]; total: number }> {
+  const { add, params, sql } = conditions('o.project_id = $1', projectId);
+  if (f.traceId) add((p) => `o.trace_id = ${p}`, f.traceId);
+  if (f.name) add((p) => `o.name = ${p}`, f.name);
+  if (f.type) add((p) => `o.type = ${p}`, f.type);
+  if (f.userId) add((p) => `o.trace_id IN (SELECT id FROM traces WHERE project_id = $1 AND user_id = ${p})`, f.userId);
+  if (f.parentObservationId) add((p) => `o.parent_observation_id = ${p}`, f.parentObservationId);
+  if (f.level) add((p) => `o.level = ${p}`, f.level);
+  if (f.version) add((p) => `o.version = ${p}`, f.version);
+  if (f.environments?.length) add((p) => `o.environment = ANY(${p}::text[])`, f.environments);
+  if (f.from) add((p) => `o.start_time >= ${p}::timestamptz`, f.from);
+  if (f.to) add((p) => `o.start_time < ${p}::timestamptz`, f.to);
+  const condition = sql();
+  const total = await db.query<{ n: unknown }>(`SELECT count(*) AS n FROM observations o WHERE ${condition}`, params);
+  const page = await db.query(
+    `SELECT o.* FROM observations o WHERE ${condition} ORDER BY o.start_time DESC, o.id DESC LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
+    params,
+  );
+  return { data: page.rows.map(toObservation), total: num(total.rows[0].n) };
+}
+
+/** A session: a distinct session id of the project's traces; created when its first trace started. */
+export interface StoredSession {
+  projectId: string;
+  id: string;
+  createdAt: string;
+  /** The environment of its first trace. */
+  environment: string;
+}
+
+export interface SessionFilter {
+  /** Inclusive lower bound on createdAt. */
+  from?: string;
+  /** Exclusive upper bound on createdAt. */
+  to?: string;
+  /** Any of these environments. */
+  environments?: string[];
+  limit: number;
+  offset: number;
+}
+
+const SESSIONS_SQL = `SELECT t.project_id, t.session_id AS id, min(t.start_time) AS created_at,
+    (array_agg(t.environment ORDER BY t.start_time, t.id))[1] AS environment
+  FROM traces t WHERE t.project_id = $1 AND t.session_id IS NOT NULL`;
+
+const toSession = (r: Record<string, any>): StoredSession => ({ projectId: r.project_id, id: r.id, createdAt: iso(r.created_at)!, environment: r.environment });
+
+/** A page of the project's sessions, newest first (ties on id), with the total. */
+export async function listSessions(db: Queryable, projectId: string, f: SessionFilter): Promise<{ data: StoredSession[]; total: number }> {
+  const { add, params, sql } = conditions('s.project_id = $1', projectId);
+  if (f.from) add((p) => `s.created_at >= ${p}::timestamptz`, f.from);
+  if (f.to) add((p) => `s.created_at < ${p}::timestamptz`, f.to);
+  if (f.environments?.length) add((p) => `s.environment = ANY(${p}::text[])`, f.environments);
+  const from = `FROM (${SESSIONS_SQL} GROUP BY t.project_id, t.session_id) s WHERE ${sql()}`;
+  const total = await db.query<{ n: unknown }>(`SELECT count(*) AS n ${from}`, params);
+  const page = await db.query(`SELECT s.* ${from} ORDER BY s.created_at DESC, s.id DESC LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`, params);
+  return { data: page.rows.map(toSession), total: num(total.rows[0].n) };
+}
+
+/** One session with its traces (oldest first, each with its observation ids), or undefined when no trace has the id. */
+export async function getSession(db: Queryable, projectId: string, id: string): Promise<(StoredSession & { traces: StoredTrace[] }) | undefined> {
+  const s = await db.query(`${SESSIONS_SQL} AND t.session_id = $2 GROUP BY t.project_id, t.session_id`, [projectId, id]);
+  if (!s.rows[0]) return undefined;
+  const traces = await db.query(`${traceSelect(OBSERVATION_IDS_COLUMN)} WHERE t.project_id = $1 AND t.session_id = $2 ORDER BY t.start_time, t.id`, [projectId, id]);
+  return { ...toSession(s.rows[0]), traces: traces.rows.map(toTrace) };
 }

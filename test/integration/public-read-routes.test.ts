@@ -1,0 +1,184 @@
+// Trace, observation and session reads of the public API (docs/public-api.md "Traces, observations and sessions"):
+// GET/DELETE /traces/{id}, DELETE /traces, GET /observations[/{id}], GET /sessions[/{id}] with paging, filters,
+// 404s, project isolation and key kinds. Data arrives through POST /ingestion. Both backends.
+import t, { type Test } from 'tap';
+import { getObservation, getTrace } from '../../src/store/repos/traces.ts';
+import { basicAuth as auth, callAdmin, startPublicApiService } from '../helpers/public-api.ts';
+import type { TestService } from '../helpers/service.ts';
+import { STORE_BACKENDS } from '../helpers/store.ts';
+
+const call = (s: TestService, method: string, path: string, authorization: string, body?: unknown) => callAdmin(s, method, `/api/public${path}`, authorization, body);
+const at = (iso: string) => `2026-05-01T${iso}Z`;
+let seq = 0;
+const ev = (type: string, body: Record<string, unknown>) => ({ id: `e${++seq}`, type, timestamp: at('12:00:00'), body });
+
+const BATCH = [
+  ev('trace-create', { id: 'tr-a', name: 'chat', userId: 'u1', sessionId: 's1', timestamp: at('00:00:00'), input: { q: 1 }, output: 'ok', tags: ['t1'] }),
+  ev('trace-create', { id: 'tr-b', name: 'chat', userId: 'u2', sessionId: 's1', timestamp: at('01:00:00') }),
+  ev('trace-create', { id: 'tr-c', name: 'batch', userId: 'u1', sessionId: 's2', timestamp: at('02:00:00'), environment: 'staging' }),
+  ev('trace-create', { id: 'tr-d', name: 'lone', timestamp: at('03:00:00') }),
+  ev('span-create', { id: 'sp-1', traceId: 'tr-a', name: 'step', startTime: at('00:00:01'), endTime: at('00:00:03'), metadata: { k: 'v' } }),
+  ev('generation-create', { id: 'gen-1', traceId: 'tr-a', parentObservationId: 'sp-1', name: 'llm', startTime: at('00:00:02'), endTime: at('00:00:04'),
+    completionStartTime: at('00:00:02.500'), model: 'gpt-x', usageDetails: { input: 10, output: 5 }, level: 'WARNING' }),
+  ev('event-create', { id: 'ev-1', traceId: 'tr-b', name: 'log', startTime: at('01:00:01') }),
+  ev('span-create', { id: 'sp-2', traceId: 'tr-c', name: 'step', startTime: at('02:00:01'), environment: 'staging' }),
+  ev('score-create', { id: 'sc-1', traceId: 'tr-a', name: 'accuracy', value: 0.5, timestamp: at('00:00:05') }),
+];
+
+for (const backend of STORE_BACKENDS) {
+  t.test(`trace, observation and session reads on ${backend}`, async (t) => {
+    const { s, db, key, ingestKey, orgKey } = await startPublicApiService(t, backend);
+    const k = auth(key);
+    const ingest = async (authorization: string, batch: unknown[]) => {
+      const r = await call(s, 'POST', '/ingestion', authorization, { batch });
+      t.equal(r.status, 207);
+      t.same(r.body.errors, [], 'ingested without errors');
+    };
+    await ingest(k, BATCH);
+    // The ingestion-only project holds a trace, observation and session that the default project's key must not see.
+    await ingest(auth(ingestKey), [
+      ev('trace-create', { id: 'tr-x', sessionId: 's-x', timestamp: at('00:00:00') }),
+      ev('span-create', { id: 'ob-x', traceId: 'tr-x', startTime: at('00:00:01') }),
+    ]);
+
+    t.test('GET /traces/{id}: the trace with its observations and scores', async (t) => {
+      const r = await call(s, 'GET', '/traces/tr-a', k);
+      t.equal(r.status, 200);
+      t.match(r.body, { id: 'tr-a', name: 'chat', userId: 'u1', sessionId: 's1', timestamp: at('00:00:00.000'), input: { q: 1 }, output: 'ok', tags: ['t1'],
+        environment: 'default', projectId: 'default', htmlPath: '/project/default/traces/tr-a' });
+      t.same(r.body.observations.map((o: any) => o.id), ['sp-1', 'gen-1'], 'observations by start time');
+      t.match(r.body.observations[1], { id: 'gen-1', traceId: 'tr-a', parentObservationId: 'sp-1', type: 'GENERATION', name: 'llm', model: 'gpt-x', level: 'WARNING',
+        startTime: at('00:00:02.000'), endTime: at('00:00:04.000'), latency: 2, timeToFirstToken: 0.5, usage: { unit: 'TOKENS', input: 10, output: 5 },
+        promptTokens: 10, completionTokens: 5, usageDetails: { input: 10, output: 5 } });
+      t.match(r.body.observations[0], { id: 'sp-1', type: 'SPAN', metadata: { k: 'v' }, parentObservationId: null });
+      t.same(r.body.scores.map((x: any) => x.id), ['sc-1']);
+      t.match(r.body.scores[0], { name: 'accuracy', value: 0.5, dataType: 'NUMERIC', traceId: 'tr-a' });
+      const empty = await call(s, 'GET', '/traces/tr-d', k);
+      t.same([empty.body.observations, empty.body.scores], [[], []]);
+    });
+
+    t.test('GET /observations: paging and every filter', async (t) => {
+      const all = await call(s, 'GET', '/observations', k);
+      t.equal(all.status, 200);
+      t.same(all.body.data.map((o: any) => o.id), ['sp-2', 'ev-1', 'gen-1', 'sp-1'], 'newest start time first, own project only');
+      t.same(all.body.meta, { page: 1, limit: 50, totalItems: 4, totalPages: 1 });
+      const ids = async (query: string) => {
+        const r = await call(s, 'GET', `/observations?${query}`, k);
+        t.equal(r.status, 200, query);
+        return r.body.data.map((o: any) => o.id);
+      };
+      t.same(await ids('limit=3&page=1'), ['sp-2', 'ev-1', 'gen-1']);
+      t.same(await ids('limit=3&page=2'), ['sp-1']);
+      t.same(await ids('limit=3&page=3'), [], 'a page past the end is empty');
+      t.same((await call(s, 'GET', '/observations?limit=3&page=2', k)).body.meta, { page: 2, limit: 3, totalItems: 4, totalPages: 2 });
+      t.same(await ids('traceId=tr-a'), ['gen-1', 'sp-1']);
+      t.same(await ids('name=step'), ['sp-2', 'sp-1']);
+      t.same(await ids('type=GENERATION'), ['gen-1']);
+      t.same(await ids('type=EVENT'), ['ev-1']);
+      t.same(await ids('userId=u1'), ['sp-2', 'gen-1', 'sp-1'], 'the user of the trace');
+      t.same(await ids('parentObservationId=sp-1'), ['gen-1']);
+      t.same(await ids('level=WARNING'), ['gen-1']);
+      t.same(await ids('environment=staging'), ['sp-2']);
+      t.same(await ids(`fromStartTime=${at('00:00:02')}&toStartTime=${at('02:00:01')}`), ['ev-1', 'gen-1'], 'from inclusive, to exclusive');
+      t.same(await ids('traceId=tr-x'), [], 'another project\'s trace');
+      t.same(await ids('traceId=nope'), []);
+    });
+
+    const refuses = async (t: Test, path: string, queries: string[]) => {
+      for (const query of queries) {
+        const r = await call(s, 'GET', `${path}?${query}`, k);
+        t.equal(r.status, 400, `${path}?${query}`);
+        t.equal(r.body.message, 'Invalid request data', query);
+      }
+    };
+
+    t.test('GET /observations refuses bad queries', (t) =>
+      refuses(t, '/observations', ['limit=0', 'limit=101', 'page=0', 'page=x', 'type=BOGUS', 'level=LOUD', 'fromStartTime=yesterday', 'toStartTime=2026-05-01', 'filter=[]', 'unknown=1']));
+
+    t.test('GET /observations/{id}', async (t) => {
+      const r = await call(s, 'GET', '/observations/ev-1', k);
+      t.equal(r.status, 200);
+      t.match(r.body, { id: 'ev-1', traceId: 'tr-b', type: 'EVENT', name: 'log', projectId: 'default', endTime: null, latency: null, timeToFirstToken: null });
+      for (const id of ['nope', 'ob-x']) {
+        const missing = await call(s, 'GET', `/observations/${id}`, k);
+        t.same(missing, { status: 404, body: { message: `Observation ${id} not found within authorized project`, error: 'NotFoundError' } }, id);
+      }
+    });
+
+    t.test('GET /sessions: distinct session ids, created at the first trace', async (t) => {
+      const all = await call(s, 'GET', '/sessions', k);
+      t.equal(all.status, 200);
+      t.same(all.body.data, [
+        { projectId: 'default', id: 's2', createdAt: at('02:00:00.000'), environment: 'staging' },
+        { projectId: 'default', id: 's1', createdAt: at('00:00:00.000'), environment: 'default' },
+      ], 'newest first; traces without a session and other projects\' sessions are not listed');
+      t.same(all.body.meta, { page: 1, limit: 50, totalItems: 2, totalPages: 1 });
+      const ids = async (query: string) => (await call(s, 'GET', `/sessions?${query}`, k)).body.data.map((x: any) => x.id);
+      t.same(await ids('limit=1&page=2'), ['s1']);
+      t.same(await ids('limit=1&page=3'), []);
+      t.same(await ids(`fromTimestamp=${at('00:00:00')}&toTimestamp=${at('02:00:00')}`), ['s1'], 'from inclusive, to exclusive');
+      t.same(await ids('environment=staging'), ['s2']);
+      t.same(await ids('environment=staging&environment=default'), ['s2', 's1']);
+      await refuses(t, '/sessions', ['limit=0', 'limit=101', 'page=0', 'fromTimestamp=x', 'userId=u1']);
+    });
+
+    t.test('GET /sessions/{id}: the session with its traces', async (t) => {
+      const r = await call(s, 'GET', '/sessions/s1', k);
+      t.equal(r.status, 200);
+      t.match(r.body, { id: 's1', projectId: 'default', createdAt: at('00:00:00.000'), environment: 'default' });
+      t.same(r.body.traces.map((x: any) => x.id), ['tr-a', 'tr-b'], 'oldest first');
+      t.match(r.body.traces[0], { id: 'tr-a', sessionId: 's1', observations: ['sp-1', 'gen-1'] });
+      for (const id of ['nope', 's-x']) {
+        const missing = await call(s, 'GET', `/sessions/${id}`, k);
+        t.same(missing, { status: 404, body: { message: `Session ${id} not found within authorized project`, error: 'NotFoundError' } }, id);
+      }
+    });
+
+    t.test('key kinds: ingestion-only keys are 403, organization keys 401', async (t) => {
+      const routes: [string, string, unknown?][] = [
+        ['GET', '/traces/tr-a'], ['DELETE', '/traces/tr-a'], ['DELETE', '/traces', { traceIds: ['tr-a'] }],
+        ['GET', '/observations'], ['GET', '/observations/sp-1'], ['GET', '/sessions'], ['GET', '/sessions/s1'],
+      ];
+      for (const [method, path, body] of routes) {
+        const r = await call(s, method, path, auth(ingestKey), body);
+        t.equal(r.status, 403, `${method} ${path} ingestion-only`);
+        t.match(r.body.message, /ingestion-only/);
+        const o = await call(s, method, path, auth(orgKey), body);
+        t.equal(o.status, 401, `${method} ${path} organization key`);
+        t.match(o.body.message, /organization key/);
+        t.equal((await call(s, method, path, '')).status, 401, `${method} ${path} no key`);
+      }
+      t.ok(await getTrace(db, 'default', 'tr-a'), 'nothing was deleted');
+    });
+
+    t.test('DELETE /traces/{id} deletes the trace and its observations', async (t) => {
+      const r = await call(s, 'DELETE', '/traces/tr-a', k);
+      t.same(r, { status: 200, body: { message: 'Trace deleted successfully' } });
+      t.equal(await getTrace(db, 'default', 'tr-a'), undefined);
+      t.equal(await getObservation(db, 'default', 'sp-1'), undefined);
+      t.equal(await getObservation(db, 'default', 'gen-1'), undefined);
+      t.equal((await call(s, 'GET', '/traces/tr-a', k)).status, 404);
+      t.same(await call(s, 'DELETE', '/traces/tr-a', k), { status: 404, body: { message: 'Trace tr-a not found within authorized project', error: 'NotFoundError' } });
+      t.equal((await call(s, 'DELETE', '/traces/tr-x', k)).status, 404, 'another project\'s trace');
+      t.ok(await getTrace(db, 'ingest', 'tr-x'), 'still stored');
+      t.same(await call(s, 'GET', '/traces/nope', k), { status: 404, body: { message: 'Trace nope not found within authorized project', error: 'NotFoundError' } });
+    });
+
+    t.test('DELETE /traces deletes many; ids not in the project are skipped', async (t) => {
+      for (const body of [undefined, {}, { traceIds: [] }, { traceIds: 'tr-b' }, { traceIds: [''] }, { traceIds: Array.from({ length: 1001 }, (_, i) => `x${i}`) }, { traceIds: ['tr-b'], extra: 1 }]) {
+        const r = await call(s, 'DELETE', '/traces', k, body);
+        t.equal(r.status, 400, JSON.stringify(body)?.slice(0, 60));
+      }
+      t.ok(await getTrace(db, 'default', 'tr-b'), 'refused requests deleted nothing');
+      const r = await call(s, 'DELETE', '/traces', k, { traceIds: ['tr-b', 'tr-c', 'tr-x', 'nope'] });
+      t.same(r, { status: 200, body: { message: 'Traces deleted successfully' } });
+      for (const id of ['tr-b', 'tr-c']) t.equal(await getTrace(db, 'default', id), undefined, id);
+      for (const id of ['ev-1', 'sp-2']) t.equal(await getObservation(db, 'default', id), undefined, id);
+      t.ok(await getTrace(db, 'ingest', 'tr-x'), 'another project\'s trace is kept');
+      t.ok(await getObservation(db, 'ingest', 'ob-x'));
+      t.same((await call(s, 'GET', '/observations', k)).body.data, []);
+      t.same((await call(s, 'GET', '/sessions', k)).body.data, [], 'no trace left with a session');
+      t.equal((await call(s, 'GET', '/traces/tr-d', k)).status, 200, 'traces not named are kept');
+    });
+  });
+}
