@@ -13,7 +13,7 @@ import { getTrace, listObservationsOfTrace } from '../../src/store/repos/traces.
 import { silentLogger, type Logger } from '../../src/telemetry/logger.ts';
 import { TraceWriter, type TraceItem, type TraceWriterOptions, type TraceWriterStats } from '../../src/tracing/trace-writer.ts';
 import { freshPostgresDatabase, STORE_BACKENDS, testDatabase } from '../helpers/store.ts';
-import { startTcpProxy } from '../helpers/tcp-proxy.ts';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 
 const PROJECT = 'p1';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -320,7 +320,8 @@ t.test('a full batch does not cut the backoff short while the database fails', a
   t.equal(w.snapshot().queue_depth, 105, 'the traces wait in the queue');
 });
 
-t.test('postgres through a proxy: cut, spill, restore, replay', async (t) => {
+/** A fresh, migrated Postgres database with a project, opened directly and through a TCP proxy the test can cut. */
+async function proxiedDatabase(t: Test): Promise<{ proxy: TcpProxy; direct: Database; viaProxy: Database }> {
   const url = await freshPostgresDatabase(t);
   const proxy = await startTcpProxy(t);
   const direct = await openDatabase({ postgresUrl: url, dataDir: '' });
@@ -329,6 +330,11 @@ t.test('postgres through a proxy: cut, spill, restore, replay', async (t) => {
   await seedProject(direct);
   const viaProxy = await openDatabase({ postgresUrl: proxy.through(url), dataDir: '' });
   t.teardown(() => viaProxy.close());
+  return { proxy, direct, viaProxy };
+}
+
+t.test('postgres through a proxy: cut, spill, restore, replay', async (t) => {
+  const { proxy, direct, viaProxy } = await proxiedDatabase(t);
 
   const spillDir = tempDir(t);
   const w = writer(t, viaProxy, { spillDir, capacity: 20, batchSize: 5 });
@@ -363,14 +369,7 @@ t.test('postgres through a proxy: cut, spill, restore, replay', async (t) => {
 });
 
 t.test('postgres through a proxy: stop() with the database down spills the queue; a new writer replays it', async (t) => {
-  const url = await freshPostgresDatabase(t);
-  const proxy = await startTcpProxy(t);
-  const direct = await openDatabase({ postgresUrl: url, dataDir: '' });
-  t.teardown(() => direct.close());
-  await migrate(direct);
-  await seedProject(direct);
-  const viaProxy = await openDatabase({ postgresUrl: proxy.through(url), dataDir: '' });
-  t.teardown(() => viaProxy.close());
+  const { proxy, direct, viaProxy } = await proxiedDatabase(t);
   const spillDir = tempDir(t);
 
   const first = new TraceWriter(viaProxy, { log: silentLogger, spillDir, capacity: 100, batchSize: 10, flushMs: 10, maxBackoffMs: 200 });
@@ -400,14 +399,7 @@ t.test('postgres through a proxy: stop() with the database down spills the queue
 });
 
 t.test('postgres through a proxy: the connection lost while a write is in flight; the writer retries', async (t) => {
-  const url = await freshPostgresDatabase(t);
-  const proxy = await startTcpProxy(t);
-  const direct = await openDatabase({ postgresUrl: url, dataDir: '' });
-  t.teardown(() => direct.close());
-  await migrate(direct);
-  await seedProject(direct);
-  const viaProxy = await openDatabase({ postgresUrl: proxy.through(url), dataDir: '' });
-  t.teardown(() => viaProxy.close());
+  const { proxy, direct, viaProxy } = await proxiedDatabase(t);
 
   const w = writer(t, viaProxy, { spillDir: tempDir(t), batchSize: 5 });
   w.start();
