@@ -1,10 +1,41 @@
-// Reading a provider's 2xx body, shared by the translated families: one JSON object, or a stream relayed through a
-// decoder with the connection drained back to the pool when the stream finished and dropped otherwise.
+// Reading a provider's body, shared by every family: failures classified as UpstreamError, bounded reads of error
+// bodies, one JSON object, or a stream relayed through a decoder with the connection drained back to the pool when
+// the stream finished and dropped otherwise.
 import type { Dispatcher } from 'undici';
-import { classifyThrown, isObject } from './openai/http-transport.ts';
 import { UpstreamError } from './upstream-error.ts';
 
 type Body = Dispatcher.ResponseData['body'];
+
+export function classifyThrown(err: unknown, signal: AbortSignal | undefined): UpstreamError {
+  if (err instanceof UpstreamError) return err;
+  const code = (err as { code?: string }).code;
+  if (signal?.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    const reason = signal?.reason as Error | undefined;
+    if (signal?.aborted && reason?.name !== 'TimeoutError') {
+      return new UpstreamError('connect', `request aborted: ${reason?.message ?? 'aborted'}`, { cause: err });
+    }
+    return new UpstreamError('timeout', 'provider did not answer in time', { cause: err });
+  }
+  return new UpstreamError('connect', `cannot reach provider: ${(err as Error).message ?? String(err)}`, { cause: err });
+}
+
+export async function readBounded(body: Body, limit: number): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    parts.push(chunk as Buffer);
+    size += (chunk as Buffer).length;
+    if (size >= limit) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(parts).toString('utf8').slice(0, limit);
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 /** The body as a JSON object; anything else is `invalid_response`, a broken read is classified as usual. */
 export async function jsonObjectBody(res: Dispatcher.ResponseData, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {

@@ -4,7 +4,7 @@ import type { Dispatcher } from 'undici';
 import type { DeploymentConfig } from '../../config/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { ChatChunk } from '../../pipeline/types.ts';
-import { classifyThrown, readBounded } from '../openai/http-transport.ts';
+import { classifyThrown, readBounded } from '../response-body.ts';
 import { splitBaseUrl } from '../openai/wire-adapter.ts';
 import { jsonObjectBody, relayBody } from '../response-body.ts';
 import type { ProviderAdapter, ProviderCall, ProviderResult, ProviderServices } from '../types.ts';

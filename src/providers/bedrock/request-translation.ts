@@ -2,7 +2,7 @@
 import type { DeploymentConfig } from '../../config/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { JsonObject } from '../../pipeline/types.ts';
-import { isObject } from '../openai/http-transport.ts';
+import { isObject } from '../response-body.ts';
 
 type Block = Record<string, unknown>;
 interface Turn {

@@ -1,6 +1,6 @@
 // Bedrock Converse response → OpenAI chat.completion (docs/providers/bedrock.md "Response mapping").
 import type { JsonObject, Usage } from '../../pipeline/types.ts';
-import { isObject } from '../openai/http-transport.ts';
+import { isObject } from '../response-body.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { normalizedUsage } from '../usage-rule.ts';
 

@@ -3,6 +3,7 @@ import { createParser } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import type { ChatChunk, JsonObject, Usage } from '../../pipeline/types.ts';
 import type { ProviderCall, ProviderResult, ProviderServices } from '../types.ts';
+import { classifyThrown, isObject, readBounded, relayBody } from '../response-body.ts';
 import { UpstreamError, retryAfterMs } from '../upstream-error.ts';
 
 export interface Endpoint {
@@ -12,19 +13,6 @@ export interface Endpoint {
 }
 
 const MAX_ERROR_BODY = 64 * 1024;
-
-export function classifyThrown(err: unknown, signal: AbortSignal | undefined): UpstreamError {
-  if (err instanceof UpstreamError) return err;
-  const code = (err as { code?: string }).code;
-  if (signal?.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    const reason = signal?.reason as Error | undefined;
-    if (signal?.aborted && reason?.name !== 'TimeoutError') {
-      return new UpstreamError('connect', `request aborted: ${reason?.message ?? 'aborted'}`, { cause: err });
-    }
-    return new UpstreamError('timeout', 'provider did not answer in time', { cause: err });
-  }
-  return new UpstreamError('connect', `cannot reach provider: ${(err as Error).message ?? String(err)}`, { cause: err });
-}
 
 /** POSTs a JSON payload; transport failures become UpstreamError, every status is returned. */
 export async function send(services: ProviderServices, endpoint: Endpoint, payload: JsonObject, call: ProviderCall) {
@@ -42,20 +30,6 @@ export async function send(services: ProviderServices, endpoint: Endpoint, paylo
   } catch (err) {
     throw classifyThrown(err, call.signal);
   }
-}
-
-export async function readBounded(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    parts.push(chunk as Buffer);
-    size += (chunk as Buffer).length;
-    if (size >= limit) {
-      body.destroy();
-      break;
-    }
-  }
-  return Buffer.concat(parts).toString('utf8').slice(0, limit);
 }
 
 async function errorFromResponse(res: Dispatcher.ResponseData, now: number): Promise<UpstreamError> {
@@ -78,10 +52,6 @@ async function errorFromResponse(res: Dispatcher.ResponseData, now: number): Pro
     envelope,
     retryAfterMs: retryAfterMs(res.headers, now),
   });
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Non-streamed POST; a 2xx body must be a JSON object. */
@@ -137,51 +107,35 @@ export async function postStream(
       status: res.statusCode,
     });
   }
-  return decodeSse(res.body, call.signal);
+  return relayBody(res.body, openAISseChunks, call.signal);
 }
 
-async function* decodeSse(body: Dispatcher.ResponseData['body'], signal: AbortSignal | undefined): AsyncGenerator<ChatChunk> {
+/** The `data:` chunks of an OpenAI SSE body, until `[DONE]`; a server that closes cleanly after a finish reason
+ * without `[DONE]` is tolerated, any other early end is an interruption. */
+async function* openAISseChunks(bytes: AsyncIterable<Uint8Array>): AsyncGenerator<ChatChunk> {
   const decoder = new TextDecoder();
   const pending: string[] = [];
   const parser = createParser({ onEvent: (event) => pending.push(event.data) });
-  let finished = false;
   let sawFinish = false;
-  try {
-    // destroyOnReturn: false, or leaving the loop at [DONE] would destroy the body before `finally` can drain
-    // it, and the keep-alive connection would be closed instead of going back to the pool.
-    for await (const buf of body.iterator({ destroyOnReturn: false })) {
-      parser.feed(decoder.decode(buf as Buffer, { stream: true }));
-      for (let i = 0; i < pending.length; i++) {
-        const data = pending[i];
-        if (data === '[DONE]') {
-          finished = true;
-          return;
-        }
-        let chunk: unknown;
-        try {
-          chunk = JSON.parse(data);
-        } catch {
-          throw new UpstreamError('invalid_response', 'provider sent a stream event that is not JSON');
-        }
-        if (!isObject(chunk)) throw new UpstreamError('invalid_response', 'provider sent a stream event that is not an object');
-        if (isObject(chunk.error)) {
-          throw new UpstreamError('http', String(chunk.error.message ?? 'provider stream error'), { envelope: chunk });
-        }
-        if (Array.isArray(chunk.choices) && chunk.choices.some((c) => isObject(c) && c.finish_reason)) sawFinish = true;
-        yield chunk as ChatChunk;
+  for await (const buf of bytes) {
+    parser.feed(decoder.decode(buf, { stream: true }));
+    for (let i = 0; i < pending.length; i++) {
+      const data = pending[i];
+      if (data === '[DONE]') return;
+      let chunk: unknown;
+      try {
+        chunk = JSON.parse(data);
+      } catch {
+        throw new UpstreamError('invalid_response', 'provider sent a stream event that is not JSON');
       }
-      pending.length = 0;
+      if (!isObject(chunk)) throw new UpstreamError('invalid_response', 'provider sent a stream event that is not an object');
+      if (isObject(chunk.error)) {
+        throw new UpstreamError('http', String(chunk.error.message ?? 'provider stream error'), { envelope: chunk });
+      }
+      if (Array.isArray(chunk.choices) && chunk.choices.some((c) => isObject(c) && c.finish_reason)) sawFinish = true;
+      yield chunk as ChatChunk;
     }
-    // A server that closes cleanly after the final chunk but skips [DONE] is tolerated.
-    finished = sawFinish;
-    if (!finished) throw new UpstreamError('connect', 'provider closed the stream before it finished');
-  } catch (err) {
-    throw classifyThrown(err, signal);
-  } finally {
-    // Nothing reads the body any more: an error while draining it, or the abort error of destroying it, is moot.
-    body.on('error', () => {});
-    // Drain what follows [DONE] so the connection goes back to the pool; otherwise drop it.
-    if (finished) body.resume();
-    else body.destroy();
+    pending.length = 0;
   }
+  if (!sawFinish) throw new UpstreamError('connect', 'provider closed the stream before it finished');
 }

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DeploymentConfig } from '../../config/types.ts';
 import { openAIErrorBody } from '../../errors/gateway-error.ts';
-import { classifyThrown, readBounded } from '../openai/http-transport.ts';
+import { classifyThrown, readBounded } from '../response-body.ts';
 import type { ProviderServices } from '../types.ts';
 import { UpstreamError } from '../upstream-error.ts';
 

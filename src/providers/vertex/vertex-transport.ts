@@ -3,7 +3,8 @@
 import { createParser } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import type { ChatChunk, JsonObject } from '../../pipeline/types.ts';
-import { classifyThrown, isObject, readBounded, send as postOnce } from '../openai/http-transport.ts';
+import { send as postOnce } from '../openai/http-transport.ts';
+import { classifyThrown, isObject, readBounded } from '../response-body.ts';
 import type { ProviderCall, ProviderServices } from '../types.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { jsonOrUndefined, vertexHttpError, vertexStreamError } from './error-mapping.ts';
