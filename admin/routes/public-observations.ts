@@ -2,15 +2,28 @@
 // (ObservationsView, reference §6, §7).
 import type { FastifyInstance } from 'fastify';
 import querySchema from '../../schemas/api/public-observations-query.json' with { type: 'json' };
+import { OBSERVATION_FILTER_COLUMNS } from '../../src/store/repos/filter-columns.ts';
 import { getObservation, listObservations, type ObservationFilter, type StoredObservation } from '../../src/store/repos/traces.ts';
 import type { AdminContext } from '../context.ts';
+import { readFilterParam } from '../public-api/filter-param.ts';
 import { pageMeta, pageOffset, type PageQuery } from '../public-api/paging.ts';
 import { PublicApiError } from '../public-api/public-error.ts';
 import { projectOf, requireKey } from '../public-api/route-access.ts';
 
 /** The filter's exact-match fields under their own names; the rest renamed as Langfuse's query names them. */
 type ObservationsQuery = PageQuery &
-  Omit<ObservationFilter, 'environments' | 'from' | 'to' | 'limit' | 'offset'> & { environment?: string[]; fromStartTime?: string; toStartTime?: string };
+  Omit<ObservationFilter, 'environments' | 'from' | 'to' | 'conditions' | 'limit' | 'offset'> & {
+    environment?: string[];
+    fromStartTime?: string;
+    toStartTime?: string;
+    filter?: string;
+  };
+
+/** The simple parameters and the filter column each stands for. */
+const SIMPLE_OBSERVATION_PARAMS = {
+  traceId: 'traceId', name: 'name', type: 'type', userId: 'userId', parentObservationId: 'parentObservationId', level: 'level',
+  version: 'version', environment: 'environment', fromStartTime: 'startTime', toStartTime: 'startTime',
+} as const;
 
 /** The sum of the entries whose key contains `part` (Langfuse's back-compat usage fields); null when there are none. */
 function sumOf(details: Record<string, number>, part: string): number | null {
@@ -72,9 +85,11 @@ export function publicObservation(o: StoredObservation) {
 
 export function registerPublicObservations(app: FastifyInstance, ctx: AdminContext): void {
   app.get<{ Querystring: ObservationsQuery }>('/observations', { schema: { querystring: querySchema }, onRequest: requireKey(ctx, 'project') }, async (req) => {
-    const { page, limit, environment, fromStartTime, toStartTime, ...exact } = req.query;
+    const { conditions, query } = readFilterParam(req.query, OBSERVATION_FILTER_COLUMNS, SIMPLE_OBSERVATION_PARAMS);
+    const { page, limit, environment, fromStartTime, toStartTime, ...exact } = query;
     const { data, total } = await listObservations(ctx.db, projectOf(req).id, {
       ...exact,
+      conditions,
       environments: environment,
       from: fromStartTime,
       to: toStartTime,

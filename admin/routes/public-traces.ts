@@ -3,9 +3,11 @@
 import type { FastifyInstance } from 'fastify';
 import deleteSchema from '../../schemas/api/public-traces-delete.json' with { type: 'json' };
 import querySchema from '../../schemas/api/public-traces-query.json' with { type: 'json' };
+import { TRACE_FILTER_COLUMNS } from '../../src/store/repos/filter-columns.ts';
 import { listScoresOfTrace } from '../../src/store/repos/scores.ts';
 import { deleteTraces, getTrace, listObservationsOfTrace, listTraces, type StoredTrace } from '../../src/store/repos/traces.ts';
 import type { AdminContext } from '../context.ts';
+import { readFilterParam } from '../public-api/filter-param.ts';
 import { pageMeta, pageOffset } from '../public-api/paging.ts';
 import { PublicApiError } from '../public-api/public-error.ts';
 import { projectOf, requireKey } from '../public-api/route-access.ts';
@@ -25,7 +27,14 @@ interface TracesQuery {
   release?: string;
   version?: string;
   orderBy: `${'timestamp' | 'name'}.${'asc' | 'desc'}`;
+  filter?: string;
 }
+
+/** The simple parameters and the filter column each stands for. */
+const SIMPLE_TRACE_PARAMS = {
+  userId: 'userId', name: 'name', sessionId: 'sessionId', fromTimestamp: 'timestamp', toTimestamp: 'timestamp',
+  tags: 'tags', environment: 'environment', release: 'release', version: 'version',
+} as const;
 
 /** Our tags are an object; Langfuse's a string list: `k` for an empty value, else `k:v` (the filter accepts both). */
 export const tagList = (tags: Record<string, string>): string[] => Object.entries(tags).map(([k, v]) => (v === '' ? k : `${k}:${v}`));
@@ -50,7 +59,7 @@ export function publicTrace(t: StoredTrace) {
     latency: t.durationMs === null ? 0 : t.durationMs / 1000,
     totalCost: t.cost,
     observations: t.observationIds ?? [],
-    scores: [] as string[],
+    scores: t.scoreIds ?? [],
     projectId: t.projectId,
     bookmarked: false,
     createdAt: t.createdAt,
@@ -66,7 +75,7 @@ const traceNotFound = (id: string) => new PublicApiError('NotFoundError', `Trace
 export function registerPublicTraces(app: FastifyInstance, ctx: AdminContext): void {
   app.get<{ Querystring: TracesQuery }>('/traces', { schema: { querystring: querySchema }, onRequest: requireKey(ctx, 'project') }, async (req) => {
     const project = projectOf(req);
-    const q = req.query;
+    const { conditions, query: q } = readFilterParam(req.query, TRACE_FILTER_COLUMNS, SIMPLE_TRACE_PARAMS);
     const [field, direction] = q.orderBy.split('.') as ['timestamp' | 'name', 'asc' | 'desc'];
     const { data, total } = await listTraces(ctx.db, project.id, {
       userId: q.userId,
@@ -79,7 +88,8 @@ export function registerPublicTraces(app: FastifyInstance, ctx: AdminContext): v
       release: q.release,
       version: q.version,
       orderBy: { column: field === 'name' ? 'name' : 'startTime', direction },
-      withObservationIds: true,
+      conditions,
+      withLinkedIds: true,
       limit: q.limit,
       offset: pageOffset(q),
     });

@@ -40,7 +40,7 @@ function assign<R>(row: R, body: Record<string, any>, fields: [string, keyof R][
 }
 
 export function traceRowOf(t: StoredTrace): TraceRow {
-  const { agentName: _a, createdAt: _c, updatedAt: _u, durationMs: _d, tokens: _t, cost: _k, observationIds: _o, ...row } = t;
+  const { agentName: _a, createdAt: _c, updatedAt: _u, durationMs: _d, tokens: _t, cost: _k, observationIds: _o, scoreIds: _s, ...row } = t;
   return row;
 }
 

@@ -2,6 +2,7 @@
 // GET/DELETE /traces/{id}, DELETE /traces, GET /observations[/{id}], GET /sessions[/{id}] with paging, filters,
 // 404s, project isolation and key kinds. Data arrives through POST /ingestion. Both backends.
 import t, { type Test } from 'tap';
+import { getScore } from '../../src/store/repos/scores.ts';
 import { getObservation, getTrace } from '../../src/store/repos/traces.ts';
 import { basicAuth as auth, callAdmin, startPublicApiService } from '../helpers/public-api.ts';
 import type { TestService } from '../helpers/service.ts';
@@ -57,6 +58,14 @@ for (const backend of STORE_BACKENDS) {
       t.same([empty.body.observations, empty.body.scores], [[], []]);
     });
 
+    t.test('GET /traces: each item lists its observation and score ids', async (t) => {
+      const r = await call(s, 'GET', '/traces', k);
+      t.equal(r.status, 200);
+      const byId = new Map(r.body.data.map((x: any) => [x.id, x]));
+      t.match(byId.get('tr-a'), { observations: ['sp-1', 'gen-1'], scores: ['sc-1'] });
+      t.match(byId.get('tr-d'), { observations: [], scores: [] });
+    });
+
     t.test('GET /observations: paging and every filter', async (t) => {
       const all = await call(s, 'GET', '/observations', k);
       t.equal(all.status, 200);
@@ -84,6 +93,76 @@ for (const backend of STORE_BACKENDS) {
       t.same(await ids('traceId=nope'), []);
     });
 
+    const filtered = async (path: string, filter: unknown[], extra = '') => {
+      const r = await call(s, 'GET', `${path}?filter=${encodeURIComponent(JSON.stringify(filter))}${extra}`, k);
+      t.equal(r.status, 200, JSON.stringify(filter));
+      return r.body.data.map((x: any) => x.id);
+    };
+
+    t.test('GET /traces with the structured filter', async (t) => {
+      t.same(await filtered('/traces', [{ type: 'string', column: 'userId', operator: '=', value: 'u1' }]), ['tr-c', 'tr-a']);
+      t.same(await filtered('/traces', [{ type: 'string', column: 'name', operator: 'starts with', value: 'ch' }]), ['tr-b', 'tr-a']);
+      t.same(await filtered('/traces', [{ type: 'string', column: 'name', operator: 'contains', value: '%' }]), [], 'LIKE wildcards are literal');
+      t.same(await filtered('/traces', [{ type: 'string', column: 'name', operator: 'does not contain', value: 'a' }]), ['tr-d']);
+      t.same(await filtered('/traces', [{ type: 'datetime', column: 'timestamp', operator: '>=', value: at('01:00:00') }, { type: 'datetime', column: 'timestamp', operator: '<', value: at('03:00:00') }]), ['tr-c', 'tr-b']);
+      t.same(await filtered('/traces', [{ type: 'stringOptions', column: 'environment', operator: 'none of', value: ['default'] }]), ['tr-c']);
+      t.same(await filtered('/traces', [{ type: 'arrayOptions', column: 'tags', operator: 'any of', value: ['t1', 'zz'] }]), ['tr-a']);
+      t.same(await filtered('/traces', [{ type: 'arrayOptions', column: 'tags', operator: 'all of', value: ['t1', 'zz'] }]), []);
+      t.same(await filtered('/traces', [{ type: 'null', column: 'sessionId', operator: 'is null' }]), ['tr-d']);
+      t.same(await filtered('/traces', [{ type: 'number', column: 'totalTokens', operator: '>', value: 0 }]), ['tr-a'], 'tokens summed over generations');
+      t.same(await filtered('/traces', [{ type: 'number', column: 'warningCount', operator: '=', value: 1 }]), ['tr-a']);
+      t.same(await filtered('/traces', [{ type: 'string', column: 'userId', operator: '=', value: 'u1' }], '&userId=u2'), ['tr-c', 'tr-a'], 'the filter replaces userId');
+      t.same(await filtered('/traces', [{ type: 'string', column: 'userId', operator: '=', value: 'u1' }], '&name=batch'), ['tr-c'], 'other simple parameters still apply');
+      for (const bad of ['not json', '{}', JSON.stringify([{ type: 'string', column: 'bogus', operator: '=', value: 'x' }]),
+        JSON.stringify([{ type: 'number', column: 'userId', operator: '=', value: 1 }]), JSON.stringify([{ type: 'string', column: 'userId', operator: '>', value: 'x' }]),
+        JSON.stringify([{ type: 'string', column: 'userId', operator: '=', value: 3 }]), JSON.stringify([{ type: 'stringObject', column: 'metadata', operator: '=', value: 'x' }])]) {
+        const r = await call(s, 'GET', `/traces?filter=${encodeURIComponent(bad)}`, k);
+        t.equal(r.status, 400, bad);
+        t.equal(r.body.message, 'Invalid request data');
+        t.same(r.body.error[0].path, ['filter'], bad);
+      }
+    });
+
+    t.test('GET /observations with the structured filter', async (t) => {
+      t.same(await filtered('/observations', [{ type: 'stringObject', column: 'metadata', key: 'k', operator: '=', value: 'v' }]), ['sp-1']);
+      t.same(await filtered('/observations', [{ type: 'stringObject', column: 'metadata', key: "it's", operator: '=', value: 'v' }]), [], 'keys are quoted');
+      t.same(await filtered('/observations', [{ type: 'number', column: 'inputTokens', operator: '=', value: 10 }]), ['gen-1']);
+      t.same(await filtered('/observations', [{ type: 'number', column: 'latency', operator: '>=', value: 2 }]), ['gen-1', 'sp-1']);
+      t.same(await filtered('/observations', [{ type: 'string', column: 'traceName', operator: '=', value: 'batch' }]), ['sp-2']);
+      t.same(await filtered('/observations', [{ type: 'stringOptions', column: 'type', operator: 'any of', value: ['EVENT', 'GENERATION'] }]), ['ev-1', 'gen-1']);
+      t.same(await filtered('/observations', [{ type: 'string', column: 'userId', operator: '=', value: 'u2' }], '&userId=u1'), ['ev-1'], 'the filter replaces userId');
+    });
+
+    t.test('GET /v2/observations: cursor paging and field groups', async (t) => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (let pages = 0; pages < 5; pages++) {
+        const r = await call(s, 'GET', `/v2/observations?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, k);
+        t.equal(r.status, 200);
+        seen.push(...r.body.data.map((o: any) => o.id));
+        cursor = r.body.meta.cursor;
+        if (!cursor) break;
+      }
+      t.same(seen, ['sp-2', 'ev-1', 'gen-1', 'sp-1'], 'every observation once, newest first, across pages');
+      const first = await call(s, 'GET', '/v2/observations?limit=4', k);
+      t.same(first.body.meta, {}, 'no cursor on the last page');
+      t.same(Object.keys(first.body.data[0]).sort(), ['bookmarked', 'endTime', 'environment', 'id', 'inputPrice', 'isRootObservation', 'level', 'modelId', 'name', 'outputPrice',
+        'parentObservationId', 'projectId', 'public', 'sessionId', 'startTime', 'statusMessage', 'totalPrice', 'traceId', 'type', 'userId', 'version'], 'core and basic by default');
+      const gen = await call(s, 'GET', '/v2/observations?traceId=tr-a&type=GENERATION&fields=core,io,usage,metrics,trace_context,metadata,unknown', k);
+      t.match(gen.body.data[0], { id: 'gen-1', usageDetails: { input: 10, output: 5 }, latency: 2, timeToFirstToken: 0.5, traceName: 'chat', tags: ['t1'], input: null });
+      t.notOk('name' in gen.body.data[0], 'basic not asked for');
+      const sp = await call(s, 'GET', '/v2/observations?traceId=tr-a&type=SPAN&fields=basic', k);
+      t.match(sp.body.data[0], { id: 'sp-1', userId: 'u1', sessionId: 's1', isRootObservation: true });
+      t.same((await call(s, 'GET', '/v2/observations?isRootObservation=false', k)).body.data.map((o: any) => o.id), ['gen-1']);
+      t.same((await call(s, 'GET', '/v2/observations?sessionId=s2', k)).body.data.map((o: any) => o.id), ['sp-2']);
+      for (const query of ['cursor=bm9wZQ', 'parseIoAsJson=true', 'limit=1001', 'limit=0']) {
+        const r = await call(s, 'GET', `/v2/observations?${query}`, k);
+        t.equal(r.status, 400, query);
+      }
+      t.equal((await call(s, 'GET', '/v2/observations?limit=1000', k)).status, 200, 'limit 1000 is the maximum');
+      t.equal((await call(s, 'GET', '/v2/observations?cursor=bm9wZQ', k)).body.error[0].message, 'Invalid cursor format');
+    });
+
     const refuses = async (t: Test, path: string, queries: string[]) => {
       for (const query of queries) {
         const r = await call(s, 'GET', `${path}?${query}`, k);
@@ -93,7 +172,7 @@ for (const backend of STORE_BACKENDS) {
     };
 
     t.test('GET /observations refuses bad queries', (t) =>
-      refuses(t, '/observations', ['limit=0', 'limit=101', 'page=0', 'page=x', 'type=BOGUS', 'level=LOUD', 'fromStartTime=yesterday', 'toStartTime=2026-05-01', 'filter=[]', 'unknown=1']));
+      refuses(t, '/observations', ['limit=0', 'limit=101', 'page=0', 'page=x', 'type=BOGUS', 'level=LOUD', 'fromStartTime=yesterday', 'toStartTime=2026-05-01', 'filter={}', 'unknown=1']));
 
     t.test('GET /observations/{id}', async (t) => {
       const r = await call(s, 'GET', '/observations/ev-1', k);
@@ -137,7 +216,7 @@ for (const backend of STORE_BACKENDS) {
     t.test('key kinds: ingestion-only keys are 403, organization keys 401', async (t) => {
       const routes: [string, string, unknown?][] = [
         ['GET', '/traces/tr-a'], ['DELETE', '/traces/tr-a'], ['DELETE', '/traces', { traceIds: ['tr-a'] }],
-        ['GET', '/observations'], ['GET', '/observations/sp-1'], ['GET', '/sessions'], ['GET', '/sessions/s1'],
+        ['GET', '/observations'], ['GET', '/observations/sp-1'], ['GET', '/v2/observations'], ['GET', '/sessions'], ['GET', '/sessions/s1'],
       ];
       for (const [method, path, body] of routes) {
         const r = await call(s, method, path, auth(ingestKey), body);
@@ -151,10 +230,12 @@ for (const backend of STORE_BACKENDS) {
       t.ok(await getTrace(db, 'default', 'tr-a'), 'nothing was deleted');
     });
 
-    t.test('DELETE /traces/{id} deletes the trace and its observations', async (t) => {
+    t.test('DELETE /traces/{id} deletes the trace with its observations and scores', async (t) => {
+      t.ok(await getScore(db, 'default', 'sc-1'), 'the score is stored before');
       const r = await call(s, 'DELETE', '/traces/tr-a', k);
       t.same(r, { status: 200, body: { message: 'Trace deleted successfully' } });
       t.equal(await getTrace(db, 'default', 'tr-a'), undefined);
+      t.equal(await getScore(db, 'default', 'sc-1'), undefined, 'its score is deleted too');
       t.equal(await getObservation(db, 'default', 'sp-1'), undefined);
       t.equal(await getObservation(db, 'default', 'gen-1'), undefined);
       t.equal((await call(s, 'GET', '/traces/tr-a', k)).status, 404);

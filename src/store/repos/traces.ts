@@ -2,6 +2,8 @@
 // the sums over its GENERATION observations, computed when read.
 import type { Queryable } from '../database.ts';
 import { conditions, iso, json, num } from './rows.ts';
+import { OBSERVATION_FILTER_COLUMNS, TRACE_FILTER_COLUMNS } from './filter-columns.ts';
+import { applyFilter, type FilterCondition } from './structured-filter.ts';
 
 export type TraceStatus = 'in_progress' | 'completed' | 'error';
 export type TraceSource = 'api' | 'gateway' | 'ingestion' | 'otel';
@@ -66,6 +68,7 @@ export interface StoredTrace extends Required<Pick<TraceRow, 'projectId' | 'id' 
   cost: number;
   /** Ids of the trace's observations, by start time; only when the list asked for them. */
   observationIds?: string[];
+  scoreIds?: string[];
 }
 
 const TRACE_COLUMNS: [keyof TraceRow, string, string][] = [
@@ -253,8 +256,9 @@ const traceSelect = (extraColumns = '') => `SELECT t.*${extraColumns}, a.name AS
     WHERE o.project_id = t.project_id AND o.trace_id = t.id AND o.type = 'GENERATION'
   ) g ON true`;
 const TRACE_SELECT = traceSelect();
-/** The extra column of `traceSelect` that fills `observationIds`. */
-const OBSERVATION_IDS_COLUMN = `, ARRAY(SELECT o.id FROM observations o WHERE o.project_id = t.project_id AND o.trace_id = t.id ORDER BY o.start_time, o.id) AS observation_ids`;
+/** The extra columns of `traceSelect` that fill `observationIds` and `scoreIds`. */
+const LINKED_IDS_COLUMNS = `, ARRAY(SELECT o.id FROM observations o WHERE o.project_id = t.project_id AND o.trace_id = t.id ORDER BY o.start_time, o.id) AS observation_ids
+  , ARRAY(SELECT s.id FROM scores s WHERE s.project_id = t.project_id AND s.trace_id = t.id ORDER BY s.timestamp, s.id) AS score_ids`;
 
 function toTrace(r: Record<string, any>): StoredTrace {
   const start = iso(r.start_time)!;
@@ -292,6 +296,7 @@ function toTrace(r: Record<string, any>): StoredTrace {
     tokens: num(r.tokens),
     cost: num(r.cost),
     ...(r.observation_ids ? { observationIds: r.observation_ids } : {}),
+    ...(r.score_ids ? { scoreIds: r.score_ids } : {}),
   };
 }
 
@@ -308,6 +313,10 @@ export interface TraceFilter {
   userId?: string;
   sessionId?: string;
   name?: string;
+  /** Case-insensitive part of the name (the dashboard's search box). */
+  nameContains?: string;
+  /** The model group that served (or was asked for). */
+  modelGroup?: string;
   /** Every listed tag key must be present. */
   tagKeys?: string[];
   /** Public API tag filters, all must match: `k` matches a tag with key k; `k:v` also matches key k holding v. */
@@ -322,8 +331,10 @@ export interface TraceFilter {
   to?: string;
   /** Default: start time, newest first. */
   orderBy?: { column: 'startTime' | 'name'; direction: 'asc' | 'desc' };
-  /** Fill `observationIds` of each trace returned. */
-  withObservationIds?: boolean;
+  /** Langfuse structured filter conditions over TRACE_FILTER_COLUMNS, ANDed with the rest. */
+  conditions?: readonly FilterCondition[];
+  /** Fill `observationIds` and `scoreIds` of each trace returned. */
+  withLinkedIds?: boolean;
   limit: number;
   offset: number;
 }
@@ -341,6 +352,8 @@ export async function listTraces(db: Queryable, projectId: string, f: TraceFilte
   if (f.userId) add((p) => `t.user_id = ${p}`, f.userId);
   if (f.sessionId) add((p) => `t.session_id = ${p}`, f.sessionId);
   if (f.name) add((p) => `t.name = ${p}`, f.name);
+  if (f.nameContains) add((p) => `strpos(lower(t.name), lower(${p})) > 0`, f.nameContains);
+  if (f.modelGroup) add((p) => `t.model_group = ${p}`, f.modelGroup);
   if (f.tagKeys?.length) add((p) => `t.tags ?& ${p}::text[]`, f.tagKeys);
   for (const tag of f.tags ?? []) {
     params.push(tag);
@@ -357,13 +370,14 @@ export async function listTraces(db: Queryable, projectId: string, f: TraceFilte
   if (f.version) add((p) => `t.version = ${p}`, f.version);
   if (f.from) add((p) => `t.start_time >= ${p}::timestamptz`, f.from);
   if (f.to) add((p) => `t.start_time < ${p}::timestamptz`, f.to);
+  if (f.conditions) applyFilter(f.conditions, TRACE_FILTER_COLUMNS, add);
   const condition = where.join(' AND ');
   const total = await db.query<{ n: unknown }>(`SELECT count(*) AS n FROM traces t WHERE ${condition}`, params);
   const dir = f.orderBy?.direction === 'asc' ? 'ASC' : 'DESC';
   const order = f.orderBy?.column === 'name' ? `t.name ${dir}, t.start_time DESC, t.id DESC` : `t.start_time ${dir}, t.id ${dir}`;
-  const observationIds = f.withObservationIds ? OBSERVATION_IDS_COLUMN : '';
+  const linkedIds = f.withLinkedIds ? LINKED_IDS_COLUMNS : '';
   const page = await db.query(
-    `${traceSelect(observationIds)} WHERE ${condition} ORDER BY ${order} LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
+    `${traceSelect(linkedIds)} WHERE ${condition} ORDER BY ${order} LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
     params,
   );
   return { data: page.rows.map(toTrace), total: num(total.rows[0].n) };
@@ -505,13 +519,14 @@ export async function lockTrace(
 }
 
 /**
- * Deletes traces and their observations in one statement (all or nothing); returns the ids of the traces deleted.
- * Scores pointing at the traces are kept.
+ * Deletes traces with their observations and scores in one statement (all or nothing), as Langfuse's trace deletion
+ * does; returns the ids of the traces deleted.
  */
 export async function deleteTraces(db: Queryable, projectId: string, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];
   const r = await db.query<{ id: string }>(
-    `WITH o AS (DELETE FROM observations WHERE project_id = $1 AND trace_id = ANY($2::text[]))
+    `WITH o AS (DELETE FROM observations WHERE project_id = $1 AND trace_id = ANY($2::text[])),
+          s AS (DELETE FROM scores WHERE project_id = $1 AND trace_id = ANY($2::text[]))
      DELETE FROM traces WHERE project_id = $1 AND id = ANY($2::text[]) RETURNING id`,
     [projectId, ids],
   );
@@ -533,6 +548,16 @@ export interface ObservationFilter {
   from?: string;
   /** Exclusive upper bound on start time. */
   to?: string;
+  /** The session of the observation's trace. */
+  sessionId?: string;
+  /** true: only observations without a parent; false: only those with one. */
+  root?: boolean;
+  /** Langfuse structured filter conditions over OBSERVATION_FILTER_COLUMNS, ANDed with the rest. */
+  conditions?: readonly FilterCondition[];
+  /** Keyset paging: only observations after this one in list order (start time, then id, both descending). */
+  after?: { startTime: string; id: string };
+  /** false: skip counting the total (cursor paging has no use for it); the total is then -1. */
+  countTotal?: boolean;
   limit: number;
   offset: number;
 }
@@ -550,13 +575,17 @@ export async function listObservations(db: Queryable, projectId: string, f: Obse
   if (f.environments?.length) add((p) => `o.environment = ANY(${p}::text[])`, f.environments);
   if (f.from) add((p) => `o.start_time >= ${p}::timestamptz`, f.from);
   if (f.to) add((p) => `o.start_time < ${p}::timestamptz`, f.to);
+  if (f.sessionId) add((p) => `o.trace_id IN (SELECT id FROM traces WHERE project_id = $1 AND session_id = ${p})`, f.sessionId);
+  if (f.root !== undefined) add((p) => `(o.parent_observation_id IS NULL) = ${p}::boolean`, f.root);
+  if (f.conditions) applyFilter(f.conditions, OBSERVATION_FILTER_COLUMNS, add);
+  if (f.after) add((p) => `(o.start_time, o.id) < ((${p}::jsonb ->> 'startTime')::timestamptz, ${p}::jsonb ->> 'id')`, JSON.stringify(f.after));
   const condition = sql();
-  const total = await db.query<{ n: unknown }>(`SELECT count(*) AS n FROM observations o WHERE ${condition}`, params);
+  const total = f.countTotal === false ? undefined : await db.query<{ n: unknown }>(`SELECT count(*) AS n FROM observations o WHERE ${condition}`, params);
   const page = await db.query(
     `SELECT o.* FROM observations o WHERE ${condition} ORDER BY o.start_time DESC, o.id DESC LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
     params,
   );
-  return { data: page.rows.map(toObservation), total: num(total.rows[0].n) };
+  return { data: page.rows.map(toObservation), total: total ? num(total.rows[0].n) : -1 };
 }
 
 /** A session: a distinct session id of the project's traces; created when its first trace started. */
@@ -601,6 +630,6 @@ export async function listSessions(db: Queryable, projectId: string, f: SessionF
 export async function getSession(db: Queryable, projectId: string, id: string): Promise<(StoredSession & { traces: StoredTrace[] }) | undefined> {
   const s = await db.query(`${SESSIONS_SQL} AND t.session_id = $2 GROUP BY t.project_id, t.session_id`, [projectId, id]);
   if (!s.rows[0]) return undefined;
-  const traces = await db.query(`${traceSelect(OBSERVATION_IDS_COLUMN)} WHERE t.project_id = $1 AND t.session_id = $2 ORDER BY t.start_time, t.id`, [projectId, id]);
+  const traces = await db.query(`${traceSelect(LINKED_IDS_COLUMNS)} WHERE t.project_id = $1 AND t.session_id = $2 ORDER BY t.start_time, t.id`, [projectId, id]);
   return { ...toSession(s.rows[0]), traces: traces.rows.map(toTrace) };
 }

@@ -1,0 +1,187 @@
+// Langfuse's structured `filter` query parameter (a JSON array of {type, column, operator, value, key?}) compiled to
+// SQL conditions over one table's columns. Each list route names the columns it offers; conditions are ANDed.
+import { Ajv } from 'ajv';
+
+export type FilterType =
+  | 'datetime' | 'string' | 'number' | 'stringOptions' | 'categoryOptions' | 'arrayOptions'
+  | 'stringObject' | 'numberObject' | 'booleanObject' | 'boolean' | 'null';
+
+export interface FilterCondition {
+  type: FilterType;
+  column: string;
+  operator: string;
+  value?: unknown;
+  key?: string;
+}
+
+/** How a column reads in SQL, and which condition types apply to it. */
+export interface FilterColumn {
+  sql: string;
+  kind: 'string' | 'datetime' | 'number' | 'array' | 'object' | 'boolean';
+}
+
+const OPERATORS: Record<FilterType, readonly string[]> = {
+  datetime: ['>', '<', '>=', '<='],
+  string: ['=', 'contains', 'does not contain', 'starts with', 'ends with'],
+  stringOptions: ['any of', 'none of'],
+  categoryOptions: ['any of', 'none of'],
+  arrayOptions: ['any of', 'none of', 'all of'],
+  number: ['=', '>', '<', '>=', '<='],
+  stringObject: ['=', 'contains', 'does not contain', 'starts with', 'ends with'],
+  numberObject: ['=', '>', '<', '>=', '<='],
+  booleanObject: ['=', '<>'],
+  boolean: ['=', '<>'],
+  null: ['is null', 'is not null'],
+};
+
+/** Which column kinds each condition type may name. */
+const TYPES_FOR_KIND: Record<FilterColumn['kind'], readonly FilterType[]> = {
+  string: ['string', 'stringOptions', 'categoryOptions', 'null'],
+  datetime: ['datetime', 'null'],
+  number: ['number', 'null'],
+  array: ['arrayOptions'],
+  object: ['stringObject', 'numberObject', 'booleanObject', 'categoryOptions'],
+  boolean: ['boolean'],
+};
+
+const conditionSchema = {
+  type: 'array',
+  maxItems: 50,
+  items: {
+    type: 'object',
+    required: ['type', 'column', 'operator'],
+    additionalProperties: false,
+    properties: {
+      type: { enum: Object.keys(OPERATORS) },
+      column: { type: 'string', minLength: 1 },
+      operator: { type: 'string' },
+      value: {},
+      key: { type: 'string', minLength: 1 },
+    },
+  },
+};
+const validateShape = new Ajv({ allErrors: false }).compile<FilterCondition[]>(conditionSchema);
+
+/** Thrown for a filter that cannot be read or names what the route does not offer; the message says which. */
+export class FilterError extends Error {}
+
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+function checkValue(c: FilterCondition): void {
+  const bad = (expected: string) => new FilterError(`filter on '${c.column}': value must be ${expected}`);
+  switch (c.type) {
+    case 'datetime':
+      if (typeof c.value !== 'string' || Number.isNaN(Date.parse(c.value))) throw bad('an ISO 8601 timestamp');
+      return;
+    case 'string':
+    case 'stringObject':
+      if (typeof c.value !== 'string') throw bad('a string');
+      return;
+    case 'number':
+    case 'numberObject':
+      if (typeof c.value !== 'number' || !Number.isFinite(c.value)) throw bad('a number');
+      return;
+    case 'stringOptions':
+    case 'categoryOptions':
+    case 'arrayOptions':
+      if (!isStringArray(c.value)) throw bad('an array of strings');
+      return;
+    case 'boolean':
+    case 'booleanObject':
+      if (typeof c.value !== 'boolean') throw bad('true or false');
+      return;
+    case 'null':
+      return;
+  }
+}
+
+/** Reads the parameter's text into checked conditions over `columns`; throws FilterError with the reason. */
+export function parseFilter(text: string, columns: Record<string, FilterColumn>): FilterCondition[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new FilterError('filter must be a JSON array of conditions');
+  }
+  if (!validateShape(raw)) {
+    const e = validateShape.errors?.[0];
+    throw new FilterError(`filter${e?.instancePath ?? ''} ${e?.message ?? 'is not valid'}`);
+  }
+  for (const c of raw) {
+    const column = columns[c.column];
+    if (!column) throw new FilterError(`filter column '${c.column}' is not supported here; supported: ${Object.keys(columns).join(', ')}`);
+    if (!TYPES_FOR_KIND[column.kind].includes(c.type)) throw new FilterError(`filter type '${c.type}' does not apply to column '${c.column}'`);
+    if (!OPERATORS[c.type].includes(c.operator)) throw new FilterError(`filter operator '${c.operator}' does not apply to type '${c.type}'; use one of: ${OPERATORS[c.type].join(', ')}`);
+    if (column.kind === 'object' && c.key === undefined) throw new FilterError(`filter on '${c.column}' needs a key`);
+    checkValue(c);
+  }
+  return raw;
+}
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+
+function stringCondition(sql: string, operator: string, p: string): string {
+  switch (operator) {
+    case 'contains': return `${sql} LIKE '%' || ${p} || '%'`;
+    case 'does not contain': return `(${sql} IS NULL OR ${sql} NOT LIKE '%' || ${p} || '%')`;
+    case 'starts with': return `${sql} LIKE ${p} || '%'`;
+    case 'ends with': return `${sql} LIKE '%' || ${p}`;
+    default: return `${sql} = ${p}`;
+  }
+}
+
+const likeValue = (operator: string, value: string) => (operator === '=' ? value : escapeLike(value));
+
+/**
+ * Adds each condition through `add` (which binds the value and returns the clause's placeholder). Columns must come
+ * from the same map `parseFilter` checked them against.
+ */
+export function applyFilter(conditions: readonly FilterCondition[], columns: Record<string, FilterColumn>, add: (clause: (p: string) => string, value: unknown) => void): void {
+  for (const c of conditions) {
+    const { sql } = columns[c.column];
+    switch (c.type) {
+      case 'null':
+        add((p) => `(${sql} IS NULL) = ${p}::boolean`, c.operator === 'is null');
+        break;
+      case 'datetime':
+        add((p) => `${sql} ${c.operator} ${p}::timestamptz`, c.value);
+        break;
+      case 'number':
+        add((p) => `${sql} ${c.operator} ${p}::double precision`, c.value);
+        break;
+      case 'boolean':
+        add((p) => `${sql} ${c.operator === '=' ? '=' : 'IS DISTINCT FROM'} ${p}::boolean`, c.value);
+        break;
+      case 'string':
+        add((p) => stringCondition(sql, c.operator, p), likeValue(c.operator, c.value as string));
+        break;
+      case 'stringOptions':
+      case 'categoryOptions':
+        if (columns[c.column].kind === 'object') add((p) => objectOptions(sql, c, p), c.value);
+        else add((p) => (c.operator === 'any of' ? `${sql} = ANY(${p}::text[])` : `NOT (${sql} = ANY(${p}::text[])) IS TRUE`), c.value);
+        break;
+      case 'arrayOptions': {
+        const op = { 'any of': '&&', 'all of': '@>', 'none of': '&&' }[c.operator as 'any of'];
+        add((p) => `${c.operator === 'none of' ? 'NOT ' : ''}(${sql} ${op} ${p}::text[])`, c.value);
+        break;
+      }
+      case 'stringObject':
+        add((p) => stringCondition(`(${sql} ->> ${literalKey(c.key!)})`, c.operator, p), likeValue(c.operator, c.value as string));
+        break;
+      case 'numberObject':
+        add((p) => `(CASE WHEN jsonb_typeof(${sql} -> ${literalKey(c.key!)}) = 'number' THEN (${sql} ->> ${literalKey(c.key!)})::double precision END) ${c.operator} ${p}::double precision`, c.value);
+        break;
+      case 'booleanObject':
+        add((p) => `(${sql} -> ${literalKey(c.key!)}) ${c.operator === '=' ? '=' : 'IS DISTINCT FROM'} to_jsonb(${p}::boolean)`, c.value);
+        break;
+    }
+  }
+}
+
+function objectOptions(sql: string, c: FilterCondition, p: string): string {
+  const value = `(${sql} ->> ${literalKey(c.key!)})`;
+  return c.operator === 'any of' ? `${value} = ANY(${p}::text[])` : `NOT (${value} = ANY(${p}::text[])) IS TRUE`;
+}
+
+/** A metadata key as an SQL string literal (keys are free text; doubling quotes makes any text safe). */
+const literalKey = (key: string) => `'${key.replace(/'/g, "''")}'`;
