@@ -1,6 +1,7 @@
 // Which key kind each public API route takes (spec part 5 "Wrong-kind rules", "Ingestion-only deployments"). Every
 // route declares its class; the table in docs/public-api.md is this function.
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { noteApiKeyUse } from '../../src/store/api-key-use.ts';
 import type { AdminContext } from '../context.ts';
 import { authenticate, type PublicPrincipal } from './basic-auth.ts';
 import { PublicApiError } from './public-error.ts';
@@ -44,7 +45,9 @@ const principals = new WeakMap<FastifyRequest, PublicPrincipal>();
 /** An onRequest hook that authenticates, checks the key against the class `classOf` picks, keeps the principal. */
 function keyHook(ctx: AdminContext, classOf: (principal: PublicPrincipal) => RouteClass): onRequestAsyncHookHandler {
   return async (req) => {
-    const principal = await authenticate(ctx.db, req.headers.authorization, ctx.clock.now());
+    const now = ctx.clock.now();
+    const principal = await authenticate(ctx.db, req.headers.authorization, now);
+    noteApiKeyUse(ctx.db, ctx.log, principal.apiKey.id, now);
     checkAccess(classOf(principal), req.method, principal);
     principals.set(req, principal);
   };

@@ -4,6 +4,7 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { RateLimitDecision, RateLimiter } from '../../src/ratelimit/rate-limiter.ts';
 import type { Project } from '../../src/store/repos/projects.ts';
+import { noteApiKeyUse } from '../../src/store/api-key-use.ts';
 import type { AdminContext } from '../context.ts';
 import { authenticate, authorize, type RestPrincipal } from './api-key-auth.ts';
 import { requestIdFor } from './request-id.ts';
@@ -28,6 +29,7 @@ export function requestGuard(ctx: AdminContext, limiter: RateLimiter): onRequest
     let failure: unknown;
     try {
       principal = await authenticate(ctx.db, req.headers.authorization, now);
+      noteApiKeyUse(ctx.db, ctx.log, principal.apiKey.id, now);
     } catch (err) {
       failure = err;
     }

@@ -8,6 +8,7 @@ import { createProject, ensureOrganization, getProject } from '../../src/store/r
 import { basicAuth as auth, callAdmin, startPublicApiService } from '../helpers/public-api.ts';
 import type { TestService } from '../helpers/service.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const call = (s: TestService, method: string, path: string, authorization: string, body?: unknown) => callAdmin(s, method, `/api/public${path}`, authorization, body);
 
@@ -123,6 +124,13 @@ for (const backend of STORE_BACKENDS) {
 
       const newKey = auth(r.body);
       t.match(await call(s, 'GET', '/projects', newKey), { status: 200, body: { data: [{ id: created.id, name: 'Research 3' }] } });
+      const used = await waitFor('lastUsedAt recorded', async () => {
+        const keys = (await call(s, 'GET', `/projects/${created.id}/apiKeys`, org)).body.apiKeys;
+        return keys.find((k: any) => k.id === r.body.id && k.lastUsedAt !== null);
+      });
+      t.ok(Math.abs(Date.parse(used.lastUsedAt) - Date.now()) < 60_000, 'lastUsedAt is the time of use');
+      const unused = (await call(s, 'GET', `/projects/${created.id}/apiKeys`, org)).body.apiKeys.find((k: any) => k.id === noBody.body.id);
+      t.equal(unused.lastUsedAt, null, 'a key never used has none');
       const del = await call(s, 'DELETE', `/projects/${created.id}/apiKeys/${r.body.id}`, org);
       t.same(del, { status: 200, body: { success: true } });
       t.equal((await call(s, 'GET', '/projects', newKey)).status, 401, 'deleted key no longer works');

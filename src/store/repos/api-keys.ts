@@ -15,7 +15,7 @@ export interface ApiKey {
   note?: string;
   createdAt: string;
   expiresAt: string;
-  /** Not tracked yet (no writer sets `last_used_at`); absent until it is. */
+  /** When the key last authenticated a request, to the minute (see api-key-use.ts); absent when never. */
   lastUsedAt?: string;
   secretSha256: string;
 }
@@ -114,4 +114,9 @@ export async function countApiKeys(db: Queryable, projectId: string): Promise<nu
 export async function deleteProjectApiKey(db: Queryable, projectId: string, id: string): Promise<boolean> {
   const r = await db.query("DELETE FROM api_keys WHERE id = $1 AND project_id = $2 AND kind = 'project'", [id, projectId]);
   return r.rowCount > 0;
+}
+
+/** Moves the key's last use forward to `at` (never back, so replicas writing out of order cannot rewind it). */
+export async function recordApiKeyUse(db: Queryable, id: string, at: Date): Promise<void> {
+  await db.query('UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)', [id, at]);
 }
