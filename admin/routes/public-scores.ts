@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import querySchema from '../../schemas/api/public-scores-query.json' with { type: 'json' };
 import { checkScoreBody } from '../../src/ingestion/event-schema.ts';
 import { scoreRowOf } from '../../src/ingestion/score-input.ts';
+import { getScoreConfigsByIds } from '../../src/store/repos/score-configs.ts';
 import { deleteScore, getScore, listScores, upsertScores, type ScoreDataType, type ScoreSource, type StoredScore } from '../../src/store/repos/scores.ts';
 import type { AdminContext } from '../context.ts';
 import { pageMeta, pageOffset } from '../public-api/paging.ts';
@@ -66,7 +67,8 @@ export function registerPublicScores(app: FastifyInstance, ctx: AdminContext): v
     const project = projectOf(req);
     const checked = checkScoreBody(req.body);
     if ('issues' in checked) throw invalidRequestData(checked.issues);
-    const score = scoreRowOf(project.id, checked.body, new Date(ctx.clock.now()).toISOString());
+    const configIds = typeof checked.body.configId === 'string' ? [checked.body.configId] : [];
+    const score = scoreRowOf(project.id, checked.body, new Date(ctx.clock.now()).toISOString(), await getScoreConfigsByIds(ctx.db, project.id, configIds));
     if ('issues' in score) throw invalidRequestData(score.issues);
     await upsertScores(ctx.db, [score.row]);
     return { id: score.row.id };

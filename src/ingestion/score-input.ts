@@ -1,7 +1,8 @@
 // A score body (POST /api/public/scores and ingestion `score-create`, reference §7) as a row to store, after the rules
-// the shape alone cannot say: value against data type, exactly one target, and the source.
+// the shape alone cannot say: value against data type and score config, exactly one target, and the source.
 import { randomUUID } from 'node:crypto';
 import type { ValidationIssue } from '../../admin/public-api/public-error.ts';
+import type { StoredScoreConfig } from '../store/repos/score-configs.ts';
 import type { ScoreDataType, ScoreRow } from '../store/repos/scores.ts';
 import { normalizeEnvironment } from './environment.ts';
 
@@ -22,14 +23,46 @@ function valueFields(dataType: ScoreDataType, value: unknown): Pick<ScoreRow, 'v
   }
 }
 
+/** The config named by `configId`: it must exist, be active and have the score's data type (Langfuse's rules). */
+function configIssue(configId: string, config: StoredScoreConfig | undefined, dataType: ScoreDataType | undefined): ValidationIssue | undefined {
+  if (!config) return { path: ['configId'], message: `${configId} is not a score config of this project` };
+  if (config.isArchived) return { path: ['configId'], message: 'names an archived score config; restore it (PATCH isArchived: false) before scoring with it' };
+  if (dataType !== undefined && dataType !== config.dataType) return { path: ['dataType'], message: `must be ${config.dataType}, the data type of the score config` };
+  return undefined;
+}
+
+/** The value against the config: NUMERIC within its bounds, CATEGORICAL one of its labels (stored with its number). */
+function valueAgainstConfig(config: StoredScoreConfig, v: Pick<ScoreRow, 'value' | 'stringValue'>): Pick<ScoreRow, 'value' | 'stringValue'> | ValidationIssue {
+  if (config.dataType === 'NUMERIC') {
+    if (config.minValue !== null && v.value! < config.minValue) return { path: ['value'], message: `must be at least ${config.minValue}, the score config's minValue` };
+    if (config.maxValue !== null && v.value! > config.maxValue) return { path: ['value'], message: `must be at most ${config.maxValue}, the score config's maxValue` };
+  }
+  if (config.dataType === 'CATEGORICAL') {
+    const category = config.categories?.find((c) => c.label === v.stringValue);
+    if (!category) return { path: ['value'], message: `must be a category label of the score config: ${(config.categories ?? []).map((c) => JSON.stringify(c.label)).join(', ')}` };
+    return { value: category.value, stringValue: category.label };
+  }
+  return v;
+}
+
 /**
- * The row for a score body already checked against the shape (event-schema.ts). `timestamp` is used when the body
- * has none; an absent or empty id gets a new UUID.
+ * The row for a score body already checked against the shape (event-schema.ts). `configs` holds the project's score
+ * configs the body may name (getScoreConfigsByIds); a score with a config takes the config's name and data type.
+ * `timestamp` is used when the body has none; an absent or empty id gets a new UUID.
  */
-export function scoreRowOf(projectId: string, body: Record<string, any>, timestamp: string): { row: ScoreRow } | { issues: ValidationIssue[] } {
+export function scoreRowOf(
+  projectId: string,
+  body: Record<string, any>,
+  timestamp: string,
+  configs: ReadonlyMap<string, StoredScoreConfig>,
+): { row: ScoreRow } | { issues: ValidationIssue[] } {
   const issues: ValidationIssue[] = [];
-  const dataType: ScoreDataType = body.dataType ?? (typeof body.value === 'number' ? 'NUMERIC' : 'CATEGORICAL');
-  const value = valueFields(dataType, body.value);
+  const config = body.configId === undefined ? undefined : configs.get(body.configId);
+  const badConfig = body.configId === undefined ? undefined : configIssue(body.configId, config, body.dataType);
+  if (badConfig) return { issues: [badConfig] };
+  const dataType: ScoreDataType = body.dataType ?? config?.dataType ?? (typeof body.value === 'number' ? 'NUMERIC' : 'CATEGORICAL');
+  const shaped = valueFields(dataType, body.value);
+  const value = config && !('path' in shaped) ? valueAgainstConfig(config, shaped) : shaped;
   if ('path' in value) issues.push(value);
   const targets = ['traceId', 'sessionId', 'datasetRunId'].filter((k) => body[k] !== undefined);
   if (targets.length !== 1) issues.push({ path: [], message: 'a score needs exactly one target: traceId (with an optional observationId), sessionId or datasetRunId' });
@@ -46,7 +79,7 @@ export function scoreRowOf(projectId: string, body: Record<string, any>, timesta
       observationId: body.observationId ?? null,
       sessionId: body.sessionId ?? null,
       datasetRunId: body.datasetRunId ?? null,
-      name: body.name,
+      name: config?.name ?? body.name,
       dataType,
       ...value,
       comment: body.comment ?? null,

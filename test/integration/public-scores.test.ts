@@ -1,6 +1,7 @@
 // Scores of the public API (docs/public-api.md "Ingestion and scores"): POST /scores with its rules, GET /scores and
 // /v2/scores with paging and filters, GET and DELETE /scores/{id}, upserts on one id, key kinds. Both backends.
 import t from 'tap';
+import { createScoreConfig } from '../../src/store/repos/score-configs.ts';
 import { getScore } from '../../src/store/repos/scores.ts';
 import { basicAuth as auth, callAdmin, startPublicApiService } from '../helpers/public-api.ts';
 import type { TestService } from '../helpers/service.ts';
@@ -14,6 +15,8 @@ for (const backend of STORE_BACKENDS) {
     const k = auth(key);
 
     await call(s, 'POST', '/ingestion', k, { batch: [{ id: 'e1', type: 'trace-create', timestamp: '2026-05-01T00:00:00Z', body: { id: 'tr-1', userId: 'u1', sessionId: 's1', tags: ['t1'] } }] });
+    // The ANNOTATION score below names a config, which must exist (public-score-configs.test.ts checks the rules).
+    await createScoreConfig(db, 'default', { name: 'note', dataType: 'TEXT', isArchived: false, minValue: null, maxValue: null, categories: null, description: null }, 'cfg');
 
     t.test('POST /scores creates each data type and answers {id}', async (t) => {
       const cases = [
