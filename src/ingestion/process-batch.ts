@@ -1,11 +1,15 @@
 // One ingestion batch (POST /api/public/ingestion): every event checked on its own, the valid ones merged with what is
 // stored and written in one transaction, and the 207 answer listing each event as a success or an error.
 import { randomUUID } from 'node:crypto';
+import { projectModelMatcher } from '../pricing/model-cache.ts';
+import type { ModelMatcher } from '../pricing/model-matcher.ts';
 import type { Database, Queryable } from '../store/database.ts';
+import { getScoreConfigsByIds } from '../store/repos/score-configs.ts';
 import { upsertScores, type ScoreRow } from '../store/repos/scores.ts';
 import { getObservationsByIds, getTracesByIds, upsertTraceBatch, type ObservationRow, type TraceRow } from '../store/repos/traces.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { checkEvent, issueText, type IngestionEvent } from './event-schema.ts';
+import { priceObservations, recordCostModels } from './generation-cost.ts';
 import { mergeObservation, mergeOrder, mergeTrace, observationRowOf, settleTrace, traceRowOf } from './merge.ts';
 import { scoreRowOf } from './score-input.ts';
 
@@ -54,7 +58,7 @@ interface Plan {
 }
 
 /** Writes the plan; returns the events refused while merging (an observation without a trace). */
-async function write(tx: Queryable, projectId: string, plan: Plan): Promise<Map<IngestionEvent, EventError>> {
+async function write(tx: Queryable, projectId: string, plan: Plan, models: ModelMatcher): Promise<Map<IngestionEvent, EventError>> {
   const errors = new Map<IngestionEvent, EventError>();
   const observationIds = [...plan.observations.keys()];
   const mentionedTraces = new Set(plan.traces.keys());
@@ -71,6 +75,7 @@ async function write(tx: Queryable, projectId: string, plan: Plan): Promise<Map<
     }
     observations.push(row);
   }
+  const costModels = await priceObservations(tx, projectId, observations, plan.observations, models);
   const traceIds = [...new Set([...plan.traces.keys(), ...observations.map((o) => o.traceId)])];
   // Observations may name a trace this batch did not lock (their stored trace id); lock those too.
   await lockEntities(tx, traceIds.filter((id) => !mentionedTraces.has(id)).map((id) => `trace:${projectId}:${id}`));
@@ -88,6 +93,7 @@ async function write(tx: Queryable, projectId: string, plan: Plan): Promise<Map<
     if (settled !== stored) traces.push(settled);
   }
   await upsertTraceBatch(tx, traces, observations);
+  await recordCostModels(tx, projectId, costModels);
   await upsertScores(tx, plan.scores.map((s) => s.row));
   return errors;
 }
@@ -108,9 +114,10 @@ export async function processBatch(db: Database, projectId: string, batch: reado
   const stored = valid.filter((e) => e.type !== 'sdk-log');
   const plan: Plan = { traces: new Map(), observations: new Map(), scores: [] };
   const accepted: IngestionEvent[] = [];
+  const configs = await getScoreConfigsByIds(db, projectId, stored.flatMap((e) => (e.type === 'score-create' && typeof e.body.configId === 'string' ? [e.body.configId] : [])));
   for (const e of stored) {
     if (e.type === 'score-create') {
-      const score = scoreRowOf(projectId, e.body, e.timestamp);
+      const score = scoreRowOf(projectId, e.body, e.timestamp, configs);
       if ('issues' in score) errors.push(invalid(e.id, issueText(score.issues.map((i) => ({ ...i, path: ['body', ...i.path] })))));
       else {
         plan.scores.push({ event: e, row: score.row });
@@ -125,7 +132,9 @@ export async function processBatch(db: Database, projectId: string, batch: reado
   plan.traces = groupBy(accepted.filter((e) => e.type === 'trace-create'), (e) => e.body.id);
   plan.observations = groupBy(accepted.filter((e) => e.type !== 'trace-create' && e.type !== 'score-create'), (e) => e.body.id);
   try {
-    const failed = await db.transaction((tx) => write(tx, projectId, plan));
+    // Loaded before the transaction: the embedded store runs one statement at a time.
+    const models = await projectModelMatcher(db, projectId);
+    const failed = await db.transaction((tx) => write(tx, projectId, plan, models));
     errors.push(...failed.values());
     return { successes: accepted.filter((e) => !failed.has(e)).map((e) => ({ id: e.id, status: 201 as const })), errors };
   } catch (err) {

@@ -1,0 +1,62 @@
+// Calculated cost of ingested observations (reference §4): one with a model and usage whose events give no cost gets
+// its costDetails from the matched model (model-matcher.ts, model-cost.ts). A cost an event gave is authoritative and
+// stays, also when a later event changes the usage; a calculated one is recomputed. `observations.cost_model_id` tells
+// the two apart: the model that priced the row, or null.
+import { costDetailsOf as modelCostDetails, selectTier } from '../pricing/model-cost.ts';
+import type { ModelMatcher } from '../pricing/model-matcher.ts';
+import type { Queryable } from '../store/database.ts';
+import { json } from '../store/repos/rows.ts';
+import type { ObservationRow } from '../store/repos/traces.ts';
+import type { IngestionEvent } from './event-schema.ts';
+import { costDetailsOf, totalOf } from './usage.ts';
+
+/** Observation id → the model that priced it now, or null (cost from the events, or no longer calculated). */
+export type CostModels = Map<string, string | null>;
+
+async function storedCostModels(tx: Queryable, projectId: string, ids: string[]): Promise<Map<string, string | null>> {
+  if (ids.length === 0) return new Map();
+  const r = await tx.query<{ id: string; cost_model_id: string | null }>(
+    'SELECT id, cost_model_id FROM observations WHERE project_id = $1 AND id = ANY($2::text[])', [projectId, ids]);
+  return new Map(r.rows.map((row) => [row.id, row.cost_model_id]));
+}
+
+/** Sets costDetails and totalCost of the rows (merged, not yet written) that the matched model prices. */
+export async function priceObservations(
+  tx: Queryable, projectId: string, rows: ObservationRow[], events: ReadonlyMap<string, readonly IngestionEvent[]>, match: ModelMatcher,
+): Promise<CostModels> {
+  const stored = await storedCostModels(tx, projectId, rows.map((r) => r.id));
+  const decided: CostModels = new Map();
+  for (const row of rows) {
+    const wasCalculated = (stored.get(row.id) ?? null) !== null;
+    if (events.get(row.id)?.some((e) => costDetailsOf(e.body) !== undefined)) {
+      if (wasCalculated) decided.set(row.id, null);
+      continue;
+    }
+    const hasEventCost = stored.has(row.id) && !wasCalculated && Object.keys(row.costDetails ?? {}).length > 0;
+    if (hasEventCost || !row.usageDetails || !row.model) continue;
+    const model = match(row.model);
+    const tier = model && selectTier(model, { usage: row.usageDetails, modelParameters: row.modelParameters, metadata: row.attributes });
+    const cost = tier && modelCostDetails(tier, row.usageDetails);
+    if (cost) {
+      row.costDetails = cost;
+      row.totalCost = totalOf(cost);
+      decided.set(row.id, model!.id);
+    } else if (wasCalculated) {
+      row.costDetails = {};
+      row.totalCost = 0;
+      decided.set(row.id, null);
+    }
+  }
+  return decided;
+}
+
+/** Records which model priced each row; after the rows are written. */
+export async function recordCostModels(tx: Queryable, projectId: string, decided: CostModels): Promise<void> {
+  if (decided.size === 0) return;
+  await tx.query(
+    `UPDATE observations o SET cost_model_id = x.model_id
+     FROM jsonb_to_recordset($2::text::jsonb) AS x(id text, model_id text)
+     WHERE o.project_id = $1 AND o.id = x.id`,
+    [projectId, json([...decided].map(([id, modelId]) => ({ id, model_id: modelId })))],
+  );
+}

@@ -1,0 +1,21 @@
+// Which model prices an observation (reference §10): the project's models first, newest startDate first (nulls last,
+// then newest created), then the built-ins; the first whose pattern matches the observation's model wins.
+import { BUILTIN_MODELS } from './builtin-models.ts';
+import { compilePattern } from './match-pattern.ts';
+import type { ModelDefinition } from './model-definition.ts';
+
+export type ModelMatcher = (model: string) => ModelDefinition | undefined;
+
+const newestFirst = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : Date.parse(b) - Date.parse(a));
+
+export function modelMatcher(projectModels: readonly ModelDefinition[], builtins: readonly ModelDefinition[] = BUILTIN_MODELS): ModelMatcher {
+  const ordered = [...projectModels].sort((a, b) => newestFirst(a.startDate, b.startDate) || newestFirst(a.createdAt, b.createdAt));
+  const compiled = [...ordered, ...builtins].flatMap((m) => {
+    try {
+      return [{ model: m, re: compilePattern(m.matchPattern) }];
+    } catch {
+      return []; // refused at creation; a row written another way must not stop ingestion
+    }
+  });
+  return (name) => compiled.find((c) => c.re.test(name))?.model;
+}
