@@ -1,0 +1,77 @@
+// OTLP attribute values (reference §5): AnyValue in its JSON or decoded-protobuf form to a plain JS value, and the
+// small readers the field mappings share.
+
+export type Attributes = Record<string, unknown>;
+
+export const isObject = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** An int64: a number when it fits, else its decimal text (protobuf Longs arrive as text, see otlp-decode.ts). */
+function intOf(v: unknown): unknown {
+  const n = typeof v === 'string' ? Number(v) : v;
+  return typeof n === 'number' && Number.isSafeInteger(n) ? n : String(v);
+}
+
+/** One AnyValue; an unknown shape is kept as its JSON text. */
+export function anyValueOf(value: unknown): unknown {
+  if (!isObject(value)) return value ?? null;
+  if ('stringValue' in value) return value.stringValue;
+  if ('boolValue' in value) return value.boolValue;
+  if ('intValue' in value) return intOf(value.intValue);
+  // OTLP/JSON writes NaN and Infinity as strings; they stay strings.
+  if ('doubleValue' in value) return typeof value.doubleValue === 'string' && !Number.isNaN(Number(value.doubleValue)) ? Number(value.doubleValue) : value.doubleValue;
+  if ('arrayValue' in value) return ((value.arrayValue as { values?: unknown[] } | undefined)?.values ?? []).map(anyValueOf);
+  if ('kvlistValue' in value) return attributesOf((value.kvlistValue as { values?: unknown[] } | undefined)?.values ?? []);
+  if ('bytesValue' in value) return value.bytesValue instanceof Uint8Array ? Buffer.from(value.bytesValue).toString('base64') : value.bytesValue;
+  return Object.keys(value).length === 0 ? null : JSON.stringify(value);
+}
+
+/** A KeyValue list as an object (later keys win). */
+export function attributesOf(list: readonly unknown[]): Attributes {
+  const out: Attributes = {};
+  for (const kv of list) if (isObject(kv) && typeof kv.key === 'string') out[kv.key] = anyValueOf(kv.value);
+  return out;
+}
+
+/** The value of the first key present. */
+export function firstOf(attrs: Attributes, keys: readonly string[]): unknown {
+  for (const k of keys) if (attrs[k] !== undefined && attrs[k] !== null && attrs[k] !== '') return attrs[k];
+  return undefined;
+}
+
+/** A string attribute (numbers and booleans as text). */
+export function stringOf(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return undefined;
+}
+
+/** SDKs send structured values as JSON text; a text that is not JSON stays text. */
+export function parsedJson(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return v;
+  }
+}
+
+/** A JSON-object attribute, or undefined. */
+export function objectOf(v: unknown): Record<string, unknown> | undefined {
+  const parsed = parsedJson(v);
+  return isObject(parsed) ? parsed : undefined;
+}
+
+/**
+ * `<prefix>.<key>` attributes gathered into an object (the SDKs flatten metadata this way: strings raw, other values
+ * as JSON). Only text that looks like a JSON object or array is parsed back, so a string "42" stays a string.
+ */
+export function flattenedUnder(attrs: Attributes, prefix: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(attrs)) {
+    if (!k.startsWith(`${prefix}.`)) continue;
+    out[k.slice(prefix.length + 1)] = typeof v === 'string' && /^\s*[[{]/.test(v) ? parsedJson(v) : v;
+  }
+  return out;
+}
+
+export const isTrue = (v: unknown) => v === true || v === 'true';

@@ -1,0 +1,252 @@
+// POST /api/public/otel/v1/traces (docs/public-api.md "OpenTelemetry intake") over raw HTTP: JSON and protobuf
+// bodies, gzip and its size bound, every refusal, the ingestion-version header, key kinds, and the stored rows through
+// GET /api/public/traces/{id}. Then the usage normalisation and type mapping on their own. Both backends.
+import { createRequire } from 'node:module';
+import { gzipSync } from 'node:zlib';
+import t from 'tap';
+import { genAiUsageOf } from '../../src/ingestion/otel/gen-ai-usage.ts';
+import { observationTypeOf } from '../../src/ingestion/otel/observation-type.ts';
+import { encodeResponse } from '../../src/ingestion/otel/otlp-decode.ts';
+import { getTrace } from '../../src/store/repos/traces.ts';
+import { basicAuth as auth, callAdmin as call, startPublicApiService } from '../helpers/public-api.ts';
+import { STORE_BACKENDS } from '../helpers/store.ts';
+
+const LIMIT = 4_718_592;
+const PATH = '/api/public/otel/v1/traces';
+const otlp = createRequire(import.meta.url)('otlp-transformer-protobufjs/build/src/generated/root.js').opentelemetry.proto.collector.trace.v1;
+
+const T0 = Date.parse('2026-05-01T12:00:00.000Z');
+const nanos = (ms: number) => `${BigInt(T0 + ms) * 1_000_000n}`;
+const at = (ms: number) => new Date(T0 + ms).toISOString();
+const str = (key: string, stringValue: string) => ({ key, value: { stringValue } });
+const int = (key: string, intValue: number) => ({ key, value: { intValue } });
+
+let counter = 0;
+const traceIdHex = () => `${(++counter).toString(16).padStart(8, '0')}${'ab'.repeat(12)}`;
+/** Span ids are unique across traces (observation ids are); `n` tells the spans of one request apart. */
+const spanIdOf = (traceId: string, n: number) => `${traceId.slice(0, 8)}0000000${n}`;
+
+/** An OTLP/JSON request: a root span and a child chat generation with gen_ai usage, on one trace. */
+function chatRequest(traceId: string) {
+  const [root, gen, tool] = [1, 2, 3].map((n) => spanIdOf(traceId, n));
+  return {
+    resourceSpans: [{
+      resource: { attributes: [str('service.name', 'bot'), str('service.version', '1.2.3'), str('deployment.environment.name', 'Staging')] },
+      scopeSpans: [{
+        scope: { name: 'my-app', version: '0.1' },
+        spans: [
+          { traceId, spanId: root, name: 'handle', kind: 1, startTimeUnixNano: nanos(0), endTimeUnixNano: nanos(500),
+            attributes: [str('user.id', 'u-1'), str('session.id', 's-1'), str('langfuse.trace.tags', '["a","b"]'), str('langfuse.trace.metadata.team', 'x')] },
+          { traceId, spanId: gen, parentSpanId: root, name: 'chat gpt-x', startTimeUnixNano: nanos(10), endTimeUnixNano: nanos(400),
+            attributes: [str('gen_ai.operation.name', 'chat'), str('gen_ai.request.model', 'gpt-x'), str('gen_ai.response.model', 'gpt-x-2026'),
+              { key: 'gen_ai.request.temperature', value: { doubleValue: 0.5 } }, int('gen_ai.usage.input_tokens', 100), int('gen_ai.usage.output_tokens', 40),
+              int('gen_ai.usage.cache_read_input_tokens', 30), int('gen_ai.usage.reasoning_tokens', 10),
+              str('gen_ai.input.messages', '[{"role":"user","content":"hi"}]'), str('gen_ai.output.messages', '[{"role":"assistant","content":"hello"}]')] },
+          { traceId, spanId: tool, parentSpanId: root, name: 'lookup', startTimeUnixNano: nanos(20), endTimeUnixNano: nanos(30),
+            status: { code: 2, message: 'boom' }, attributes: [str('gen_ai.tool.name', 'search')] },
+        ],
+      }],
+    }],
+  };
+}
+
+/** The same request as protobuf bytes (ids as bytes), encoded with OTel's generated definitions. */
+function toProtobuf(request: ReturnType<typeof chatRequest>): Buffer {
+  const copy = structuredClone(request) as any;
+  for (const rs of copy.resourceSpans) for (const ss of rs.scopeSpans) for (const span of ss.spans) {
+    for (const k of ['traceId', 'spanId', 'parentSpanId']) if (span[k]) span[k] = Buffer.from(span[k], 'hex');
+  }
+  return Buffer.from(otlp.ExportTraceServiceRequest.encode(otlp.ExportTraceServiceRequest.fromObject(copy)).finish());
+}
+
+for (const backend of STORE_BACKENDS) {
+  t.test(`OTel intake on ${backend}`, async (t) => {
+    const { s, db, key, ingestKey, orgKey } = await startPublicApiService(t, backend);
+    const post = async (body: string | Buffer, headers: Record<string, string>, authorization = auth(key)) => {
+      const res = await fetch(`${s.adminUrl}${PATH}`, { method: 'POST', headers: { authorization, ...headers }, body: typeof body === 'string' ? body : new Uint8Array(body) });
+      return { status: res.status, type: res.headers.get('content-type'), bytes: Buffer.from(await res.arrayBuffer()) };
+    };
+    const postJson = async (body: unknown, headers: Record<string, string> = {}, authorization = auth(key)) => {
+      const r = await post(typeof body === 'string' ? body : JSON.stringify(body), { 'content-type': 'application/json', ...headers }, authorization);
+      return { ...r, body: r.bytes.length > 0 ? JSON.parse(r.bytes.toString()) : undefined };
+    };
+    const readTrace = async (id: string) => (await call(s, 'GET', `/api/public/traces/${id}`, auth(key))).body;
+
+    t.test('JSON: spans become a trace with a generation, a tool and exclusive usage', async (t) => {
+      const traceId = traceIdHex();
+      const r = await postJson(chatRequest(traceId));
+      t.equal(r.status, 200);
+      t.same(r.body, {});
+      const trace = await readTrace(traceId);
+      t.match(trace, { id: traceId, name: 'handle', userId: 'u-1', sessionId: 's-1', version: '1.2.3', environment: 'staging',
+        timestamp: at(0), metadata: { team: 'x' } });
+      t.same([...trace.tags].sort(), ['a', 'b']);
+      const byId = Object.fromEntries(trace.observations.map((o: any) => [o.id, o]));
+      t.match(byId[spanIdOf(traceId, 1)], { type: 'SPAN', name: 'handle', parentObservationId: null, startTime: at(0), endTime: at(500) });
+      const gen = byId[spanIdOf(traceId, 2)];
+      t.match(gen, { type: 'GENERATION', name: 'chat gpt-x', parentObservationId: spanIdOf(traceId, 1), model: 'gpt-x-2026', modelParameters: { temperature: 0.5 },
+        input: [{ role: 'user', content: 'hi' }], output: [{ role: 'assistant', content: 'hello' }], environment: 'staging', version: '1.2.3' });
+      t.same(gen.usageDetails, { input: 70, input_cached_tokens: 30, output: 30, output_reasoning_tokens: 10, total: 140 }, 'inclusive OTel counts as exclusive buckets');
+      t.match(byId[spanIdOf(traceId, 3)], { type: 'TOOL', name: 'search', level: 'ERROR', statusMessage: 'boom' });
+      t.match(gen.metadata, { resourceAttributes: { 'service.name': 'bot' }, scope: { name: 'my-app' }, attributes: { 'gen_ai.operation.name': 'chat' } });
+      t.match(await getTrace(db, 'default', traceId), { status: 'error', tokens: 140 });
+    });
+
+    t.test('protobuf: the same spans, answered with an empty ExportTraceServiceResponse', async (t) => {
+      const traceId = traceIdHex();
+      const r = await post(toProtobuf(chatRequest(traceId)), { 'content-type': 'application/x-protobuf' });
+      t.equal(r.status, 200);
+      t.equal(r.type, 'application/x-protobuf');
+      t.equal(r.bytes.length, 0, 'an empty message encodes to no bytes');
+      const trace = await readTrace(traceId);
+      t.match(trace, { id: traceId, name: 'handle', userId: 'u-1', environment: 'staging' });
+      t.same(trace.observations.map((o: any) => o.id).sort(), [1, 2, 3].map((n) => spanIdOf(traceId, n)), 'byte ids stored as hex');
+      t.same(trace.observations.find((o: any) => o.type === 'GENERATION').usageDetails, { input: 70, input_cached_tokens: 30, output: 30, output_reasoning_tokens: 10, total: 140 });
+    });
+
+    t.test('gzip, for both encodings', async (t) => {
+      const jsonTrace = traceIdHex();
+      const j = await post(gzipSync(JSON.stringify(chatRequest(jsonTrace))), { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      t.equal(j.status, 200);
+      const protoTrace = traceIdHex();
+      const p = await post(gzipSync(toProtobuf(chatRequest(protoTrace))), { 'content-type': 'application/x-protobuf; charset=binary', 'content-encoding': 'gzip' });
+      t.equal(p.status, 200);
+      t.equal((await readTrace(jsonTrace)).observations.length, 3);
+      t.equal((await readTrace(protoTrace)).observations.length, 3);
+    });
+
+    t.test('the body is bounded at 4.5 MB, before and after decompression', async (t) => {
+      const bodyOf = (size: number) => {
+        const shell = JSON.stringify({ resourceSpans: [], pad: '' });
+        return shell.replace('"pad":""', `"pad":"${'x'.repeat(size - shell.length)}"`);
+      };
+      const exact = bodyOf(LIMIT);
+      t.equal(exact.length, LIMIT);
+      t.equal((await post(gzipSync(exact), { 'content-type': 'application/json', 'content-encoding': 'gzip' })).status, 200, 'exactly the limit');
+      const over = await post(gzipSync(bodyOf(LIMIT + 1)), { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      t.equal(over.status, 413, 'one byte more');
+      t.match(JSON.parse(over.bytes.toString()), { error: 'PayloadTooLargeError', message: /decompressed body is over 4718592 bytes/ });
+      t.equal((await post(bodyOf(LIMIT), { 'content-type': 'application/json' })).status, 200, 'a plain body of the limit');
+      t.equal((await post(bodyOf(LIMIT + 1), { 'content-type': 'application/json' })).status, 413, 'a plain body one byte over');
+      const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024));
+      t.ok(bomb.length < LIMIT, 'a small body that inflates to 64 MB');
+      t.equal((await post(bomb, { 'content-type': 'application/json', 'content-encoding': 'gzip' })).status, 413);
+    });
+
+    t.test('refusals', async (t) => {
+      const bad = async (body: string | Buffer, headers: Record<string, string>, error: string | RegExp) => {
+        const r = await post(body, headers);
+        t.equal(r.status, 400, `400 for ${String(error)}`);
+        t.match(JSON.parse(r.bytes.toString()), { error });
+      };
+      await bad('{}', { 'content-type': 'text/plain' }, 'Invalid content type');
+      await bad(Buffer.from('{}'), {}, 'Invalid content type'); // bytes: fetch sends no Content-Type
+      await bad(Buffer.from('not gzip'), { 'content-type': 'application/json', 'content-encoding': 'gzip' }, 'Failed to parse OTel JSON Trace');
+      await bad('{"resourceSpans": [', { 'content-type': 'application/json' }, 'Failed to parse OTel JSON Trace');
+      const proto = toProtobuf(chatRequest(traceIdHex()));
+      await bad(proto.subarray(0, proto.length - 7), { 'content-type': 'application/x-protobuf' }, 'Failed to parse OTel Protobuf Trace');
+      await bad('{}', { 'content-type': 'application/json', 'content-encoding': 'br' }, 'Unsupported content encoding');
+
+      const traceId = traceIdHex();
+      const noSpanId = chatRequest(traceId);
+      delete (noSpanId.resourceSpans[0].scopeSpans[0].spans[1] as { spanId?: string }).spanId;
+      await bad(JSON.stringify(noSpanId), { 'content-type': 'application/json' }, /spans\[1\] has no valid spanId/);
+      t.equal((await call(s, 'GET', `/api/public/traces/${traceId}`, auth(key))).status, 404, 'the whole batch is refused');
+      const badTraceId = chatRequest('xyz');
+      await bad(JSON.stringify(badTraceId), { 'content-type': 'application/json' }, /has no valid traceId/);
+      await bad(JSON.stringify({ resourceSpans: [{ scopeSpans: { spans: [] } }] }), { 'content-type': 'application/json' }, /resourceSpans\[0\]\.scopeSpans must be an array/);
+      await bad(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: traceIdHex(), spanId: '1111111111111111', attributes: {} }] }] }] }),
+        { 'content-type': 'application/json' }, /attributes must be an array/);
+      // An OTLP logs export sent here by mistake.
+      await bad(JSON.stringify({ resourceSpans: 'logs' }), { 'content-type': 'application/json' }, /resourceSpans must be an array/);
+    });
+
+    t.test('nothing to store answers 200 {}', async (t) => {
+      t.same(await postJson({ resourceSpans: [] }), { status: 200, type: 'application/json; charset=utf-8', bytes: Buffer.from('{}'), body: {} });
+      t.same((await postJson({})).body, {});
+      t.same((await postJson({ resourceSpans: [{ scopeSpans: [] }] })).body, {});
+      const p = await post(Buffer.alloc(0), { 'content-type': 'application/x-protobuf' });
+      t.equal(p.status, 200);
+      t.equal(p.bytes.length, 0);
+    });
+
+    t.test('other methods are 405', async (t) => {
+      const r = await call(s, 'GET', PATH, auth(key));
+      t.equal(r.status, 405);
+      t.equal(r.body.error, 'MethodNotAllowedError');
+    });
+
+    t.test('x-langfuse-ingestion-version', async (t) => {
+      t.equal((await postJson({ resourceSpans: [] }, { 'x-langfuse-ingestion-version': '4' })).status, 200);
+      for (const v of ['5', 'v4']) {
+        const r = await postJson({ resourceSpans: [] }, { 'x-langfuse-ingestion-version': v });
+        t.equal(r.status, 400);
+        t.equal(r.body.error, `Unsupported x-langfuse-ingestion-version "${v}". Maximum supported: "4".`);
+      }
+    });
+
+    t.test('key kinds', async (t) => {
+      const none = await fetch(`${s.adminUrl}${PATH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      t.equal(none.status, 401);
+      t.match(await none.json(), { message: 'No authorization header' });
+      const wrong = await postJson({}, {}, auth({ publicKey: key.publicKey, secretKey: 'sk-wrong' }));
+      t.equal(wrong.status, 401);
+      t.match(wrong.body, { message: /Invalid credentials/ });
+      const org = await postJson({}, {}, auth(orgKey));
+      t.equal(org.status, 401);
+      t.match(org.body, { message: 'Invalid API key. Are you using an organization key?', error: 'UnauthorizedError' });
+      const traceId = traceIdHex();
+      t.equal((await postJson(chatRequest(traceId), {}, auth(ingestKey))).status, 200, 'an ingestion-only project may send spans');
+      t.ok(await getTrace(db, 'ingest', traceId));
+    });
+
+    t.test('a span the ingestion rules refuse is reported as OTLP partial success; the others are stored', async (t) => {
+      const traceId = traceIdHex();
+      const [root, child, late] = [1, 2, 3].map((n) => spanIdOf(traceId, n));
+      const request = { resourceSpans: [{ scopeSpans: [{ spans: [
+        { traceId, spanId: root, name: 'ok', startTimeUnixNano: nanos(0) },
+        { traceId, spanId: child, parentSpanId: root, name: 'x', startTimeUnixNano: nanos(1), attributes: [str('user.id', 'u'), { key: 'langfuse.trace.public', value: { boolValue: true } }] },
+        // Year 275760: a valid Date whose ISO form has a six-digit year, which the ingestion rules refuse.
+        { traceId, spanId: late, parentSpanId: root, name: 'late', startTimeUnixNano: nanos(2), endTimeUnixNano: '8640000000000000000000' },
+      ] }] }] };
+      const r = await postJson(request);
+      t.equal(r.status, 200);
+      t.match(r.body, { partialSuccess: { rejectedSpans: 1, errorMessage: new RegExp(`span ${late}: Invalid request data: body.endTime`) } });
+      const trace = await readTrace(traceId);
+      t.match(trace, { userId: 'u', public: true });
+      t.same(trace.observations.map((o: any) => o.id).sort(), [root, child]);
+    });
+  });
+}
+
+t.test('gen_ai usage normalisation into exclusive buckets', async (t) => {
+  t.same(genAiUsageOf({ 'gen_ai.usage.input_tokens': 100, 'gen_ai.usage.output_tokens': 40, 'gen_ai.usage.total_tokens': 140 }), { input: 100, output: 40, total: 140 });
+  t.same(genAiUsageOf({ 'gen_ai.usage.prompt_tokens': '50', 'gen_ai.usage.completion_tokens': 20, 'gen_ai.usage.cache_read_input_tokens': 20,
+    'gen_ai.usage.cache_creation_input_tokens': 5, 'gen_ai.usage.audio_tokens': 4 }),
+  { input_cached_tokens: 20, input_cache_creation: 5, output_audio_tokens: 4, input: 25, output: 16 });
+  t.same(genAiUsageOf({ 'llm.token_count.prompt': 7, 'llm.token_count.completion': 3, 'llm.token_count.total': 10 }), { input: 7, output: 3, total: 10 });
+  t.same(genAiUsageOf({ 'gen_ai.usage.details.image_tokens': 9, 'gen_ai.usage.cost': 0.2 }), { image_tokens: 9 }, 'other counts kept, details. dropped, cost is not usage');
+  t.same(genAiUsageOf({ 'gen_ai.usage.input_tokens': 5, 'gen_ai.usage.cache_read_input_tokens': 9 }), { input_cached_tokens: 9, input: 0 }, 'never negative');
+  t.equal(genAiUsageOf({ 'gen_ai.request.model': 'x', 'gen_ai.usage.input_tokens': -1 }), undefined);
+});
+
+t.test('a protobuf answer with partial success', async (t) => {
+  const bytes = encodeResponse({ rejectedSpans: 2, errorMessage: 'two refused' });
+  t.same(otlp.ExportTraceServiceResponse.toObject(otlp.ExportTraceServiceResponse.decode(bytes), { longs: Number }),
+    { partialSuccess: { rejectedSpans: 2, errorMessage: 'two refused' } });
+  t.equal(encodeResponse().length, 0);
+});
+
+t.test('observation type mapping', async (t) => {
+  t.equal(observationTypeOf({ 'langfuse.observation.type': 'agent', 'gen_ai.operation.name': 'chat' }), 'AGENT', 'the Langfuse type first');
+  t.equal(observationTypeOf({ 'langfuse.observation.type': 'bogus', 'gen_ai.request.model': 'm' }), 'GENERATION', 'an unknown type falls through');
+  t.equal(observationTypeOf({ 'openinference.span.kind': 'LLM' }), 'GENERATION');
+  t.equal(observationTypeOf({ 'openinference.span.kind': 'retriever' }), 'RETRIEVER');
+  for (const [op, type] of [['chat', 'GENERATION'], ['text_completion', 'GENERATION'], ['generate_content', 'GENERATION'], ['embeddings', 'EMBEDDING'],
+    ['invoke_agent', 'AGENT'], ['create_agent', 'AGENT'], ['execute_tool', 'TOOL']]) {
+    t.equal(observationTypeOf({ 'gen_ai.operation.name': op }), type, op);
+  }
+  t.equal(observationTypeOf({ 'gen_ai.tool.call.id': 'c1' }), 'TOOL');
+  t.equal(observationTypeOf({ 'llm.model_name': 'm' }), 'GENERATION');
+  t.equal(observationTypeOf({ 'http.method': 'GET' }), 'SPAN');
+});
