@@ -1,0 +1,37 @@
+// Errors of the dashboard data routes (/dashboard/api): `{ error: { code, message } }` (docs/dashboard.md "Error envelope").
+
+export const DASHBOARD_ERROR_STATUS = {
+  invalid_request: 400,
+  unauthenticated: 401,
+  invalid_credentials: 401,
+  csrf_failed: 403,
+  permission_denied: 403,
+  not_found: 404,
+  conflict: 409,
+  rate_limited: 429,
+  internal_error: 500,
+} as const;
+
+export type DashboardErrorCode = keyof typeof DASHBOARD_ERROR_STATUS;
+
+export interface DashboardErrorBody {
+  error: { code: DashboardErrorCode; message: string };
+}
+
+export class DashboardApiError extends Error {
+  readonly code: DashboardErrorCode;
+  readonly status: number;
+  /** Seconds to wait, sent as `retry-after` (rate_limited). */
+  readonly retryAfter?: number;
+
+  constructor(code: DashboardErrorCode, message: string, options: { retryAfter?: number; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.code = code;
+    this.status = DASHBOARD_ERROR_STATUS[code];
+    this.retryAfter = options.retryAfter;
+  }
+
+  body(): DashboardErrorBody {
+    return { error: { code: this.code, message: this.message } };
+  }
+}

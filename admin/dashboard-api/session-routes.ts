@@ -1,0 +1,60 @@
+// POST/GET/DELETE /dashboard/api/session: sign-in (email and password, rate-limited per email), the current session,
+// sign-out. Sign-in and sign-out write audit rows; every failed sign-in answers the same 401 invalid_credentials.
+import type { FastifyInstance } from 'fastify';
+import { writeAudit } from '../../src/store/repos/audit-log.ts';
+import { checkCredentials } from '../../src/users/credentials.ts';
+import { createSession, deleteSession } from '../../src/users/sessions.ts';
+import { SignInLimiter } from '../../src/users/sign-in-limiter.ts';
+import type { AdminContext } from '../context.ts';
+import { DashboardApiError } from './dashboard-error.ts';
+import { clearedSessionCookie, sessionCookie, sessionTokenOf } from './session-cookie.ts';
+import { dashboardActor, requireSession, sessionOf, type DashboardUser } from './session-guard.ts';
+
+const SIGN_IN_SCHEMA = {
+  type: 'object',
+  required: ['email', 'password'],
+  additionalProperties: false,
+  properties: { email: { type: 'string', minLength: 1, maxLength: 320 }, password: { type: 'string', maxLength: 1024 } },
+} as const;
+
+const sessionUser = ({ id, email, name, role }: DashboardUser): DashboardUser => ({ id, email, name, role });
+
+export function registerSessionRoutes(app: FastifyInstance, ctx: AdminContext): void {
+  const limiter = new SignInLimiter();
+  const organizationId = () => ctx.config().organization.id;
+
+  app.post<{ Body: { email: string; password: string } }>('/session', { schema: { body: SIGN_IN_SCHEMA } }, async (req, reply) => {
+    const { email, password } = req.body;
+    const wait = limiter.retryAfter(email, ctx.clock.now());
+    if (wait > 0) throw new DashboardApiError('rate_limited', `Too many failed sign-ins for this email; try again in ${wait} s`, { retryAfter: wait });
+    const user = await checkCredentials(ctx.db, email, password);
+    if (!user) {
+      limiter.recordFailure(email, ctx.clock.now());
+      throw new DashboardApiError('invalid_credentials', 'Wrong email or password');
+    }
+    limiter.recordSuccess(email);
+    const lifetimeMs = ctx.config().dashboard.session_hours * 3_600_000;
+    const session = await ctx.db.transaction(async (tx) => {
+      const created = await createSession(tx, user.id, ctx.clock.now(), lifetimeMs);
+      await writeAudit(tx, { organizationId: organizationId(), actor: dashboardActor(user), action: 'user.sign_in', resourceType: 'user', resourceId: user.id });
+      return created;
+    });
+    reply.header('set-cookie', sessionCookie(session.token, Math.floor(lifetimeMs / 1000))).header('cache-control', 'no-store');
+    return { user: sessionUser(user), csrfToken: session.csrfToken };
+  });
+
+  app.get('/session', { onRequest: requireSession(ctx, 'viewer') }, async (req, reply) => {
+    const { user, csrfToken } = sessionOf(req);
+    reply.header('cache-control', 'no-store');
+    return { user: sessionUser(user), csrfToken };
+  });
+
+  app.delete('/session', { onRequest: requireSession(ctx, 'viewer') }, async (req, reply) => {
+    const { user } = sessionOf(req);
+    await ctx.db.transaction(async (tx) => {
+      await deleteSession(tx, sessionTokenOf(req)!);
+      await writeAudit(tx, { organizationId: organizationId(), actor: dashboardActor(user), action: 'user.sign_out', resourceType: 'user', resourceId: user.id });
+    });
+    return reply.header('set-cookie', clearedSessionCookie()).code(204).send();
+  });
+}
