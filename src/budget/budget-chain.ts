@@ -30,7 +30,8 @@ export function unitChain(units: ReadonlyMap<string, OrgUnitConfig>, unitId: str
   return { ok: true, units: chain };
 }
 
-const budgetsOf = (scope: string, id: string, label: string, budgets: readonly BudgetConfig[]): ChainBudget[] =>
+/** The chain entries of one holder's budgets (also listed by the dashboard). */
+export const budgetsOf = (scope: string, id: string, label: string, budgets: readonly BudgetConfig[]): ChainBudget[] =>
   budgets.map((b) => ({ id: `${scope}:${id}:${b.period}${b.mode === 'soft' ? ':soft' : ''}`, label, usd: b.usd, period: b.period, hard: b.mode === 'hard' }));
 
 /** Builds chains from one configuration; a chain depends only on the key, so it is computed once per key. */

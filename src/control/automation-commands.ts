@@ -17,6 +17,7 @@ import {
   type DeliveryAttempt,
 } from '../store/repos/automations.ts';
 import { getProject } from '../store/repos/projects.ts';
+import { AutomationRuleError, checkAutomationSpec, type AutomationField } from '../webhooks/automation-rules.ts';
 import { CommandError, type CommandContext } from './commands.ts';
 
 export interface AutomationsCreateArgs {
@@ -64,23 +65,15 @@ export function checkAutomationRequest(value: unknown): AutomationRequest | unde
   return undefined;
 }
 
+const FLAGS: Record<AutomationField, string> = { url: '--url', routingKey: '--routing-key', headers: '--header', actions: '--actions' };
+
 function checkCreate(args: AutomationsCreateArgs): void {
-  if (args.type === 'pagerduty') {
-    if (!args.routingKey) throw new CommandError('--routing-key is required for a pagerduty automation', 2);
-    if (args.url) throw new CommandError('a pagerduty automation takes no --url (webhooks.pagerduty_url in gateway.yaml)', 2);
-  } else {
-    if (!args.url) throw new CommandError(`--url is required for a ${args.type} automation`, 2);
-    let url: URL;
-    try {
-      url = new URL(args.url);
-    } catch {
-      throw new CommandError(`--url '${args.url}' is not a URL`, 2);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CommandError('--url must be an http or https URL', 2);
-    if (args.routingKey) throw new CommandError('--routing-key is for pagerduty automations only', 2);
+  try {
+    checkAutomationSpec(args);
+  } catch (err) {
+    if (err instanceof AutomationRuleError) throw new CommandError(`${FLAGS[err.field]} ${err.reason}`, 2);
+    throw err;
   }
-  if (args.type !== 'webhook' && Object.keys(args.headers).length > 0) throw new CommandError('--header is for webhook automations only', 2);
-  if (args.actions.length === 0) throw new CommandError('--actions needs at least one of created, updated, deleted', 2);
 }
 
 async function audit(ctx: CommandContext, a: Automation, action: string, details: Record<string, unknown> = {}): Promise<void> {

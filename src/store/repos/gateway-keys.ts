@@ -97,3 +97,42 @@ export async function gatewayKeysChangedSince(db: Queryable, revision: number): 
   const r = await db.query('SELECT * FROM gateway_keys WHERE revision > $1 ORDER BY revision', [revision]);
   return r.rows.map(toKey);
 }
+
+export async function getGatewayKey(db: Queryable, projectId: string, id: string): Promise<StoredGatewayKey | undefined> {
+  const r = await db.query('SELECT * FROM gateway_keys WHERE project_id = $1 AND id = $2 AND NOT deleted', [projectId, id]);
+  return r.rows[0] ? toKey(r.rows[0]) : undefined;
+}
+
+export interface KeyRotation {
+  /** SHA-256 (hex) of the new plaintext. */
+  keySha256: string;
+  /** Id and alias of the row that keeps the old plaintext through the grace window. */
+  graceId: string;
+  graceAlias: string;
+  rotatedAt: string;
+  graceHours: number;
+}
+
+/**
+ * The key keeps its id, alias and settings (so its budget and limits carry on) and takes the new hash; the old hash
+ * moves to a new row marked rotated, which auth honours until `rotatedAt + graceHours`. The key is written first so
+ * its revision is older: a key cache applying changes in revision order drops the old hash before the grace row
+ * claims it.
+ */
+export async function rotateGatewayKey(tx: Queryable, projectId: string, id: string, r: KeyRotation): Promise<{ key: StoredGatewayKey; grace: StoredGatewayKey } | undefined> {
+  const old = await tx.query('SELECT * FROM gateway_keys WHERE project_id = $1 AND id = $2 AND NOT deleted FOR UPDATE', [projectId, id]);
+  if (!old.rows[0]) return undefined;
+  const before = toKey(old.rows[0]);
+  const updated = await tx.query(
+    `UPDATE gateway_keys SET key_sha256 = $3, revision = nextval('change_revision') WHERE project_id = $1 AND id = $2 RETURNING *`,
+    [projectId, id, r.keySha256],
+  );
+  const grace = await insertGatewayKey(tx, {
+    ...before,
+    id: r.graceId,
+    alias: r.graceAlias,
+    rotatedAt: r.rotatedAt,
+    rotationGraceHours: r.graceHours,
+  });
+  return { key: toKey(updated.rows[0]), grace };
+}

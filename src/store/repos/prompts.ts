@@ -146,20 +146,41 @@ export async function createPromptVersion(db: Database, projectId: string, v: Ne
   });
 }
 
-/** Adds `newLabels` to the version (existing labels stay, Langfuse's PATCH) and takes them off every other version. */
-export async function addPromptLabels(db: Database, projectId: string, name: string, version: number, newLabels: readonly string[], events?: PromptVersionEvents): Promise<StoredPrompt> {
-  if (newLabels.includes(LATEST)) throw new PromptError('invalid', `The label '${LATEST}' is managed by the server: it always marks the newest version.`);
+/**
+ * Puts `given` on the version and takes them off every other version; `labelsOf` says what the version ends up with.
+ * The version asked for is written (and reported) even when nothing changed on it: the caller touched it.
+ */
+async function relabel(
+  db: Database,
+  at: { projectId: string; name: string; version: number },
+  given: readonly string[],
+  labelsOf: (target: StoredPrompt) => string[],
+  events?: PromptVersionEvents,
+): Promise<StoredPrompt> {
+  if (given.includes(LATEST)) throw new PromptError('invalid', `The label '${LATEST}' is managed by the server: it always marks the newest version.`);
   return db.transaction(async (tx) => {
-    const versions = await lockName(tx, projectId, name);
-    const target = versions.find((p) => p.version === version);
-    if (!target) throw new PromptError('not_found', `Prompt not found: '${name}' with version ${version}`);
-    const moved = new Set(newLabels);
+    const versions = await lockName(tx, at.projectId, at.name);
+    const target = versions.find((p) => p.version === at.version);
+    if (!target) throw new PromptError('not_found', `Prompt not found: '${at.name}' with version ${at.version}`);
+    const moved = new Set(given);
     const others = await applyChanges(tx, versions.filter((p) => p !== target), (p) => ({ labels: p.labels.filter((l) => !moved.has(l)), tags: p.tags }));
-    // The version asked for is written (and reported) even when it already had every label: the caller touched it.
-    const updated = await setLabelsAndTags(tx, target, unique([...target.labels, ...newLabels]), target.tags);
+    const updated = await setLabelsAndTags(tx, target, labelsOf(target), target.tags);
     await record(tx, events, [updated, ...others].map((p) => event('updated', p)));
     return updated;
   });
+}
+
+/** Adds `newLabels` to the version (existing labels stay, Langfuse's PATCH) and takes them off every other version. */
+export function addPromptLabels(db: Database, projectId: string, name: string, version: number, newLabels: readonly string[], events?: PromptVersionEvents): Promise<StoredPrompt> {
+  return relabel(db, { projectId, name, version }, newLabels, (target) => unique([...target.labels, ...newLabels]), events);
+}
+
+/**
+ * Gives the version exactly `labels` (the dashboard's PUT), moving them from other versions; `latest` stays where the
+ * server keeps it.
+ */
+export function setPromptLabels(db: Database, projectId: string, name: string, version: number, labels: readonly string[], events?: PromptVersionEvents): Promise<StoredPrompt> {
+  return relabel(db, { projectId, name, version }, labels, (target) => unique([...labels, ...target.labels.filter((l) => l === LATEST)]), events);
 }
 
 /** Versions chosen by number, by label, or all of them. */
@@ -250,4 +271,10 @@ export async function listPrompts(db: Queryable, projectId: string, f: PromptLis
     };
   });
   return { data, total: num(total.rows[0].n) };
+}
+
+/** Every version of a name, oldest first (empty when the name is unknown). */
+export async function listPromptVersions(db: Queryable, projectId: string, name: string): Promise<StoredPrompt[]> {
+  const r = await db.query('SELECT * FROM prompts WHERE project_id = $1 AND name = $2 ORDER BY version', [projectId, name]);
+  return r.rows.map(toPrompt);
 }

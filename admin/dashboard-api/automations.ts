@@ -1,0 +1,214 @@
+// Dashboard automations (spec part 6): a prompt-version trigger paired with a webhook, Slack or PagerDuty action.
+// The signing secret is shown once (creation, rotation, becoming a webhook); lists never hold a secret, a routing key
+// or header values. Every change is audited as `dashboard:<email>`.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import {
+  AUTOMATION_ACTIONS,
+  AUTOMATION_TYPES,
+  countDeliveryAttempts,
+  createAutomation,
+  deleteAutomation,
+  getAutomation,
+  listAutomations,
+  listDeliveryAttempts,
+  requeueDelivery,
+  rotateSigningSecret,
+  setAutomationEnabled,
+  updateAutomation,
+  type Automation,
+  type AutomationAction,
+  type AutomationType,
+  type DeliveryAttempt,
+} from '../../src/store/repos/automations.ts';
+import type { Project } from '../../src/store/repos/projects.ts';
+import { AutomationRuleError, checkAutomationSpec } from '../../src/webhooks/automation-rules.ts';
+import type { AdminContext } from '../context.ts';
+import { auditDashboardChange } from './dashboard-audit.ts';
+import { pagination, PAGING_QUERY_SCHEMA, type PagingQuery } from './paging.ts';
+import { projectOf } from './project-scope.ts';
+import { DashboardApiError, requireSession } from './session-guard.ts';
+
+interface ActionBody {
+  type: AutomationType;
+  url?: string;
+  headers?: Record<string, string>;
+  routingKey?: string;
+}
+
+interface CreateBody {
+  name?: string;
+  events?: AutomationAction[];
+  action: ActionBody;
+}
+
+interface PatchBody {
+  name?: string;
+  events?: AutomationAction[];
+  action?: ActionBody;
+  enabled?: boolean;
+}
+
+type IdParams = { project: string; id: string };
+
+const action = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['type'],
+  properties: {
+    type: { enum: AUTOMATION_TYPES },
+    url: { type: 'string', minLength: 1, maxLength: 2048 },
+    headers: { type: 'object', additionalProperties: { type: 'string' } },
+    routingKey: { type: 'string', minLength: 1 },
+  },
+};
+const fields = {
+  name: { type: 'string', minLength: 1, maxLength: 200 },
+  events: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: AUTOMATION_ACTIONS } },
+  action,
+};
+const createBody = { type: 'object', additionalProperties: false, required: ['action'], properties: fields };
+const patchBody = { type: 'object', additionalProperties: false, minProperties: 1, properties: { ...fields, enabled: { type: 'boolean' } } };
+
+/** An automation without secrets: header names only (their values may be credentials). */
+function automationView(a: Automation) {
+  return {
+    id: a.id,
+    name: a.name,
+    events: a.actions,
+    action: { type: a.type, url: a.url, headers: Object.keys(a.headers) },
+    enabled: a.enabled,
+    consecutiveFailures: a.consecutiveFailures,
+    disabledReason: a.disabledReason,
+    createdAt: a.createdAt,
+    updatedAt: a.updatedAt,
+  };
+}
+
+const attemptView = (d: DeliveryAttempt) => ({
+  id: d.id,
+  eventId: d.eventId,
+  action: d.action,
+  state: d.state,
+  attempt: d.attempt,
+  at: d.at,
+  status: d.status,
+  latencyMs: d.latencyMs,
+  responseStart: d.response,
+  error: d.error,
+});
+
+/** The action rules shared with `svc automations create`, plus the SSRF rules deliveries follow. */
+function checkAction(ctx: AdminContext, a: ActionBody, events: readonly AutomationAction[], keptRoutingKey = false): void {
+  const { allow_private_networks, allowed_hosts } = ctx.config().webhooks;
+  try {
+    checkAutomationSpec(
+      { type: a.type, url: a.url, headers: a.headers ?? {}, routingKey: a.routingKey ?? (keptRoutingKey ? 'kept' : undefined), actions: events },
+      { allowPrivateNetworks: allow_private_networks, allowedHosts: allowed_hosts },
+    );
+  } catch (err) {
+    if (err instanceof AutomationRuleError) throw new DashboardApiError('invalid_request', `${err.field === 'actions' ? 'events' : `action.${err.field}`} ${err.reason}`);
+    throw err;
+  }
+}
+
+export function registerDashboardAutomations(app: FastifyInstance, ctx: AdminContext): void {
+  const read = requireSession(ctx, 'viewer');
+  const change = requireSession(ctx, 'member');
+
+  /** The automation of `:id` in the project, or 404. */
+  async function automationOf(req: FastifyRequest<{ Params: IdParams }>): Promise<{ project: Project; automation: Automation }> {
+    const project = await projectOf(ctx, req);
+    const automation = await getAutomation(ctx.db, req.params.id);
+    if (!automation || automation.projectId !== project.id) throw new DashboardApiError('not_found', `No automation '${req.params.id}'`);
+    return { project, automation };
+  }
+
+  app.get('/projects/:project/automations', { onRequest: read }, async (req) => {
+    const project = await projectOf(ctx, req);
+    return { data: (await listAutomations(ctx.db, project.id)).map(automationView) };
+  });
+
+  app.post<{ Body: CreateBody }>('/projects/:project/automations', { onRequest: change, schema: { body: createBody } }, async (req, reply) => {
+    const project = await projectOf(ctx, req);
+    const { name, events = AUTOMATION_ACTIONS, action: a } = req.body;
+    checkAction(ctx, a, events);
+    const created = await ctx.db.transaction(async (tx) => {
+      const c = await createAutomation(tx, { projectId: project.id, name, actions: events, type: a.type, url: a.url, headers: a.headers, pagerdutyRoutingKey: a.routingKey });
+      await auditDashboardChange(tx, req, project, { action: 'automation.create', resourceType: 'automation', resourceId: c.id, details: { type: c.type, url: c.url, actions: c.actions } });
+      return c;
+    });
+    reply.code(201).header('cache-control', 'no-store');
+    return { automation: automationView(created), ...(created.signingSecret ? { signingSecret: created.signingSecret } : {}) };
+  });
+
+  app.patch<{ Params: IdParams; Body: PatchBody }>('/projects/:project/automations/:id', { onRequest: change, schema: { body: patchBody } }, async (req, reply) => {
+    const { project, automation } = await automationOf(req);
+    const { name, events, action: a, enabled } = req.body;
+    if (a) checkAction(ctx, a, events ?? automation.actions, a.type === automation.type);
+    const changed = await ctx.db.transaction(async (tx) => {
+      let updated = await updateAutomation(tx, automation.id, {
+        name,
+        actions: events,
+        action: a && { type: a.type, url: a.url, headers: a.headers, pagerdutyRoutingKey: a.routingKey },
+      });
+      if (enabled !== undefined && enabled !== automation.enabled) {
+        const toggled = await setAutomationEnabled(tx, automation.id, enabled, 'disabled in the dashboard');
+        updated = { ...toggled!, signingSecret: updated!.signingSecret };
+      }
+      await auditDashboardChange(tx, req, project, {
+        action: 'automation.update',
+        resourceType: 'automation',
+        resourceId: automation.id,
+        details: { changed: Object.keys(req.body), ...(a ? { type: a.type, url: a.url ?? null } : {}), ...(enabled !== undefined ? { enabled } : {}) },
+      });
+      return updated!;
+    });
+    if (changed.signingSecret) reply.header('cache-control', 'no-store');
+    return { automation: automationView(changed), ...(changed.signingSecret ? { signingSecret: changed.signingSecret } : {}) };
+  });
+
+  app.delete<{ Params: IdParams }>('/projects/:project/automations/:id', { onRequest: change }, async (req, reply) => {
+    const { project, automation } = await automationOf(req);
+    await ctx.db.transaction(async (tx) => {
+      await deleteAutomation(tx, automation.id);
+      await auditDashboardChange(tx, req, project, { action: 'automation.delete', resourceType: 'automation', resourceId: automation.id, details: { name: automation.name } });
+    });
+    return reply.code(204).send();
+  });
+
+  app.post<{ Params: IdParams }>('/projects/:project/automations/:id/rotate-secret', { onRequest: change }, async (req, reply) => {
+    const { project, automation } = await automationOf(req);
+    if (automation.type !== 'webhook') throw new DashboardApiError('conflict', `Automation '${automation.id}' is a ${automation.type} action: only webhooks have a signing secret`);
+    const signingSecret = await ctx.db.transaction(async (tx) => {
+      const secret = await rotateSigningSecret(tx, automation.id);
+      await auditDashboardChange(tx, req, project, { action: 'automation.rotate_secret', resourceType: 'automation', resourceId: automation.id });
+      return secret;
+    });
+    reply.header('cache-control', 'no-store');
+    return { signingSecret };
+  });
+
+  app.get<{ Params: IdParams; Querystring: PagingQuery }>(
+    '/projects/:project/automations/:id/deliveries',
+    { onRequest: read, schema: { querystring: PAGING_QUERY_SCHEMA } },
+    async (req) => {
+      const { automation } = await automationOf(req);
+      const { limit, offset } = req.query;
+      const [attempts, total] = await Promise.all([listDeliveryAttempts(ctx.db, automation.id, limit, offset), countDeliveryAttempts(ctx.db, automation.id)]);
+      return { data: attempts.map(attemptView), pagination: pagination(req.query, total) };
+    },
+  );
+
+  app.post<{ Params: IdParams & { eventId: string } }>('/projects/:project/automations/:id/deliveries/:eventId/resend', { onRequest: change }, async (req, reply) => {
+    const { project, automation } = await automationOf(req);
+    if (!automation.enabled) throw new DashboardApiError('conflict', `Automation '${automation.id}' is disabled: enable it to deliver again`);
+    const { eventId } = req.params;
+    const queued = await ctx.db.transaction(async (tx) => {
+      if (!(await requeueDelivery(tx, automation.id, eventId))) return false;
+      await auditDashboardChange(tx, req, project, { action: 'automation.resend', resourceType: 'automation', resourceId: automation.id, details: { eventId } });
+      return true;
+    });
+    if (!queued) throw new DashboardApiError('not_found', `No event '${eventId}' for automation '${automation.id}'`);
+    return reply.code(202).send();
+  });
+}
