@@ -73,7 +73,7 @@ export function registerPublicOrganization(app: FastifyInstance, ctx: AdminConte
     const project = await ctx.db.transaction(async (tx) => {
       await nameIsFree(tx, organizationId, name);
       const id = randomUUID();
-      await createProject(tx, { id, organizationId, name, metadata: req.body.metadata ?? {} });
+      await createProject(tx, { id, organizationId, name, metadata: req.body.metadata ?? {}, retentionDays: req.body.retention ?? 0 });
       await audit(tx, req, { projectId: id, action: 'project.create', resourceType: 'project', resourceId: id, details: { name } });
       return (await getProject(tx, id))!;
     });
@@ -90,8 +90,12 @@ export function registerPublicOrganization(app: FastifyInstance, ctx: AdminConte
         throw new PublicApiError('ConflictError', `Project ${projectId} is declared in gateway.yaml; rename it there (the next start would undo a rename here)`);
       }
       await nameIsFree(tx, organizationId, name, projectId);
-      await updateProject(tx, projectId, { name, metadata: req.body.metadata });
-      const details = { name: { from: before.name, to: name }, ...(req.body.metadata === undefined ? {} : { metadata: req.body.metadata }) };
+      await updateProject(tx, projectId, { name, metadata: req.body.metadata, retentionDays: req.body.retention });
+      const details = {
+        name: { from: before.name, to: name },
+        ...(req.body.metadata === undefined ? {} : { metadata: req.body.metadata }),
+        ...(req.body.retention === undefined ? {} : { retention: { from: before.retentionDays, to: req.body.retention } }),
+      };
       await audit(tx, req, { projectId, action: 'project.update', resourceType: 'project', resourceId: projectId, details });
       return (await getProject(tx, projectId))!;
     });

@@ -13,6 +13,8 @@ export function projectBody(project: Project) {
     name: project.name,
     organization: { id: project.organizationId, name: project.organizationName },
     metadata: project.metadata,
+    // Langfuse omits it when data is kept forever.
+    ...(project.retentionDays > 0 ? { retentionDays: project.retentionDays } : {}),
   };
 }
 

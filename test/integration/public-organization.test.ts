@@ -72,7 +72,9 @@ for (const backend of STORE_BACKENDS) {
         [{ name: '' }, /name/],
         [{ name: '   ' }, /name/],
         [{ name: 'x', metadata: [] }, /metadata/],
-        [{ name: 'x', retention: 30 }, /retention/],
+        [{ name: 'x', retention: 2 }, /retention/],
+        [{ name: 'x', retention: -1 }, /retention/],
+        [{ name: 'x', retention: 1.5 }, /retention/],
         [{ name: 'x', extra: 1 }, /extra.*is not a known field/],
       ];
       for (const [body, issue] of invalid) {
@@ -145,6 +147,30 @@ for (const backend of STORE_BACKENDS) {
       for (const [method, path] of [['GET', '/projects/nope/apiKeys'], ['POST', '/projects/acme-1/apiKeys'], ['GET', '/projects/acme-1/apiKeys']]) {
         t.equal((await call(s, method, path, org, method === 'POST' ? {} : undefined)).status, 404, `${method} ${path}`);
       }
+    });
+
+    t.test('retention: traces older than the project\'s retention are deleted with their observations and scores', async (t) => {
+      const day = 86_400_000;
+      const ago = (days: number) => new Date(Date.now() - days * day).toISOString();
+      const batch = [
+        { id: 'r1', type: 'trace-create', timestamp: ago(0), body: { id: 'tr-old', name: 'old', timestamp: ago(10) } },
+        { id: 'r2', type: 'span-create', timestamp: ago(0), body: { id: 'sp-old', traceId: 'tr-old', startTime: ago(10) } },
+        { id: 'r3', type: 'score-create', timestamp: ago(0), body: { id: 'sc-old', traceId: 'tr-old', name: 'q', value: 1 } },
+        { id: 'r4', type: 'trace-create', timestamp: ago(0), body: { id: 'tr-new', name: 'new', timestamp: ago(6) } },
+      ];
+      t.same((await call(s, 'POST', '/ingestion', auth(key), { batch })).body.errors, []);
+      t.equal(await s.service.retention.runOnce(), 0, 'no retention set: nothing deleted');
+      const set = await call(s, 'PUT', '/projects/default', org, { name: 'Default', retention: 7 });
+      t.match(set, { status: 200, body: { id: 'default', retentionDays: 7 } }, 'a declared project may set its retention');
+      t.match((await listAudit(db, 'default'))[0], { action: 'project.update', details: { retention: { from: 0, to: 7 } } });
+      t.equal(await s.service.retention.runOnce(), 1);
+      t.equal((await call(s, 'GET', '/traces/tr-old', auth(key))).status, 404, 'the trace past retention is gone');
+      t.equal((await call(s, 'GET', '/observations/sp-old', auth(key))).status, 404, 'with its observations');
+      t.equal((await call(s, 'GET', '/scores/sc-old', auth(key))).status, 404, 'and its scores');
+      t.equal((await call(s, 'GET', '/traces/tr-new', auth(key))).status, 200, 'a trace within retention stays');
+      const off = await call(s, 'PUT', '/projects/default', org, { name: 'Default', retention: 0 });
+      t.notOk('retentionDays' in off.body, 'retention 0: kept forever, no retentionDays');
+      t.equal((await call(s, 'PUT', '/projects/default', org, { name: 'Default', retention: 2 })).status, 400, 'below 3 days');
     });
 
     t.test('DELETE /projects/{id}: 202, its keys stop working; gateway.yaml projects answer 409', async (t) => {

@@ -9,6 +9,8 @@ export interface Project {
   maxKeyExpiryHours: number;
   ingestionOnly: boolean;
   metadata: Record<string, unknown>;
+  /** Days traces are kept; 0: forever. */
+  retentionDays: number;
   createdAt: string;
 }
 
@@ -48,6 +50,7 @@ function toProject(r: Record<string, any>): Project {
     maxKeyExpiryHours: Number(r.max_key_expiry_hours),
     ingestionOnly: r.ingestion_only === true,
     metadata: r.metadata ?? {},
+    retentionDays: Number(r.retention_days ?? 0),
     createdAt: iso(r.created_at)!,
   };
 }
@@ -63,12 +66,16 @@ export async function listProjects(db: Queryable, organizationId: string): Promi
 }
 
 /** Creates a project made through the public API (not declared in gateway.yaml); the store's defaults apply. */
-export async function createProject(db: Queryable, p: { id: string; organizationId: string; name: string; metadata: Record<string, unknown> }): Promise<void> {
-  await db.query('INSERT INTO projects (id, organization_id, name, metadata) VALUES ($1, $2, $3, $4::text::jsonb)', [
+export async function createProject(
+  db: Queryable,
+  p: { id: string; organizationId: string; name: string; metadata: Record<string, unknown>; retentionDays?: number },
+): Promise<void> {
+  await db.query('INSERT INTO projects (id, organization_id, name, metadata, retention_days) VALUES ($1, $2, $3, $4::text::jsonb, $5)', [
     p.id,
     p.organizationId,
     p.name,
     json(p.metadata),
+    p.retentionDays ?? 0,
   ]);
 }
 
@@ -78,13 +85,20 @@ export async function findProjectByName(db: Queryable, organizationId: string, n
   return r.rows[0] ? toProject(r.rows[0]) : undefined;
 }
 
-/** Renames the project and, when given, replaces its metadata. */
-export async function updateProject(db: Queryable, id: string, change: { name: string; metadata?: Record<string, unknown> }): Promise<void> {
-  await db.query('UPDATE projects SET name = $2, metadata = COALESCE($3::text::jsonb, metadata) WHERE id = $1', [
+/** Renames the project and, when given, replaces its metadata and retention. */
+export async function updateProject(db: Queryable, id: string, change: { name: string; metadata?: Record<string, unknown>; retentionDays?: number }): Promise<void> {
+  await db.query('UPDATE projects SET name = $2, metadata = COALESCE($3::text::jsonb, metadata), retention_days = COALESCE($4, retention_days) WHERE id = $1', [
     id,
     change.name,
     json(change.metadata),
+    change.retentionDays ?? null,
   ]);
+}
+
+/** The projects that keep traces for a limited time, with that time in days. */
+export async function projectsWithRetention(db: Queryable): Promise<{ id: string; retentionDays: number }[]> {
+  const r = await db.query<{ id: string; retention_days: number }>('SELECT id, retention_days FROM projects WHERE retention_days > 0 ORDER BY id');
+  return r.rows.map((row) => ({ id: row.id, retentionDays: Number(row.retention_days) }));
 }
 
 /** Deletes the project; its keys, agents, prompts and other rows with a foreign key go with it, and so do its traces,

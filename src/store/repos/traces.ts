@@ -533,6 +533,21 @@ export async function deleteTraces(db: Queryable, projectId: string, ids: readon
   return r.rows.map((row) => row.id);
 }
 
+/**
+ * Deletes up to `limit` of the project's traces that started before `before`, oldest first, with their observations
+ * and scores (the retention sweep); returns how many traces went.
+ */
+export async function deleteTracesBefore(db: Queryable, projectId: string, before: Date, limit: number): Promise<number> {
+  const r = await db.query(
+    `WITH doomed AS (SELECT id FROM traces WHERE project_id = $1 AND start_time < $2 ORDER BY start_time LIMIT ${Number(limit)}),
+          o AS (DELETE FROM observations WHERE project_id = $1 AND trace_id IN (SELECT id FROM doomed)),
+          s AS (DELETE FROM scores WHERE project_id = $1 AND trace_id IN (SELECT id FROM doomed))
+     DELETE FROM traces WHERE project_id = $1 AND id IN (SELECT id FROM doomed)`,
+    [projectId, before],
+  );
+  return r.rowCount;
+}
+
 export interface ObservationFilter {
   traceId?: string;
   name?: string;
