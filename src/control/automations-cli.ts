@@ -2,10 +2,20 @@
 // the result printed for people or (--json) for scripts. The signing secret of a webhook is printed once, at create.
 import { AUTOMATION_ACTIONS, AUTOMATION_TYPES, type Automation, type AutomationAction, type AutomationType, type CreatedAutomation, type DeliveryAttempt } from '../store/repos/automations.ts';
 import type { AutomationRequest } from './automation-commands.ts';
-import { optional, parse, required, runRequest, UsageError } from './store-cli.ts';
+import { optional, parse, required, runRequest, subcommandOf, UsageError } from './store-cli.ts';
 
 const SUBCOMMANDS = ['create', 'list', 'enable', 'disable', 'delete', 'deliveries'] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
+const CREATE_FLAGS = {
+  project: { type: 'string' },
+  url: { type: 'string' },
+  name: { type: 'string' },
+  actions: { type: 'string' },
+  type: { type: 'string', default: 'webhook' },
+  header: { type: 'string', multiple: true },
+  'routing-key': { type: 'string' },
+} as const;
+const ID_FLAGS = { id: { type: 'string' }, automation: { type: 'string' } } as const;
 
 function headerPairs(values: string[] | undefined): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -27,16 +37,7 @@ function actionList(value: string | undefined): AutomationAction[] {
 
 function request(sub: Subcommand, args: string[]): { request: AutomationRequest; values: Record<string, unknown> } {
   if (sub === 'create') {
-    const flags = {
-      project: { type: 'string' },
-      url: { type: 'string' },
-      name: { type: 'string' },
-      actions: { type: 'string' },
-      type: { type: 'string', default: 'webhook' },
-      header: { type: 'string', multiple: true },
-      'routing-key': { type: 'string' },
-    } as const;
-    const values = parse(args, flags, sub) as Record<string, any>;
+    const values = parse(args, CREATE_FLAGS, sub) as Record<string, any>;
     const type = values.type as string;
     if (!AUTOMATION_TYPES.includes(type as AutomationType)) throw new UsageError(`--type must be one of ${AUTOMATION_TYPES.join(', ')}, not '${type}'`);
     return {
@@ -59,14 +60,14 @@ function request(sub: Subcommand, args: string[]): { request: AutomationRequest;
     const values = parse(args, { project: { type: 'string' } }, sub);
     return { values, request: { command: 'automations.list', args: { project: optional(values, 'project') } } };
   }
-  const values = parse(args, { id: { type: 'string' }, automation: { type: 'string' } }, sub);
+  const values = parse(args, ID_FLAGS, sub);
   const id = optional(values, 'automation') ?? optional(values, 'id');
   if (!id) throw new UsageError('--automation ID is required');
   return { values, request: { command: `automations.${sub}`, args: { id } } };
 }
 
 export async function automationsCommand(args: string[]): Promise<number> {
-  const sub = args.find((a) => !a.startsWith('-'));
+  const sub = subcommandOf(args, { ...CREATE_FLAGS, ...ID_FLAGS });
   if (!SUBCOMMANDS.includes(sub as Subcommand)) throw new UsageError(sub ? `unknown subcommand 'automations ${sub}'` : `missing subcommand: one of ${SUBCOMMANDS.join(', ')}`);
   const { request: r, values } = request(sub as Subcommand, args);
   const result = await runRequest(values.config as string, r);

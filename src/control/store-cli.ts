@@ -29,6 +29,11 @@ export function parse(args: string[], options: ParseArgsOptionsConfig, subcomman
   return parsed.values as Values; // no option is `multiple`
 }
 
+/** The subcommand: the first positional once the values of these flags (and the common ones) are skipped. */
+export function subcommandOf(args: string[], options: ParseArgsOptionsConfig): string | undefined {
+  return parseArgs({ args, options: { ...COMMON, ...options }, allowPositionals: true, strict: false }).positionals[0];
+}
+
 export function required(values: Values, name: string): string {
   const v = values[name];
   if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);

@@ -11,6 +11,11 @@ export interface ConfigStatus {
   lastReloadError?: { at: string; message: string };
 }
 
+function statOf(stats: object, field: string): number {
+  const value = (stats as Record<string, unknown>)[field];
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
 export class GatewayMetrics {
   readonly registry = new Registry();
   readonly requests = new Counter({ name: 'svc_gateway_requests_total', help: 'Gateway requests by route and status', labelNames: ['route', 'status'], registers: [this.registry] });
@@ -48,14 +53,19 @@ export class GatewayMetrics {
   readonly tracesSpilled = this.#traceCounter('svc_traces_spilled_total', 'Traces written to a spill file because the queue was full or the writer stopping', 'spilled');
   readonly tracesReplayed = this.#traceCounter('svc_traces_replayed_total', 'Spilled traces stored on replay', 'replayed');
   readonly tracesDropped = this.#traceCounter('svc_traces_dropped_total', 'Traces lost: the spill file could not be written, or the database refused the row', 'dropped');
+  /** The webhook delivery loop's counters (attempts, delivered, failed events, automations disabled), read when served. */
+  webhooks: () => object = () => ({});
+  readonly webhookAttempts = this.#statCounter(() => this.webhooks(), 'svc_webhook_attempts_total', 'Webhook delivery attempts made by this process', 'attempts');
+  readonly webhooksDelivered = this.#statCounter(() => this.webhooks(), 'svc_webhook_delivered_total', 'Webhook events delivered (a 2xx answer)', 'delivered');
+  readonly webhookFailedEvents = this.#statCounter(() => this.webhooks(), 'svc_webhook_failed_events_total', 'Webhook events whose every attempt failed', 'failed_events');
+  readonly webhookDisabled = this.#statCounter(() => this.webhooks(), 'svc_webhook_automations_disabled_total', 'Automations disabled after consecutive failed events', 'disabled');
 
   constructor(options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'svc_' });
   }
 
   #traceStat(field: string): number {
-    const value = (this.telemetry() as Record<string, unknown>)[field];
-    return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+    return statOf(this.telemetry(), field);
   }
 
   #traceGauge(name: string, help: string, field: string): Gauge {
@@ -72,7 +82,12 @@ export class GatewayMetrics {
 
   /** A counter mirroring a monotonic count the trace writer keeps. */
   #traceCounter(name: string, help: string, field: string): Counter {
-    const stat = (): number => this.#traceStat(field);
+    return this.#statCounter(() => this.telemetry(), name, help, field);
+  }
+
+  /** A counter mirroring the monotonic count `field` of the stats `source` returns. */
+  #statCounter(source: () => object, name: string, help: string, field: string): Counter {
+    const stat = (): number => statOf(source(), field);
     return new Counter({
       name,
       help,
@@ -116,7 +131,7 @@ export class GatewayMetrics {
       refusals: { by_code: await byLabel(this.refusals, 'code') },
       errors: { by_code: await byLabel(this.errors, 'code') },
       latency_ms: { window_requests: this.recentLatency.count, p50, p95, p99 },
-      telemetry: { traces: this.telemetry() },
+      telemetry: { traces: this.telemetry(), webhooks: this.webhooks() },
       configuration: {
         version: this.config.version,
         source: this.config.source ?? null,

@@ -6,7 +6,7 @@
 // Ordering is not guaranteed: retries and concurrent replicas deliver events of one automation in any order.
 import type { GatewayConfig } from '../config/types.ts';
 import type { Database } from '../store/database.ts';
-import { claimDueDeliveries, markDelivered, markFailed, recordAttempt, scheduleRetry, type ClaimedDelivery } from '../store/repos/automations.ts';
+import { claimDueDeliveries, markDelivered, markFailed, pruneFinishedDeliveries, recordAttempt, scheduleRetry, type ClaimedDelivery } from '../store/repos/automations.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { WorkerPool } from '../workers/pool.ts';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.ts';
@@ -16,6 +16,9 @@ export const DISABLE_AFTER = 5;
 const BATCH = 16;
 /** Beyond the attempt's timeout, before a claimed row is due again (the claimer is presumed dead). */
 const LEASE_MARGIN_MS = 5_000;
+/** How often each process prunes finished events older than `webhooks.retention_days`. */
+const PRUNE_EVERY_MS = 3_600_000;
+const DAY_MS = 86_400_000;
 
 export type WebhookSettings = GatewayConfig['webhooks'];
 
@@ -40,7 +43,8 @@ export class WebhookDelivery {
   #stopping = false;
   #loop: Promise<void> | undefined;
   #wake: (() => void) | undefined;
-  readonly stats = { attempts: 0, delivered: 0, failed_events: 0, disabled: 0 };
+  readonly stats = { attempts: 0, delivered: 0, failed_events: 0, disabled: 0, pruned: 0 };
+  #prunedAt = -Infinity;
 
   constructor(options: WebhookDeliveryOptions) {
     this.#o = options;
@@ -76,10 +80,20 @@ export class WebhookDelivery {
     return claimed.length;
   }
 
+  /** Deletes finished events (and their attempt logs) older than the retention; returns how many. */
+  async prune(): Promise<number> {
+    const now = (this.#o.now ?? Date.now)();
+    const pruned = await pruneFinishedDeliveries(this.#o.db, new Date(now - this.#o.settings().retention_days * DAY_MS));
+    this.stats.pruned += pruned;
+    this.#prunedAt = now;
+    return pruned;
+  }
+
   async #run(): Promise<void> {
     let failures = 0;
     while (!this.#stopping) {
       try {
+        if ((this.#o.now ?? Date.now)() - this.#prunedAt >= PRUNE_EVERY_MS) await this.prune();
         const n = await this.runOnce();
         failures = 0;
         if (n < BATCH) await this.#sleep(this.#o.settings().poll_ms);

@@ -222,6 +222,37 @@ for (const backend of STORE_BACKENDS) {
       await runCli(['automations', 'delete', '--automation', a.id, '--config', s.configPath]);
     });
 
+    t.test('delivery counters on /metrics; finished events pruned after the retention', async (t) => {
+      const json = (await (await fetch(`${s.adminUrl}/metrics`)).json()) as any;
+      const stats = json.telemetry.webhooks;
+      t.ok(stats.attempts >= 3 && stats.delivered >= 2 && stats.failed_events >= 5 && stats.disabled >= 1, JSON.stringify(stats));
+      const text = await (await fetch(`${s.adminUrl}/metrics?format=prometheus`)).text();
+      t.match(text, new RegExp(`^svc_webhook_attempts_total ${stats.attempts}$`, 'm'));
+      t.match(text, /^svc_webhook_automations_disabled_total [1-9]/m);
+
+      const a = await create(s, ['--url', `${hook.url}/prune`]);
+      const flagsFirst = await runCli(['automations', '--config', s.configPath, '--json', 'list', '--project', 'default']);
+      t.equal(flagsFirst.code, 0, 'flags before the subcommand are read');
+      t.ok(JSON.parse(flagsFirst.stdout).some((x: any) => x.id === a.id));
+      hook.script['/prune'] = [];
+      await record(s, event('created'), event('updated'));
+      await waitFor('both delivered', async () => (await outboxStates(s, a.id)).join() === 'delivered,delivered');
+      const db = s.service.db;
+      const [old, recent] = (await db.query<{ id: string }>('SELECT id FROM webhook_outbox WHERE automation_id = $1 ORDER BY id', [a.id])).rows.map((r) => r.id);
+      // The default retention is 30 days: one event finished 31 days ago, the other a day short of it.
+      await db.query("UPDATE webhook_outbox SET finished_at = now() - interval '31 days' WHERE id = $1", [old]);
+      await db.query("UPDATE webhook_outbox SET finished_at = now() - interval '29 days' WHERE id = $1", [recent]);
+      await db.query('INSERT INTO webhook_outbox (event_id, automation_id, action, body, created_at) VALUES ($1, $2, $3, $4, now() - interval \'90 days\')', ['ev-pending', a.id, 'created', '{}']);
+      const pruned = await s.service.webhooks.prune();
+      t.ok(pruned >= 1, 'pruned');
+      const left = (await db.query<{ id: string; state: string }>('SELECT id, state FROM webhook_outbox WHERE automation_id = $1 ORDER BY id', [a.id])).rows;
+      t.same(left.map((r) => [String(r.id), r.state]), [[String(recent), 'delivered'], [String(left[1]!.id), 'pending']], 'the old finished event is gone; recent and pending ones stay');
+      t.equal((await db.query('SELECT 1 FROM webhook_attempts WHERE outbox_id = $1', [old])).rows.length, 0, 'its attempts went with it');
+      t.equal((await db.query('SELECT 1 FROM webhook_attempts WHERE outbox_id = $1', [recent])).rows.length, 1);
+      await db.query("DELETE FROM webhook_outbox WHERE event_id = 'ev-pending'");
+      await runCli(['automations', 'delete', '--automation', a.id, '--config', s.configPath]);
+    });
+
     t.test('no event lost across a restart', async (t) => {
       // Enough attempts that the events are still pending (not failed) when the service stops.
       s.writeConfig(baseConfig({ webhooks: { ...WEBHOOKS, max_attempts: 50 } }));

@@ -70,9 +70,12 @@ function toAutomation(r: Record<string, any>): Automation {
   return automation;
 }
 
+/** A webhook signing secret: 256 random bits. */
+const newSigningSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
+
 export async function createAutomation(db: Queryable, a: AutomationInput): Promise<CreatedAutomation> {
   const id = randomUUID();
-  const secret = a.type === 'webhook' ? `whsec_${randomBytes(32).toString('base64url')}` : null;
+  const secret = a.type === 'webhook' ? newSigningSecret() : null;
   const r = await db.query(
     `INSERT INTO automations (id, project_id, name, actions, action_type, url, headers, signing_secret, pagerduty_routing_key)
      VALUES ($1, $2, $3, $4::text::jsonb, $5, $6, $7::text::jsonb, $8, $9) RETURNING *`,
@@ -102,6 +105,58 @@ export async function setAutomationEnabled(db: Queryable, id: string, enabled: b
     [id, enabled, enabled ? null : (reason ?? 'disabled by an operator')],
   );
   return r.rows[0] ? toAutomation(r.rows[0]) : undefined;
+}
+
+export interface AutomationChange {
+  name?: string;
+  actions?: readonly AutomationAction[];
+  /** The whole action, replacing the stored one; omitted headers or routing key keep the stored ones. */
+  action?: { type: AutomationType; url?: string; headers?: Record<string, string>; pagerdutyRoutingKey?: string };
+}
+
+/**
+ * Applies a change; an action that becomes a webhook gets a new signing secret (returned once, like at creation),
+ * one that stops being a webhook loses its secret.
+ */
+export async function updateAutomation(db: Queryable, id: string, c: AutomationChange): Promise<CreatedAutomation | undefined> {
+  const found = await db.query('SELECT * FROM automations WHERE id = $1 FOR UPDATE', [id]);
+  if (!found.rows[0]) return undefined;
+  const was = toTarget(found.rows[0]);
+  const a = c.action ?? { type: was.type, url: was.url ?? undefined };
+  const sameType = a.type === was.type;
+  const secret = a.type !== 'webhook' ? null : sameType ? was.signingSecret : newSigningSecret();
+  const r = await db.query(
+    `UPDATE automations SET name = $2, actions = $3::text::jsonb, action_type = $4, url = $5, headers = $6::text::jsonb,
+       pagerduty_routing_key = $7, signing_secret = $8, updated_at = now()
+     WHERE id = $1 RETURNING *`,
+    [
+      id,
+      c.name ?? was.name,
+      json(c.actions ?? was.actions),
+      a.type,
+      a.type === 'pagerduty' ? null : (a.url ?? null),
+      json(a.type !== 'webhook' ? {} : (a.headers ?? (sameType ? was.headers : {}))),
+      a.type !== 'pagerduty' ? null : (a.pagerdutyRoutingKey ?? (sameType ? was.pagerdutyRoutingKey : null)),
+      secret,
+    ],
+  );
+  return { ...toAutomation(r.rows[0]!), signingSecret: sameType ? null : secret };
+}
+
+/** A new signing secret for a webhook automation (the old one stops signing at once); undefined when there is none. */
+export async function rotateSigningSecret(db: Queryable, id: string): Promise<string | undefined> {
+  const secret = newSigningSecret();
+  const r = await db.query(`UPDATE automations SET signing_secret = $2, updated_at = now() WHERE id = $1 AND action_type = 'webhook'`, [id, secret]);
+  return r.rowCount > 0 ? secret : undefined;
+}
+
+/** Makes an event of the automation due again (one more attempt, with the retries left after it); false when unknown. */
+export async function requeueDelivery(db: Queryable, automationId: string, eventId: string): Promise<boolean> {
+  const r = await db.query(
+    `UPDATE webhook_outbox SET state = 'pending', next_attempt_at = now(), finished_at = NULL WHERE automation_id = $1 AND event_id = $2`,
+    [automationId, eventId],
+  );
+  return r.rowCount > 0;
 }
 
 export async function deleteAutomation(db: Queryable, id: string): Promise<boolean> {
@@ -214,6 +269,7 @@ export async function markFailed(db: Queryable, outboxId: number, automationId: 
 }
 
 export interface DeliveryAttempt {
+  id: number;
   outboxId: number;
   eventId: string;
   action: string;
@@ -226,15 +282,25 @@ export interface DeliveryAttempt {
   error: string | null;
 }
 
+/** How many attempts an automation's log holds. */
+export async function countDeliveryAttempts(db: Queryable, automationId: string): Promise<number> {
+  const r = await db.query<{ n: unknown }>(
+    'SELECT count(*) AS n FROM webhook_attempts t JOIN webhook_outbox o ON o.id = t.outbox_id WHERE o.automation_id = $1',
+    [automationId],
+  );
+  return num(r.rows[0]!.n);
+}
+
 /** The attempt log of an automation, newest first. */
-export async function listDeliveryAttempts(db: Queryable, automationId: string, limit = 100): Promise<DeliveryAttempt[]> {
+export async function listDeliveryAttempts(db: Queryable, automationId: string, limit = 100, offset = 0): Promise<DeliveryAttempt[]> {
   const r = await db.query(
-    `SELECT o.id AS outbox_id, o.event_id, o.action, o.state, t.attempt, t.at, t.status, t.latency_ms, t.response, t.error
+    `SELECT t.id, o.id AS outbox_id, o.event_id, o.action, o.state, t.attempt, t.at, t.status, t.latency_ms, t.response, t.error
      FROM webhook_attempts t JOIN webhook_outbox o ON o.id = t.outbox_id
-     WHERE o.automation_id = $1 ORDER BY t.at DESC, t.id DESC LIMIT $2`,
-    [automationId, limit],
+     WHERE o.automation_id = $1 ORDER BY t.at DESC, t.id DESC LIMIT $2 OFFSET $3`,
+    [automationId, limit, offset],
   );
   return r.rows.map((x: any) => ({
+    id: num(x.id),
     outboxId: num(x.outbox_id),
     eventId: x.event_id,
     action: x.action,
@@ -246,4 +312,10 @@ export async function listDeliveryAttempts(db: Queryable, automationId: string, 
     response: x.response ?? null,
     error: x.error ?? null,
   }));
+}
+
+/** Deletes finished outbox rows (delivered or failed) that finished before `before`, with their attempts; returns how many. */
+export async function pruneFinishedDeliveries(db: Queryable, before: Date): Promise<number> {
+  const r = await db.query("DELETE FROM webhook_outbox WHERE state <> 'pending' AND finished_at < $1", [before]);
+  return r.rowCount;
 }
