@@ -138,7 +138,7 @@ t.test('inside flow collections a reference must be quoted (YAML reads { as a fl
 t.test('defaults are applied', async (t) => {
   const { config, warnings, baseDir } = parseConfig(MINIMAL, { env: {} });
   t.same(config.server, { host: '0.0.0.0', port: 8080, admin_port: 8081, max_body_bytes: 4_718_592, drain_timeout_ms: 30_000, watch_config: true });
-  t.same(config.store, { postgres_url: '', data_dir: './data', key_poll_ms: 500, max_key_staleness_s: 120, trace_queue_capacity: 10000, trace_batch_size: 500, redis_url: '', redis_prefix: 'svc:' });
+  t.same(config.store, { postgres_url: '', data_dir: './data', key_poll_ms: 500, max_key_staleness_s: 120, trace_queue_capacity: 10000, trace_batch_size: 500, redis_url: '', redis_prefix: 'svc:', encryption_key: '' });
   t.same(config.organization, { id: 'default', name: 'Default organization' });
   t.same(config.agents, []);
   t.same(config.projects, [{ id: 'default', name: 'Default', max_key_expiry_hours: 720, ingestion_only: false, budgets: [] }]);
