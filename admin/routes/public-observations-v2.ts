@@ -98,9 +98,9 @@ function observationV2(o: StoredObservation, trace: StoredTrace | undefined, gro
     ...(groups.has('time') && { completionStartTime: o.completionStartTime, createdAt: o.createdAt, updatedAt: o.updatedAt }),
     ...(groups.has('io') && { input: rawIo(o.input), output: rawIo(o.output) }),
     ...(groups.has('metadata') && { metadata: cutMetadata(o.attributes, expanded) }),
-    ...(groups.has('model') && { model: o.model, internalModelId: null, modelParameters: o.modelParameters ?? {} }),
-    // Prices are decimal strings in v2; null: no matched model is recorded on the observation.
-    modelId: null, inputPrice: null, outputPrice: null, totalPrice: null,
+    ...(groups.has('model') && { model: o.model, internalModelId: o.costModelId, modelParameters: o.modelParameters ?? {} }),
+    // Prices (decimal strings in v2) are not read back from the model here; null.
+    modelId: groups.has('model') ? o.costModelId : null, inputPrice: null, outputPrice: null, totalPrice: null,
     ...(groups.has('usage') && { usageDetails: o.usageDetails, costDetails: o.costDetails, totalCost: o.totalCost, usagePricingTierName: null }),
     ...(groups.has('prompt') && { promptId: null, promptName: o.promptName, promptVersion: o.promptVersion }),
     ...(groups.has('metrics') && { latency: v1.latency, timeToFirstToken: v1.timeToFirstToken }),

@@ -66,7 +66,7 @@ export function publicObservation(o: StoredObservation) {
     costDetails: o.costDetails,
     usagePricingTierName: null,
     usagePricingTierId: null,
-    modelId: null,
+    modelId: o.costModelId,
     inputPrice: null,
     outputPrice: null,
     totalPrice: null,

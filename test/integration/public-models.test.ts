@@ -102,6 +102,7 @@ for (const backend of STORE_BACKENDS) {
       const own = await create({ modelName: 'gpt-4o', matchPattern: '(?i)^gpt-4o$', inputPrice: 1, outputPrice: 2 });
       await ingest(generation('g-own', 'tr-cost', { model: 'GPT-4o', usage: { input: 10, output: 5 } }));
       t.same((await observation('g-own')).costDetails, { input: 10, output: 10, total: 20 }, 'the project model wins, matched case-insensitively');
+      t.equal((await observation('g-own')).modelId, own.body.id, 'the observation names the model that priced it');
 
       const trace = await call(s, 'GET', '/traces/tr-cost', k);
       t.ok(close(trace.body.totalCost, 20.75), 'the trace total sums its generations');
@@ -149,6 +150,7 @@ for (const backend of STORE_BACKENDS) {
       t.same((await observation('g-given')).costDetails, { total: 0.5 });
       await ingest(generation('g-given', 'tr-given', { usage: { input: 100, output: 100 } }, 'generation-update'));
       t.same((await observation('g-given')).costDetails, { total: 0.5 }, 'new usage does not replace a given cost');
+      t.equal((await observation('g-given')).modelId, null, 'a cost the event gave names no model');
 
       await ingest(generation('g-calc', 'tr-given', { model: 'priced', usage: { input: 1, output: 1 } }));
       t.same((await observation('g-calc')).costDetails, { input: 1, output: 1, total: 2 });

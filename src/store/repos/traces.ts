@@ -432,6 +432,8 @@ export interface StoredObservation {
   version: string | null;
   promptName: string | null;
   promptVersion: number | null;
+  /** The model whose prices gave the observation's calculated cost (null: none, or the cost came with the event). */
+  costModelId: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -463,6 +465,7 @@ function toObservation(r: Record<string, any>): StoredObservation {
     version: r.version ?? null,
     promptName: r.prompt_name ?? null,
     promptVersion: r.prompt_version ?? null,
+    costModelId: r.cost_model_id ?? null,
     createdAt: iso(r.created_at)!,
     updatedAt: iso(r.updated_at)!,
   };
