@@ -7,6 +7,7 @@ import { loadConfigFile } from './config/load-config.ts';
 import { StoreInUseError } from './control/control-socket.ts';
 import { storeCommand, UsageError } from './control/store-cli.ts';
 import { automationsCommand } from './control/automations-cli.ts';
+import { usersCommand } from './control/users-cli.ts';
 import { resolvePlugins } from './pipeline/load-pipeline.ts';
 
 const USAGE = `usage:
@@ -21,6 +22,9 @@ const USAGE = `usage:
                      [--name N] [--actions created,updated,deleted] [--header K=V]... [--config FILE] [--json]
                                                          a prompt-version automation (a webhook's signing secret is shown once)
   svc automations list [--project ID] | enable|disable|delete|deliveries --automation ID   [--config FILE] [--json]
+  svc users add --email E --role owner|admin|member|viewer [--name N] [--config FILE] [--json]
+                                                         add a dashboard user (the generated password is shown once)
+  svc users list [--config FILE] [--json]                list the dashboard users
   svc --version
 
 The store commands work while svc runs (an embedded store is reached through <data_dir>/control.sock).`;
@@ -66,6 +70,7 @@ async function start(args: string[]): Promise<void> {
       onGeneratedKey: (g) => console.log(`Generated gateway key for '${g.alias}' (shown once; keep it): ${g.key}`),
       onCreatedApiKey: (k) =>
         console.log(`Created project key pair for '${k.projectId}' (shown once; keep it):\n  public key: ${k.publicKey}\n  secret key: ${k.secretKey}`),
+      onFirstOwner: (o, url) => console.log(`Dashboard sign-in (shown once; keep it): ${url} as ${o.email} with password ${o.password}`),
     });
   } catch (err) {
     if (err instanceof ConfigError) {
@@ -112,8 +117,9 @@ async function main(argv: string[]): Promise<void> {
     case 'keys':
     case 'agents':
     case 'automations':
+    case 'users':
       try {
-        process.exitCode = command === 'automations' ? await automationsCommand(rest) : await storeCommand(command, rest);
+        process.exitCode = command === 'automations' ? await automationsCommand(rest) : command === 'users' ? await usersCommand(rest) : await storeCommand(command, rest);
       } catch (err) {
         if (!(err instanceof UsageError)) throw err;
         console.error(`svc: ${err.message}\n${USAGE}`);

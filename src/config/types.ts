@@ -128,7 +128,11 @@ export interface GatewayConfig {
     max_key_staleness_s: number;
     trace_queue_capacity: number;
     trace_batch_size: number;
+    /** Empty: LLM connection secrets are encrypted with a key generated once and kept in the store. */
+    encryption_key: string;
   };
+  /** The dashboard on the admin listener (docs/dashboard.md). */
+  dashboard: { session_hours: number };
   /** Delivery of prompt-version automations (docs/webhooks.md). */
   webhooks: {
     allow_private_networks: boolean;
@@ -139,6 +143,7 @@ export interface GatewayConfig {
     retry_max_ms: number;
     poll_ms: number;
     pagerduty_url: string;
+    retention_days: number;
   };
   /** The versioned REST API ({base_url}/v1): token bucket per API key. */
   api: { rate_limit: { requests_per_minute: number; burst: number } };

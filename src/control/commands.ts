@@ -1,4 +1,5 @@
-// The operator commands that change the store (`svc migrate`, `svc keys create`, `svc agents add`, `svc automations`),
+// The operator commands that change the store (`svc migrate`, `svc keys create`, `svc agents add`, `svc automations`,
+// `svc users`),
 // run against an open database: by the CLI itself, or by the running service on behalf of a CLI (control socket).
 import type { Database, Queryable } from '../store/database.ts';
 import { migrate } from '../store/migrate.ts';
@@ -7,6 +8,7 @@ import { createApiKey, type ApiKeyKind, type CreatedApiKey } from '../store/repo
 import { writeAudit } from '../store/repos/audit-log.ts';
 import { getProject } from '../store/repos/projects.ts';
 import { checkAutomationRequest, runAutomationCommand, type AutomationRequest } from './automation-commands.ts';
+import { checkUserRequest, runUserCommand, type UserRequest } from './user-commands.ts';
 
 export interface KeysCreateArgs {
   project: string;
@@ -26,7 +28,8 @@ export type ControlRequest =
   | { command: 'migrate' }
   | { command: 'keys.create'; args: KeysCreateArgs }
   | { command: 'agents.add'; args: AgentsAddArgs }
-  | AutomationRequest;
+  | AutomationRequest
+  | UserRequest;
 
 export interface MigrateResult {
   applied: string[];
@@ -122,6 +125,8 @@ function checkRequest(value: unknown): ControlRequest {
   }
   const automation = checkAutomationRequest(value);
   if (automation) return automation;
+  const user = checkUserRequest(value);
+  if (user) return user;
   throw new CommandError(`unknown or malformed control request: ${JSON.stringify(value)?.slice(0, 200)}`, 2);
 }
 
@@ -136,6 +141,9 @@ export async function runCommand(ctx: CommandContext, request: unknown): Promise
         return { ok: true, result: await createKey(ctx, r.args) };
       case 'agents.add':
         return { ok: true, result: await addAgentCommand(ctx, r.args) };
+      case 'users.add':
+      case 'users.list':
+        return { ok: true, result: await runUserCommand(ctx, r) };
       default:
         return { ok: true, result: await runAutomationCommand(ctx, r) };
     }
