@@ -76,6 +76,15 @@ export function parseTraceparent(value: string): { traceId: string; spanId: stri
   return { traceId: m[2], spanId: m[3] };
 }
 
+/**
+ * The end user an OpenAI request names in its `user` field (as LiteLLM and Portkey record it): the trace's userId
+ * when no `svc-user-id` header is sent. The same rule as the header applies; anything else is left out.
+ */
+export function endUserOf(body: Record<string, unknown> | undefined): string | undefined {
+  const user = body?.user;
+  return typeof user === 'string' && user !== '' ? (identifier(user) ?? undefined) : undefined;
+}
+
 export function callerContext(headers: IncomingHttpHeaders): CallerContext {
   const out: CallerContext = { tags: {}, metadata: {}, ignored: [] };
   const user = identifier(single(headers, 'svc-user-id'));

@@ -4,7 +4,7 @@ import type { DeploymentConfig } from '../config/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { AttemptRecord, RequestContext } from '../pipeline/types.ts';
 import type { ObservationRow } from '../store/repos/traces.ts';
-import type { CallerContext } from './caller-context.ts';
+import { endUserOf, type CallerContext } from './caller-context.ts';
 import type { TraceItem } from './trace-writer.ts';
 
 export interface TraceOptions {
@@ -96,7 +96,7 @@ export function gatewayTrace(ctx: RequestContext, options: TraceOptions): TraceI
       output: options.recordContent ? responseOutput(ctx, options) : failed ? errorOutput(ctx) : null,
       metadata,
       tags: options.caller.tags,
-      userId: options.caller.userId ?? null,
+      userId: options.caller.userId ?? endUserOf(ctx.body) ?? null,
       sessionId: options.caller.sessionId ?? null,
       agentId: principal.agentId ?? null,
       source: 'gateway',

@@ -326,6 +326,13 @@ for (const backend of STORE_BACKENDS) {
       t.equal(trace.parentTraceId, TRACEPARENT_TRACE);
       t.equal(trace.parentSpanId, TRACEPARENT_SPAN);
 
+      const endUser = await chat(g.url, { user: 'end-user-9' });
+      t.equal((await traceOf(db, requestId(endUser))).userId, 'end-user-9', "OpenAI's user field names the user when no header does");
+      const both = await chat(g.url, { user: 'end-user-9' }, { 'svc-user-id': 'user-42' });
+      t.equal((await traceOf(db, requestId(both))).userId, 'user-42', 'the header wins over the body');
+      const tooLong = await chat(g.url, { user: 'u'.repeat(201) });
+      t.equal((await traceOf(db, requestId(tooLong))).userId, null, 'a user field breaking the header rule is left out');
+
       const json = await chat(g.url, {}, { 'svc-tags': JSON.stringify({ team: 'y', env: 'prod' }) });
       t.same((await traceOf(db, requestId(json))).tags, { team: 'y', env: 'prod' }, 'tags as a JSON object');
 
