@@ -4,19 +4,13 @@
 // It creates a database of its own, fills it with generate_series, runs each query a few times and drops it.
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { openDatabase } from '../src/store/database.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { listTraces } from '../src/store/repos/traces.ts';
+import { scratchPostgres } from './scratch-database.ts';
 
 const { values: opts } = parseArgs({ options: { traces: { type: 'string', default: '2000000' }, url: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' } } });
 const N = Number(opts.traces);
-const name = `svc_bench_traces_${process.pid}`;
-const admin = new pg.Client({ connectionString: opts.url });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${name}`);
-const url = new URL(opts.url);
-url.pathname = `/${name}`;
-const db = await openDatabase({ postgresUrl: url.toString(), dataDir: '' });
+const { db, url, drop } = await scratchPostgres(opts.url, 'svc_bench_traces');
 try {
   await migrate(db);
   await db.exec(`INSERT INTO organizations (id, name) VALUES ('o', 'o');
@@ -24,7 +18,7 @@ try {
     INSERT INTO agents (id, project_id, name) VALUES ('a1', 'p', 'planner'), ('a2', 'p', 'coder');`);
   const t0 = performance.now();
   // A client of its own: the store's pool bounds each query to 15 s, and generating takes longer.
-  const filler = new pg.Client({ connectionString: url.toString() });
+  const filler = new pg.Client({ connectionString: url });
   await filler.connect();
   await filler.query(`INSERT INTO traces (project_id, id, name, status, start_time, end_time, agent_id, user_id, source, input, output)
     SELECT CASE WHEN i % 10 = 0 THEN 'q' ELSE 'p' END, 't' || i, 'chat.completions',
@@ -62,7 +56,5 @@ try {
     console.log(`${label.padEnd(22)} median ${times[2].toFixed(1)} ms (incl. total count)`);
   }
 } finally {
-  await db.close();
-  await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
-  await admin.end();
+  await drop();
 }

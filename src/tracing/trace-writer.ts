@@ -1,7 +1,10 @@
-// The trace writer: gateway and API traces written off the request path by a durable writer (store/durable-writer.ts).
+// The trace writer: gateway and API traces written off the request path by a durable writer (store/durable-writer.ts);
+// the gateway traces it stores are summed into the dashboard's metric rollups (metrics/rollup-flusher.ts).
+import { RollupFlusher } from '../metrics/rollup-flusher.ts';
+import { writeTraceBatch } from '../metrics/write-trace-batch.ts';
 import type { Database } from '../store/database.ts';
 import { DurableWriter, type DurableWriterOptions, type DurableWriterStats } from '../store/durable-writer.ts';
-import { insertTraceBatch, type ObservationRow, type TraceRow } from '../store/repos/traces.ts';
+import type { ObservationRow, TraceRow } from '../store/repos/traces.ts';
 
 export interface TraceItem {
   trace: TraceRow;
@@ -20,31 +23,37 @@ export type TraceWriterStats = Omit<DurableWriterStats, 'written'> & { traces_wr
 
 export class TraceWriter implements TraceSink {
   readonly #writer: DurableWriter<TraceItem>;
+  readonly #rollups: RollupFlusher;
 
   constructor(db: Database, options: TraceWriterOptions) {
+    const rollups = new RollupFlusher(db, { log: options.log });
+    this.#rollups = rollups;
     this.#writer = new DurableWriter<TraceItem>({
       ...options,
       noun: 'trace',
-      // One statement, not a transaction: all or nothing in one round trip, and no pooled connection held between
-      // statements (a connection lost while checked out of the pg pool is an unhandled 'error' event).
-      write: async (batch) => {
-        await insertTraceBatch(db, batch.map((b) => b.trace), batch.flatMap((b) => b.observations));
-      },
+      write: (batch) => writeTraceBatch(db, batch, rollups),
       describe: (item) => ({ traceId: item.trace.id, projectId: item.trace.projectId }),
     });
   }
 
   start(): void {
     this.#writer.start();
+    this.#rollups.start();
   }
 
   enqueue(item: TraceItem): void {
     this.#writer.enqueue(item);
   }
 
-  /** Writes what is queued (up to `deadlineMs`), spills the rest, and stops. */
-  stop(deadlineMs?: number): Promise<void> {
-    return this.#writer.stop(deadlineMs);
+  /** Writes what is queued (up to `deadlineMs`), spills the rest, writes the rollups, and stops. */
+  async stop(deadlineMs?: number): Promise<void> {
+    await this.#writer.stop(deadlineMs);
+    await this.#rollups.stop();
+  }
+
+  /** Writes the rollups of the traces stored so far now, rather than within the second. */
+  flushRollups(): Promise<void> {
+    return this.#rollups.flush();
   }
 
   snapshot(): TraceWriterStats {

@@ -1,0 +1,48 @@
+// The time span of a metrics request (docs/dashboard.md "Metrics"): a named window or a custom from/to, cut into
+// buckets aligned to multiples of the bucket size since the epoch (UTC), the last bucket holding `now`.
+
+/** Bucket sizes in seconds; the rollups keep every period at each of them (009_metric_rollups.sql). */
+export const BUCKET_SECONDS = [60, 900, 3600, 21_600] as const;
+export type BucketSeconds = (typeof BUCKET_SECONDS)[number];
+
+export const MAX_BUCKETS = 240;
+
+export const WINDOWS = {
+  '1h': { ms: 3_600_000, bucketSeconds: 60 },
+  '24h': { ms: 86_400_000, bucketSeconds: 900 },
+  '7d': { ms: 7 * 86_400_000, bucketSeconds: 3600 },
+  '30d': { ms: 30 * 86_400_000, bucketSeconds: 21_600 },
+} as const satisfies Record<string, { ms: number; bucketSeconds: BucketSeconds }>;
+export type WindowName = keyof typeof WINDOWS;
+
+export interface MetricWindow {
+  /** Inclusive, epoch ms, a bucket boundary. */
+  from: number;
+  /** Exclusive, epoch ms, a bucket boundary. */
+  to: number;
+  bucketSeconds: BucketSeconds;
+}
+
+export const isWindowName = (value: string): value is WindowName => Object.hasOwn(WINDOWS, value);
+
+/** A named window ending with the bucket that holds `now`. */
+export function namedWindow(name: WindowName, now: number): MetricWindow {
+  const { ms, bucketSeconds } = WINDOWS[name];
+  const size = bucketSeconds * 1000;
+  const to = Math.floor(now / size) * size + size;
+  return { from: to - ms, to, bucketSeconds };
+}
+
+/**
+ * A custom range, widened to whole buckets of the smallest size that gives at most 240 of them; undefined when
+ * even the largest size needs more (a range over 60 days).
+ */
+export function customWindow(from: number, to: number): MetricWindow | undefined {
+  for (const bucketSeconds of BUCKET_SECONDS) {
+    const size = bucketSeconds * 1000;
+    const start = Math.floor(from / size) * size;
+    const end = Math.ceil(to / size) * size;
+    if ((end - start) / size <= MAX_BUCKETS) return { from: start, to: end, bucketSeconds };
+  }
+  return undefined;
+}
