@@ -1,6 +1,9 @@
+import type { SpendLedger } from '../src/budget/spend-ledger.ts';
 import type { GatewayConfig } from '../src/config/types.ts';
 import type { StoredKeyStore } from '../src/keys/stored-key-store.ts';
 import type { Clock } from '../src/pipeline/clock.ts';
+import type { ProviderRegistry } from '../src/providers/registry.ts';
+import type { BenchBoard } from '../src/routing/bench-board.ts';
 import type { ModelGroupRegistry } from '../src/routing/model-groups.ts';
 import type { Database } from '../src/store/database.ts';
 import type { Logger } from '../src/telemetry/logger.ts';
@@ -17,4 +20,8 @@ export interface AdminContext {
   keys: StoredKeyStore;
   /** Where prompt-version changes are recorded, inside the changing transaction (spec part 6); none: not recorded. */
   promptEvents?: PromptVersionEvents;
+  /** Gateway state the dashboard shows: benched deployments, deployments a provider cannot serve, budget spend. */
+  bench: Pick<BenchBoard, 'benchedUntil'>;
+  providers: Pick<ProviderRegistry, 'forDeployment'>;
+  spend: Pick<SpendLedger, 'spent'>;
 }

@@ -1,8 +1,12 @@
-// The admin listener: operational endpoints, the REST API ({base_url}/v1) and the public API ({base_url}/api/public).
+// The admin listener: operational endpoints, the REST API ({base_url}/v1), the public API ({base_url}/api/public) and
+// the dashboard's data routes (/dashboard/api).
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { probeResult, type ProbePath } from '../src/server/probe.ts';
 import type { GatewayHost } from '../src/server/gateway-server.ts';
 import type { AdminContext } from './context.ts';
+import { DashboardApiError } from './dashboard-api/dashboard-error.ts';
+import { registerDashboardApi } from './dashboard-api/register.ts';
+import { registerDashboardStatic } from './dashboard-static.ts';
 import { PublicApiError } from './public-api/public-error.ts';
 import { registerPublicApi } from './public-api/register.ts';
 import { registerRestApi } from './rest-api/register.ts';
@@ -33,6 +37,8 @@ export function createAdminServer(host: AdminHost): FastifyInstance {
       } else if (url.startsWith('/api/public')) {
         const e = new PublicApiError('InvalidRequestError', `The request path cannot be decoded: ${err.message}.`);
         void reply.code(e.status).send(e.body);
+      } else if (url.startsWith('/dashboard/api')) {
+        void reply.code(400).send(new DashboardApiError('invalid_request', `The request path cannot be decoded: ${err.message}.`).body());
       } else void reply.code(400).send({ error: { message: err.message } });
     },
   });
@@ -59,5 +65,10 @@ export function createAdminServer(host: AdminHost): FastifyInstance {
     registerPublicApi(scope, host);
     done();
   }, { prefix: '/api/public' });
+  void app.register((scope, _opts, done) => {
+    registerDashboardApi(scope, host);
+    done();
+  }, { prefix: '/dashboard/api' });
+  registerDashboardStatic(app);
   return app;
 }

@@ -19,7 +19,9 @@ import { openStore } from './store/open-store.ts';
 import { openCounters } from './store/counters/open-counters.ts';
 import type { Counters } from './store/counters/counters.ts';
 import type { CreatedApiKey } from './store/repos/api-keys.ts';
+import { RetentionSweep } from './store/retention-sweep.ts';
 import { TraceWriter } from './tracing/trace-writer.ts';
+import { ensureFirstOwner, type FirstOwner } from './users/first-owner.ts';
 import { DurableSpendLedger } from './budget/spend-ledger.ts';
 import { createWorkerPool } from './workers/pool.ts';
 import { systemClock, type Clock } from './pipeline/clock.ts';
@@ -59,6 +61,8 @@ export interface StartOptions {
   onCreatedApiKey?: (key: CreatedApiKey) => void;
   /** Receives prompt-version changes from the admin listener (tests pass a recorder). */
   promptEvents?: PromptVersionEvents;
+  /** Called with the dashboard owner created on a start with no user, and the dashboard's URL: the only time its password exists. */
+  onFirstOwner?: (owner: FirstOwner, dashboardUrl: string) => void;
 }
 
 export interface RunningService {
@@ -68,6 +72,8 @@ export interface RunningService {
   generatedKeys: GeneratedKey[];
   /** Project key pairs created on this start (first start on an empty store). */
   createdApiKeys: CreatedApiKey[];
+  /** The dashboard owner created on this start (no user in the store yet). */
+  firstOwner?: FirstOwner;
   warnings: string[];
   metrics: GatewayMetrics;
   db: Database;
@@ -78,6 +84,8 @@ export interface RunningService {
   promptVersionEvents: PromptVersionEvents;
   /** The webhook outbox's delivery loop. */
   webhooks: WebhookDelivery;
+  /** Deletes traces past their project's retention. */
+  retention: RetentionSweep;
   current(): LoadedConfig;
   /** Loads the configuration again; a bad one keeps the old and is reported on /metrics. */
   reload(): Promise<{ ok: true } | { ok: false; error: string }>;
@@ -115,6 +123,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const storeUrl = first.config.store.postgres_url;
   const createdApiKeys = await bootstrapStore(db, first.config, clock.now());
   for (const k of createdApiKeys) options.onCreatedApiKey?.(k);
+  const firstOwner = await ensureFirstOwner(db, first.config.organization.id);
   const storedKeys = new StoredKeyStore(db, { log });
   await storedKeys.start(first.config.store.key_poll_ms);
   control?.serve((request) => runCommand({ db, now: () => clock.now(), changed: () => storedKeys.refresh() }, request));
@@ -134,6 +143,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
   // --- Webhook automations (docs/webhooks.md): events go to the outbox in the changing transaction; this loop
   // delivers them, on every replica (claims keep replicas off each other's rows). Settings follow reloads.
   const webhooks = new WebhookDelivery({ db, workers, log, settings: () => active.loaded.config.webhooks, now: () => clock.now() });
+  metrics.webhooks = () => webhooks.stats;
+  const retention = new RetentionSweep(db, log, () => clock.now());
   const promptVersionEvents = new OutboxRecorder({ now: () => clock.now(), recorded: () => webhooks.wake() });
   // --- end webhook automations (started below, once the configuration is active)
 
@@ -174,7 +185,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
 
   const releaseStore = async (flushMs = 0) => {
     storedKeys.stop();
-    await webhooks.stop();
+    await Promise.all([webhooks.stop(), retention.stop()]);
     await counters.close();
     await Promise.all([traceWriter.stop(flushMs), spend.stop(flushMs), workers.close()]);
     const closeDb = () => db.close().catch(() => {});
@@ -188,6 +199,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     throw err;
   }
   webhooks.start();
+  retention.start();
   for (const w of first.warnings) log.warn(w);
   metrics.config = { version: first.config.version, source: first.path, loadedAt: new Date(clock.now()).toISOString(), reloads: 0 };
   let draining = false;
@@ -264,6 +276,9 @@ export async function startService(options: StartOptions): Promise<RunningServic
     config: () => active.loaded.config,
     modelGroups: () => active.services.modelGroups,
     keys: storedKeys,
+    bench,
+    providers,
+    spend,
     // The webhook outbox always records; a recorder passed in (tests) sees the same events in the same transaction.
     promptEvents: options.promptEvents ? { record: async (tx, events) => (await promptVersionEvents.record(tx, events), options.promptEvents!.record(tx, events)) } : promptVersionEvents,
     health: host.health,
@@ -291,11 +306,18 @@ export async function startService(options: StartOptions): Promise<RunningServic
     return `http://${hostname}:${a.port}`;
   };
 
+  if (firstOwner) {
+    const dashboardUrl = `${urlOf(admin.server.address())}/dashboard/`;
+    log.info('dashboard owner created; this sign-in is shown once', { dashboardUrl, email: firstOwner.email, password: firstOwner.password });
+    options.onFirstOwner?.(firstOwner, dashboardUrl);
+  }
+
   return {
     gatewayUrl: urlOf(gateway.address()),
     adminUrl: urlOf(admin.server.address()),
     generatedKeys,
     createdApiKeys,
+    firstOwner,
     warnings: first.warnings,
     metrics,
     db,
@@ -304,6 +326,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     counters,
     promptVersionEvents,
     webhooks,
+    retention,
     current: () => active.loaded,
     reload,
     async stop() {
