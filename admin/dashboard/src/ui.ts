@@ -1,0 +1,107 @@
+// Small building blocks shared by the pages: headings, tables, buttons with async actions, notices, a pager.
+import { ApiError } from './api.ts';
+import { h, type Child } from './dom.ts';
+
+export function pageHeader(title: string, ...right: Child[]): HTMLElement {
+  return h('header', { class: 'page-header' }, h('h1', null, title), h('div', { class: 'page-tools' }, ...right));
+}
+
+export function section(title: string, ...children: Child[]): HTMLElement {
+  return h('section', { class: 'panel' }, h('h2', null, title), ...children);
+}
+
+export function errorText(err: unknown): string {
+  if (err instanceof ApiError) return `${err.message} (${err.code})`;
+  return err instanceof Error ? err.message : String(err);
+}
+
+export function errorBox(err: unknown): HTMLElement {
+  return h('div', { class: 'notice error', role: 'alert' }, errorText(err));
+}
+
+export function empty(text: string): HTMLElement {
+  return h('p', { class: 'empty' }, text);
+}
+
+export interface Column<T> {
+  title: string;
+  cell: (row: T) => Child;
+  class?: string;
+}
+
+export function table<T>(rows: T[], columns: Column<T>[], options: { testid?: string; emptyText?: string; rowAttrs?: (row: T) => Record<string, string> } = {}): HTMLElement {
+  if (rows.length === 0) return empty(options.emptyText ?? 'Nothing yet.');
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { 'data-testid': options.testid },
+      h('thead', null, h('tr', null, columns.map((c) => h('th', { class: c.class }, c.title)))),
+      h('tbody', null, rows.map((r) => h('tr', options.rowAttrs?.(r) ?? null, columns.map((c) => h('td', { class: c.class }, c.cell(r)))))),
+    ),
+  );
+}
+
+/**
+ * A button running an async action: disabled while it runs, the error shown next to it.
+ * `confirmText` asks first (deletes, blocks).
+ */
+export function actionButton(label: string, run: () => Promise<unknown>, options: { class?: string; confirmText?: string; testid?: string } = {}): HTMLElement {
+  const status = h('span', { class: 'inline-error', role: 'alert' });
+  const button = h('button', {
+    type: 'button',
+    class: options.class ?? 'secondary',
+    'data-testid': options.testid,
+    onclick: async () => {
+      if (options.confirmText && !window.confirm(options.confirmText)) return;
+      button.disabled = true;
+      status.textContent = '';
+      try {
+        await run();
+      } catch (err) {
+        status.textContent = errorText(err);
+      } finally {
+        button.disabled = false;
+      }
+    },
+  }, label);
+  return h('span', { class: 'action' }, button, status);
+}
+
+/** A value shown once (a signing secret, a key): copyable, with the warning that it will not be shown again. */
+export function shownOnce(label: string, value: string, testid: string): HTMLElement {
+  const input = h('input', { type: 'text', readOnly: true, value, class: 'secret', 'data-testid': testid });
+  return h(
+    'div',
+    { class: 'notice success', role: 'status' },
+    h('strong', null, label),
+    h('div', { class: 'secret-row' }, input, h('button', { type: 'button', class: 'secondary', onclick: () => void navigator.clipboard?.writeText(value) }, 'Copy')),
+    h('p', { class: 'hint' }, 'It is shown once. Store it now.'),
+  );
+}
+
+export function badge(text: string, kind: 'ok' | 'warn' | 'bad' | 'muted' = 'muted'): HTMLElement {
+  return h('span', { class: `badge ${kind}` }, text);
+}
+
+export function pager(offset: number, limit: number, shown: number, total: number | undefined, go: (offset: number) => void): HTMLElement {
+  if (shown === 0 && offset === 0) return h('span');
+  const last = offset + shown;
+  const hasNext = total === undefined ? shown === limit : last < total;
+  return h(
+    'nav',
+    { class: 'pager', 'aria-label': 'Pages' },
+    h('button', { type: 'button', class: 'secondary', disabled: offset === 0, onclick: () => go(Math.max(0, offset - limit)) }, '← Newer'),
+    h('span', null, shown === 0 ? 'none' : `${offset + 1}–${last}${total === undefined ? '' : ` of ${total}`}`),
+    h('button', { type: 'button', class: 'secondary', disabled: !hasNext, onclick: () => go(offset + limit) }, 'Older →'),
+  );
+}
+
+export function field(label: string, control: HTMLElement, hint?: string): HTMLElement {
+  return h('label', { class: 'field' }, h('span', null, label), control, hint ? h('small', null, hint) : null);
+}
+
+export function stat(label: string, value: string, testid: string, wide = false): HTMLElement {
+  return h('div', { class: wide ? 'stat wide' : 'stat' }, h('div', { class: 'stat-label' }, label), h('div', { class: 'stat-value', 'data-testid': testid }, value));
+}

@@ -1,0 +1,134 @@
+// Gateway keys of a project: list; members and up mint, block, unblock, rotate (the old key lasts a grace window)
+// and delete. A key's plaintext is shown once, after minting or rotating.
+import { del, get, inProject, post } from '../api.ts';
+import { h } from '../dom.ts';
+import { setFlash, takeFlash } from '../flash.ts';
+import { dateTime, usd } from '../format.ts';
+import type { Page } from '../types.ts';
+import { actionButton, badge, errorText, field, pageHeader, section, shownOnce, table } from '../ui.ts';
+import type { ViewContext } from '../view.ts';
+
+interface Key {
+  id: string;
+  alias: string;
+  agentId: string | null;
+  modelGroups: string[];
+  expiresAt: string | null;
+  rotatedAt: string | null;
+  graceEndsAt: string | null;
+  blocked: boolean;
+  state: 'active' | 'blocked' | 'expired';
+  rpm: number | null;
+  tpm: number | null;
+  budgetUsd: number | null;
+  source: string;
+  createdAt: string;
+}
+
+const STATE_KIND = { active: 'ok', blocked: 'bad', expired: 'muted' } as const;
+
+function mintForm(ctx: ViewContext, agents: { id: string; name: string; status: string }[], groups: string[]): HTMLElement {
+  const agent = h('select', { name: 'agentId', required: true }, agents.filter((a) => a.status === 'active').map((a) => h('option', { value: a.id }, a.name === a.id ? a.id : `${a.name} (${a.id})`)));
+  const groupBoxes = groups.map((g) => h('input', { type: 'checkbox', name: 'modelGroup', value: g }));
+  const hours = h('input', { type: 'number', name: 'expiresInHours', min: 1, step: 1, value: 24, required: true });
+  const alias = h('input', { type: 'text', name: 'alias', placeholder: 'generated from the agent', maxlength: 64 });
+  const budget = h('input', { type: 'number', name: 'budgetUsd', min: 0, step: 'any', placeholder: 'none' });
+  const rpm = h('input', { type: 'number', name: 'rpm', min: 1, step: 1, placeholder: 'none' });
+  const tpm = h('input', { type: 'number', name: 'tpm', min: 1, step: 1, placeholder: 'none' });
+  const message = h('p', { class: 'inline-error', role: 'alert' });
+  const submit = h('button', { type: 'submit', class: 'primary', 'data-testid': 'mint-key' }, 'Mint key');
+  const optionalNumber = (input: HTMLInputElement) => (input.value === '' ? undefined : Number(input.value));
+  return h(
+    'form',
+    {
+      class: 'form',
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        message.textContent = '';
+        submit.disabled = true;
+        try {
+          const body = {
+            agentId: agent.value,
+            modelGroups: groupBoxes.filter((b) => b.checked).map((b) => b.value),
+            expiresInHours: Number(hours.value),
+            alias: alias.value.trim() || undefined,
+            budgetUsd: optionalNumber(budget),
+            rpm: optionalNumber(rpm),
+            tpm: optionalNumber(tpm),
+          };
+          const minted = await post<{ key: string; alias: string }>(inProject(ctx.project, '/keys'), body);
+          setFlash(shownOnce(`Key ${minted.alias}`, minted.key, 'key-plaintext'));
+          ctx.refresh();
+        } catch (err) {
+          message.textContent = errorText(err);
+        } finally {
+          submit.disabled = false;
+        }
+      },
+    },
+    agents.length === 0 ? h('p', { class: 'hint' }, 'A key is bound to an agent; this project has none active.') : null,
+    field('Agent', agent),
+    h('div', { class: 'field' }, h('span', null, 'Model groups'), h('div', { class: 'checks' }, groupBoxes.map((b) => h('label', null, b, b.value)))),
+    h('div', { class: 'row' }, field('Expires in (hours)', hours), field('Alias', alias)),
+    h('div', { class: 'row' }, field('Budget (USD, whole life)', budget), field('Requests / min', rpm), field('Tokens / min', tpm)),
+    message,
+    h('div', null, submit),
+  );
+}
+
+export async function keysPage(ctx: ViewContext): Promise<Node> {
+  const [keys, agents, groups] = await Promise.all([
+    get<Page<Key>>(inProject(ctx.project, '/keys')),
+    ctx.canChange ? get<Page<{ id: string; name: string; status: string }>>(inProject(ctx.project, '/agents')) : Promise.resolve({ data: [] }),
+    ctx.canChange ? get<Page<{ name: string }>>('/model-groups') : Promise.resolve({ data: [] }),
+  ]);
+  const flash = takeFlash();
+  const path = (k: Key, rest = '') => inProject(ctx.project, `/keys/${encodeURIComponent(k.id)}${rest}`);
+  const controls = (k: Key) =>
+    h(
+      'div',
+      { class: 'actions' },
+      k.blocked
+        ? actionButton('Unblock', async () => {
+            await post(path(k, '/unblock'));
+            ctx.refresh();
+          }, { testid: `unblock-${k.alias}` })
+        : actionButton('Block', async () => {
+            await post(path(k, '/block'));
+            ctx.refresh();
+          }, { class: 'danger', testid: `block-${k.alias}` }),
+      k.rotatedAt
+        ? null
+        : actionButton('Rotate', async () => {
+            const answer = window.prompt('Hours the current key keeps working (grace window):', '24');
+            if (answer === null) return;
+            const rotated = await post<{ plaintext: string; key: Key }>(path(k, '/rotate'), { graceHours: Number(answer) });
+            setFlash(shownOnce(`New key for ${rotated.key.alias}`, rotated.plaintext, 'key-plaintext'));
+            ctx.refresh();
+          }, { testid: `rotate-${k.alias}` }),
+      actionButton('Delete', async () => {
+        await del(path(k));
+        ctx.refresh();
+      }, { class: 'danger', confirmText: `Delete key ${k.alias}? Requests with it are refused at once.`, testid: `delete-${k.alias}` }),
+    );
+  return h(
+    'div',
+    { class: 'page' },
+    pageHeader('Gateway keys'),
+    flash,
+    section(
+      'Keys',
+      table(keys.data, [
+        { title: 'Alias', cell: (k) => h('code', null, k.alias) },
+        { title: 'Agent', cell: (k) => k.agentId ?? '–' },
+        { title: 'Model groups', cell: (k) => k.modelGroups.join(', ') },
+        { title: 'State', cell: (k) => badge(k.state, STATE_KIND[k.state] ?? 'muted') },
+        { title: 'Expires', cell: (k) => (k.rotatedAt ? `grace ends ${dateTime(k.graceEndsAt)}` : dateTime(k.expiresAt)) },
+        { title: 'Limits', cell: (k) => [k.rpm ? `${k.rpm} rpm` : null, k.tpm ? `${k.tpm} tpm` : null, k.budgetUsd !== null ? usd(k.budgetUsd) : null].filter(Boolean).join(' · ') || '–' },
+        { title: 'Source', cell: (k) => k.source },
+        { title: '', cell: (k) => (ctx.canChange ? controls(k) : null) },
+      ], { testid: 'keys', emptyText: 'No gateway keys in this project.', rowAttrs: (k) => ({ 'data-alias': k.alias }) }),
+    ),
+    ctx.canChange ? section('Mint a key', mintForm(ctx, agents.data, groups.data.map((g) => g.name))) : null,
+  );
+}

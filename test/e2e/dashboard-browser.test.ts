@@ -1,0 +1,477 @@
+// The dashboard in a real browser (Debian chromium through playwright-core) against a real service: sign-in, keys minted
+// in the page carrying traffic through the gateway, the metrics the page renders checked against that traffic, the
+// per-agent page, a trace waterfall, a webhook automation whose signed delivery reaches a receiver here, blocking a
+// key, a viewer without change controls, sign-out. Screenshots of the main pages go to test-artifacts/screenshots/.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import type { Page } from 'playwright-core';
+import t from 'tap';
+import { registerDashboardStatic } from '../../admin/dashboard-static.ts';
+import { createApiKey } from '../../src/store/repos/api-keys.ts';
+import { addUser } from '../../src/users/add-user.ts';
+import { ensureDashboardBuild, launchBrowser, screenshot } from '../helpers/browser.ts';
+import { listenLocally } from '../helpers/local-server.ts';
+import { basicAuth } from '../helpers/public-api.ts';
+import { baseConfig, startTestService } from '../helpers/service.ts';
+import { waitFor } from '../helpers/wait-for.ts';
+
+const PRICE = { input_per_mtok: 0.15, output_per_mtok: 0.6 };
+
+t.test('static serving of the build', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-dashboard-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const app = Fastify();
+  registerDashboardStatic(app, join(dir, 'dist'));
+  app.get('/dashboard/api/session', async () => ({ ok: true }));
+  t.teardown(() => app.close());
+
+  const missing = await app.inject('/dashboard/');
+  t.equal(missing.statusCode, 503, 'no build: 503');
+  t.match(missing.body, /npm run build/);
+
+  mkdirSync(join(dir, 'dist', 'assets'), { recursive: true });
+  writeFileSync(join(dir, 'dist', 'index.html'), '<!doctype html><title>x</title>');
+  writeFileSync(join(dir, 'dist', 'assets', 'index-abc123.js'), 'export {}');
+  writeFileSync(join(dir, 'dist', 'assets', 'index-abc123.css'), 'body{}');
+  writeFileSync(join(dir, 'secret.txt'), 'outside');
+  for (const path of ['/dashboard', '/dashboard/', '/dashboard/p/default/metrics']) {
+    const r = await app.inject(path);
+    t.equal(r.statusCode, 200, path);
+    t.equal(r.headers['content-type'], 'text/html; charset=utf-8', path);
+    t.equal(r.headers['cache-control'], 'no-cache', path);
+  }
+  const js = await app.inject('/dashboard/assets/index-abc123.js');
+  t.equal(js.headers['content-type'], 'text/javascript; charset=utf-8');
+  t.equal(js.headers['cache-control'], 'public, max-age=31536000, immutable');
+  t.equal((await app.inject('/dashboard/assets/index-abc123.css')).headers['content-type'], 'text/css; charset=utf-8');
+  for (const path of ['/dashboard/assets/nope.js', '/dashboard/assets/..%2F..%2Fsecret.txt', '/dashboard/assets/%2e%2e/%2e%2e/secret.txt', '/dashboard/assets/../../secret.txt']) {
+    const r = await app.inject(path);
+    t.not(r.body, 'outside', `${path} does not leave the build`);
+    t.ok(r.statusCode === 404 || (r.statusCode === 200 && r.body.startsWith('<!doctype html>')), `${path}: ${r.statusCode}`);
+  }
+  t.equal((await app.inject('/dashboard/api/session')).json().ok, true, 'a data route is not shadowed');
+  const unknown = await app.inject('/dashboard/api/nope');
+  t.equal(unknown.statusCode, 404);
+  t.equal(unknown.json().error.code, 'not_found', 'an unknown data route answers in the envelope');
+});
+
+/** A webhook receiver that checks `x-svc-signature` (HMAC-SHA256 of the raw body) against the secret it is given. */
+async function receiver(t: { teardown(fn: () => unknown): void }) {
+  const received: { body: string; signature: string; verified: boolean }[] = [];
+  const state = { secret: '' };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const signature = String(req.headers['x-svc-signature'] ?? '');
+      const v1 = /(?:^|,)v1=([0-9a-f]{64})/.exec(signature)?.[1];
+      const expected = createHmac('sha256', state.secret).update(body).digest();
+      const verified = v1 !== undefined && state.secret !== '' && timingSafeEqual(Buffer.from(v1, 'hex'), expected);
+      received.push({ body: body.toString('utf8'), signature, verified });
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('received by the test receiver');
+    });
+  });
+  const local = await listenLocally(server);
+  t.teardown(() => local.close());
+  return { url: local.url, received, state };
+}
+
+t.test('the dashboard in chromium', async (t) => {
+  await ensureDashboardBuild();
+  const hook = await receiver(t);
+  const s = await startTestService(
+    t,
+    baseConfig({
+      projects: [
+        { id: 'default', name: 'Default' },
+        { id: 'other', name: 'Other' },
+      ],
+      agents: [
+        { id: 'alpha', project: 'default', name: 'alpha' },
+        { id: 'beta', project: 'default', name: 'beta' },
+      ],
+      model_groups: [
+        { name: 'demo', created_at: '2026-11-21T00:00:00Z', deployments: [{ id: 'demo-mock', provider: 'mock', model: 'mock-small', price: PRICE }] },
+        // Answers later than its timeout: every request to it is an error.
+        {
+          name: 'slow',
+          created_at: '2026-11-21T00:00:00Z',
+          routing: { retries: 0, timeout_ms: 30, bench_ms: 600_000 },
+          // Two, so the router benches the one that failed (it keeps a group's last deployment in rotation).
+          deployments: ['slow-mock-a', 'slow-mock-b'].map((id) => ({ id, provider: 'mock', model: 'mock-slow', mock: { latency_ms: 5000 }, price: PRICE })),
+        },
+      ],
+      plugins: [{ use: 'auth' }, { use: 'budget' }, { use: 'router' }, { use: 'tracing' }],
+      webhooks: { allow_private_networks: true, timeout_ms: 2000, max_attempts: 2, retry_base_ms: 40, retry_max_ms: 150, poll_ms: 30 },
+    }),
+  );
+  const db = s.service.db;
+  const password = 'correct horse battery staple';
+  const by = { actor: 'test', organizationId: 'default' };
+  for (const role of ['owner', 'member', 'viewer'] as const) await addUser(db, { email: `${role}@example.test`, name: `The ${role}`, role, password }, by);
+  const apiKey = await createApiKey(db, { kind: 'project', organizationId: 'default', projectId: 'default', now: Date.now() });
+
+  const browser = await launchBrowser(t);
+  const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  page.on('dialog', (d) => void d.accept(d.type() === 'prompt' ? '1' : undefined));
+  const pageErrors: string[] = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  const dash = `${s.adminUrl}/dashboard/`;
+
+  async function signIn(p: Page, email: string) {
+    await p.goto(dash);
+    await p.getByLabel('Email').fill(email);
+    await p.getByLabel('Password').fill(password);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await p.getByTestId('current-user').waitFor();
+  }
+
+  const go = async (hash: string) => {
+    await page.goto(`${dash}#${hash}`);
+  };
+
+  const minted: Record<string, string> = {};
+  const sent = { requests: 0, errors: 0, tokens: 0, cost: 0, byAgent: {} as Record<string, number>, costByAgent: {} as Record<string, number> };
+
+  async function chat(agent: string, group: string, text: string) {
+    const res = await fetch(`${s.gatewayUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${minted[agent]}` },
+      body: JSON.stringify({ model: group, messages: [{ role: 'user', content: text }] }),
+    });
+    const body = (await res.json()) as any;
+    sent.requests++;
+    sent.byAgent[agent] = (sent.byAgent[agent] ?? 0) + 1;
+    if (!res.ok) sent.errors++;
+    else {
+      sent.tokens += body.usage.total_tokens;
+      const cost = (body.usage.prompt_tokens * PRICE.input_per_mtok + body.usage.completion_tokens * PRICE.output_per_mtok) / 1e6;
+      sent.cost += cost;
+      sent.costByAgent[agent] = (sent.costByAgent[agent] ?? 0) + cost;
+    }
+    return res;
+  }
+
+  await t.test('sign-in: a wrong password is refused, the right one opens the metrics page', async (t) => {
+    await page.goto(dash);
+    await page.getByLabel('Email').fill('owner@example.test');
+    await page.getByLabel('Password').fill('wrong password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByTestId('sign-in-error').filter({ hasText: 'invalid_credentials' }).waitFor();
+    await screenshot(page, '01-sign-in');
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    t.match(await page.getByTestId('current-user').textContent(), /owner@example\.test\s*owner/);
+    await page.getByTestId('totals').waitFor();
+    t.match(page.url(), /#\/p\/default\/metrics$/);
+    t.equal(await page.getByTestId('total-requests').textContent(), '0', 'no traffic yet');
+  });
+
+  await t.test('keys minted in the page carry traffic through the gateway', async (t) => {
+    for (const agent of ['alpha', 'beta']) {
+      await go('/p/default/keys');
+      const form = page.locator('form', { has: page.getByTestId('mint-key') });
+      await form.getByLabel('Agent').selectOption(agent);
+      await form.getByLabel('demo').check();
+      await form.getByLabel('slow').check();
+      await form.getByLabel('Alias', { exact: true }).fill(`${agent}-key`);
+      if (agent === 'alpha') await form.getByLabel(/^Budget/).fill('2');
+      await page.getByTestId('mint-key').click();
+      await page.locator(`tr[data-alias="${agent}-key"]`).waitFor();
+      minted[agent] = await page.getByTestId('key-plaintext').inputValue();
+      t.match(minted[agent], /\S{20,}/, `${agent}: the key is shown once, listed`);
+    }
+    for (let i = 0; i < 5; i++) t.equal((await chat('alpha', 'demo', `alpha question number ${i}`)).status, 200);
+    for (let i = 0; i < 3; i++) t.equal((await chat('beta', 'demo', `beta ${'words '.repeat(i + 1)}`)).status, 200);
+    const failed = await chat('alpha', 'slow', 'this one times out');
+    t.ok(failed.status >= 500, `the slow group fails: ${failed.status}`);
+    await screenshot(page, '02-keys');
+  });
+
+  await t.test('the metrics page shows the traffic sent', async (t) => {
+    // The trace writer keeps the rollups behind the responses: wait until they hold every request.
+    let last: unknown;
+    await waitFor('rollups', async () => {
+      const r = await page.request.get(`${s.adminUrl}/dashboard/api/projects/default/metrics?window=1h`);
+      last = await r.json();
+      return r.ok() && (last as any).totals.requests === sent.requests;
+    }).catch((err) => Promise.reject(new Error(`${err.message}: ${JSON.stringify(last)}`)));
+    await go('/p/default/metrics?window=1h');
+    await page.getByTestId('totals').waitFor();
+    t.equal(await page.getByTestId('total-requests').textContent(), String(sent.requests), 'requests');
+    t.equal(await page.getByTestId('total-errors').textContent(), String(sent.errors), 'errors');
+    t.equal(await page.getByTestId('total-error-rate').textContent(), `${Number(((sent.errors / sent.requests) * 100).toFixed(2))} %`, 'error rate');
+    t.equal(await page.getByTestId('total-tokens').textContent(), new Intl.NumberFormat('en-US').format(sent.tokens), 'tokens');
+    const cost = Number((await page.getByTestId('total-cost').textContent())!.replace('$', ''));
+    t.ok(Math.abs(cost - sent.cost) < 1e-6, `cost ${cost} ≈ ${sent.cost}`);
+    for (const id of ['chart-latency', 'chart-throughput', 'chart-error-rate', 'chart-tokens', 'chart-cost']) {
+      await page.locator(`[data-testid="${id}"] canvas`).first().waitFor();
+    }
+    const agents = page.getByTestId('breakdown-agent');
+    for (const [agent, n] of Object.entries(sent.byAgent)) {
+      t.equal(await agents.locator(`tr[data-key="${agent}"] td`).nth(1).textContent(), String(n), `${agent}: ${n} requests`);
+      t.ok(await agents.locator(`tr[data-key="${agent}"] svg.sparkline`).isVisible(), `${agent}: sparkline`);
+    }
+    await page.getByTestId('refusals').or(page.getByText('No refusals in this window.')).first().waitFor();
+    t.match(await page.getByTestId('benched').textContent(), /slow-mock-[ab]/, 'the failing deployment is benched');
+    for (const w of ['24h', '7d', '30d']) {
+      await page.locator(`button[data-window="${w}"]`).click();
+      await page.waitForURL(new RegExp(`window=${w}`));
+      await page.getByTestId('total-requests').filter({ hasText: String(sent.requests) }).waitFor();
+    }
+    await page.getByRole('tab', { name: 'Model groups' }).click();
+    const groups = page.getByTestId('breakdown-model_group');
+    t.equal(await groups.locator('tr[data-key="demo"] td').nth(1).textContent(), String(sent.requests - sent.errors), 'per model group: demo');
+    t.equal(await groups.locator('tr[data-key="slow"] td').nth(1).textContent(), String(sent.errors), 'per model group: slow');
+    await page.getByRole('tab', { name: 'Deployments' }).click();
+    await page.getByTestId('series-link-demo-mock').click();
+    await page.getByTestId('series-page-deployment').waitFor();
+    t.equal(await page.getByTestId('total-requests').textContent(), String(sent.requests - sent.errors), 'the deployment page');
+    await page.goBack();
+    await page.getByTestId('breakdown-deployment').waitFor();
+    await page.getByRole('button', { name: 'Custom…' }).click();
+    const local = (ms: number) => new Date(ms - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    await page.getByLabel('From').fill(local(Date.now() - 2 * 3_600_000));
+    await page.getByLabel('To').fill(local(Date.now() + 3_600_000));
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/from=.*to=/);
+    await page.getByTestId('total-requests').filter({ hasText: String(sent.requests) }).waitFor();
+    t.pass('a custom range');
+    await page.getByTestId('project-picker').selectOption('other');
+    await page.waitForURL(/#\/p\/other\/metrics/);
+    await page.getByTestId('total-requests').filter({ hasText: /^0$/ }).waitFor();
+    t.pass('the project picker: another project has no traffic');
+    await go('/p/default/metrics?window=1h');
+    await page.locator('[data-testid="chart-cost"] canvas').first().waitFor();
+    await screenshot(page, '03-metrics');
+  });
+
+  await t.test('the per-agent page', async (t) => {
+    await page.getByTestId('series-link-alpha').click();
+    await page.getByTestId('series-page-agent').waitFor();
+    t.equal(await page.getByTestId('total-requests').textContent(), String(sent.byAgent.alpha));
+    t.equal(await page.getByTestId('total-errors').textContent(), '1');
+    await page.locator('[data-testid="chart-latency"] canvas').first().waitFor();
+    await screenshot(page, '04-agent-alpha');
+    await go('/p/default/agents?window=1h');
+    t.equal(await page.getByTestId('breakdown-agent').locator('tr[data-key="beta"] td').nth(1).textContent(), String(sent.byAgent.beta));
+    t.ok(await page.getByTestId('suspend-alpha').isVisible(), 'an owner may suspend');
+    await screenshot(page, '05-agents');
+  });
+
+  await t.test('traces: the list filters, the waterfall of an error trace', async (t) => {
+    await go('/p/default/traces');
+    await page.getByTestId('traces').waitFor();
+    t.equal(await page.getByTestId('trace-link').count(), sent.requests, 'every request is a trace');
+    await screenshot(page, '06-traces');
+    await page.getByLabel('Status').selectOption('error');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/status=error/);
+    await page.getByTestId('traces').waitFor();
+    t.equal(await page.getByTestId('trace-link').count(), sent.errors, 'the error filter');
+    await page.getByTestId('trace-link').first().click();
+    await page.getByTestId('waterfall').waitFor();
+    t.ok((await page.getByTestId('waterfall-row').count()) >= 1, 'spans in the waterfall');
+    t.match(await page.getByTestId('attempts').textContent(), /slow-mock-[ab]/, 'the attempt and its deployment');
+    await page.getByTestId('waterfall-row').first().click();
+    await page.getByTestId('span-details').waitFor();
+    await screenshot(page, '07-trace-error');
+
+    await go('/p/default/traces?agent=beta');
+    await page.getByTestId('traces').waitFor();
+    t.equal(await page.getByTestId('trace-link').count(), sent.byAgent.beta, 'the agent filter');
+    await page.getByTestId('trace-link').first().click();
+    await page.getByTestId('waterfall').waitFor();
+    t.match(await page.getByTestId('trace-output').textContent(), /svc mock provider/, 'the output');
+    t.notMatch(await page.getByTestId('trace-tokens').textContent(), /^–$/, 'tokens');
+    await screenshot(page, '08-trace');
+  });
+
+  await t.test('a webhook automation: the secret shown once signs a delivery the receiver verifies', async (t) => {
+    await go('/p/default/automations');
+    const form = page.getByTestId('automation-form');
+    await form.getByLabel('Name', { exact: true }).fill('prompt hook');
+    await form.getByRole('textbox', { name: 'URL' }).fill(`${hook.url}/hook`);
+    await form.getByLabel(/Headers/).fill('X-Team: prompts');
+    await page.getByTestId('save-automation').click();
+    await page.getByTestId('automation-page').waitFor();
+    hook.state.secret = await page.getByTestId('signing-secret').inputValue();
+    t.match(hook.state.secret, /^whsec_/, 'the signing secret is shown');
+    await screenshot(page, '09-automation-created');
+
+    const created = await fetch(`${s.adminUrl}/api/public/v2/prompts`, {
+      method: 'POST',
+      headers: { authorization: basicAuth(apiKey), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'support/greeting', type: 'text', prompt: 'Hello {{name}}\nHow can I help?', labels: ['production'] }),
+    });
+    t.equal(created.status, 201, 'a prompt version is created');
+    const delivery = await waitFor('a delivery', async () => hook.received[0]);
+    t.ok(delivery.verified, 'the signature verifies with the secret the page showed');
+    t.match(JSON.parse(delivery.body), { type: 'prompt-version', action: 'created', prompt: { name: 'support/greeting' } });
+
+    await page.reload();
+    await page.getByTestId('deliveries').waitFor();
+    t.match(await page.getByTestId('deliveries').textContent(), /200/, 'the delivery log shows the answer status');
+    t.match(await page.getByTestId('deliveries').textContent(), /received by the test receiver/, 'and the start of the answer');
+    t.equal(await page.getByTestId('signing-secret').count(), 0, 'the secret is not shown again');
+    await screenshot(page, '10-automation-deliveries');
+
+    // A rotated secret signs what is sent next: resend the delivery and verify it with the new one only.
+    await page.getByTestId('rotate-secret').click();
+    await page.getByTestId('signing-secret').waitFor();
+    const rotated = await page.getByTestId('signing-secret').inputValue();
+    t.not(rotated, hook.state.secret, 'a new secret');
+    hook.state.secret = rotated;
+    await page.getByTestId('resend').first().click();
+    const resent = await waitFor('the resent delivery', async () => hook.received[1]);
+    t.ok(resent.verified, 'the resent delivery verifies with the rotated secret');
+    t.equal(JSON.parse(resent.body).id, JSON.parse(delivery.body).id, 'the same event again');
+    await page.getByTestId('toggle-automation').click();
+    await page.getByTestId('automation-page').locator('.page-header .badge', { hasText: 'disabled' }).waitFor();
+    await page.getByTestId('toggle-automation').filter({ hasText: 'Enable' }).click();
+    await page.getByTestId('automation-page').locator('.page-header .badge', { hasText: 'enabled' }).waitFor();
+    t.pass('disable and enable');
+  });
+
+  await t.test('suspending an agent refuses its keys until it is resumed', async (t) => {
+    await go('/p/default/agents');
+    await page.getByTestId('suspend-alpha').click();
+    await page.getByTestId('resume-alpha').waitFor();
+    const refused = await fetch(`${s.gatewayUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${minted.alpha}` },
+      body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: 'suspended?' }] }),
+    });
+    t.equal(refused.status, 401);
+    t.equal(((await refused.json()) as any).error.code, 'key_blocked');
+    await page.getByTestId('resume-alpha').click();
+    await page.getByTestId('suspend-alpha').waitFor();
+  });
+
+  await t.test('blocking a key: the gateway refuses it with 401 key_blocked', async (t) => {
+    await go('/p/default/keys');
+    await page.getByTestId('block-beta-key').click();
+    await page.getByTestId('unblock-beta-key').waitFor();
+    t.match(await page.locator('tr[data-alias="beta-key"]').textContent(), /blocked/);
+    const res = await fetch(`${s.gatewayUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${minted.beta}` },
+      body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: 'still there?' }] }),
+    });
+    t.equal(res.status, 401);
+    t.equal(((await res.json()) as any).error.code, 'key_blocked');
+    await screenshot(page, '11-keys-blocked');
+  });
+
+  await t.test('the other pages render', async (t) => {
+    const second = await fetch(`${s.adminUrl}/api/public/v2/prompts`, {
+      method: 'POST',
+      headers: { authorization: basicAuth(apiKey), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'support/greeting', type: 'text', prompt: 'Hello {{name}}\nHow may I help you today?', commitMessage: 'warmer' }),
+    });
+    t.equal(second.status, 201);
+    await go('/p/default/prompts');
+    await page.getByRole('link', { name: 'greeting' }).click();
+    await page.getByTestId('versions').waitFor();
+    t.match(await page.getByTestId('prompt-text').textContent(), /How may I help you today\?/, 'the newest version first');
+    await page.getByTestId('labels-input').fill('production, staging');
+    await page.getByTestId('save-labels').click();
+    await page.getByTestId('versions').locator('li').first().filter({ hasText: 'staging' }).waitFor();
+    t.notMatch(await page.getByTestId('versions').locator('li').nth(1).textContent(), /production/, 'production moved off version 1');
+    await page.getByTestId('diff-select').selectOption('1');
+    await page.getByTestId('prompt-diff').waitFor();
+    t.equal(await page.locator('[data-testid="prompt-diff"] .del').textContent(), '- How can I help?');
+    t.equal(await page.locator('[data-testid="prompt-diff"] .add').textContent(), '+ How may I help you today?');
+    await screenshot(page, '12-prompt');
+    // The label move is an `updated` event of version 2: delivered, signed, like every event before it.
+    const moved = await waitFor('the label move delivered', async () =>
+      hook.received.find((d) => JSON.parse(d.body).action === 'updated' && JSON.parse(d.body).prompt.labels.includes('staging')),
+    );
+    t.match(JSON.parse(moved.body).prompt, { version: 2, labels: ['production', 'staging'] });
+    t.ok(hook.received.every((d) => d.verified), 'every delivery verifies');
+    await go('/p/default/automations');
+    await page.getByTestId('automation-link').click();
+    await page.getByTestId('delete-automation').click();
+    await page.getByText('No automations yet.').waitFor();
+    t.pass('the automation is deleted');
+    await go('/p/default/model-groups');
+    await page.getByTestId('model-group-demo').waitFor();
+    await screenshot(page, '13-model-groups');
+    await go('/p/default/budgets');
+    const budget = page.getByTestId('budgets').locator('tr', { hasText: 'alpha-key' });
+    t.match(await budget.textContent(), /hard.*total.*\$2\.00/, 'the minted key budget');
+    const spent = Number((await budget.locator('td').nth(4).textContent())!.replace('$', ''));
+    t.ok(Math.abs(spent - sent.costByAgent.alpha!) < 1e-6, `spent ${spent} ≈ ${sent.costByAgent.alpha}`);
+    await screenshot(page, '14-budgets');
+    await go('/p/default/users');
+    await page.getByTestId('users').waitFor();
+    await page.getByLabel('Email').fill('new@example.test');
+    await page.locator('form select[name="role"]').selectOption('member');
+    await page.getByRole('button', { name: 'Add user' }).click();
+    t.match(await page.getByTestId('user-password').inputValue(), /\S{12,}/, 'the new password is shown once');
+    t.match(await page.getByTestId('users').textContent(), /new@example\.test/);
+    await screenshot(page, '15-users');
+    await go('/p/default/audit');
+    await page.getByTestId('audit').waitFor();
+    t.match(await page.getByTestId('audit').textContent(), /gateway_key\.block/);
+    await screenshot(page, '16-audit');
+  });
+
+  await t.test('a member manages keys but not users', async (t) => {
+    const member = await (await browser.newContext({ viewport: { width: 1360, height: 900 } })).newPage();
+    await signIn(member, 'member@example.test');
+    await member.goto(`${dash}#/p/default/keys`);
+    await member.getByTestId('unblock-beta-key').waitFor();
+    t.ok(await member.getByTestId('mint-key').isVisible(), 'the mint form');
+    await member.goto(`${dash}#/p/default/users`);
+    await member.getByTestId('users').waitFor();
+    t.equal(await member.getByRole('button', { name: 'Add user' }).count(), 0, 'no user management');
+    await member.close();
+  });
+
+  await t.test('a viewer sees no change controls, and the server refuses a forced change', async (t) => {
+    const viewer = await (await browser.newContext({ viewport: { width: 1360, height: 900 } })).newPage();
+    await signIn(viewer, 'viewer@example.test');
+    for (const [hash, heading] of [
+      ['/p/default/keys', 'Gateway keys'],
+      ['/p/default/automations', 'Automations'],
+      ['/p/default/agents', 'Agents'],
+      ['/p/default/prompts/support%2Fgreeting', 'support/greeting'],
+      ['/p/default/users', 'Users'],
+    ] as const) {
+      await viewer.goto(`${dash}#${hash}`);
+      await viewer.getByRole('heading', { level: 1, name: heading }).waitFor();
+      t.equal(await viewer.locator('main.content button:not(.seg)').filter({ hasNotText: /Newer|Older|Apply|Custom/ }).count(), 0, `${hash}: no change buttons`);
+      t.equal(await viewer.locator('main.content form.form').count(), 0, `${hash}: no forms`);
+      t.equal(await viewer.getByTestId('labels-input').count(), 0, `${hash}: no label editor`);
+      if (hash.endsWith('keys') || hash.includes('prompts')) await screenshot(viewer, `17-viewer-${hash.split('/')[3]}`);
+    }
+    const forced = await viewer.evaluate(async () => {
+      const session = await (await fetch('/dashboard/api/session')).json();
+      const keys = await (await fetch('/dashboard/api/projects/default/keys')).json();
+      const r = await fetch(`/dashboard/api/projects/default/keys/${keys.data[0].id}/block`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-csrf': session.csrfToken }, body: '{}' });
+      return { status: r.status, body: await r.json() };
+    });
+    t.equal(forced.status, 403);
+    t.equal(forced.body.error.code, 'permission_denied');
+  });
+
+  await t.test('sign-out ends the session', async (t) => {
+    await page.getByTestId('sign-out').click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    const after = await page.request.get(`${s.adminUrl}/dashboard/api/session`);
+    t.equal(after.status(), 401);
+    await page.goto(`${dash}#/p/default/metrics`);
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    t.pass('the dashboard asks to sign in again');
+  });
+
+  t.same(pageErrors, [], 'no uncaught errors in the page');
+});

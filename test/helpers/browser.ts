@@ -1,0 +1,53 @@
+// Browser tests: Debian's chromium driven by playwright-core, and the dashboard build they load (rebuilt with Vite
+// when missing or older than its sources, so a test never runs against a stale front end).
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { ROOT } from './cli.ts';
+
+export const CHROMIUM = process.env.SVC_CHROMIUM ?? '/usr/bin/chromium';
+export const SCREENSHOTS = join(ROOT, 'test-artifacts', 'screenshots');
+
+const SOURCES = join(ROOT, 'admin', 'dashboard');
+const BUILT_INDEX = join(ROOT, 'dist', 'dashboard', 'index.html');
+
+interface Teardown {
+  teardown(fn: () => unknown): void;
+}
+
+function newestMtime(path: string): number {
+  const s = statSync(path);
+  if (!s.isDirectory()) return s.mtimeMs;
+  return Math.max(s.mtimeMs, ...readdirSync(path).map((name) => newestMtime(join(path, name))));
+}
+
+/** Builds dist/dashboard/ with Vite unless it is newer than every file of admin/dashboard/. */
+export async function ensureDashboardBuild(): Promise<void> {
+  if (existsSync(BUILT_INDEX) && statSync(BUILT_INDEX).mtimeMs >= newestMtime(SOURCES)) return;
+  const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
+  await new Promise<void>((resolve, reject) =>
+    execFile(process.execPath, [vite, 'build', '--config', join(SOURCES, 'vite.config.ts')], { cwd: ROOT, timeout: 120_000 }, (err, _stdout, stderr) =>
+      err ? reject(new Error(`vite build failed: ${stderr || err.message}`)) : resolve(),
+    ),
+  );
+}
+
+/** A headless chromium with a fresh profile, closed when the test ends. */
+export async function launchBrowser(t: Teardown): Promise<Browser> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  t.teardown(() => browser.close());
+  return browser;
+}
+
+/** A full-page PNG under test-artifacts/screenshots/. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const path = join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
