@@ -32,10 +32,10 @@ export function selectTier(model: ModelDefinition, input: CostInput): PricingTie
 export function costDetailsOf(tier: PricingTier, usage: Record<string, number>): Record<string, number> | undefined {
   const out: Record<string, number> = {};
   for (const [key, units] of Object.entries(usage)) {
-    const price = tier.prices[key];
-    if (price !== undefined) out[key] = price * units;
+    // Own keys only: a usage key such as `constructor` must not find an inherited member.
+    if (Object.hasOwn(tier.prices, key)) out[key] = tier.prices[key] * units;
   }
   if (Object.keys(out).length === 0) return undefined;
-  if (tier.prices.total === undefined) out.total = Object.values(out).reduce((a, b) => a + b, 0);
+  if (!Object.hasOwn(tier.prices, 'total')) out.total = Object.values(out).reduce((a, b) => a + b, 0);
   return out;
 }

@@ -6,6 +6,9 @@ import type { ModelDefinition } from './model-definition.ts';
 
 export type ModelMatcher = (model: string) => ModelDefinition | undefined;
 
+/** Longer observation model names match no model: patterns are not run over unbounded text. */
+export const MAX_MATCHED_MODEL_LENGTH = 1_000;
+
 const newestFirst = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : Date.parse(b) - Date.parse(a));
 
 export function modelMatcher(projectModels: readonly ModelDefinition[], builtins: readonly ModelDefinition[] = BUILTIN_MODELS): ModelMatcher {
@@ -17,5 +20,5 @@ export function modelMatcher(projectModels: readonly ModelDefinition[], builtins
       return []; // refused at creation; a row written another way must not stop ingestion
     }
   });
-  return (name) => compiled.find((c) => c.re.test(name))?.model;
+  return (name) => (name.length > MAX_MATCHED_MODEL_LENGTH ? undefined : compiled.find((c) => c.re.test(name))?.model);
 }

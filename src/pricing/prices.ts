@@ -70,7 +70,8 @@ export function normaliseModelId(model: string): string {
 }
 
 export function builtinPrice(model: string | undefined): PriceConfig | undefined {
-  return model === undefined ? undefined : BUILTIN_PRICES[normaliseModelId(model)];
+  const id = model === undefined ? undefined : normaliseModelId(model);
+  return id !== undefined && Object.hasOwn(BUILTIN_PRICES, id) ? BUILTIN_PRICES[id] : undefined;
 }
 
 /** The deployment's configured price, else the built-in one for its model, else none (unpriced). */

@@ -161,6 +161,43 @@ for (const backend of STORE_BACKENDS) {
       t.ok(close((await call(s, 'GET', '/traces/tr-given', k)).body.totalCost, 0.75));
     });
 
+    t.test('usage keys named like Object members are priced only when the tier prices them', async (t) => {
+      await create({ modelName: 'own-keys', matchPattern: '^own-keys$', inputPrice: 1, outputPrice: 2 });
+      await ingest(generation('g-own-keys', 'tr-own-keys', { model: 'own-keys', usageDetails: { input: 10, constructor: 5, toString: 3, hasOwnProperty: 1 } }));
+      const o = await observation('g-own-keys');
+      t.same(o.costDetails, { input: 10, total: 10 });
+      t.equal(o.calculatedTotalCost, 10, 'finite');
+    });
+
+    t.test('model names over 1,000 characters match no model', async (t) => {
+      await create({ modelName: 'long-name', matchPattern: '^long-name', inputPrice: 1 });
+      const named = (length: number) => `long-name${'x'.repeat(length - 'long-name'.length)}`;
+      await ingest(generation('g-1000', 'tr-long', { model: named(1_000), usage: { input: 4 } }), generation('g-1001', 'tr-long', { model: named(1_001), usage: { input: 4 } }));
+      t.same((await observation('g-1000')).costDetails, { input: 4, total: 4 });
+      const unpriced = await observation('g-1001');
+      t.equal(unpriced.model, named(1_001), 'the name is stored as given');
+      t.same(unpriced.costDetails, {});
+      t.equal(unpriced.modelId, null);
+    });
+
+    t.test('patterns run in linear time (RE2): a catastrophic pattern cannot stall ingestion; lookarounds are refused', async (t) => {
+      // With a backtracking engine `^(a+)+$` against 900 a's and a '!' would not finish in this test's lifetime.
+      await create({ modelName: 'nested', matchPattern: '^(a+)+$', inputPrice: 1 });
+      await create({ modelName: 'nested-usage', matchPattern: '^nested-usage$', pricingTiers: [
+        { name: 'default', isDefault: true, priority: 0, conditions: [], prices: { input: 1 } },
+        { name: 'evil', isDefault: false, priority: 1, conditions: [{ usageDetailPattern: '^(x+x+)+y$', operator: 'gt', value: 0 }], prices: { input: 2 } },
+      ] });
+      await ingest(
+        generation('g-evil', 'tr-evil', { model: `${'a'.repeat(900)}!`, usage: { input: 3 } }),
+        generation('g-evil-usage', 'tr-evil', { model: 'nested-usage', usageDetails: { input: 3, [`${'x'.repeat(500)}!`]: 1 } }),
+      );
+      t.same((await observation('g-evil')).costDetails, {}, 'no match, answered at once');
+      t.same((await observation('g-evil-usage')).costDetails, { input: 3, total: 3 }, 'the default tier: the evil condition did not hold');
+      const lookaround = await call(s, 'POST', '/models', k, { modelName: 'look', matchPattern: '^(?=gpt)gpt', inputPrice: 1 });
+      t.equal(lookaround.status, 400);
+      t.match(JSON.stringify(lookaround.body.error), /matchPattern.*not a valid regular expression/);
+    });
+
     t.test('no model matches, or no usage: no cost', async (t) => {
       await ingest(generation('g-none', 'tr-none', { model: 'unknown-model', usage: { input: 5, output: 5 } }), generation('g-nousage', 'tr-none', { model: 'gpt-4o' }));
       t.same((await observation('g-none')).costDetails, {});

@@ -24,6 +24,7 @@ t.test('prices: the table, unknown models, and a deployment price first', async 
   t.equal(builtinPrice('gpt-4o-mini-realtime-preview'), undefined, 'a prefix is not enough: another model is not priced as gpt-4o-mini');
   t.equal(builtinPrice('my-llama'), undefined);
   t.equal(builtinPrice(undefined), undefined);
+  for (const inherited of ['constructor', 'toString', '__proto__']) t.equal(builtinPrice(inherited), undefined, `${inherited} is no model`);
   const own = { input_per_mtok: 9, output_per_mtok: 9 };
   t.same(deploymentPrice({ id: 'd', provider: 'openai', weight: 1, model: 'gpt-4o', price: own }), own, 'gateway.yaml wins');
   t.same(deploymentPrice({ id: 'd', provider: 'openai', weight: 1, model: 'gpt-4o' }), { input_per_mtok: 2.5, output_per_mtok: 10, cached_input_per_mtok: 1.25 });
