@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import querySchema from '../../schemas/api/public-observations-v2-query.json' with { type: 'json' };
 import { OBSERVATION_FILTER_COLUMNS } from '../../src/store/repos/filter-columns.ts';
+import { isIsoTimestamp } from '../../src/store/repos/structured-filter.ts';
 import { getTracesByIds, listObservations, type StoredObservation, type StoredTrace } from '../../src/store/repos/traces.ts';
 import type { AdminContext } from '../context.ts';
 import { readFilterParam } from '../public-api/filter-param.ts';
@@ -61,7 +62,7 @@ const encodeCursor = (o: StoredObservation): string =>
 function decodeCursor(text: string): Cursor {
   try {
     const c = JSON.parse(Buffer.from(text, 'base64').toString('utf8')) as Partial<Cursor>;
-    if (typeof c.lastStartTimeTo === 'string' && !Number.isNaN(Date.parse(c.lastStartTimeTo)) && typeof c.lastId === 'string') return c as Cursor;
+    if (isIsoTimestamp(c.lastStartTimeTo) && typeof c.lastId === 'string' && !c.lastId.includes('\u0000')) return c as Cursor;
   } catch {
     // answered below
   }

@@ -125,7 +125,13 @@ for (const backend of STORE_BACKENDS) {
 
     t.test('GET /observations with the structured filter', async (t) => {
       t.same(await filtered('/observations', [{ type: 'stringObject', column: 'metadata', key: 'k', operator: '=', value: 'v' }]), ['sp-1']);
-      t.same(await filtered('/observations', [{ type: 'stringObject', column: 'metadata', key: "it's", operator: '=', value: 'v' }]), [], 'keys are quoted');
+      t.same(await filtered('/observations', [{ type: 'stringObject', column: 'metadata', key: "it's", operator: '=', value: 'v' }]), [], 'keys are bound, not spliced');
+      t.same(await filtered('/observations', [{ type: 'stringObject', column: 'metadata', key: "\\' OR 1=1 --", operator: '=', value: 'v' }]), []);
+      for (const bad of [[{ type: 'string', column: 'constructor', operator: '=', value: 'x' }], [{ type: 'datetime', column: 'startTime', operator: '>', value: '1' }],
+        [{ type: 'stringObject', column: 'metadata', key: 'k\u0000', operator: '=', value: 'v' }]]) {
+        const r = await call(s, 'GET', `/observations?filter=${encodeURIComponent(JSON.stringify(bad))}`, k);
+        t.equal(r.status, 400, JSON.stringify(bad));
+      }
       t.same(await filtered('/observations', [{ type: 'number', column: 'inputTokens', operator: '=', value: 10 }]), ['gen-1']);
       t.same(await filtered('/observations', [{ type: 'number', column: 'latency', operator: '>=', value: 2 }]), ['gen-1', 'sp-1']);
       t.same(await filtered('/observations', [{ type: 'string', column: 'traceName', operator: '=', value: 'batch' }]), ['sp-2']);
@@ -161,6 +167,22 @@ for (const backend of STORE_BACKENDS) {
       }
       t.equal((await call(s, 'GET', '/v2/observations?limit=1000', k)).status, 200, 'limit 1000 is the maximum');
       t.equal((await call(s, 'GET', '/v2/observations?cursor=bm9wZQ', k)).body.error[0].message, 'Invalid cursor format');
+      const oddCursor = Buffer.from(JSON.stringify({ lastStartTimeTo: '1', lastTraceId: 'x', lastId: 'y' })).toString('base64');
+      t.equal((await call(s, 'GET', `/v2/observations?cursor=${oddCursor}`, k)).status, 400, 'a cursor time Postgres would not read');
+
+      // Microsecond start times (the Python SDK sends them) within one millisecond: the cursor still walks all.
+      await ingest(k, ['.123456', '.123300', '.123100', '.122999'].map((frac, i) =>
+        ev('span-create', { id: `us-${i}`, traceId: 'tr-us', name: 'us', startTime: `2026-05-02T12:00:00${frac}Z` })));
+      const walked: string[] = [];
+      let next: string | undefined;
+      for (let pages = 0; pages < 6; pages++) {
+        const r = await call(s, 'GET', `/v2/observations?traceId=tr-us&limit=1${next ? `&cursor=${encodeURIComponent(next)}` : ''}`, k);
+        walked.push(...r.body.data.map((o: any) => o.id));
+        next = r.body.meta.cursor;
+        if (!next) break;
+      }
+      t.same(walked.sort(), ['us-0', 'us-1', 'us-2', 'us-3'], 'every observation once');
+      await call(s, 'DELETE', '/traces', k, { traceIds: ['tr-us'] });
     });
 
     const refuses = async (t: Test, path: string, queries: string[]) => {

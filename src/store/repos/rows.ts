@@ -16,16 +16,20 @@ export function num(value: unknown): number {
   return value === null || value === undefined ? 0 : Number(value);
 }
 
-/** A WHERE clause built from optional filters: `add` binds the value as the next `$n` and keeps the clause. */
+/** Adds a clause whose values are bound as the next `$n` placeholders, handed to `clause` in order. */
+export type AddCondition = (clause: (...placeholders: string[]) => string, ...values: unknown[]) => void;
+
+/** A WHERE clause built from optional filters: `add` binds the values as the next `$n` and keeps the clause. */
 export function conditions(first: string, ...firstParams: unknown[]) {
   const where = [first];
   const params: unknown[] = [...firstParams];
+  const add: AddCondition = (clause, ...values) => {
+    const placeholders = values.map((v) => `$${params.push(v)}`);
+    where.push(clause(...placeholders));
+  };
   return {
     params,
-    add(clause: (placeholder: string) => string, value: unknown): void {
-      params.push(value);
-      where.push(clause(`$${params.length}`));
-    },
+    add,
     /** The conditions joined with AND. */
     sql: () => where.join(' AND '),
   };

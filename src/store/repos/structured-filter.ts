@@ -1,6 +1,7 @@
 // Langfuse's structured `filter` query parameter (a JSON array of {type, column, operator, value, key?}) compiled to
 // SQL conditions over one table's columns. Each list route names the columns it offers; conditions are ANDed.
 import { Ajv } from 'ajv';
+import type { AddCondition } from './rows.ts';
 
 export type FilterType =
   | 'datetime' | 'string' | 'number' | 'stringOptions' | 'categoryOptions' | 'arrayOptions'
@@ -67,11 +68,16 @@ export class FilterError extends Error {}
 
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/** An ISO 8601 date or timestamp both JavaScript and Postgres read the same way (`Date.parse` alone takes `"1"`). */
+export const isIsoTimestamp = (v: unknown): v is string => typeof v === 'string' && ISO_TIMESTAMP.test(v) && !Number.isNaN(Date.parse(v));
+
 function checkValue(c: FilterCondition): void {
   const bad = (expected: string) => new FilterError(`filter on '${c.column}': value must be ${expected}`);
   switch (c.type) {
     case 'datetime':
-      if (typeof c.value !== 'string' || Number.isNaN(Date.parse(c.value))) throw bad('an ISO 8601 timestamp');
+      if (!isIsoTimestamp(c.value)) throw bad('an ISO 8601 timestamp');
       return;
     case 'string':
     case 'stringObject':
@@ -107,8 +113,10 @@ export function parseFilter(text: string, columns: Record<string, FilterColumn>)
     const e = validateShape.errors?.[0];
     throw new FilterError(`filter${e?.instancePath ?? ''} ${e?.message ?? 'is not valid'}`);
   }
+  // The store's text cannot hold a NUL; a key or value with one could never match.
+  if (JSON.stringify(raw).includes('\\u0000')) throw new FilterError('filter must not contain NUL characters');
   for (const c of raw) {
-    const column = columns[c.column];
+    const column = Object.hasOwn(columns, c.column) ? columns[c.column] : undefined;
     if (!column) throw new FilterError(`filter column '${c.column}' is not supported here; supported: ${Object.keys(columns).join(', ')}`);
     if (!TYPES_FOR_KIND[column.kind].includes(c.type)) throw new FilterError(`filter type '${c.type}' does not apply to column '${c.column}'`);
     if (!OPERATORS[c.type].includes(c.operator)) throw new FilterError(`filter operator '${c.operator}' does not apply to type '${c.type}'; use one of: ${OPERATORS[c.type].join(', ')}`);
@@ -133,10 +141,10 @@ function stringCondition(sql: string, operator: string, p: string): string {
 const likeValue = (operator: string, value: string) => (operator === '=' ? value : escapeLike(value));
 
 /**
- * Adds each condition through `add` (which binds the value and returns the clause's placeholder). Columns must come
- * from the same map `parseFilter` checked them against.
+ * Adds each condition through `add`, which binds every value (metadata keys included) as a parameter. Columns must
+ * come from the same map `parseFilter` checked them against.
  */
-export function applyFilter(conditions: readonly FilterCondition[], columns: Record<string, FilterColumn>, add: (clause: (p: string) => string, value: unknown) => void): void {
+export function applyFilter(conditions: readonly FilterCondition[], columns: Record<string, FilterColumn>, add: AddCondition): void {
   for (const c of conditions) {
     const { sql } = columns[c.column];
     switch (c.type) {
@@ -157,7 +165,7 @@ export function applyFilter(conditions: readonly FilterCondition[], columns: Rec
         break;
       case 'stringOptions':
       case 'categoryOptions':
-        if (columns[c.column].kind === 'object') add((p) => objectOptions(sql, c, p), c.value);
+        if (columns[c.column].kind === 'object') add((k, p) => objectOptions(sql, c, k, p), c.key, c.value);
         else add((p) => (c.operator === 'any of' ? `${sql} = ANY(${p}::text[])` : `NOT (${sql} = ANY(${p}::text[])) IS TRUE`), c.value);
         break;
       case 'arrayOptions': {
@@ -166,22 +174,19 @@ export function applyFilter(conditions: readonly FilterCondition[], columns: Rec
         break;
       }
       case 'stringObject':
-        add((p) => stringCondition(`(${sql} ->> ${literalKey(c.key!)})`, c.operator, p), likeValue(c.operator, c.value as string));
+        add((k, p) => stringCondition(`(${sql} ->> ${k}::text)`, c.operator, p), c.key, likeValue(c.operator, c.value as string));
         break;
       case 'numberObject':
-        add((p) => `(CASE WHEN jsonb_typeof(${sql} -> ${literalKey(c.key!)}) = 'number' THEN (${sql} ->> ${literalKey(c.key!)})::double precision END) ${c.operator} ${p}::double precision`, c.value);
+        add((k, p) => `(CASE WHEN jsonb_typeof(${sql} -> ${k}::text) = 'number' THEN (${sql} ->> ${k}::text)::double precision END) ${c.operator} ${p}::double precision`, c.key, c.value);
         break;
       case 'booleanObject':
-        add((p) => `(${sql} -> ${literalKey(c.key!)}) ${c.operator === '=' ? '=' : 'IS DISTINCT FROM'} to_jsonb(${p}::boolean)`, c.value);
+        add((k, p) => `(${sql} -> ${k}::text) ${c.operator === '=' ? '=' : 'IS DISTINCT FROM'} to_jsonb(${p}::boolean)`, c.key, c.value);
         break;
     }
   }
 }
 
-function objectOptions(sql: string, c: FilterCondition, p: string): string {
-  const value = `(${sql} ->> ${literalKey(c.key!)})`;
+function objectOptions(sql: string, c: FilterCondition, k: string, p: string): string {
+  const value = `(${sql} ->> ${k}::text)`;
   return c.operator === 'any of' ? `${value} = ANY(${p}::text[])` : `NOT (${value} = ANY(${p}::text[])) IS TRUE`;
 }
-
-/** A metadata key as an SQL string literal (keys are free text; doubling quotes makes any text safe). */
-const literalKey = (key: string) => `'${key.replace(/'/g, "''")}'`;

@@ -1,7 +1,7 @@
 // Traces: created by the REST API, the gateway's trace writer and (later) ingestion. Tokens and cost of a trace are
 // the sums over its GENERATION observations, computed when read.
 import type { Queryable } from '../database.ts';
-import { conditions, iso, json, num } from './rows.ts';
+import { conditions, iso, json, num, type AddCondition } from './rows.ts';
 import { OBSERVATION_FILTER_COLUMNS, TRACE_FILTER_COLUMNS } from './filter-columns.ts';
 import { applyFilter, type FilterCondition } from './structured-filter.ts';
 
@@ -342,9 +342,9 @@ export interface TraceFilter {
 export async function listTraces(db: Queryable, projectId: string, f: TraceFilter): Promise<{ data: StoredTrace[]; total: number }> {
   const where = ['t.project_id = $1'];
   const params: unknown[] = [projectId];
-  const add = (clause: (n: string) => string, value: unknown) => {
-    params.push(value);
-    where.push(clause(`$${params.length}`));
+  const add: AddCondition = (clause, ...values) => {
+    const placeholders = values.map((v) => `$${params.push(v)}`);
+    where.push(clause(...placeholders));
   };
   if (f.status) add((p) => `t.status = ${p}`, f.status);
   if (f.agentId) add((p) => `t.agent_id = ${p}`, f.agentId);
@@ -580,6 +580,12 @@ export interface ObservationFilter {
   offset: number;
 }
 
+/**
+ * Observations are listed by start time to the millisecond, as the API shows it: a cursor built from a listed
+ * start time then resumes exactly where its page ended, whatever finer precision the stored time has.
+ */
+const OBSERVATION_ORDER_TIME = `date_trunc('milliseconds', o.start_time)`;
+
 /** A page of the project's observations, newest start time first (ties on id), with the total. */
 export async function listObservations(db: Queryable, projectId: string, f: ObservationFilter): Promise<{ data: StoredObservation[]; total: number }> {
   const { add, params, sql } = conditions('o.project_id = $1', projectId);
@@ -596,11 +602,11 @@ export async function listObservations(db: Queryable, projectId: string, f: Obse
   if (f.sessionId) add((p) => `o.trace_id IN (SELECT id FROM traces WHERE project_id = $1 AND session_id = ${p})`, f.sessionId);
   if (f.root !== undefined) add((p) => `(o.parent_observation_id IS NULL) = ${p}::boolean`, f.root);
   if (f.conditions) applyFilter(f.conditions, OBSERVATION_FILTER_COLUMNS, add);
-  if (f.after) add((p) => `(o.start_time, o.id) < ((${p}::jsonb ->> 'startTime')::timestamptz, ${p}::jsonb ->> 'id')`, JSON.stringify(f.after));
+  if (f.after) add((t, id) => `(${OBSERVATION_ORDER_TIME}, o.id) < (${t}::timestamptz, ${id}::text)`, f.after.startTime, f.after.id);
   const condition = sql();
   const total = f.countTotal === false ? undefined : await db.query<{ n: unknown }>(`SELECT count(*) AS n FROM observations o WHERE ${condition}`, params);
   const page = await db.query(
-    `SELECT o.* FROM observations o WHERE ${condition} ORDER BY o.start_time DESC, o.id DESC LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
+    `SELECT o.* FROM observations o WHERE ${condition} ORDER BY ${OBSERVATION_ORDER_TIME} DESC, o.id DESC LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
     params,
   );
   return { data: page.rows.map(toObservation), total: total ? num(total.rows[0].n) : -1 };
