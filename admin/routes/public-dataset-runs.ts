@@ -65,6 +65,10 @@ export function publicDatasetRunItem(i: StoredDatasetRunItem) {
 }
 
 const runNotFound = () => new PublicApiError('NotFoundError', 'Dataset run not found');
+const itemNotFound = () => new PublicApiError('NotFoundError', 'Dataset item not found');
+
+/** A foreign key violation (SQLSTATE 23503), e.g. the dataset item deleted after it was read. */
+const isForeignKeyViolation = (err: unknown) => (err as { code?: unknown } | null)?.code === '23503';
 
 /** The trace a run item links: the one given, else the trace of the observation given (Langfuse's older linking). */
 async function traceOf(db: Queryable, projectId: string, body: CreateBody): Promise<string> {
@@ -109,7 +113,7 @@ export function registerPublicDatasetRuns(app: FastifyInstance, ctx: AdminContex
     const projectId = projectOf(req).id;
     const body = req.body;
     const item = await getDatasetItem(ctx.db, projectId, body.datasetItemId);
-    if (!item || item.status !== 'ACTIVE') throw new PublicApiError('NotFoundError', 'Dataset item not found');
+    if (!item || item.status !== 'ACTIVE') throw itemNotFound();
     const traceId = await traceOf(ctx.db, projectId, body);
     const runItem = await createRunItem(ctx.db, projectId, {
       runName: body.runName,
@@ -120,6 +124,9 @@ export function registerPublicDatasetRuns(app: FastifyInstance, ctx: AdminContex
       traceId,
       observationId: body.observationId,
       createdAt: body.createdAt ?? undefined,
+    }).catch((err: unknown) => {
+      // The item, or its dataset, was deleted since it was read above.
+      throw isForeignKeyViolation(err) ? itemNotFound() : err;
     });
     return publicDatasetRunItem(runItem);
   });

@@ -44,8 +44,8 @@ function adapterIssues(b: ConnectionBody): ValidationIssue[] {
   return issues;
 }
 
-/** `...` and the last four characters: enough to tell keys apart, never enough to use one. */
-export const displaySecret = (secret: string) => `...${secret.slice(-4)}`;
+/** `...` and the last four characters: enough to tell keys apart, never enough to use one. A short secret shows none. */
+export const displaySecret = (secret: string) => (secret.length >= 12 ? `...${secret.slice(-4)}` : '...');
 
 export function connectionRowOf(projectId: string, id: string, b: ConnectionBody, box: SecretBox): { row: LlmConnectionRow } | { issues: ValidationIssue[] } {
   const issues = adapterIssues(b);

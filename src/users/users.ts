@@ -104,11 +104,15 @@ export async function updateUser(db: Queryable, id: string, change: UserChange):
   const fields = (Object.keys(COLUMNS) as (keyof UserChange)[]).filter((k) => change[k] !== undefined);
   const sets = fields.map((k, i) => `${COLUMNS[k]} = $${i + 2}`);
   const values = fields.map((k) => (k === 'email' ? change.email!.trim() : change[k]));
+  const exists = () => new UserExistsError(`a user with the email '${change.email!.trim()}' already exists`);
   if (change.email !== undefined) {
     const taken = await db.query('SELECT 1 FROM users WHERE lower(email) = lower($1) AND id <> $2', [change.email.trim(), id]);
-    if (taken.rows.length > 0) throw new UserExistsError(`a user with the email '${change.email.trim()}' already exists`);
+    if (taken.rows.length > 0) throw exists();
   }
-  const r = await db.query(`UPDATE users SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING *`, [id, ...values]);
+  const r = await db.query(`UPDATE users SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING *`, [id, ...values]).catch((err: unknown) => {
+    // A unique violation (users_email, the only unique index besides the id): another user took the email since the check.
+    throw (err as { code?: unknown } | null)?.code === '23505' && change.email !== undefined ? exists() : err;
+  });
   return r.rows[0] ? toUser(r.rows[0]) : undefined;
 }
 

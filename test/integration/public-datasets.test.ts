@@ -184,6 +184,24 @@ for (const backend of STORE_BACKENDS) {
         t.equal(r.status, status, JSON.stringify(body));
         t.match(JSON.stringify(r.body), message);
       }
+
+      // The item is deleted between the route's check and the insert: the foreign key refuses the run item.
+      await call(s, 'POST', '/dataset-items', k, { datasetName: FOLDER, id: 'item-race', input: 'x' });
+      const query = db.query;
+      db.query = (async (sql: string, params?: readonly unknown[]) => {
+        const r = await query.call(db, sql, params);
+        if (sql.includes('FROM dataset_items i') && params?.[1] === 'item-race') {
+          db.query = query;
+          await query.call(db, "DELETE FROM dataset_items WHERE project_id = 'default' AND id = 'item-race'");
+        }
+        return r;
+      }) as typeof db.query;
+      t.teardown(() => {
+        db.query = query;
+      });
+      const raced = await call(s, 'POST', '/dataset-run-items', k, { runName: 'r-race', datasetItemId: 'item-race', traceId: 't' });
+      t.equal(db.query, query, 'the item was read, then deleted');
+      t.same(raced, { status: 404, body: { message: 'Dataset item not found', error: 'NotFoundError' } });
       t.equal(await count('dataset_runs'), 2, 'refused run items created no run');
     });
 

@@ -100,9 +100,18 @@ for (const backend of STORE_BACKENDS) {
       t.same((await api('GET', '/llm-connections')).body.data.map((c: any) => c.provider), ['aws']);
     });
 
+    t.test('a secret shorter than 12 characters shows none of them', async (t) => {
+      for (const [secretKey, shown] of [['a', '...'], ['abc', '...'], ['short-sec11', '...'], ['twelve-chars', '...hars']]) {
+        const r = await api('PUT', '/llm-connections', { provider: 'short', adapter: 'openai', secretKey });
+        t.equal(r.body.displaySecretKey, shown, `${secretKey.length} characters`);
+        t.equal((await api('GET', '/llm-connections')).body.data.find((c: any) => c.provider === 'short').displaySecretKey, shown);
+        await api('DELETE', `/llm-connections/${r.body.id}`);
+      }
+    });
+
     t.test('no response ever carried a secret', async (t) => {
       const all = JSON.stringify(responses);
-      for (const secret of [SECRET, HEADER_VALUE, 'aws-secret-value', 'other-secret-abcd']) t.notOk(all.includes(secret), secret);
+      for (const secret of [SECRET, HEADER_VALUE, 'aws-secret-value', 'other-secret-abcd', 'short-sec11', 'twelve-chars']) t.notOk(all.includes(secret), secret);
     });
   });
 }

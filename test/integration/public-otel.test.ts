@@ -161,6 +161,60 @@ for (const backend of STORE_BACKENDS) {
       await bad(JSON.stringify({ resourceSpans: 'logs' }), { 'content-type': 'application/json' }, /resourceSpans must be an array/);
     });
 
+    t.test('attribute values nest at most 32 levels; a __proto__ key is an ordinary key', async (t) => {
+      /** `levels` AnyValues as JSON text, each inside the one before, a string innermost (JSON.stringify cannot write thousands deep). */
+      const nested = (levels: number, kind: 'arrayValue' | 'kvlistValue') => {
+        const [open, close] = kind === 'arrayValue' ? ['{"arrayValue":{"values":[', ']}}'] : ['{"kvlistValue":{"values":[{"key":"k","value":', '}]}}'];
+        return `${open.repeat(levels - 1)}{"stringValue":"leaf"}${close.repeat(levels - 1)}`;
+      };
+      const plain = (levels: number, kind: 'arrayValue' | 'kvlistValue') => {
+        let v: unknown = 'leaf';
+        for (let i = 1; i < levels; i++) v = kind === 'arrayValue' ? [v] : { k: v };
+        return v;
+      };
+      /** A request with one span; attribute values given as JSON text. */
+      const requestWith = (traceId: string, attributes: [string, string][], resourceAttributes: [string, string][] = []) => {
+        const list = (attrs: [string, string][]) => `[${attrs.map(([k, v]) => `{"key":${JSON.stringify(k)},"value":${v}}`).join(',')}]`;
+        const span = JSON.stringify({ traceId, spanId: spanIdOf(traceId, 1), name: 'deep', startTimeUnixNano: nanos(0) });
+        return `{"resourceSpans":[{"resource":{"attributes":${list(resourceAttributes)}},"scopeSpans":[{"scope":{"name":"other"},"spans":[${
+          span.slice(0, -1)},"attributes":${list(attributes)}}]}]}]}`;
+      };
+      const tooDeep = { error: 'Invalid OTel trace: an attribute value is nested more than 32 levels deep', message: /nested more than 32 levels deep/ };
+
+      const traceId = traceIdHex();
+      const ok = await postJson(requestWith(traceId, [['arr', nested(32, 'arrayValue')], ['kv', nested(32, 'kvlistValue')]]));
+      t.equal(ok.status, 200, '32 levels are taken');
+      const attributes = (await readTrace(traceId)).observations[0].metadata.attributes;
+      t.same(attributes, { arr: plain(32, 'arrayValue'), kv: plain(32, 'kvlistValue') });
+
+      for (const kind of ['arrayValue', 'kvlistValue'] as const) {
+        for (const levels of [33, 5_000, 50_000]) {
+          const id = traceIdHex();
+          const r = await postJson(requestWith(id, [['deep', nested(levels, kind)]]));
+          t.equal(r.status, 400, `${kind} ${levels} levels deep`);
+          t.match(r.body, tooDeep);
+          t.equal((await call(s, 'GET', `/api/public/traces/${id}`, auth(key))).status, 404, 'nothing stored');
+        }
+      }
+      const deepResource = await postJson(requestWith(traceIdHex(), [], [['deep', nested(40, 'kvlistValue')]]));
+      t.equal(deepResource.status, 400, 'resource attributes too');
+      // An AnyValue of no known shape is kept as JSON text; JSON nested 100,000 deep cannot be written back as text.
+      const unknown = await postJson(requestWith(traceIdHex(), [['odd', `{"other":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}`]]));
+      t.equal(unknown.status, 400);
+      t.match(unknown.body, tooDeep);
+
+      const protoKeyTrace = traceIdHex();
+      const kvlist = (entries: Record<string, string>) => JSON.stringify({ kvlistValue: { values: Object.entries(entries).map(([k, v]) => str(k, v)) } });
+      const proto = await postJson(requestWith(protoKeyTrace, [['__proto__', kvlist({ polluted: 'span' })], ['other', '{"stringValue":"x"}']],
+        [['__proto__', kvlist({ polluted: 'resource' })], ['nested', `{"kvlistValue":{"values":[{"key":"__proto__","value":${kvlist({ polluted: 'inner' })}}]}}`]]));
+      t.equal(proto.status, 200);
+      const metadata = (await readTrace(protoKeyTrace)).observations[0].metadata;
+      t.ok(Object.hasOwn(metadata.attributes, '__proto__'), 'kept as a key of the span attributes');
+      const sorted = (o: object) => JSON.stringify(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1))); // jsonb reorders keys
+      t.equal(sorted(metadata.attributes), '[["__proto__",{"polluted":"span"}],["other","x"]]');
+      t.equal(sorted(metadata.resourceAttributes), '[["__proto__",{"polluted":"resource"}],["nested",{"__proto__":{"polluted":"inner"}}]]');
+    });
+
     t.test('nothing to store answers 200 {}', async (t) => {
       t.same(await postJson({ resourceSpans: [] }), { status: 200, type: 'application/json; charset=utf-8', bytes: Buffer.from('{}'), body: {} });
       t.same((await postJson({})).body, {});

@@ -1,5 +1,6 @@
 // OTLP attribute values (reference §5): AnyValue in its JSON or decoded-protobuf form to a plain JS value, and the
 // small readers the field mappings share.
+import { OtlpRequestError } from './otlp-decode.ts';
 
 export type Attributes = Record<string, unknown>;
 
@@ -11,24 +12,41 @@ function intOf(v: unknown): unknown {
   return typeof n === 'number' && Number.isSafeInteger(n) ? n : String(v);
 }
 
-/** One AnyValue; an unknown shape is kept as its JSON text. */
-export function anyValueOf(value: unknown): unknown {
+/** The deepest arrayValue / kvlistValue nesting taken; deeper, the request is refused (the reading recurses). */
+export const MAX_VALUE_DEPTH = 32;
+
+function tooDeep(): OtlpRequestError {
+  const message = `Invalid OTel trace: an attribute value is nested more than ${MAX_VALUE_DEPTH} levels deep`;
+  return new OtlpRequestError(400, message, message);
+}
+
+/** One AnyValue (`depth` 1 for an attribute's own value); an unknown shape is kept as its JSON text. */
+export function anyValueOf(value: unknown, depth = 1): unknown {
+  if (depth > MAX_VALUE_DEPTH) throw tooDeep();
   if (!isObject(value)) return value ?? null;
   if ('stringValue' in value) return value.stringValue;
   if ('boolValue' in value) return value.boolValue;
   if ('intValue' in value) return intOf(value.intValue);
   // OTLP/JSON writes NaN and Infinity as strings; they stay strings.
   if ('doubleValue' in value) return typeof value.doubleValue === 'string' && !Number.isNaN(Number(value.doubleValue)) ? Number(value.doubleValue) : value.doubleValue;
-  if ('arrayValue' in value) return ((value.arrayValue as { values?: unknown[] } | undefined)?.values ?? []).map(anyValueOf);
-  if ('kvlistValue' in value) return attributesOf((value.kvlistValue as { values?: unknown[] } | undefined)?.values ?? []);
+  if ('arrayValue' in value) return ((value.arrayValue as { values?: unknown[] } | undefined)?.values ?? []).map((v) => anyValueOf(v, depth + 1));
+  if ('kvlistValue' in value) return attributesOf((value.kvlistValue as { values?: unknown[] } | undefined)?.values ?? [], depth);
   if ('bytesValue' in value) return value.bytesValue instanceof Uint8Array ? Buffer.from(value.bytesValue).toString('base64') : value.bytesValue;
-  return Object.keys(value).length === 0 ? null : JSON.stringify(value);
+  if (Object.keys(value).length === 0) return null;
+  try {
+    return JSON.stringify(value);
+  } catch {
+    throw tooDeep(); // JSON.stringify overflows the stack on JSON nested some thousands deep
+  }
 }
 
-/** A KeyValue list as an object (later keys win). */
-export function attributesOf(list: readonly unknown[]): Attributes {
-  const out: Attributes = {};
-  for (const kv of list) if (isObject(kv) && typeof kv.key === 'string') out[kv.key] = anyValueOf(kv.value);
+/**
+ * A KeyValue list as an object (later keys win), its values one level below `depth`. No prototype, so a `__proto__`
+ * key is an ordinary key.
+ */
+export function attributesOf(list: readonly unknown[], depth = 0): Attributes {
+  const out: Attributes = Object.create(null);
+  for (const kv of list) if (isObject(kv) && typeof kv.key === 'string') out[kv.key] = anyValueOf(kv.value, depth + 1);
   return out;
 }
 
@@ -66,7 +84,7 @@ export function objectOf(v: unknown): Record<string, unknown> | undefined {
  * as JSON). Only text that looks like a JSON object or array is parsed back, so a string "42" stays a string.
  */
 export function flattenedUnder(attrs: Attributes, prefix: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = Object.create(null);
   for (const [k, v] of Object.entries(attrs)) {
     if (!k.startsWith(`${prefix}.`)) continue;
     out[k.slice(prefix.length + 1)] = typeof v === 'string' && /^\s*[[{]/.test(v) ? parsedJson(v) : v;
