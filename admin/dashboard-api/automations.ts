@@ -1,6 +1,7 @@
 // Dashboard automations (spec part 6): a prompt-version trigger paired with a webhook, Slack or PagerDuty action.
 // The signing secret is shown once (creation, rotation, becoming a webhook); lists never hold a secret, a routing key
-// or header values. Every change is audited as `dashboard:<email>`.
+// or header values. Target URLs are credentials too (a Slack URL is its own key): viewers see only scheme and host, and
+// audit rows (which viewers read) keep only the host. Every change is audited as `dashboard:<email>`.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   AUTOMATION_ACTIONS,
@@ -26,7 +27,8 @@ import type { AdminContext } from '../context.ts';
 import { auditDashboardChange } from './dashboard-audit.ts';
 import { pagination, PAGING_QUERY_SCHEMA, type PagingQuery } from './paging.ts';
 import { projectOf } from './project-scope.ts';
-import { DashboardApiError, requireSession } from './session-guard.ts';
+import { roleAtLeast } from '../../src/users/roles.ts';
+import { DashboardApiError, dashboardUserOf, requireSession } from './session-guard.ts';
 
 interface ActionBody {
   type: AutomationType;
@@ -69,13 +71,31 @@ const fields = {
 const createBody = { type: 'object', additionalProperties: false, required: ['action'], properties: fields };
 const patchBody = { type: 'object', additionalProperties: false, minProperties: 1, properties: { ...fields, enabled: { type: 'boolean' } } };
 
-/** An automation without secrets: header names only (their values may be credentials). */
-function automationView(a: Automation) {
+function parsedUrl(url: string): URL | undefined {
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The URL's host alone, for audit rows; null without a URL. */
+const urlHost = (url: string | null | undefined) => (url ? (parsedUrl(url)?.host ?? '…') : null);
+
+/** The URL with its path and query redacted: `https://hooks.slack.com/…`. */
+function redactedUrl(url: string | null): string | null {
+  if (url === null) return null;
+  const u = parsedUrl(url);
+  return u ? `${u.protocol}//${u.host}/…` : '…';
+}
+
+/** An automation without secrets: header names only (their values may be credentials), the full URL only when `fullUrl`. */
+function automationView(a: Automation, fullUrl = true) {
   return {
     id: a.id,
     name: a.name,
     events: a.actions,
-    action: { type: a.type, url: a.url, headers: Object.keys(a.headers) },
+    action: { type: a.type, url: fullUrl ? a.url : redactedUrl(a.url), headers: Object.keys(a.headers) },
     enabled: a.enabled,
     consecutiveFailures: a.consecutiveFailures,
     disabledReason: a.disabledReason,
@@ -125,7 +145,8 @@ export function registerDashboardAutomations(app: FastifyInstance, ctx: AdminCon
 
   app.get('/projects/:project/automations', { onRequest: read }, async (req) => {
     const project = await projectOf(ctx, req);
-    return { data: (await listAutomations(ctx.db, project.id)).map(automationView) };
+    const fullUrl = roleAtLeast(dashboardUserOf(req).role, 'member');
+    return { data: (await listAutomations(ctx.db, project.id)).map((a) => automationView(a, fullUrl)) };
   });
 
   app.post<{ Body: CreateBody }>('/projects/:project/automations', { onRequest: change, schema: { body: createBody } }, async (req, reply) => {
@@ -134,7 +155,7 @@ export function registerDashboardAutomations(app: FastifyInstance, ctx: AdminCon
     checkAction(ctx, a, events);
     const created = await ctx.db.transaction(async (tx) => {
       const c = await createAutomation(tx, { projectId: project.id, name, actions: events, type: a.type, url: a.url, headers: a.headers, pagerdutyRoutingKey: a.routingKey });
-      await auditDashboardChange(tx, req, project, { action: 'automation.create', resourceType: 'automation', resourceId: c.id, details: { type: c.type, url: c.url, actions: c.actions } });
+      await auditDashboardChange(tx, req, project, { action: 'automation.create', resourceType: 'automation', resourceId: c.id, details: { type: c.type, host: urlHost(c.url), actions: c.actions } });
       return c;
     });
     reply.code(201).header('cache-control', 'no-store');
@@ -159,7 +180,7 @@ export function registerDashboardAutomations(app: FastifyInstance, ctx: AdminCon
         action: 'automation.update',
         resourceType: 'automation',
         resourceId: automation.id,
-        details: { changed: Object.keys(req.body), ...(a ? { type: a.type, url: a.url ?? null } : {}), ...(enabled !== undefined ? { enabled } : {}) },
+        details: { changed: Object.keys(req.body), ...(a ? { type: a.type, host: urlHost(a.url) } : {}), ...(enabled !== undefined ? { enabled } : {}) },
       });
       return updated!;
     });

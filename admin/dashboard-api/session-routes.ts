@@ -1,5 +1,6 @@
-// POST/GET/DELETE /dashboard/api/session: sign-in (email and password, rate-limited per email), the current session,
-// sign-out. Sign-in and sign-out write audit rows; every failed sign-in answers the same 401 invalid_credentials.
+// POST/GET/DELETE /dashboard/api/session: sign-in (email and password, limited per email and in concurrent password
+// checks: src/users/sign-in-limiter.ts), the current session, sign-out. Sign-in and sign-out write audit rows; every
+// failed sign-in answers the same 401 invalid_credentials.
 import type { FastifyInstance } from 'fastify';
 import { writeAudit } from '../../src/store/repos/audit-log.ts';
 import { checkCredentials } from '../../src/users/credentials.ts';
@@ -25,13 +26,16 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: AdminContext): 
 
   app.post<{ Body: { email: string; password: string } }>('/session', { schema: { body: SIGN_IN_SCHEMA } }, async (req, reply) => {
     const { email, password } = req.body;
-    const wait = limiter.retryAfter(email, ctx.clock.now());
-    if (wait > 0) throw new DashboardApiError('rate_limited', `Too many failed sign-ins for this email; try again in ${wait} s`, { retryAfter: wait });
-    const user = await checkCredentials(ctx.db, email, password);
-    if (!user) {
-      limiter.recordFailure(email, ctx.clock.now());
-      throw new DashboardApiError('invalid_credentials', 'Wrong email or password');
+    if (!limiter.startHash()) throw new DashboardApiError('rate_limited', 'Too many sign-ins in progress; try again in 1 s', { retryAfter: 1 });
+    let user: DashboardUser | undefined;
+    try {
+      const wait = limiter.reserve(email, ctx.clock.now());
+      if (wait > 0) throw new DashboardApiError('rate_limited', `Too many failed sign-ins for this email; try again in ${wait} s`, { retryAfter: wait });
+      user = await checkCredentials(ctx.db, email, password);
+    } finally {
+      limiter.endHash();
     }
+    if (!user) throw new DashboardApiError('invalid_credentials', 'Wrong email or password');
     limiter.recordSuccess(email);
     const lifetimeMs = ctx.config().dashboard.session_hours * 3_600_000;
     const session = await ctx.db.transaction(async (tx) => {

@@ -1,7 +1,8 @@
 // Organization memberships under {base_url}/api/public (Langfuse's paths and shapes; organization key): the users of the
 // one organization and their role, upper case as Langfuse writes it. A project's memberships mirror the organization's
-// (no project-level roles here), so that path is read-only. Removing a membership removes the user; the last active
-// owner can be neither demoted nor removed (409). Changes write audit rows (src/users/change-user.ts).
+// (no project-level roles here), so that path is read-only. Removing a membership removes the user. An organization key
+// never makes, changes or removes an owner (403), so a leaked key cannot take over the dashboard. Changes write audit
+// rows (src/users/change-user.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import deleteSchema from '../../schemas/api/public-membership-delete.json' with { type: 'json' };
 import upsertSchema from '../../schemas/api/public-membership-upsert.json' with { type: 'json' };
@@ -17,10 +18,22 @@ type LangfuseRole = 'OWNER' | 'ADMIN' | 'MEMBER' | 'VIEWER';
 
 const membershipBody = (u: User) => ({ userId: u.id, role: u.role.toUpperCase() as LangfuseRole, email: u.email, name: u.name });
 
-/** The audit actor and organization of the calling organization key. */
+const OWNERS_ELSEWHERE = 'an owner manages owners in the dashboard';
+
+/** Refuses the owner role: an organization key grants at most admin. */
+export function refuseOwnerRole(role: Role | undefined): void {
+  if (role === 'owner') throw new PublicApiError('ForbiddenError', `An organization API key cannot grant the owner role; ${OWNERS_ELSEWHERE}`);
+}
+
+/** Refuses to change or remove an owner with an organization key. */
+export function refuseOwner(user: User): void {
+  if (user.role === 'owner') throw new PublicApiError('ForbiddenError', `${user.email} is an owner: an organization API key cannot change or remove them; ${OWNERS_ELSEWHERE}`);
+}
+
+/** The audit actor and organization of the calling organization key; it may not touch owners. */
 export function keyChangedBy(req: FastifyRequest): ChangedBy {
   const { apiKey } = principalOf(req);
-  return { actor: `api-key:${apiKey.id}`, organizationId: apiKey.organizationId };
+  return { actor: `api-key:${apiKey.id}`, organizationId: apiKey.organizationId, allow: refuseOwner };
 }
 
 const notFound = (userId: string) => new PublicApiError('NotFoundError', `User ${userId} not found in this organization`);
@@ -43,6 +56,7 @@ export function registerPublicMemberships(app: FastifyInstance, ctx: AdminContex
 
   app.put<{ Body: { userId: string; role: LangfuseRole } }>('/organizations/memberships', { onRequest, schema: { body: upsertSchema } }, async (req) => {
     const role = req.body.role.toLowerCase() as Role;
+    refuseOwnerRole(role);
     const user = await guardLastOwner(() => changeUser(ctx.db, req.body.userId, { role }, keyChangedBy(req)));
     if (!user) throw notFound(req.body.userId);
     return membershipBody(user);

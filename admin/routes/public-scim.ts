@@ -1,10 +1,12 @@
 // SCIM 2.0 under {base_url}/api/public/scim (Langfuse's paths; organization key): discovery documents and Users, for
 // identity providers (Okta, Azure AD) that provision dashboard users. This scope reads application/scim+json bodies,
-// answers application/scim+json, and reports every failure (a refused key too) in the SCIM error schema.
+// answers application/scim+json, and reports every failure (a refused key too) in the SCIM error schema. Like memberships,
+// SCIM never makes, changes or removes an owner; it sets passwords only on new users, members and viewers.
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addUser } from '../../src/users/add-user.ts';
 import { changeUser, LastOwnerError, removeUser } from '../../src/users/change-user.ts';
+import { roleAtLeast } from '../../src/users/roles.ts';
 import { getUser, listUsers, UserExistsError, type User } from '../../src/users/users.ts';
 import type { AdminContext } from '../context.ts';
 import { PublicApiError } from '../public-api/public-error.ts';
@@ -14,7 +16,7 @@ import { ScimError } from '../scim/scim-error.ts';
 import { userNameFilter } from '../scim/scim-filter.ts';
 import { patchFields } from '../scim/scim-patch.ts';
 import { LIST_RESPONSE_SCHEMA, scimUser, scimUserFields, USER_SCHEMA, type ScimUserFields } from '../scim/scim-user.ts';
-import { keyChangedBy } from './public-memberships.ts';
+import { keyChangedBy, refuseOwner, refuseOwnerRole } from './public-memberships.ts';
 
 const SCIM_TYPE = 'application/scim+json; charset=utf-8';
 const MAX_COUNT = 1000;
@@ -71,7 +73,14 @@ function registerScimRoutes(app: FastifyInstance, ctx: AdminContext): void {
   };
   const change = async (req: FastifyRequest<{ Params: IdParams }>, fields: ScimUserFields) => {
     const { role: _ignored, ...rest } = fields;
-    const user = await changeUser(ctx.db, req.params.id, rest, keyChangedBy(req));
+    const allow = (before: User) => {
+      refuseOwner(before);
+      // A password set here would let the key's holder sign in as an admin.
+      if (rest.password !== undefined && roleAtLeast(before.role, 'admin')) {
+        throw new ScimError(403, `${before.email} is an ${before.role}: SCIM sets passwords only on members and viewers`);
+      }
+    };
+    const user = await changeUser(ctx.db, req.params.id, rest, { ...keyChangedBy(req), allow });
     if (!user) throw new ScimError(404, `User ${req.params.id} not found`);
     return resource(req, user);
   };
@@ -94,6 +103,7 @@ function registerScimRoutes(app: FastifyInstance, ctx: AdminContext): void {
 
   app.post('/Users', { onRequest }, async (req, reply: FastifyReply) => {
     const { email, name, active, externalId, password, role } = scimUserFields(req.body);
+    refuseOwnerRole(role);
     const by = keyChangedBy(req);
     const { user } = await addUser(ctx.db, { email, name, active, externalId, role: role ?? 'viewer', password: password ?? null }, by);
     const body = resource(req, user);

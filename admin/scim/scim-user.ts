@@ -1,5 +1,6 @@
 // The SCIM User resource (RFC 7643 §4.1) of a svc user: userName is the email, name.formatted the name. The role is not
-// part of it (memberships set roles); new SCIM users are viewers unless `roles` names another role.
+// part of it (memberships set roles); new SCIM users are viewers unless `roles` names another role (never owner: the
+// route refuses it, admin/routes/public-scim.ts).
 import { isEmail } from '../../src/users/add-user.ts';
 import { isRole, type Role } from '../../src/users/roles.ts';
 import type { User } from '../../src/users/users.ts';

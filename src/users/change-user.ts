@@ -1,5 +1,6 @@
 // Changes and removals of users that keep the organization governable: the last active owner can be neither demoted,
-// deactivated nor removed. Deactivation ends the user's sessions at once. Each change writes an audit row.
+// deactivated nor removed. Deactivation and a new password end the user's sessions at once. Each change writes an
+// audit row.
 import type { Database, Queryable } from '../store/database.ts';
 import { writeAudit } from '../store/repos/audit-log.ts';
 import { hashPassword } from './password-hash.ts';
@@ -11,6 +12,16 @@ export class LastOwnerError extends Error {}
 export interface ChangedBy {
   actor: string;
   organizationId?: string;
+  /** Throws when this actor may not change or remove `before` (the organization API); runs with the row locked. */
+  allow?: (before: User) => void;
+}
+
+/** The user, its row locked until the transaction ends, after `by.allow` accepted it; undefined when there is none. */
+async function lockedUser(tx: Queryable, id: string, by: ChangedBy): Promise<User | undefined> {
+  await tx.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [id]);
+  const user = await getUser(tx, id);
+  if (user) by.allow?.(user);
+  return user;
 }
 
 async function refuseLastOwner(tx: Queryable, before: User): Promise<void> {
@@ -25,11 +36,11 @@ export async function changeUser(db: Database, id: string, change: Omit<UserChan
   const { password, ...fields } = change;
   const passwordHash = password === undefined ? undefined : await hashPassword(password);
   return db.transaction(async (tx) => {
-    const before = await getUser(tx, id);
+    const before = await lockedUser(tx, id, by);
     if (!before) return undefined;
     if ((fields.role !== undefined && fields.role !== 'owner') || fields.active === false) await refuseLastOwner(tx, before);
     const after = (await updateUser(tx, id, { ...fields, passwordHash }))!;
-    if (!after.active) await deleteUserSessions(tx, id);
+    if (!after.active || password !== undefined) await deleteUserSessions(tx, id);
     const details: Record<string, unknown> = {};
     for (const k of ['email', 'name', 'role', 'active', 'externalId'] as const) {
       if (fields[k] !== undefined && fields[k] !== before[k]) details[k] = { from: before[k] ?? null, to: after[k] };
@@ -43,7 +54,7 @@ export async function changeUser(db: Database, id: string, change: Omit<UserChan
 /** Removes the user and their sessions; undefined when there was none. */
 export async function removeUser(db: Database, id: string, by: ChangedBy): Promise<User | undefined> {
   return db.transaction(async (tx) => {
-    const before = await getUser(tx, id);
+    const before = await lockedUser(tx, id, by);
     if (!before) return undefined;
     await refuseLastOwner(tx, before);
     await deleteUser(tx, id);

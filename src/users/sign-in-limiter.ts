@@ -1,12 +1,16 @@
-// Failed dashboard sign-ins per email, in this process: after `maxFailures` within `windowMs` the email is refused until
-// the oldest of them leaves the window. A success clears the count. Replicas count apart (docs/dashboard.md).
+// Dashboard sign-in attempts per email, in this process: after `maxFailures` within `windowMs` the email is refused
+// until the oldest of them leaves the window. An attempt counts as a failure from the moment it is let through, before
+// its password is hashed, so parallel attempts cannot pass the check together; a success clears the count. Apart from
+// that, at most `maxConcurrent` sign-ins hash at once, so a flood cannot fill libuv's thread pool (which DNS lookups
+// and file reads share). Replicas count apart (docs/dashboard.md).
 
 export interface SignInLimits {
   maxFailures: number;
   windowMs: number;
+  maxConcurrent: number;
 }
 
-export const DEFAULT_SIGN_IN_LIMITS: SignInLimits = { maxFailures: 10, windowMs: 15 * 60_000 };
+export const DEFAULT_SIGN_IN_LIMITS: SignInLimits = { maxFailures: 10, windowMs: 15 * 60_000, maxConcurrent: 4 };
 
 // Emails tracked at most; beyond it the stalest is forgotten, so a spray of made-up emails cannot grow memory.
 const MAX_TRACKED = 10_000;
@@ -14,9 +18,10 @@ const MAX_TRACKED = 10_000;
 export class SignInLimiter {
   readonly limits: SignInLimits;
   private readonly failures = new Map<string, number[]>();
+  private running = 0;
 
-  constructor(limits: SignInLimits = DEFAULT_SIGN_IN_LIMITS) {
-    this.limits = limits;
+  constructor(limits: Partial<SignInLimits> = {}) {
+    this.limits = { ...DEFAULT_SIGN_IN_LIMITS, ...limits };
   }
 
   private recent(email: string, now: number): number[] {
@@ -42,7 +47,25 @@ export class SignInLimiter {
     if (this.failures.size > MAX_TRACKED) this.failures.delete(this.failures.keys().next().value!);
   }
 
+  /** Lets an attempt through, counted as a failure until `recordSuccess`; else the seconds to wait (never 0). */
+  reserve(email: string, now: number): number {
+    const wait = this.retryAfter(email, now);
+    if (wait === 0) this.recordFailure(email, now);
+    return wait;
+  }
+
   recordSuccess(email: string): void {
     this.failures.delete(email.trim().toLowerCase());
+  }
+
+  /** Takes one of the `maxConcurrent` hashing slots; false when all are taken. Give it back with `endHash`. */
+  startHash(): boolean {
+    if (this.running >= this.limits.maxConcurrent) return false;
+    this.running++;
+    return true;
+  }
+
+  endHash(): void {
+    this.running--;
   }
 }

@@ -2,7 +2,7 @@
 // (docs/dashboard.md), on both store backends with real gateway traffic through the mock model group: every route
 // refuses a missing session and API keys, viewers on every change and a change without the CSRF token; trace filters
 // and detail; a label move firing signed prompt-version webhooks to a local receiver; automations (secret shown
-// once, SSRF rules, the delivery log, resend); keys minted, blocked, rotated with a grace window and deleted, seen by
+// once, target URLs whole for members only and host-only in audit rows, SSRF rules, the delivery log, resend); keys minted, blocked, rotated with a grace window and deleted, seen by
 // the gateway at once; agent suspension; model group state; budget spend; the audit rows.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import t from 'tap';
@@ -230,6 +230,13 @@ for (const backend of STORE_BACKENDS) {
       t.same(list.body.data.map((a: any) => a.name), ['prompts hook', 'pager']);
       const text = JSON.stringify(list.body);
       for (const hidden of ['whsec_', 'R0UTING-KEY', 'header-secret']) t.notOk(text.includes(hidden), `the list never holds ${hidden}`);
+      const host = new URL(hook.url).host;
+      t.same(list.body.data.map((a: any) => a.action.url), [`http://${host}/…`, null], 'viewers get the URL without path and query');
+      t.same((await member.call('GET', `${P}/automations`)).body.data.map((a: any) => a.action.url), [`${hook.url}/main`, null], 'members get it whole');
+      const audit = await viewer.call('GET', '/audit?limit=200');
+      const createdRow = audit.body.data.find((r: any) => r.action === 'automation.create' && r.target === `automation:${automationIds.main}`);
+      t.match(createdRow, { details: { type: 'webhook', host } }, 'audit rows keep only the host');
+      t.notOk(JSON.stringify(audit.body).includes('/main'), 'viewers never read the URL in the audit log');
 
       const refused = async (action: Record<string, unknown>, field: RegExp) => {
         const r = await member.call('POST', `${P}/automations`, { name: 'bad', action });

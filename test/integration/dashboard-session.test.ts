@@ -1,5 +1,5 @@
 // Dashboard sessions and users (docs/dashboard.md "Users, roles and sessions"): the first-start owner, sign-in (ok,
-// wrong password, unknown email, deactivated user, rate limit), the cookie's attributes, expiry on the service's clock,
+// wrong password, unknown email, deactivated user, rate limit, parallel attempts, concurrent hashes), the cookie's attributes, expiry on the service's clock,
 // sign-out, CSRF, roles, API keys refused, the error envelope and the audit rows. Both store backends.
 import t from 'tap';
 import { systemClock } from '../../src/pipeline/clock.ts';
@@ -167,6 +167,46 @@ for (const backend of STORE_BACKENDS) {
       t.equal((await req('POST', '/session', {}, { email: 'member@example.com', password: passwords.member })).status, 200, 'other emails are not limited');
       nowMs += windowMs;
       t.equal((await req('POST', '/session', {}, { email: 'admin@example.com', password: passwords.admin })).status, 200, 'the window passed');
+    });
+
+    t.test('parallel sign-ins for one email cannot pass the limit together', async (t) => {
+      const { maxFailures, windowMs } = DEFAULT_SIGN_IN_LIMITS;
+      const attempt = (password: string) => req('POST', '/session', {}, { email: 'admin@example.com', password });
+      const parallel = await Promise.all(Array.from({ length: 15 }, (_, i) => attempt(`wrong-${i}`)));
+      const checked = parallel.filter((r) => r.status === 401).length;
+      t.ok(checked <= maxFailures, `${checked} of 15 reached the password check`);
+      for (const r of parallel.filter((r) => r.status !== 401)) t.match(r, { status: 429, body: error('rate_limited') });
+      // The attempts refused as busy were not counted: sequential ones make up the rest of the limit, and no more.
+      let sequential = 0;
+      while (sequential <= maxFailures && (await attempt('wrong')).status === 401) sequential++;
+      t.equal(checked + sequential, maxFailures, 'exactly the limit reached the password check');
+      const limited = await attempt(passwords.admin);
+      t.match(limited, { status: 429, body: error('rate_limited') }, 'the right password is refused while limited');
+      t.equal(limited.headers.get('retry-after'), String(windowMs / 1000));
+      nowMs += windowMs;
+      t.equal((await attempt(passwords.admin)).status, 200, 'the window passed');
+    });
+
+    t.test('within the hash bound, parallel attempts past the limit are refused before their check', async (t) => {
+      const { maxFailures, maxConcurrent, windowMs } = DEFAULT_SIGN_IN_LIMITS;
+      const attempt = () => req('POST', '/session', {}, { email: 'viewer@example.com', password: 'wrong' });
+      for (let i = 0; i < maxFailures - 2; i++) t.equal((await attempt()).status, 401);
+      const parallel = await Promise.all(Array.from({ length: maxConcurrent }, attempt));
+      t.same(parallel.map((r) => r.status).sort(), [401, 401, 429, 429], 'two slots were left, not four');
+      nowMs += windowMs;
+    });
+
+    t.test('at most maxConcurrent sign-in hashes run at once; beyond, 429 with Retry-After 1', async (t) => {
+      const { maxConcurrent } = DEFAULT_SIGN_IN_LIMITS;
+      const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => req('POST', '/session', {}, { email: `flood-${i}@example.com`, password: 'x' })));
+      const busy = answers.filter((r) => r.status === 429);
+      t.ok(answers.filter((r) => r.status === 401).length >= maxConcurrent, 'the first ones are checked');
+      t.ok(busy.length > 0, `${busy.length} of 16 refused as busy`);
+      for (const r of busy) {
+        t.match(r.body, { error: { code: 'rate_limited', message: /in progress/ } });
+        t.equal(r.headers.get('retry-after'), '1');
+      }
+      t.equal((await req('POST', '/session', {}, { email: 'member@example.com', password: passwords.member })).status, 200, 'free again once they finished');
     });
 
     t.test('a session expires after dashboard.session_hours on the service clock', async (t) => {

@@ -1,6 +1,7 @@
 // SCIM Users and organization memberships (docs/public-api.md "Memberships and SCIM") with an organization key: create,
 // list, filter, get, patch (both PatchOp forms), replace, delete; duplicates; a deactivated user cannot sign in to the
-// dashboard; SCIM media type and error schema; a project key gets 403; memberships and their roles. Both backends.
+// dashboard; a new password ends sessions; SCIM media type and error schema; a project key gets 403; memberships and
+// their roles; the key never makes or touches an owner nor sets an admin's password. Both backends.
 import t from 'tap';
 import { listAudit } from '../../src/store/repos/audit-log.ts';
 import { listOrganizationAudit } from '../../src/store/repos/organization-audit.ts';
@@ -139,8 +140,13 @@ for (const backend of STORE_BACKENDS) {
       t.match(on.body, { active: true, name: { formatted: 'Ada King' } });
       const okta = await scim(s, 'PATCH', `/Users/${ada.id}`, org, { schemas: [PATCH], Operations: [{ op: 'replace', value: { active: false } }] });
       t.match(okta.body, { active: false });
-      const back = await scim(s, 'PATCH', `/Users/${ada.id}`, org, { schemas: [PATCH], Operations: [{ op: 'replace', value: { active: true, password: 'a new password' } }] });
+      const back = await scim(s, 'PATCH', `/Users/${ada.id}`, org, { schemas: [PATCH], Operations: [{ op: 'replace', value: { active: true, password: 'an interim password' } }] });
       t.match(back.body, { active: true });
+      const interim = await signIn(s, 'ada@example.com', 'an interim password');
+      const reset = await scim(s, 'PATCH', `/Users/${ada.id}`, org, { schemas: [PATCH], Operations: [{ op: 'replace', path: 'password', value: 'a new password' }] });
+      t.equal(reset.status, 200);
+      t.equal((await interim.call('GET', '/session')).status, 401, 'a new password ends the sessions');
+      t.equal(await signInStatus(s, 'ada@example.com', 'an interim password'), 401);
       t.equal(await signInStatus(s, 'ada@example.com', 'a new password'), 200);
       t.match(await scim(s, 'PATCH', `/Users/${ada.id}`, org, { Operations: [{ op: 'move', path: 'active' }] }), scimError(400, 'invalidSyntax'));
       t.match(await scim(s, 'PATCH', `/Users/${ada.id}`, org, { Operations: [{ op: 'replace', path: 'active', value: 'perhaps' }] }), scimError(400, 'invalidValue'));
@@ -148,12 +154,12 @@ for (const backend of STORE_BACKENDS) {
       t.match(await scim(s, 'PATCH', '/Users/no-such-user', org, { Operations: [{ op: 'replace', path: 'active', value: false }] }), scimError(404));
     });
 
-    t.test('PUT /Users/{id} replaces; the last active owner cannot be deactivated', async (t) => {
+    t.test('PUT /Users/{id} replaces; an owner cannot be deactivated', async (t) => {
       const r = await scim(s, 'PUT', `/Users/${ada.id}`, org, { schemas: [USER], userName: 'ada@example.com', name: { formatted: 'Ada' }, active: true });
       t.match(r, { status: 200, body: { name: { formatted: 'Ada' }, active: true } });
       t.notOk('externalId' in r.body, 'externalId absent from the replacement is cleared');
       const ownerId = (await scim(s, 'GET', `/Users?filter=${encodeURIComponent('userName eq "owner@localhost"')}`, org)).body.Resources[0].id;
-      t.match(await scim(s, 'PATCH', `/Users/${ownerId}`, org, { Operations: [{ op: 'replace', path: 'active', value: false }] }), scimError(409, 'mutability'));
+      t.match(await scim(s, 'PATCH', `/Users/${ownerId}`, org, { Operations: [{ op: 'replace', path: 'active', value: false }] }), scimError(403));
       t.equal(await signInStatus(s, owner.email, owner.password), 200);
     });
 
@@ -174,7 +180,7 @@ for (const backend of STORE_BACKENDS) {
       t.match(await call('PUT', '/organizations/memberships', { userId: ada.id, role: 'NONE' }), { status: 400, body: { message: 'Invalid request data' } });
       t.match(await call('PUT', '/organizations/memberships', { userId: 'nobody', role: 'ADMIN' }), { status: 404, body: { error: 'NotFoundError' } });
       const ownerId = list.body.memberships[0].userId;
-      t.match(await call('PUT', '/organizations/memberships', { userId: ownerId, role: 'MEMBER' }), { status: 409, body: { error: 'ConflictError' } }, 'the last owner stays');
+      t.match(await call('PUT', '/organizations/memberships', { userId: ownerId, role: 'MEMBER' }), { status: 403, body: { error: 'ForbiddenError' } }, 'owners are out of reach');
       t.same((await call('GET', '/projects/default/memberships')).body, (await call('GET', '/organizations/memberships')).body);
       await ensureOrganization(db, { id: 'acme', name: 'Acme' });
       await createProject(db, { id: 'acme-1', organizationId: 'acme', name: 'Acme One', metadata: {} });
@@ -196,6 +202,52 @@ for (const backend of STORE_BACKENDS) {
       const actions = rows.filter((x) => x.actor === `api-key:${orgKey.id}`).map((x) => x.action);
       for (const action of ['user.create', 'user.update', 'user.delete']) t.ok(actions.includes(action), action);
       t.same(await listAudit(db, 'no-project'), [], 'user rows belong to no project');
+    });
+
+    t.test('the organization key never makes or touches an owner, nor sets an admin’s password', async (t) => {
+      const call = (method: string, path: string, body?: unknown) => callAdmin(s, method, `/api/public${path}`, org, body);
+      const forbidden = { status: 403, body: { error: 'ForbiddenError', message: String } };
+      const ownerId = (await scim(s, 'GET', `/Users?filter=${encodeURIComponent('userName eq "owner@localhost"')}`, org)).body.Resources[0].id;
+      const keyRows = async () => (await listOrganizationAudit(db, 'default', { limit: 1000, offset: 0 })).rows.filter((x) => x.actor === `api-key:${orgKey.id}`);
+      const before = (await keyRows()).length;
+
+      const mint = await scim(s, 'POST', '/Users', org, { userName: 'mallory@example.com', password: 'chosen by mallory', roles: [{ value: 'owner' }] });
+      t.match(mint, scimError(403));
+      t.match(mint.body.detail, /cannot grant the owner role/);
+      t.equal(await signInStatus(s, 'mallory@example.com', 'chosen by mallory'), 401, 'no owner was made');
+      const linus = (await scim(s, 'GET', `/Users?filter=${encodeURIComponent('userName eq "linus@example.com"')}`, org)).body.Resources[0];
+      t.match(await call('PUT', '/organizations/memberships', { userId: linus.id, role: 'OWNER' }), forbidden);
+
+      const takeover = [
+        scim(s, 'PATCH', `/Users/${ownerId}`, org, { schemas: [PATCH], Operations: [{ op: 'replace', path: 'password', value: 'taken over' }] }),
+        scim(s, 'PATCH', `/Users/${ownerId}`, org, { schemas: [PATCH], Operations: [{ op: 'replace', path: 'displayName', value: 'Renamed' }] }),
+        scim(s, 'PUT', `/Users/${ownerId}`, org, { userName: 'owner@localhost', password: 'taken over' }),
+        scim(s, 'PUT', `/Users/${ownerId}`, org, { userName: 'attacker@example.com' }),
+        scim(s, 'DELETE', `/Users/${ownerId}`, org),
+      ];
+      for (const r of await Promise.all(takeover)) t.match(r, scimError(403));
+      t.match(await call('PUT', '/organizations/memberships', { userId: ownerId, role: 'OWNER' }), forbidden);
+      t.match(await call('PUT', '/organizations/memberships', { userId: ownerId, role: 'ADMIN' }), forbidden);
+      t.match(await call('DELETE', '/organizations/memberships', { userId: ownerId }), forbidden);
+      t.equal(await signInStatus(s, owner.email, 'taken over'), 401);
+      t.equal(await signInStatus(s, owner.email, owner.password), 200, 'the owner is untouched');
+      t.match((await scim(s, 'GET', `/Users/${ownerId}`, org)).body, { userName: 'owner@localhost', name: { formatted: 'Owner' }, active: true });
+
+      // An admin may be created with a password, but SCIM cannot reset an admin's password afterwards.
+      const admin = await scim(s, 'POST', '/Users', org, { userName: 'ops@example.com', password: 'first password', roles: [{ value: 'ADMIN' }] });
+      t.equal(admin.status, 201);
+      t.equal((await signIn(s, 'ops@example.com', 'first password')).user.role, 'admin');
+      const reset = await scim(s, 'PATCH', `/Users/${admin.body.id}`, org, { schemas: [PATCH], Operations: [{ op: 'replace', value: { displayName: 'Ops', password: 'reset by key' } }] });
+      t.match(reset, scimError(403));
+      t.match(reset.body.detail, /ops@example\.com is an admin: SCIM sets passwords only on members and viewers/);
+      t.match(await scim(s, 'PUT', `/Users/${admin.body.id}`, org, { userName: 'ops@example.com', password: 'reset by key' }), scimError(403));
+      t.equal(await signInStatus(s, 'ops@example.com', 'reset by key'), 401);
+      t.equal(await signInStatus(s, 'ops@example.com', 'first password'), 200, 'the admin’s password stands');
+      t.match((await scim(s, 'GET', `/Users/${admin.body.id}`, org)).body, { name: { formatted: '' } }, 'a refused change changes nothing');
+      t.match(await scim(s, 'PATCH', `/Users/${admin.body.id}`, org, { Operations: [{ op: 'replace', path: 'active', value: false }] }), { status: 200, body: { active: false } }, 'other changes of an admin are allowed');
+      const rows = await keyRows();
+      t.same(rows.slice(0, rows.length - before).map((x) => x.action), ['user.update', 'user.create'], 'only the admin’s creation and deactivation');
+      t.notOk(rows.some((x) => x.resourceId === ownerId), 'nothing done to the owner');
     });
   });
 }

@@ -1,5 +1,6 @@
 // Failed dashboard sign-ins per email (src/users/sign-in-limiter.ts): refused at the limit and not one before, free
-// again when the oldest failure leaves the window, cleared by a success, emails compared in any case.
+// again when the oldest failure leaves the window, cleared by a success, emails compared in any case; attempts reserved
+// before their hash; the bound on concurrent hashes.
 import t from 'tap';
 import { SignInLimiter } from '../../src/users/sign-in-limiter.ts';
 
@@ -22,4 +23,23 @@ t.test('a success clears the count', async (t) => {
   t.ok(limiter.retryAfter('a@example.com', 0) > 0);
   limiter.recordSuccess(' A@example.com ');
   t.equal(limiter.retryAfter('a@example.com', 0), 0);
+});
+
+t.test('an attempt is counted when it is let through, before its password is checked', async (t) => {
+  const limiter = new SignInLimiter({ maxFailures: 10, windowMs: 60_000 });
+  const waits = Array.from({ length: 15 }, () => limiter.reserve('a@example.com', 0));
+  t.equal(waits.filter((w) => w === 0).length, 10, 'ten parallel attempts pass, before any has failed');
+  t.same(waits.slice(10), [60, 60, 60, 60, 60], 'the rest wait for the window');
+  t.equal(limiter.retryAfter('a@example.com', 0), 60);
+  limiter.recordSuccess('a@example.com');
+  t.equal(limiter.reserve('a@example.com', 0), 0, 'a success clears the reservations');
+});
+
+t.test('at most maxConcurrent hashes at once', async (t) => {
+  const limiter = new SignInLimiter();
+  t.equal(limiter.limits.maxConcurrent, 4);
+  t.same(Array.from({ length: 5 }, () => limiter.startHash()), [true, true, true, true, false]);
+  limiter.endHash();
+  t.equal(limiter.startHash(), true, 'a slot given back is taken again');
+  t.equal(limiter.startHash(), false);
 });
