@@ -308,7 +308,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
 
   if (firstOwner) {
     const dashboardUrl = `${urlOf(admin.server.address())}/dashboard/`;
-    log.info('dashboard owner created; this sign-in is shown once', { dashboardUrl, email: firstOwner.email, password: firstOwner.password });
+    // The password goes to stdout only (the CLI prints it): structured logs are often shipped where secrets must not go.
+    log.info('dashboard owner created; its sign-in is printed on stdout once', { dashboardUrl, email: firstOwner.email });
     options.onFirstOwner?.(firstOwner, dashboardUrl);
   }
 
