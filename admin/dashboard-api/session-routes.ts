@@ -1,6 +1,7 @@
 // POST/GET/DELETE /dashboard/api/session: sign-in (email and password, limited per email and in concurrent password
-// checks: src/users/sign-in-limiter.ts), the current session, sign-out. Sign-in and sign-out write audit rows; every
-// failed sign-in answers the same 401 invalid_credentials.
+// checks: src/users/sign-in-limiter.ts), the current session, sign-out; PUT /session/password (password-route.ts)
+// shares the limiter. Sign-in and sign-out write audit rows; every failed sign-in answers the same 401
+// invalid_credentials.
 import type { FastifyInstance } from 'fastify';
 import { writeAudit } from '../../src/store/repos/audit-log.ts';
 import { checkCredentials } from '../../src/users/credentials.ts';
@@ -8,6 +9,8 @@ import { createSession, deleteSession } from '../../src/users/sessions.ts';
 import { SignInLimiter } from '../../src/users/sign-in-limiter.ts';
 import type { AdminContext } from '../context.ts';
 import { DashboardApiError } from './dashboard-error.ts';
+import { limitedPasswordCheck } from './limited-password-check.ts';
+import { registerPasswordRoute } from './password-route.ts';
 import { clearedSessionCookie, sessionCookie, sessionTokenOf } from './session-cookie.ts';
 import { dashboardActor, requireSession, sessionOf, type DashboardUser } from './session-guard.ts';
 
@@ -26,17 +29,8 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: AdminContext): 
 
   app.post<{ Body: { email: string; password: string } }>('/session', { schema: { body: SIGN_IN_SCHEMA } }, async (req, reply) => {
     const { email, password } = req.body;
-    if (!limiter.startHash()) throw new DashboardApiError('rate_limited', 'Too many sign-ins in progress; try again in 1 s', { retryAfter: 1 });
-    let user: DashboardUser | undefined;
-    try {
-      const wait = limiter.reserve(email, ctx.clock.now());
-      if (wait > 0) throw new DashboardApiError('rate_limited', `Too many failed sign-ins for this email; try again in ${wait} s`, { retryAfter: wait });
-      user = await checkCredentials(ctx.db, email, password);
-    } finally {
-      limiter.endHash();
-    }
+    const user = await limitedPasswordCheck(limiter, email, ctx.clock.now(), () => checkCredentials(ctx.db, email, password));
     if (!user) throw new DashboardApiError('invalid_credentials', 'Wrong email or password');
-    limiter.recordSuccess(email);
     const lifetimeMs = ctx.config().dashboard.session_hours * 3_600_000;
     const session = await ctx.db.transaction(async (tx) => {
       const created = await createSession(tx, user.id, ctx.clock.now(), lifetimeMs);
@@ -61,4 +55,6 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: AdminContext): 
     });
     return reply.header('set-cookie', clearedSessionCookie()).code(204).send();
   });
+
+  registerPasswordRoute(app, ctx, limiter);
 }

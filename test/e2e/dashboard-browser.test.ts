@@ -1,7 +1,8 @@
 // The dashboard in a real browser (Debian chromium through playwright-core) against a real service: sign-in, keys minted
 // in the page carrying traffic through the gateway, the metrics the page renders checked against that traffic, the
 // per-agent page, a trace waterfall, a webhook automation whose signed delivery reaches a receiver here, blocking a
-// key, a viewer without change controls, sign-out. Screenshots of the main pages go to test-artifacts/screenshots/.
+// key, a member changing their own password, a viewer without change controls, sign-out. Screenshots of the main
+// pages go to test-artifacts/screenshots/.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -433,6 +434,32 @@ t.test('the dashboard in chromium', async (t) => {
     await member.goto(`${dash}#/p/default/users`);
     await member.getByTestId('users').waitFor();
     t.equal(await member.getByRole('button', { name: 'Add user' }).count(), 0, 'no user management');
+    await member.close();
+  });
+
+  await t.test('a member changes their own password from the user menu', async (t) => {
+    const member = await (await browser.newContext({ viewport: { width: 1360, height: 900 } })).newPage();
+    await signIn(member, 'member@example.test');
+    await member.getByTestId('change-password').click();
+    await member.getByRole('heading', { level: 1, name: 'Change password' }).waitFor();
+    const change = async (current: string, next: string) => {
+      await member.getByTestId('current-password').fill(current);
+      await member.getByTestId('new-password').fill(next);
+      await member.getByTestId('repeat-password').fill(next);
+      await member.getByRole('button', { name: 'Change password' }).click();
+    };
+    await change('not the password', 'a brand new passphrase');
+    await member.getByTestId('password-error').filter({ hasText: 'The current password is wrong' }).waitFor();
+    t.pass('a wrong current password is shown');
+    await change(password, 'a brand new passphrase');
+    await member.getByTestId('password-changed').waitFor();
+    await screenshot(member, '18-password');
+    // A second change goes through only with the fresh session cookie and CSRF token of the first.
+    await change('a brand new passphrase', 'yet another passphrase');
+    await member.getByTestId('password-changed').waitFor();
+    t.equal(await member.getByTestId('password-error').textContent(), '', 'no error');
+    const old = await member.request.post(`${s.adminUrl}/dashboard/api/session`, { data: { email: 'member@example.test', password } });
+    t.equal(old.status(), 401, 'the old password is refused');
     await member.close();
   });
 

@@ -1,6 +1,7 @@
 // Dashboard sessions and users (docs/dashboard.md "Users, roles and sessions"): the first-start owner, sign-in (ok,
 // wrong password, unknown email, deactivated user, rate limit, parallel attempts, concurrent hashes), the cookie's attributes, expiry on the service's clock,
-// sign-out, CSRF, roles, API keys refused, the error envelope and the audit rows. Both store backends.
+// sign-out, CSRF, roles, API keys refused, changing one's own password, the error envelope and the audit rows. Both
+// store backends.
 import t from 'tap';
 import { systemClock } from '../../src/pipeline/clock.ts';
 import { createApiKey } from '../../src/store/repos/api-keys.ts';
@@ -139,6 +140,69 @@ for (const backend of STORE_BACKENDS) {
       t.match(await member.call('GET', '/session'), { status: 401, body: error('unauthenticated') });
     });
 
+    t.test('a user changes their own password: the other sessions end, this one goes on with a new cookie', async (t) => {
+      // member@example.com is a viewer since the PATCH above: any role may change its own password.
+      const here = await signIn(s, 'member@example.com', passwords.member);
+      const elsewhere = await signIn(s, 'member@example.com', passwords.member);
+      const next = 'a new password for the member';
+      const r = await here.call('PUT', '/session/password', { currentPassword: passwords.member, newPassword: next });
+      t.equal(r.status, 200);
+      t.same(r.body, { user: { ...here.user, role: 'viewer' }, csrfToken: r.body.csrfToken });
+      t.match(r.body.csrfToken, /^[A-Za-z0-9_-]{32}$/);
+      t.not(r.body.csrfToken, here.csrfToken);
+      t.match(r.headers.get('set-cookie'), COOKIE);
+      t.equal(r.headers.get('cache-control'), 'no-store');
+      const cookie = r.headers.get('set-cookie')!.split(';', 1)[0];
+      t.not(cookie, here.cookie);
+      t.match(await here.call('GET', '/session'), { status: 401, body: error('unauthenticated') }, 'the old cookie of this browser');
+      t.match(await elsewhere.call('GET', '/session'), { status: 401, body: error('unauthenticated') }, 'another session');
+      const current = await req('GET', '/session', { cookie });
+      t.same(current.body, r.body, 'the new cookie carries the session on');
+      t.equal((await req('DELETE', '/session', { cookie, 'x-svc-csrf': r.body.csrfToken })).status, 204, 'and its CSRF token works');
+      t.match(await req('POST', '/session', {}, { email: 'member@example.com', password: passwords.member }), { status: 401, body: error('invalid_credentials') }, 'the old password');
+      passwords.member = next;
+      t.equal((await signIn(s, 'member@example.com', next)).user.email, 'member@example.com', 'the new password');
+    });
+
+    t.test('a wrong current password is 401 invalid_credentials, counted by the sign-in limiter', async (t) => {
+      const { maxFailures, windowMs } = DEFAULT_SIGN_IN_LIMITS;
+      const member = await signIn(s, 'member@example.com', passwords.member);
+      const change = (currentPassword: string) => member.call('PUT', '/session/password', { currentPassword, newPassword: 'never becomes the password' });
+      const wrong = await change('not the password');
+      t.same([wrong.status, wrong.body], [401, { error: { code: 'invalid_credentials', message: 'The current password is wrong' } }]);
+      t.equal(wrong.headers.get('set-cookie'), null);
+      t.equal((await member.call('GET', '/session')).status, 200, 'the session stays');
+      for (let i = 1; i < maxFailures; i++) t.equal((await change(`wrong-${i}`)).status, 401);
+      t.match(await change(passwords.member), { status: 429, body: error('rate_limited') }, 'limited, even with the right password');
+      t.match(await req('POST', '/session', {}, { email: 'member@example.com', password: passwords.member }), { status: 429, body: error('rate_limited') }, 'sign-in shares the count');
+      nowMs += windowMs;
+      t.equal((await signIn(s, 'member@example.com', passwords.member)).user.email, 'member@example.com', 'the password did not change');
+    });
+
+    t.test('a new password that is too short, too long or the current one is 400 invalid_request', async (t) => {
+      const member = await signIn(s, 'member@example.com', passwords.member);
+      const change = (body: unknown) => member.call('PUT', '/session/password', body);
+      const short = await change({ currentPassword: passwords.member, newPassword: 'elevenchars' });
+      t.same([short.status, short.body], [400, { error: { code: 'invalid_request', message: 'The new password needs at least 12 characters (it has 11)' } }]);
+      t.match(await change({ currentPassword: passwords.member, newPassword: 'x'.repeat(201) }), { status: 400, body: { error: { code: 'invalid_request', message: /at most 200 characters/ } } });
+      t.match(await change({ currentPassword: passwords.member, newPassword: passwords.member }), { status: 400, body: { error: { code: 'invalid_request', message: 'The new password must differ from the current one' } } });
+      t.match(await change({ newPassword: 'long enough new password' }), { status: 400, body: error('invalid_request') }, 'no current password');
+      t.equal((await change({ currentPassword: passwords.member, newPassword: 'x'.repeat(12) })).status, 200, '12 characters are enough');
+      passwords.member = 'x'.repeat(12);
+      t.equal((await signIn(s, 'member@example.com', passwords.member)).user.email, 'member@example.com');
+    });
+
+    t.test('a password change without the CSRF token is 403, without a session 401', async (t) => {
+      const member = await signIn(s, 'member@example.com', passwords.member);
+      const body = { currentPassword: passwords.member, newPassword: 'an attacker’s password' };
+      t.match(await member.call('PUT', '/session/password', body, { csrf: false }), { status: 403, body: error('csrf_failed') });
+      t.match(await req('PUT', '/session/password', { cookie: member.cookie, 'x-svc-csrf': 'x'.repeat(32) }, body), { status: 403, body: error('csrf_failed') });
+      t.match(await req('PUT', '/session/password', {}, body), { status: 401, body: error('unauthenticated') });
+      t.match(await req('PUT', '/session/password', { cookie: 'svc_session=made-up', 'x-svc-csrf': member.csrfToken }, body), { status: 401, body: error('unauthenticated') });
+      t.equal((await member.call('GET', '/session')).status, 200, 'the session stays');
+      t.equal((await signIn(s, 'member@example.com', passwords.member)).user.email, 'member@example.com', 'the password stays');
+    });
+
     t.test('sign-in, sign-out and user changes are in the audit log', async (t) => {
       const r = await owner.call('GET', '/audit?limit=200');
       t.equal(r.status, 200);
@@ -149,6 +213,9 @@ for (const backend of STORE_BACKENDS) {
       t.ok(has('dashboard:member@example.com', 'user.sign_out'));
       t.ok(has('dashboard:owner@localhost', 'user.create'));
       t.ok(has('dashboard:admin@example.com', 'user.update'));
+      const changes = rows.filter((x) => x.action === 'user.password_change');
+      t.equal(changes.length, 2, 'the two password changes');
+      for (const x of changes) t.match(x, { actor: 'dashboard:member@example.com', target: /^user:/, details: { email: 'member@example.com' } });
       t.ok(has('config', 'user.create'), 'the first owner');
       t.ok(rows.every((x) => /^(user|api_key):/.test(x.target)));
       t.match(rows[0], { id: String, at: String, actor: String, action: String, details: Object });

@@ -14,6 +14,7 @@ import { budgetsPage } from './views/budgets.ts';
 import { keysPage } from './views/keys.ts';
 import { metricsPage } from './views/metrics.ts';
 import { modelGroupsPage } from './views/model-groups.ts';
+import { passwordPage } from './views/password.ts';
 import { promptPage, promptsPage } from './views/prompts.ts';
 import { seriesPage } from './views/series.ts';
 import { signInPage } from './views/sign-in.ts';
@@ -36,6 +37,7 @@ const ROUTES: { pattern: string; nav: string; view: View }[] = [
   { pattern: '/p/:project/budgets', nav: 'budgets', view: budgetsPage },
   { pattern: '/p/:project/audit', nav: 'audit', view: auditPage },
   { pattern: '/p/:project/users', nav: 'users', view: usersPage },
+  { pattern: '/p/:project/password', nav: 'password', view: passwordPage },
 ];
 
 const LAST_PROJECT = 'svc.dashboard.project';

@@ -1,4 +1,5 @@
-// The frame around every page: header with the project picker and the user, the navigation, the content.
+// The frame around every page: header with the project picker and the user (with the link to change one's password),
+// the navigation, the content.
 import { h } from './dom.ts';
 import { href, seg } from './router.ts';
 import type { Project, User } from './types.ts';
@@ -43,6 +44,7 @@ export function shell(user: User, projects: Project[], project: string, active: 
       picker,
       h('div', { class: 'spacer' }),
       h('span', { class: 'who', 'data-testid': 'current-user' }, user.email, ' ', h('span', { class: `badge role-${user.role}` }, user.role)),
+      h('a', { class: 'account', href: href(`/p/${seg(project)}/password`), 'data-testid': 'change-password', 'aria-current': active === 'password' ? 'page' : null }, 'Change password'),
       h('button', { type: 'button', class: 'secondary', 'data-testid': 'sign-out', onclick: onSignOut }, 'Sign out'),
     ),
     h('div', { class: 'body' }, nav, main),
