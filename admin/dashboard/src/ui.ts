@@ -15,6 +15,26 @@ export function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/**
+ * A form's submit handler: no page load; the message cleared, and the button (if any) disabled, while `run` goes;
+ * what `run` throws shown in the message, then `onError` (e.g. to select a field again).
+ */
+export function submitHandler(message: HTMLElement, submit: HTMLButtonElement | null, run: () => Promise<void>, onError?: () => void): (e: Event) => Promise<void> {
+  return async (e) => {
+    e.preventDefault();
+    message.textContent = '';
+    if (submit) submit.disabled = true;
+    try {
+      await run();
+    } catch (err) {
+      message.textContent = errorText(err);
+      onError?.();
+    } finally {
+      if (submit) submit.disabled = false;
+    }
+  };
+}
+
 export function errorBox(err: unknown): HTMLElement {
   return h('div', { class: 'notice error', role: 'alert' }, errorText(err));
 }

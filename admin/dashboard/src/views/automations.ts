@@ -6,7 +6,7 @@ import { setFlash, takeFlash } from '../flash.ts';
 import { dateTime, ms, truncate } from '../format.ts';
 import { href, navigate, seg } from '../router.ts';
 import type { Page } from '../types.ts';
-import { actionButton, badge, empty, errorText, field, pageHeader, pager, section, shownOnce, table } from '../ui.ts';
+import { actionButton, badge, empty, field, pageHeader, pager, section, shownOnce, submitHandler, table } from '../ui.ts';
 import type { ViewContext } from '../view.ts';
 
 const EVENTS = ['created', 'updated', 'deleted'] as const;
@@ -89,26 +89,17 @@ function automationForm(existing: Automation | undefined, save: (body: Record<st
     {
       class: 'form',
       'data-testid': 'automation-form',
-      onsubmit: async (e: Event) => {
-        e.preventDefault();
-        message.textContent = '';
-        submit.disabled = true;
-        try {
-          const action: Record<string, unknown> = { type: type.value };
-          if (type.value !== 'pagerduty') action.url = url.value.trim();
-          if (type.value === 'webhook' && headers.value.trim()) action.headers = parseHeaders(headers.value);
-          if (type.value === 'pagerduty' && routingKey.value) action.routingKey = routingKey.value;
-          const body: Record<string, unknown> = { name: name.value.trim(), events: events.filter((c) => c.checked).map((c) => c.value) };
-          // An unchanged action on edit is left out, so the stored headers and routing key stay.
-          const actionChanged = !existing || type.value !== existing.action.type || (action.url ?? null) !== existing.action.url || action.headers !== undefined || action.routingKey !== undefined;
-          if (actionChanged) body.action = action;
-          await save(body);
-        } catch (err) {
-          message.textContent = errorText(err);
-        } finally {
-          submit.disabled = false;
-        }
-      },
+      onsubmit: submitHandler(message, submit, async () => {
+        const action: Record<string, unknown> = { type: type.value };
+        if (type.value !== 'pagerduty') action.url = url.value.trim();
+        if (type.value === 'webhook' && headers.value.trim()) action.headers = parseHeaders(headers.value);
+        if (type.value === 'pagerduty' && routingKey.value) action.routingKey = routingKey.value;
+        const body: Record<string, unknown> = { name: name.value.trim(), events: events.filter((c) => c.checked).map((c) => c.value) };
+        // An unchanged action on edit is left out, so the stored headers and routing key stay.
+        const actionChanged = !existing || type.value !== existing.action.type || (action.url ?? null) !== existing.action.url || action.headers !== undefined || action.routingKey !== undefined;
+        if (actionChanged) body.action = action;
+        await save(body);
+      }),
     },
     field('Name', name),
     h('div', { class: 'field' }, h('span', null, 'Trigger: prompt versions'), h('div', { class: 'checks' }, events.map((c) => h('label', null, c, c.value)))),

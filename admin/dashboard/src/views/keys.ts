@@ -5,7 +5,7 @@ import { h } from '../dom.ts';
 import { setFlash, takeFlash } from '../flash.ts';
 import { dateTime, usd } from '../format.ts';
 import type { Page } from '../types.ts';
-import { actionButton, badge, errorText, field, pageHeader, section, shownOnce, table } from '../ui.ts';
+import { actionButton, badge, field, pageHeader, section, shownOnce, submitHandler, table } from '../ui.ts';
 import type { ViewContext } from '../view.ts';
 
 interface Key {
@@ -42,29 +42,20 @@ function mintForm(ctx: ViewContext, agents: { id: string; name: string; status: 
     'form',
     {
       class: 'form',
-      onsubmit: async (e: Event) => {
-        e.preventDefault();
-        message.textContent = '';
-        submit.disabled = true;
-        try {
-          const body = {
-            agentId: agent.value,
-            modelGroups: groupBoxes.filter((b) => b.checked).map((b) => b.value),
-            expiresInHours: Number(hours.value),
-            alias: alias.value.trim() || undefined,
-            budgetUsd: optionalNumber(budget),
-            rpm: optionalNumber(rpm),
-            tpm: optionalNumber(tpm),
-          };
-          const minted = await post<{ key: string; alias: string }>(inProject(ctx.project, '/keys'), body);
-          setFlash(shownOnce(`Key ${minted.alias}`, minted.key, 'key-plaintext'));
-          ctx.refresh();
-        } catch (err) {
-          message.textContent = errorText(err);
-        } finally {
-          submit.disabled = false;
-        }
-      },
+      onsubmit: submitHandler(message, submit, async () => {
+        const body = {
+          agentId: agent.value,
+          modelGroups: groupBoxes.filter((b) => b.checked).map((b) => b.value),
+          expiresInHours: Number(hours.value),
+          alias: alias.value.trim() || undefined,
+          budgetUsd: optionalNumber(budget),
+          rpm: optionalNumber(rpm),
+          tpm: optionalNumber(tpm),
+        };
+        const minted = await post<{ key: string; alias: string }>(inProject(ctx.project, '/keys'), body);
+        setFlash(shownOnce(`Key ${minted.alias}`, minted.key, 'key-plaintext'));
+        ctx.refresh();
+      }),
     },
     agents.length === 0 ? h('p', { class: 'hint' }, 'A key is bound to an agent; this project has none active.') : null,
     field('Agent', agent),

@@ -3,7 +3,7 @@
 import { put, setCsrfToken } from '../api.ts';
 import { h, replace } from '../dom.ts';
 import type { SessionAnswer } from '../types.ts';
-import { errorText, field, pageHeader, section } from '../ui.ts';
+import { field, pageHeader, section, submitHandler } from '../ui.ts';
 import type { ViewContext } from '../view.ts';
 
 const MIN = 12;
@@ -29,27 +29,15 @@ export function passwordPage(ctx: ViewContext): Node {
     'form',
     {
       class: 'form',
-      onsubmit: async (e: Event) => {
-        e.preventDefault();
-        message.textContent = '';
+      onsubmit: submitHandler(message, submit, async () => {
         replace(done);
         const problem = localProblem(next.value, repeat.value);
-        if (problem) {
-          message.textContent = problem;
-          return;
-        }
-        submit.disabled = true;
-        try {
-          const answer = await put<SessionAnswer>('/session/password', { currentPassword: current.value, newPassword: next.value });
-          setCsrfToken(answer.csrfToken);
-          form.reset();
-          replace(done, h('div', { class: 'notice success', role: 'status', 'data-testid': 'password-changed' }, 'Password changed. Your other sessions have ended; this one goes on.'));
-        } catch (err) {
-          message.textContent = errorText(err);
-        } finally {
-          submit.disabled = false;
-        }
-      },
+        if (problem) throw new Error(problem);
+        const answer = await put<SessionAnswer>('/session/password', { currentPassword: current.value, newPassword: next.value });
+        setCsrfToken(answer.csrfToken);
+        form.reset();
+        replace(done, h('div', { class: 'notice success', role: 'status', 'data-testid': 'password-changed' }, 'Password changed. Your other sessions have ended; this one goes on.'));
+      }),
     },
     field('Current password', current),
     field('New password', next, `${MIN} to ${MAX} characters, not the current one.`),

@@ -2,7 +2,7 @@
 import { post } from '../api.ts';
 import { h } from '../dom.ts';
 import type { SessionAnswer } from '../types.ts';
-import { errorText, field } from '../ui.ts';
+import { field, submitHandler } from '../ui.ts';
 
 export function signInPage(onSignedIn: (session: SessionAnswer) => void, notice?: string): HTMLElement {
   const email = h('input', { type: 'email', name: 'email', autocomplete: 'username', required: true, autofocus: true });
@@ -13,19 +13,12 @@ export function signInPage(onSignedIn: (session: SessionAnswer) => void, notice?
     'form',
     {
       class: 'sign-in',
-      onsubmit: async (e: Event) => {
-        e.preventDefault();
-        submit.disabled = true;
-        message.textContent = '';
-        try {
-          onSignedIn(await post<SessionAnswer>('/session', { email: email.value.trim(), password: password.value }));
-        } catch (err) {
-          message.textContent = errorText(err);
-          password.select();
-        } finally {
-          submit.disabled = false;
-        }
-      },
+      onsubmit: submitHandler(
+        message,
+        submit,
+        async () => onSignedIn(await post<SessionAnswer>('/session', { email: email.value.trim(), password: password.value })),
+        () => password.select(),
+      ),
     },
     h('h1', null, 'svc'),
     h('p', { class: 'hint' }, 'Sign in to the dashboard.'),

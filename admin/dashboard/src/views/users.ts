@@ -5,7 +5,7 @@ import { h } from '../dom.ts';
 import { setFlash, takeFlash } from '../flash.ts';
 import { dateTime } from '../format.ts';
 import type { Page, Role } from '../types.ts';
-import { actionButton, badge, errorText, field, pageHeader, section, shownOnce, table } from '../ui.ts';
+import { actionButton, badge, errorText, field, pageHeader, section, shownOnce, submitHandler, table } from '../ui.ts';
 import type { ViewContext } from '../view.ts';
 
 interface UserRow {
@@ -28,17 +28,11 @@ function addForm(ctx: ViewContext): HTMLElement {
     'form',
     {
       class: 'form',
-      onsubmit: async (e: Event) => {
-        e.preventDefault();
-        message.textContent = '';
-        try {
-          const added = await post<{ user: UserRow; password: string }>('/users', { email: email.value.trim(), name: name.value.trim() || undefined, role: role.value });
-          setFlash(shownOnce(`Password of ${added.user.email}`, added.password, 'user-password'));
-          ctx.refresh();
-        } catch (err) {
-          message.textContent = errorText(err);
-        }
-      },
+      onsubmit: submitHandler(message, null, async () => {
+        const added = await post<{ user: UserRow; password: string }>('/users', { email: email.value.trim(), name: name.value.trim() || undefined, role: role.value });
+        setFlash(shownOnce(`Password of ${added.user.email}`, added.password, 'user-password'));
+        ctx.refresh();
+      }),
     },
     h('div', { class: 'row' }, field('Email', email), field('Name', name), field('Role', role)),
     message,
