@@ -1,6 +1,6 @@
 // GET /dashboard/api/projects and /dashboard/api/audit: the organization's projects, and its audit log newest first.
 import type { FastifyInstance } from 'fastify';
-import { listOrganizationAudit } from '../../src/store/repos/organization-audit.ts';
+import { listOrganizationAudit } from '../../src/store/repos/audit-log.ts';
 import { listProjects } from '../../src/store/repos/projects.ts';
 import type { AdminContext } from '../context.ts';
 import { pagination, PAGING_QUERY_SCHEMA, type PagingQuery } from './paging.ts';
@@ -15,7 +15,7 @@ export function registerOverviewRoutes(app: FastifyInstance, ctx: AdminContext):
   });
 
   app.get<{ Querystring: PagingQuery }>('/audit', { onRequest, schema: { querystring: PAGING_QUERY_SCHEMA } }, async (req) => {
-    const { rows, total } = await listOrganizationAudit(ctx.db, ctx.config().organization.id, req.query);
+    const { data: rows, total } = await listOrganizationAudit(ctx.db, ctx.config().organization.id, req.query);
     const data = rows.map((r) => ({
       id: r.id,
       at: r.at,

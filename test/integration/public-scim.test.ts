@@ -3,8 +3,7 @@
 // dashboard; a new password ends sessions; SCIM media type and error schema; a project key gets 403; memberships and
 // their roles; the key never makes or touches an owner nor sets an admin's password. Both backends.
 import t from 'tap';
-import { listAudit } from '../../src/store/repos/audit-log.ts';
-import { listOrganizationAudit } from '../../src/store/repos/organization-audit.ts';
+import { listAudit, listOrganizationAudit } from '../../src/store/repos/audit-log.ts';
 import { createProject, ensureOrganization } from '../../src/store/repos/projects.ts';
 import { dashboardRequest, signIn } from '../helpers/dashboard.ts';
 import { basicAuth as auth, callAdmin, startPublicApiService } from '../helpers/public-api.ts';
@@ -198,7 +197,7 @@ for (const backend of STORE_BACKENDS) {
       t.equal(r.status, 204);
       t.match(await scim(s, 'GET', `/Users/${grace.id}`, org), scimError(404));
       t.match(await scim(s, 'DELETE', `/Users/${grace.id}`, org), scimError(404));
-      const { rows } = await listOrganizationAudit(db, 'default', { limit: 100, offset: 0 });
+      const { data: rows } = await listOrganizationAudit(db, 'default', { limit: 100, offset: 0 });
       const actions = rows.filter((x) => x.actor === `api-key:${orgKey.id}`).map((x) => x.action);
       for (const action of ['user.create', 'user.update', 'user.delete']) t.ok(actions.includes(action), action);
       t.same(await listAudit(db, 'no-project'), [], 'user rows belong to no project');
@@ -208,7 +207,7 @@ for (const backend of STORE_BACKENDS) {
       const call = (method: string, path: string, body?: unknown) => callAdmin(s, method, `/api/public${path}`, org, body);
       const forbidden = { status: 403, body: { error: 'ForbiddenError', message: String } };
       const ownerId = (await scim(s, 'GET', `/Users?filter=${encodeURIComponent('userName eq "owner@localhost"')}`, org)).body.Resources[0].id;
-      const keyRows = async () => (await listOrganizationAudit(db, 'default', { limit: 1000, offset: 0 })).rows.filter((x) => x.actor === `api-key:${orgKey.id}`);
+      const keyRows = async () => (await listOrganizationAudit(db, 'default', { limit: 1000, offset: 0 })).data.filter((x) => x.actor === `api-key:${orgKey.id}`);
       const before = (await keyRows()).length;
 
       const mint = await scim(s, 'POST', '/Users', org, { userName: 'mallory@example.com', password: 'chosen by mallory', roles: [{ value: 'owner' }] });

@@ -1,5 +1,6 @@
 import type { Queryable } from '../database.ts';
-import { json } from './rows.ts';
+import { selectPage, type PageWindow } from './page.ts';
+import { iso, json } from './rows.ts';
 
 export interface AuditEntry {
   organizationId?: string;
@@ -12,6 +13,12 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
+export interface StoredAuditEntry extends AuditEntry {
+  id: string;
+  at: string;
+  details: Record<string, unknown>;
+}
+
 export async function writeAudit(db: Queryable, e: AuditEntry): Promise<void> {
   await db.query(
     `INSERT INTO audit_log (organization_id, project_id, actor, action, resource_type, resource_id, details)
@@ -20,16 +27,32 @@ export async function writeAudit(db: Queryable, e: AuditEntry): Promise<void> {
   );
 }
 
-export async function listAudit(db: Queryable, projectId: string, limit = 100): Promise<(AuditEntry & { at: string })[]> {
-  const r = await db.query<Record<string, any>>('SELECT * FROM audit_log WHERE project_id = $1 ORDER BY id DESC LIMIT $2', [projectId, limit]);
-  return r.rows.map((x) => ({
-    at: new Date(x.at).toISOString(),
+function toAuditEntry(x: Record<string, any>): StoredAuditEntry {
+  return {
+    id: String(x.id),
+    at: iso(x.at)!,
     organizationId: x.organization_id ?? undefined,
     projectId: x.project_id ?? undefined,
     actor: x.actor,
     action: x.action,
     resourceType: x.resource_type,
     resourceId: x.resource_id ?? undefined,
-    details: x.details,
-  }));
+    details: x.details ?? {},
+  };
+}
+
+/** The project's newest rows. */
+export async function listAudit(db: Queryable, projectId: string, limit = 100): Promise<StoredAuditEntry[]> {
+  const r = await db.query<Record<string, any>>('SELECT * FROM audit_log WHERE project_id = $1 ORDER BY id DESC LIMIT $2', [projectId, limit]);
+  return r.rows.map(toAuditEntry);
+}
+
+/** The organization's log as the dashboard reads it, newest first, in pages: its rows, and rows that name none. */
+export async function listOrganizationAudit(db: Queryable, organizationId: string, page: PageWindow): Promise<{ data: StoredAuditEntry[]; total: number }> {
+  return selectPage(
+    db,
+    { columns: '*', from: 'audit_log', where: '(organization_id = $1 OR organization_id IS NULL)', params: [organizationId], orderBy: 'id DESC' },
+    page,
+    toAuditEntry,
+  );
 }
