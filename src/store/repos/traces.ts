@@ -522,17 +522,18 @@ export async function lockTrace(
 }
 
 /**
- * Deletes traces with their observations and scores in one statement (all or nothing), as Langfuse's trace deletion
- * does; returns the ids of the traces deleted.
+ * One statement deleting the traces whose ids `doomed` selects (a query over $1 = project and its own parameters)
+ * with their observations and scores: all or nothing, as Langfuse's trace deletion does.
  */
+const deleteTracesAndChildren = (doomed: string) => `WITH doomed AS (${doomed}),
+    o AS (DELETE FROM observations WHERE project_id = $1 AND trace_id IN (SELECT id FROM doomed)),
+    s AS (DELETE FROM scores WHERE project_id = $1 AND trace_id IN (SELECT id FROM doomed))
+  DELETE FROM traces WHERE project_id = $1 AND id IN (SELECT id FROM doomed) RETURNING id`;
+
+/** Deletes these traces with their observations and scores; returns the ids of the traces deleted. */
 export async function deleteTraces(db: Queryable, projectId: string, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];
-  const r = await db.query<{ id: string }>(
-    `WITH o AS (DELETE FROM observations WHERE project_id = $1 AND trace_id = ANY($2::text[])),
-          s AS (DELETE FROM scores WHERE project_id = $1 AND trace_id = ANY($2::text[]))
-     DELETE FROM traces WHERE project_id = $1 AND id = ANY($2::text[]) RETURNING id`,
-    [projectId, ids],
-  );
+  const r = await db.query<{ id: string }>(deleteTracesAndChildren('SELECT unnest($2::text[]) AS id'), [projectId, ids]);
   return r.rows.map((row) => row.id);
 }
 
@@ -541,13 +542,8 @@ export async function deleteTraces(db: Queryable, projectId: string, ids: readon
  * and scores (the retention sweep); returns how many traces went.
  */
 export async function deleteTracesBefore(db: Queryable, projectId: string, before: Date, limit: number): Promise<number> {
-  const r = await db.query(
-    `WITH doomed AS (SELECT id FROM traces WHERE project_id = $1 AND start_time < $2 ORDER BY start_time LIMIT ${Number(limit)}),
-          o AS (DELETE FROM observations WHERE project_id = $1 AND trace_id IN (SELECT id FROM doomed)),
-          s AS (DELETE FROM scores WHERE project_id = $1 AND trace_id IN (SELECT id FROM doomed))
-     DELETE FROM traces WHERE project_id = $1 AND id IN (SELECT id FROM doomed)`,
-    [projectId, before],
-  );
+  const doomed = `SELECT id FROM traces WHERE project_id = $1 AND start_time < $2 ORDER BY start_time LIMIT ${Number(limit)}`;
+  const r = await db.query(deleteTracesAndChildren(doomed), [projectId, before]);
   return r.rowCount;
 }
 
