@@ -6,12 +6,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   AUTOMATION_ACTIONS,
   AUTOMATION_TYPES,
-  countDeliveryAttempts,
   createAutomation,
   deleteAutomation,
   getAutomation,
   listAutomations,
-  listDeliveryAttempts,
+  pageDeliveryAttempts,
   requeueDelivery,
   rotateSigningSecret,
   setAutomationEnabled,
@@ -215,8 +214,8 @@ export function registerDashboardAutomations(app: FastifyInstance, ctx: AdminCon
     async (req) => {
       const { automation } = await automationOf(req);
       const { limit, offset } = req.query;
-      const [attempts, total] = await Promise.all([listDeliveryAttempts(ctx.db, automation.id, limit, offset), countDeliveryAttempts(ctx.db, automation.id)]);
-      return { data: attempts.map(attemptView), pagination: pagination(req.query, total) };
+      const { data, total } = await pageDeliveryAttempts(ctx.db, automation.id, { limit, offset });
+      return { data: data.map(attemptView), pagination: pagination(req.query, total) };
     },
   );
 

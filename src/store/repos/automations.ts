@@ -1,6 +1,7 @@
 // Automations and their webhook deliveries (005_automations.sql): the rows, the outbox claims and the attempt log.
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Queryable } from '../database.ts';
+import { selectPage, type PageWindow } from './page.ts';
 import { iso, json, num } from './rows.ts';
 
 export type AutomationAction = 'created' | 'updated' | 'deleted';
@@ -282,24 +283,8 @@ export interface DeliveryAttempt {
   error: string | null;
 }
 
-/** How many attempts an automation's log holds. */
-export async function countDeliveryAttempts(db: Queryable, automationId: string): Promise<number> {
-  const r = await db.query<{ n: unknown }>(
-    'SELECT count(*) AS n FROM webhook_attempts t JOIN webhook_outbox o ON o.id = t.outbox_id WHERE o.automation_id = $1',
-    [automationId],
-  );
-  return num(r.rows[0]!.n);
-}
-
-/** The attempt log of an automation, newest first. */
-export async function listDeliveryAttempts(db: Queryable, automationId: string, limit = 100, offset = 0): Promise<DeliveryAttempt[]> {
-  const r = await db.query(
-    `SELECT t.id, o.id AS outbox_id, o.event_id, o.action, o.state, t.attempt, t.at, t.status, t.latency_ms, t.response, t.error
-     FROM webhook_attempts t JOIN webhook_outbox o ON o.id = t.outbox_id
-     WHERE o.automation_id = $1 ORDER BY t.at DESC, t.id DESC LIMIT $2 OFFSET $3`,
-    [automationId, limit, offset],
-  );
-  return r.rows.map((x: any) => ({
+function toAttempt(x: Record<string, any>): DeliveryAttempt {
+  return {
     id: num(x.id),
     outboxId: num(x.outbox_id),
     eventId: x.event_id,
@@ -311,7 +296,24 @@ export async function listDeliveryAttempts(db: Queryable, automationId: string, 
     latencyMs: num(x.latency_ms),
     response: x.response ?? null,
     error: x.error ?? null,
-  }));
+  };
+}
+
+/** A page of an automation's attempt log, newest first, with the count of all its attempts. */
+export async function pageDeliveryAttempts(db: Queryable, automationId: string, page: PageWindow): Promise<{ data: DeliveryAttempt[]; total: number }> {
+  const query = {
+    columns: 't.id, o.id AS outbox_id, o.event_id, o.action, o.state, t.attempt, t.at, t.status, t.latency_ms, t.response, t.error',
+    from: 'webhook_attempts t JOIN webhook_outbox o ON o.id = t.outbox_id',
+    where: 'o.automation_id = $1',
+    params: [automationId],
+    orderBy: 't.at DESC, t.id DESC',
+  };
+  return selectPage(db, query, page, toAttempt);
+}
+
+/** The attempt log of an automation, newest first. */
+export async function listDeliveryAttempts(db: Queryable, automationId: string, limit = 100, offset = 0): Promise<DeliveryAttempt[]> {
+  return (await pageDeliveryAttempts(db, automationId, { limit, offset })).data;
 }
 
 /** Deletes finished outbox rows (delivered or failed) that finished before `before`, with their attempts; returns how many. */
