@@ -13,18 +13,13 @@ import { costDetailsOf, totalOf } from './usage.ts';
 /** Observation id → the model that priced it now, or null (cost from the events, or no longer calculated). */
 export type CostModels = Map<string, string | null>;
 
-async function storedCostModels(tx: Queryable, projectId: string, ids: string[]): Promise<Map<string, string | null>> {
-  if (ids.length === 0) return new Map();
-  const r = await tx.query<{ id: string; cost_model_id: string | null }>(
-    'SELECT id, cost_model_id FROM observations WHERE project_id = $1 AND id = ANY($2::text[])', [projectId, ids]);
-  return new Map(r.rows.map((row) => [row.id, row.cost_model_id]));
-}
-
-/** Sets costDetails and totalCost of the rows (merged, not yet written) that the matched model prices. */
-export async function priceObservations(
-  tx: Queryable, projectId: string, rows: ObservationRow[], events: ReadonlyMap<string, readonly IngestionEvent[]>, match: ModelMatcher,
-): Promise<CostModels> {
-  const stored = await storedCostModels(tx, projectId, rows.map((r) => r.id));
+/**
+ * Sets costDetails and totalCost of the rows (merged, not yet written) that the matched model prices. `stored` holds
+ * the cost model of each row already stored (absent: a new row).
+ */
+export function priceObservations(
+  rows: ObservationRow[], events: ReadonlyMap<string, readonly IngestionEvent[]>, match: ModelMatcher, stored: CostModels,
+): CostModels {
   const decided: CostModels = new Map();
   for (const row of rows) {
     const wasCalculated = (stored.get(row.id) ?? null) !== null;

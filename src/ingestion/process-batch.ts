@@ -65,7 +65,8 @@ async function write(tx: Queryable, projectId: string, plan: Plan, models: Model
   for (const events of plan.observations.values()) for (const e of events) if (e.body.traceId !== undefined) mentionedTraces.add(e.body.traceId);
   await lockEntities(tx, [...[...mentionedTraces].map((id) => `trace:${projectId}:${id}`), ...observationIds.map((id) => `observation:${projectId}:${id}`)]);
 
-  const storedObservations = new Map((await getObservationsByIds(tx, projectId, observationIds)).map((o) => [o.id, observationRowOf(o)]));
+  const stored = await getObservationsByIds(tx, projectId, observationIds);
+  const storedObservations = new Map(stored.map((o) => [o.id, observationRowOf(o)]));
   const observations: ObservationRow[] = [];
   for (const [id, events] of plan.observations) {
     const row = mergeObservation(projectId, id, storedObservations.get(id), mergeOrder(events));
@@ -75,7 +76,7 @@ async function write(tx: Queryable, projectId: string, plan: Plan, models: Model
     }
     observations.push(row);
   }
-  const costModels = await priceObservations(tx, projectId, observations, plan.observations, models);
+  const costModels = priceObservations(observations, plan.observations, models, new Map(stored.map((o) => [o.id, o.costModelId])));
   const traceIds = [...new Set([...plan.traces.keys(), ...observations.map((o) => o.traceId)])];
   // Observations may name a trace this batch did not lock (their stored trace id); lock those too.
   await lockEntities(tx, traceIds.filter((id) => !mentionedTraces.has(id)).map((id) => `trace:${projectId}:${id}`));
