@@ -165,8 +165,8 @@ export function applyFilter(conditions: readonly FilterCondition[], columns: Rec
         break;
       case 'stringOptions':
       case 'categoryOptions':
-        if (columns[c.column].kind === 'object') add((k, p) => objectOptions(sql, c, k, p), c.key, c.value);
-        else add((p) => (c.operator === 'any of' ? `${sql} = ANY(${p}::text[])` : `NOT (${sql} = ANY(${p}::text[])) IS TRUE`), c.value);
+        if (columns[c.column].kind === 'object') add((k, p) => optionsCondition(`(${sql} ->> ${k}::text)`, c.operator, p), c.key, c.value);
+        else add((p) => optionsCondition(sql, c.operator, p), c.value);
         break;
       case 'arrayOptions': {
         const op = { 'any of': '&&', 'all of': '@>', 'none of': '&&' }[c.operator as 'any of'];
@@ -186,7 +186,7 @@ export function applyFilter(conditions: readonly FilterCondition[], columns: Rec
   }
 }
 
-function objectOptions(sql: string, c: FilterCondition, k: string, p: string): string {
-  const value = `(${sql} ->> ${k}::text)`;
-  return c.operator === 'any of' ? `${value} = ANY(${p}::text[])` : `NOT (${value} = ANY(${p}::text[])) IS TRUE`;
+/** `any of` / `none of` a list; `none of` also holds where the value is null. */
+function optionsCondition(value: string, operator: string, p: string): string {
+  return operator === 'any of' ? `${value} = ANY(${p}::text[])` : `NOT (${value} = ANY(${p}::text[])) IS TRUE`;
 }

@@ -1,7 +1,7 @@
 // Traces: created by the REST API, the gateway's trace writer and (later) ingestion. Tokens and cost of a trace are
 // the sums over its GENERATION observations, computed when read.
 import type { Queryable } from '../database.ts';
-import { conditions, iso, json, num, type AddCondition } from './rows.ts';
+import { conditions, iso, json, num } from './rows.ts';
 import { OBSERVATION_FILTER_COLUMNS, TRACE_FILTER_COLUMNS } from './filter-columns.ts';
 import { applyFilter, type FilterCondition } from './structured-filter.ts';
 
@@ -340,12 +340,7 @@ export interface TraceFilter {
 }
 
 export async function listTraces(db: Queryable, projectId: string, f: TraceFilter): Promise<{ data: StoredTrace[]; total: number }> {
-  const where = ['t.project_id = $1'];
-  const params: unknown[] = [projectId];
-  const add: AddCondition = (clause, ...values) => {
-    const placeholders = values.map((v) => `$${params.push(v)}`);
-    where.push(clause(...placeholders));
-  };
+  const { add, params, sql } = conditions('t.project_id = $1', projectId);
   if (f.status) add((p) => `t.status = ${p}`, f.status);
   if (f.agentId) add((p) => `t.agent_id = ${p}`, f.agentId);
   if (f.agentName) add((p) => `t.agent_id IN (SELECT id FROM agents WHERE project_id = $1 AND name = ${p})`, f.agentName);
@@ -356,14 +351,9 @@ export async function listTraces(db: Queryable, projectId: string, f: TraceFilte
   if (f.modelGroup) add((p) => `t.model_group = ${p}`, f.modelGroup);
   if (f.tagKeys?.length) add((p) => `t.tags ?& ${p}::text[]`, f.tagKeys);
   for (const tag of f.tags ?? []) {
-    params.push(tag);
-    let clause = `t.tags ? $${params.length}`;
     const colon = tag.indexOf(':');
-    if (colon > 0) {
-      params.push(JSON.stringify({ [tag.slice(0, colon)]: tag.slice(colon + 1) }));
-      clause = `(${clause} OR t.tags @> $${params.length}::text::jsonb)`;
-    }
-    where.push(clause);
+    if (colon > 0) add((k, kv) => `(t.tags ? ${k} OR t.tags @> ${kv}::text::jsonb)`, tag, JSON.stringify({ [tag.slice(0, colon)]: tag.slice(colon + 1) }));
+    else add((k) => `t.tags ? ${k}`, tag);
   }
   if (f.environments?.length) add((p) => `t.environment = ANY(${p}::text[])`, f.environments);
   if (f.release) add((p) => `t.release = ${p}`, f.release);
@@ -371,7 +361,7 @@ export async function listTraces(db: Queryable, projectId: string, f: TraceFilte
   if (f.from) add((p) => `t.start_time >= ${p}::timestamptz`, f.from);
   if (f.to) add((p) => `t.start_time < ${p}::timestamptz`, f.to);
   if (f.conditions) applyFilter(f.conditions, TRACE_FILTER_COLUMNS, add);
-  const condition = where.join(' AND ');
+  const condition = sql();
   const total = await db.query<{ n: unknown }>(`SELECT count(*) AS n FROM traces t WHERE ${condition}`, params);
   const dir = f.orderBy?.direction === 'asc' ? 'ASC' : 'DESC';
   const order = f.orderBy?.column === 'name' ? `t.name ${dir}, t.start_time DESC, t.id DESC` : `t.start_time ${dir}, t.id ${dir}`;
