@@ -32,7 +32,7 @@ function graceHoursOf(body: unknown): number {
 type KeyState = 'active' | 'blocked' | 'expired';
 
 /** A key without its hash; `state` per spec part 3 (blocked includes a suspended agent's keys). */
-export function keyView(k: StoredGatewayKey, now: number, suspendedAgents: ReadonlySet<string>) {
+function keyView(k: StoredGatewayKey, now: number, suspendedAgents: ReadonlySet<string>) {
   const expiresAtMs = keyExpiry({ expires_at: k.expiresAt, rotated_at: k.rotatedAt, rotation_grace_hours: k.rotationGraceHours });
   const state: KeyState = k.blocked || (k.agentId !== undefined && suspendedAgents.has(k.agentId)) ? 'blocked' : expiresAtMs !== undefined && now >= expiresAtMs ? 'expired' : 'active';
   return {
@@ -131,7 +131,8 @@ export function registerDashboardKeys(app: FastifyInstance, ctx: AdminContext): 
     });
     await refreshKeyCache(ctx);
     reply.header('cache-control', 'no-store');
-    return { key: await viewOf(rotated.key), plaintext, previous: await viewOf(rotated.grace) };
+    const [suspended, now] = [await suspendedAgents(project.id), ctx.clock.now()];
+    return { key: keyView(rotated.key, now, suspended), plaintext, previous: keyView(rotated.grace, now, suspended) };
   });
 
   app.delete<{ Params: IdParams }>('/projects/:project/keys/:id', { onRequest: change }, async (req, reply) => {

@@ -42,7 +42,7 @@ const listQuery = {
 };
 
 /** A trace as the list shows it: the REST shape (duration in ms) plus the gateway facts the columns and filters use. */
-export function traceSummary(t: StoredTrace) {
+function traceSummary(t: StoredTrace) {
   const { input: _input, output: _output, metadata: _metadata, ...rest } = restTrace(t);
   return {
     ...rest,

@@ -23,7 +23,7 @@ const CHANGE_SCHEMA = {
   properties: { role: { enum: ROLES }, active: { type: 'boolean' } },
 } as const;
 
-export const userBody = (u: User) => ({ id: u.id, email: u.email, name: u.name, role: u.role, active: u.active, createdAt: u.createdAt });
+const userBody = (u: User) => ({ id: u.id, email: u.email, name: u.name, role: u.role, active: u.active, createdAt: u.createdAt });
 
 function ownerOnly(by: DashboardUser, role: Role | undefined): void {
   if (role === 'owner' && by.role !== 'owner') throw new DashboardApiError('permission_denied', 'Only an owner may make or change an owner');

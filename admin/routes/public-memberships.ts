@@ -6,13 +6,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import deleteSchema from '../../schemas/api/public-membership-delete.json' with { type: 'json' };
 import upsertSchema from '../../schemas/api/public-membership-upsert.json' with { type: 'json' };
-import { getProject } from '../../src/store/repos/projects.ts';
 import { changeUser, LastOwnerError, removeUser, type ChangedBy } from '../../src/users/change-user.ts';
 import type { Role } from '../../src/users/roles.ts';
 import { listUsers, type User } from '../../src/users/users.ts';
 import type { AdminContext } from '../context.ts';
 import { PublicApiError } from '../public-api/public-error.ts';
 import { principalOf, requireKey } from '../public-api/route-access.ts';
+import { ownProject } from './public-organization.ts';
 
 type LangfuseRole = 'OWNER' | 'ADMIN' | 'MEMBER' | 'VIEWER';
 
@@ -39,7 +39,7 @@ export function keyChangedBy(req: FastifyRequest): ChangedBy {
 const notFound = (userId: string) => new PublicApiError('NotFoundError', `User ${userId} not found in this organization`);
 
 /** Runs a user change, turning the last-owner refusal into a 409. */
-export async function guardLastOwner<T>(work: () => Promise<T>): Promise<T> {
+async function guardLastOwner<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
@@ -69,10 +69,7 @@ export function registerPublicMemberships(app: FastifyInstance, ctx: AdminContex
   });
 
   app.get<{ Params: { projectId: string } }>('/projects/:projectId/memberships', { onRequest }, async (req) => {
-    const project = await getProject(ctx.db, req.params.projectId);
-    if (!project || project.organizationId !== principalOf(req).apiKey.organizationId) {
-      throw new PublicApiError('NotFoundError', `Project ${req.params.projectId} not found in this organization`);
-    }
+    await ownProject(ctx.db, principalOf(req).apiKey.organizationId, req.params.projectId);
     return memberships();
   });
 }

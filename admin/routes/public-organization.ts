@@ -31,7 +31,7 @@ function callerOf(req: FastifyRequest) {
 }
 
 /** The organization's project, or 404 (a project of another organization is not revealed). */
-async function ownProject(db: Queryable, organizationId: string, projectId: string): Promise<Project> {
+export async function ownProject(db: Queryable, organizationId: string, projectId: string): Promise<Project> {
   const project = await getProject(db, projectId);
   if (!project || project.organizationId !== organizationId) throw new PublicApiError('NotFoundError', `Project ${projectId} not found in this organization`);
   return project;

@@ -40,7 +40,7 @@ function keyText(value: string | null | undefined): string {
   return SUSPECT.test(text) ? text.replaceAll('\u0000', '').replace(LONE_SURROGATE, '\ufffd') : text;
 }
 
-export const countsInRollups = (item: TraceItem): boolean => item.trace.source === 'gateway' && item.trace.status !== 'in_progress';
+const countsInRollups = (item: TraceItem): boolean => item.trace.source === 'gateway' && item.trace.status !== 'in_progress';
 
 export class RollupAccumulator {
   readonly #rows = new Map<string, RollupRow>();

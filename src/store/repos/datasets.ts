@@ -63,11 +63,6 @@ export async function getDatasetByName(db: Queryable, projectId: string, name: s
   return r.rows[0] ? toDataset(r.rows[0]) : undefined;
 }
 
-export async function getDatasetById(db: Queryable, projectId: string, id: string): Promise<StoredDataset | undefined> {
-  const r = await db.query('SELECT * FROM datasets WHERE project_id = $1 AND id = $2', [projectId, id]);
-  return r.rows[0] ? toDataset(r.rows[0]) : undefined;
-}
-
 /** Newest first (ties on id). */
 export function listDatasets(db: Queryable, projectId: string, page: PageWindow): Promise<{ data: StoredDataset[]; total: number }> {
   return selectPage(db, { columns: '*', from: 'datasets', where: 'project_id = $1', params: [projectId], orderBy: 'created_at DESC, id' }, page, toDataset);
