@@ -299,21 +299,24 @@ function toAttempt(x: Record<string, any>): DeliveryAttempt {
   };
 }
 
+const attemptsOf = (automationId: string) => ({
+  columns: 't.id, o.id AS outbox_id, o.event_id, o.action, o.state, t.attempt, t.at, t.status, t.latency_ms, t.response, t.error',
+  from: 'webhook_attempts t JOIN webhook_outbox o ON o.id = t.outbox_id',
+  where: 'o.automation_id = $1',
+  params: [automationId],
+  orderBy: 't.at DESC, t.id DESC',
+});
+
 /** A page of an automation's attempt log, newest first, with the count of all its attempts. */
-export async function pageDeliveryAttempts(db: Queryable, automationId: string, page: PageWindow): Promise<{ data: DeliveryAttempt[]; total: number }> {
-  const query = {
-    columns: 't.id, o.id AS outbox_id, o.event_id, o.action, o.state, t.attempt, t.at, t.status, t.latency_ms, t.response, t.error',
-    from: 'webhook_attempts t JOIN webhook_outbox o ON o.id = t.outbox_id',
-    where: 'o.automation_id = $1',
-    params: [automationId],
-    orderBy: 't.at DESC, t.id DESC',
-  };
-  return selectPage(db, query, page, toAttempt);
+export function pageDeliveryAttempts(db: Queryable, automationId: string, page: PageWindow): Promise<{ data: DeliveryAttempt[]; total: number }> {
+  return selectPage(db, attemptsOf(automationId), page, toAttempt);
 }
 
-/** The attempt log of an automation, newest first. */
-export async function listDeliveryAttempts(db: Queryable, automationId: string, limit = 100, offset = 0): Promise<DeliveryAttempt[]> {
-  return (await pageDeliveryAttempts(db, automationId, { limit, offset })).data;
+/** The newest `limit` attempts of an automation's log. */
+export async function listDeliveryAttempts(db: Queryable, automationId: string, limit = 100): Promise<DeliveryAttempt[]> {
+  const q = attemptsOf(automationId);
+  const r = await db.query(`SELECT ${q.columns} FROM ${q.from} WHERE ${q.where} ORDER BY ${q.orderBy} LIMIT ${Number(limit)}`, q.params);
+  return r.rows.map(toAttempt);
 }
 
 /** Deletes finished outbox rows (delivered or failed) that finished before `before`, with their attempts; returns how many. */
