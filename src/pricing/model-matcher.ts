@@ -1,7 +1,7 @@
 // Which model prices an observation (reference §10): the project's models first, newest startDate first (nulls last,
 // then newest created), then the built-ins; the first whose pattern matches the observation's model wins.
 import { BUILTIN_MODELS } from './builtin-models.ts';
-import { compilePattern } from './match-pattern.ts';
+import { compilePattern, type Pattern } from './match-pattern.ts';
 import type { ModelDefinition } from './model-definition.ts';
 
 export type ModelMatcher = (model: string) => ModelDefinition | undefined;
@@ -11,14 +11,26 @@ export const MAX_MATCHED_MODEL_LENGTH = 1_000;
 
 const newestFirst = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : Date.parse(b) - Date.parse(a));
 
-export function modelMatcher(projectModels: readonly ModelDefinition[], builtins: readonly ModelDefinition[] = BUILTIN_MODELS): ModelMatcher {
-  const ordered = [...projectModels].sort((a, b) => newestFirst(a.startDate, b.startDate) || newestFirst(a.createdAt, b.createdAt));
-  const compiled = [...ordered, ...builtins].flatMap((m) => {
+interface CompiledModel {
+  model: ModelDefinition;
+  re: Pattern;
+}
+
+function compiled(models: readonly ModelDefinition[]): CompiledModel[] {
+  return models.flatMap((m) => {
     try {
       return [{ model: m, re: compilePattern(m.matchPattern) }];
     } catch {
       return []; // refused at creation; a row written another way must not stop ingestion
     }
   });
-  return (name) => (name.length > MAX_MATCHED_MODEL_LENGTH ? undefined : compiled.find((c) => c.re.test(name))?.model);
+}
+
+/** The built-ins never change: compiled once, not at every project matcher rebuild. */
+const COMPILED_BUILTINS = compiled(BUILTIN_MODELS);
+
+export function modelMatcher(projectModels: readonly ModelDefinition[]): ModelMatcher {
+  const ordered = [...projectModels].sort((a, b) => newestFirst(a.startDate, b.startDate) || newestFirst(a.createdAt, b.createdAt));
+  const candidates = [...compiled(ordered), ...COMPILED_BUILTINS];
+  return (name) => (name.length > MAX_MATCHED_MODEL_LENGTH ? undefined : candidates.find((c) => c.re.test(name))?.model);
 }
