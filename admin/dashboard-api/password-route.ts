@@ -7,7 +7,7 @@ import type { SignInLimiter } from '../../src/users/sign-in-limiter.ts';
 import type { AdminContext } from '../context.ts';
 import { DashboardApiError } from './dashboard-error.ts';
 import { limitedPasswordCheck } from './limited-password-check.ts';
-import { sessionCookie } from './session-cookie.ts';
+import { newSessionAnswer, sessionLifetimeMs } from './session-cookie.ts';
 import { dashboardActor, requireSession, sessionOf } from './session-guard.ts';
 
 const PASSWORD_SCHEMA = {
@@ -27,7 +27,7 @@ export function registerPasswordRoute(app: FastifyInstance, ctx: AdminContext, l
       const { currentPassword, newPassword } = req.body;
       const problem = newPasswordProblem(currentPassword, newPassword);
       if (problem) throw new DashboardApiError('invalid_request', problem);
-      const lifetimeMs = ctx.config().dashboard.session_hours * 3_600_000;
+      const lifetimeMs = sessionLifetimeMs(ctx.config());
       const now = ctx.clock.now();
       const session = await limitedPasswordCheck(limiter, user.email, now, () =>
         changeOwnPassword(
@@ -37,8 +37,7 @@ export function registerPasswordRoute(app: FastifyInstance, ctx: AdminContext, l
         ),
       );
       if (!session) throw new DashboardApiError('invalid_credentials', 'The current password is wrong');
-      reply.header('set-cookie', sessionCookie(session.token, Math.floor(lifetimeMs / 1000))).header('cache-control', 'no-store');
-      return { user: { id: user.id, email: user.email, name: user.name, role: user.role }, csrfToken: session.csrfToken };
+      return newSessionAnswer(reply, user, session, lifetimeMs);
     },
   );
 }

@@ -1,6 +1,8 @@
 // The dashboard session cookie `svc_session`: HttpOnly, SameSite=Strict, scoped to /dashboard. No `Secure` flag: the
 // admin listener speaks plain HTTP unless a TLS proxy fronts it (docs/dashboard.md).
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { GatewayConfig } from '../../src/config/types.ts';
+import type { DashboardUser } from './session-guard.ts';
 
 export const SESSION_COOKIE = 'svc_session';
 
@@ -18,3 +20,15 @@ export function sessionTokenOf(req: FastifyRequest): string | undefined {
   }
   return undefined;
 }
+
+/** How long a new session lasts (`dashboard.session_hours`). */
+export const sessionLifetimeMs = (config: GatewayConfig): number => config.dashboard.session_hours * 3_600_000;
+
+/** Answers with a session just created: its cookie, no caching, the user and the session's CSRF token. */
+export function newSessionAnswer(reply: FastifyReply, user: DashboardUser, session: { token: string; csrfToken: string }, lifetimeMs: number) {
+  reply.header('set-cookie', sessionCookie(session.token, Math.floor(lifetimeMs / 1000))).header('cache-control', 'no-store');
+  return { user: sessionUser(user), csrfToken: session.csrfToken };
+}
+
+/** The user as the session answers show it. */
+export const sessionUser = ({ id, email, name, role }: DashboardUser): DashboardUser => ({ id, email, name, role });

@@ -11,8 +11,8 @@ import type { AdminContext } from '../context.ts';
 import { DashboardApiError } from './dashboard-error.ts';
 import { limitedPasswordCheck } from './limited-password-check.ts';
 import { registerPasswordRoute } from './password-route.ts';
-import { clearedSessionCookie, sessionCookie, sessionTokenOf } from './session-cookie.ts';
-import { dashboardActor, requireSession, sessionOf, type DashboardUser } from './session-guard.ts';
+import { clearedSessionCookie, newSessionAnswer, sessionLifetimeMs, sessionTokenOf, sessionUser } from './session-cookie.ts';
+import { dashboardActor, requireSession, sessionOf } from './session-guard.ts';
 
 const SIGN_IN_SCHEMA = {
   type: 'object',
@@ -20,8 +20,6 @@ const SIGN_IN_SCHEMA = {
   additionalProperties: false,
   properties: { email: { type: 'string', minLength: 1, maxLength: 320 }, password: { type: 'string', maxLength: 1024 } },
 } as const;
-
-const sessionUser = ({ id, email, name, role }: DashboardUser): DashboardUser => ({ id, email, name, role });
 
 export function registerSessionRoutes(app: FastifyInstance, ctx: AdminContext): void {
   const limiter = new SignInLimiter();
@@ -31,14 +29,13 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: AdminContext): 
     const { email, password } = req.body;
     const user = await limitedPasswordCheck(limiter, email, ctx.clock.now(), () => checkCredentials(ctx.db, email, password));
     if (!user) throw new DashboardApiError('invalid_credentials', 'Wrong email or password');
-    const lifetimeMs = ctx.config().dashboard.session_hours * 3_600_000;
+    const lifetimeMs = sessionLifetimeMs(ctx.config());
     const session = await ctx.db.transaction(async (tx) => {
       const created = await createSession(tx, user.id, ctx.clock.now(), lifetimeMs);
       await writeAudit(tx, { organizationId: organizationId(), actor: dashboardActor(user), action: 'user.sign_in', resourceType: 'user', resourceId: user.id });
       return created;
     });
-    reply.header('set-cookie', sessionCookie(session.token, Math.floor(lifetimeMs / 1000))).header('cache-control', 'no-store');
-    return { user: sessionUser(user), csrfToken: session.csrfToken };
+    return newSessionAnswer(reply, user, session, lifetimeMs);
   });
 
   app.get('/session', { onRequest: requireSession(ctx, 'viewer') }, async (req, reply) => {
