@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { getAgent } from '../../src/store/repos/agents.ts';
 import { listScoresOfTrace, type StoredScore } from '../../src/store/repos/scores.ts';
-import { getTrace, listObservationsOfTrace, listTraces, type StoredObservation, type StoredTrace, type TraceFilter, type TraceStatus } from '../../src/store/repos/traces.ts';
+import { getTrace, listObservationsOfTrace, listObservationsOfTraces, listTraces, type StoredObservation, type StoredTrace, type TraceFilter, type TraceStatus } from '../../src/store/repos/traces.ts';
 import type { AdminContext } from '../context.ts';
 import { restSpan, restTrace } from '../rest-api/representations.ts';
 import { pagination, PAGING_QUERY_SCHEMA } from './paging.ts';
@@ -76,6 +76,23 @@ function attemptOf(o: StoredObservation) {
   };
 }
 
+/** At most this many gateway calls are shown under one agent trace. */
+const GATEWAY_CALLS_SHOWN = 200;
+
+/**
+ * The gateway traces an agent's spans made (their traceparent named this trace), each with its provider attempts,
+ * so the waterfall shows every LLM call in place under the span that made it.
+ */
+async function gatewayCallsOf(ctx: AdminContext, projectId: string, traceId: string) {
+  const { data } = await listTraces(ctx.db, projectId, { parentTraceId: traceId, orderBy: { column: 'startTime', direction: 'asc' }, limit: GATEWAY_CALLS_SHOWN, offset: 0 });
+  const observations = await listObservationsOfTraces(ctx.db, projectId, data.map((t) => t.id));
+  return data.map((t) => ({
+    ...traceSummary(t),
+    parentSpanId: t.parentSpanId,
+    attempts: observations.filter((o) => o.traceId === t.id && o.attributes['gateway.deployment'] !== undefined).map(attemptOf),
+  }));
+}
+
 const scoreOf = (s: StoredScore) => ({
   id: s.id,
   name: s.name,
@@ -118,15 +135,22 @@ export function registerDashboardTraces(app: FastifyInstance, ctx: AdminContext)
   app.get<{ Params: { project: string; id: string } }>('/projects/:project/traces/:id', { onRequest }, async (req) => {
     const project = await projectOf(ctx, req);
     const trace = found(await getTrace(ctx.db, project.id, req.params.id), `trace '${req.params.id}'`);
-    const [observations, scores] = await Promise.all([listObservationsOfTrace(ctx.db, project.id, trace.id), listScoresOfTrace(ctx.db, project.id, trace.id)]);
+    const [observations, scores, gatewayCalls] = await Promise.all([
+      listObservationsOfTrace(ctx.db, project.id, trace.id),
+      listScoresOfTrace(ctx.db, project.id, trace.id),
+      gatewayCallsOf(ctx, project.id, trace.id),
+    ]);
     return {
       ...traceSummary(trace),
+      parentTraceId: trace.parentTraceId,
+      parentSpanId: trace.parentSpanId,
       input: trace.input ?? null,
       output: trace.output ?? null,
       metadata: trace.metadata,
       spans: observations.map((o) => ({ ...restSpan(o), level: o.level, statusMessage: o.statusMessage })),
       attempts: observations.filter((o) => o.attributes['gateway.deployment'] !== undefined).map(attemptOf),
       scores: scores.map(scoreOf),
+      gatewayCalls,
     };
   });
 }

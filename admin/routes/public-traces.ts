@@ -65,6 +65,9 @@ export function publicTrace(t: StoredTrace) {
     createdAt: t.createdAt,
     updatedAt: t.updatedAt,
     externalId: null,
+    // Not Langfuse fields: a gateway trace called with a W3C traceparent names the caller's trace and span.
+    parentTraceId: t.parentTraceId,
+    parentObservationId: t.parentSpanId,
   };
 }
 

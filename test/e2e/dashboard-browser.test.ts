@@ -295,6 +295,48 @@ t.test('the dashboard in chromium', async (t) => {
     await screenshot(page, '08-trace');
   });
 
+  await t.test("an agent's trace shows the gateway calls its span made, in place", async (t) => {
+    const traceId = 'c3'.repeat(16);
+    const spanId = 'd4'.repeat(8);
+    const at = new Date(Date.now() - 1000).toISOString();
+    const ingest = await fetch(`${s.adminUrl}/api/public/ingestion`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: basicAuth(apiKey) },
+      body: JSON.stringify({
+        batch: [
+          { id: 'agent-trace', type: 'trace-create', timestamp: at, body: { id: traceId, name: 'research agent', timestamp: at } },
+          { id: 'agent-span', type: 'span-create', timestamp: at, body: { id: spanId, traceId, name: 'draft answer', startTime: at, endTime: new Date().toISOString() } },
+        ],
+      }),
+    });
+    t.equal(ingest.status, 207);
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${s.gatewayUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${minted.beta}`, traceparent: `00-${traceId}-${spanId}-01` },
+        body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: `step ${i}` }] }),
+      });
+      t.equal(res.status, 200);
+      await res.arrayBuffer();
+    }
+    await waitFor('both calls traced', async () => {
+      const r = await page.request.get(`${s.adminUrl}/dashboard/api/projects/default/traces/${traceId}`);
+      return r.ok() && ((await r.json()) as any).gatewayCalls.length === 2;
+    });
+    await go(`/p/default/traces/${traceId}`);
+    await page.getByTestId('waterfall').waitFor();
+    const rows = page.getByTestId('waterfall-row');
+    const names = await rows.allTextContents();
+    t.match(names[0], /draft answer/, 'the agent span first');
+    t.equal(names.filter((n) => /gateway demo → demo-mock/.test(n)).length, 2, 'its two gateway calls under it');
+    t.equal(names.filter((n) => /attempt demo-mock/.test(n)).length, 2, 'each with its attempt');
+    await rows.filter({ hasText: 'gateway demo' }).first().click();
+    await page.getByTestId('gateway-call-details').waitFor();
+    t.match(await page.getByTestId('gateway-call-cost').textContent(), /^\$0\.0+[1-9]/, 'the call carries its cost');
+    t.match(await page.getByTestId('gateway-calls').textContent(), /^2 · \$0\.0+[1-9]/, 'the trace sums its calls');
+    await screenshot(page, '08b-agent-trace-gateway-calls');
+  });
+
   await t.test('a webhook automation: the secret shown once signs a delivery the receiver verifies', async (t) => {
     await go('/p/default/automations');
     const form = page.getByTestId('automation-form');

@@ -14,7 +14,7 @@ import { upsertScores } from '../../src/store/repos/scores.ts';
 import { verifySignature } from '../../src/webhooks/signature.ts';
 import { dashboardRequest, signIn, type DashboardClient } from '../helpers/dashboard.ts';
 import { listenLocally } from '../helpers/local-server.ts';
-import { basicAuth } from '../helpers/public-api.ts';
+import { basicAuth, callAdmin } from '../helpers/public-api.ts';
 import { baseConfig, chatBody, startTestService, TEST_KEY, type TestService } from '../helpers/service.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';
 import { waitFor } from '../helpers/wait-for.ts';
@@ -189,6 +189,40 @@ for (const backend of STORE_BACKENDS) {
       t.match(detail.body.attempts, [{ d: 'demo-mock', o: 'ok', ms: Number, provider: 'mock', spanId: `${id}.1` }]);
       t.match(detail.body.scores, [{ id: 'score-1', name: 'quality', value: 0.9, dataType: 'NUMERIC' }]);
       t.match(await viewer.call('GET', `${P}/traces/nope`), { status: 404, body: error('not_found') });
+    });
+
+    t.test('traces: an agent trace shows the gateway calls its spans made, with cost and attempts', async (t) => {
+      const agentTrace = 'a1'.repeat(16);
+      const agentSpan = 'b2'.repeat(8);
+      const projectKey = await createApiKey(db, { kind: 'project', organizationId: 'default', projectId: 'default', now: Date.now() });
+      const at = new Date().toISOString();
+      const ingested = await callAdmin(s, 'POST', '/api/public/ingestion', basicAuth(projectKey), {
+        batch: [
+          { id: 'e-trace', type: 'trace-create', timestamp: at, body: { id: agentTrace, name: 'agent run', timestamp: at } },
+          { id: 'e-span', type: 'span-create', timestamp: at, body: { id: agentSpan, traceId: agentTrace, name: 'plan', startTime: at } },
+        ],
+      });
+      t.equal(ingested.status, 207);
+      const calls = [];
+      for (let i = 0; i < 2; i++) {
+        const res = await chat(s, TEST_KEY, { traceparent: `00-${agentTrace}-${agentSpan}-01` });
+        t.equal(res.status, 200);
+        await res.arrayBuffer();
+        calls.push(res.headers.get('x-svc-request-id'));
+      }
+      const detail = await waitFor('the agent trace with its two gateway calls', async () => {
+        const r = await viewer.call('GET', `${P}/traces/${agentTrace}`);
+        return r.status === 200 && r.body.gatewayCalls.length === 2 && r.body;
+      });
+      t.same(detail.gatewayCalls.map((c: any) => c.id).sort(), [...calls].sort());
+      for (const call of detail.gatewayCalls) {
+        t.match(call, { parentSpanId: agentSpan, modelGroup: 'demo', deployment: 'demo-mock', status: 'completed', tokens: Number, attempts: [{ d: 'demo-mock', o: 'ok', ms: Number }] });
+        t.ok(call.cost > 0, 'each call carries its cost');
+      }
+      const gatewayTrace = await viewer.call('GET', `${P}/traces/${calls[0]}`);
+      t.match(gatewayTrace.body, { parentTraceId: agentTrace, parentSpanId: agentSpan, gatewayCalls: [] });
+      const publicTrace = await callAdmin(s, 'GET', `/api/public/traces/${calls[0]}`, basicAuth(projectKey));
+      t.match(publicTrace.body, { parentTraceId: agentTrace, parentObservationId: agentSpan });
     });
 
     t.test('prompts: names with folders and every version of a name', async (t) => {

@@ -181,6 +181,8 @@ for (const backend of STORE_BACKENDS) {
           projectId: 'default',
           bookmarked: false,
           externalId: null,
+          parentTraceId: null,
+          parentObservationId: null,
         });
         t.equal(r.body.data[1].latency, 0, 'a trace in progress reports latency 0');
         t.same(r.body.data[1].observations, []);

@@ -317,6 +317,8 @@ export interface TraceFilter {
   nameContains?: string;
   /** The model group that served (or was asked for). */
   modelGroup?: string;
+  /** Gateway traces called from a span of this trace (their traceparent named it). */
+  parentTraceId?: string;
   /** Every listed tag key must be present. */
   tagKeys?: string[];
   /** Public API tag filters, all must match: `k` matches a tag with key k; `k:v` also matches key k holding v. */
@@ -349,6 +351,7 @@ export async function listTraces(db: Queryable, projectId: string, f: TraceFilte
   if (f.name) add((p) => `t.name = ${p}`, f.name);
   if (f.nameContains) add((p) => `strpos(lower(t.name), lower(${p})) > 0`, f.nameContains);
   if (f.modelGroup) add((p) => `t.model_group = ${p}`, f.modelGroup);
+  if (f.parentTraceId) add((p) => `t.parent_trace_id = ${p}`, f.parentTraceId);
   if (f.tagKeys?.length) add((p) => `t.tags ?& ${p}::text[]`, f.tagKeys);
   for (const tag of f.tags ?? []) {
     const colon = tag.indexOf(':');
@@ -461,10 +464,14 @@ function toObservation(r: Record<string, any>): StoredObservation {
   };
 }
 
-export async function listObservationsOfTrace(db: Queryable, projectId: string, traceId: string): Promise<StoredObservation[]> {
-  const r = await db.query('SELECT * FROM observations WHERE project_id = $1 AND trace_id = $2 ORDER BY start_time, id', [projectId, traceId]);
+/** The observations of several traces, in each trace's time order. */
+export async function listObservationsOfTraces(db: Queryable, projectId: string, traceIds: readonly string[]): Promise<StoredObservation[]> {
+  if (traceIds.length === 0) return [];
+  const r = await db.query('SELECT * FROM observations WHERE project_id = $1 AND trace_id = ANY($2::text[]) ORDER BY trace_id, start_time, id', [projectId, traceIds]);
   return r.rows.map(toObservation);
 }
+
+export const listObservationsOfTrace = (db: Queryable, projectId: string, traceId: string) => listObservationsOfTraces(db, projectId, [traceId]);
 
 /** The stored observations among `ids`. */
 export async function getObservationsByIds(tx: Queryable, projectId: string, ids: readonly string[]): Promise<StoredObservation[]> {

@@ -1,4 +1,5 @@
-// One trace: its spans as a waterfall (click one for its details), input and output, the gateway's attempts, scores.
+// One trace: its spans as a waterfall (click one for its details) with the gateway calls its spans made in place,
+// input and output, the gateway's attempts, scores.
 import { get, inProject } from '../api.ts';
 import { h, replace } from '../dom.ts';
 import { asText, dateTime, ms, num, usd } from '../format.ts';
@@ -22,6 +23,8 @@ interface Span {
   model?: string | null;
   usage?: Record<string, number>;
   cost?: number;
+  /** Set on the row standing for a gateway call made from a span of this trace. */
+  call?: GatewayCall;
 }
 
 interface Attempt {
@@ -49,13 +52,38 @@ interface Score {
   timestamp: string;
 }
 
+/** A gateway trace whose traceparent named a span of this trace. */
+interface GatewayCall extends TraceSummary {
+  parentSpanId: string | null;
+  attempts: Attempt[];
+}
+
 interface Trace extends TraceSummary {
   input: unknown;
   output: unknown;
   metadata: Record<string, unknown>;
+  parentTraceId: string | null;
+  parentSpanId: string | null;
   spans: Span[];
   attempts: Attempt[];
   scores: Score[];
+  gatewayCalls: GatewayCall[];
+}
+
+/** Each gateway call as a row under the span that made it, its provider attempts as rows under it. */
+function gatewayCallSpans(calls: GatewayCall[]): Span[] {
+  return calls.flatMap((c) => {
+    const callId = `gateway-call:${c.id}`;
+    const call: Span = {
+      id: callId, name: `gateway ${[c.modelGroup, c.deployment].filter(Boolean).join(' → ') || c.id}`, parentId: c.parentSpanId,
+      startTime: c.startTime, endTime: c.endTime, status: c.status, type: 'GATEWAY', attributes: {}, output: null, cost: c.cost, call: c,
+    };
+    const attempts = c.attempts.map((a): Span => ({
+      id: `gateway-attempt:${a.spanId}`, name: `attempt ${a.d}`, parentId: callId, startTime: a.startTime, endTime: a.endTime,
+      status: a.o === 'ok' ? 'ok' : 'error', statusMessage: a.why ?? null, type: 'GENERATION', attributes: {}, output: null, model: a.model,
+    }));
+    return [call, ...attempts];
+  });
 }
 
 /** Spans in tree order (parents before their children, siblings by start), with their depth. */
@@ -77,16 +105,17 @@ function treeOrder(spans: Span[]): { span: Span; depth: number }[] {
   return out;
 }
 
-function waterfall(trace: Trace, details: HTMLElement): HTMLElement {
-  if (trace.spans.length === 0) return empty('This trace has no spans.');
-  const start = Math.min(Date.parse(trace.startTime), ...trace.spans.map((s) => Date.parse(s.startTime)));
+function waterfall(trace: Trace, details: HTMLElement, project: string): HTMLElement {
+  const spans = [...trace.spans, ...gatewayCallSpans(trace.gatewayCalls)];
+  if (spans.length === 0) return empty('This trace has no spans.');
+  const start = Math.min(Date.parse(trace.startTime), ...spans.map((s) => Date.parse(s.startTime)));
   const endOf = (s: { endTime: string | null; startTime: string }) => (s.endTime ? Date.parse(s.endTime) : Date.parse(s.startTime));
-  const end = Math.max(trace.endTime ? Date.parse(trace.endTime) : start, ...trace.spans.map(endOf));
+  const end = Math.max(trace.endTime ? Date.parse(trace.endTime) : start, ...spans.map(endOf));
   const total = Math.max(1, end - start);
-  const rows = treeOrder(trace.spans).map(({ span, depth }) => {
+  const rows = treeOrder(spans).map(({ span, depth }) => {
     const left = ((Date.parse(span.startTime) - start) / total) * 100;
     const width = ((endOf(span) - Date.parse(span.startTime)) / total) * 100;
-    const kind = span.status === 'error' || span.level === 'ERROR' ? 'error' : span.type === 'GENERATION' ? 'generation' : '';
+    const kind = span.status === 'error' || span.level === 'ERROR' ? 'error' : span.type === 'GENERATION' ? 'generation' : span.type === 'GATEWAY' ? 'gateway' : '';
     const row = h(
       'div',
       {
@@ -98,7 +127,7 @@ function waterfall(trace: Trace, details: HTMLElement): HTMLElement {
         onclick: () => {
           for (const r of row.parentElement!.children) r.classList.remove('selected');
           row.classList.add('selected');
-          replace(details, spanDetails(span));
+          replace(details, span.call ? gatewayCallDetails(span.call, project) : spanDetails(span));
         },
       },
       h('div', { class: 'wf-name', style: `padding-left: ${depth * 14}px`, title: span.name ?? span.id }, span.name ?? span.id, span.type === 'GENERATION' ? h('span', { class: 'hint' }, ` ${span.model ?? ''}`) : null),
@@ -131,6 +160,25 @@ function spanDetails(s: Span): HTMLElement {
   );
 }
 
+function gatewayCallDetails(c: GatewayCall, project: string): HTMLElement {
+  return h(
+    'div',
+    { 'data-testid': 'gateway-call-details' },
+    h('h3', null, 'Gateway call'),
+    h(
+      'dl',
+      { class: 'facts' },
+      h('dt', null, 'Trace'), h('dd', null, h('a', { href: href(`/p/${seg(project)}/traces/${seg(c.id)}`), class: 'mono' }, c.id)),
+      h('dt', null, 'Status'), h('dd', null, statusBadge(c.status, c.errorCode), c.statusCode === null ? '' : ` HTTP ${c.statusCode}`),
+      h('dt', null, 'Model group'), h('dd', null, [c.modelGroup, c.deployment].filter(Boolean).join(' → ') || '–'),
+      h('dt', null, 'Duration'), h('dd', null, ms(c.duration)),
+      h('dt', null, 'Tokens'), h('dd', null, num(c.tokens)),
+      h('dt', null, 'Cost'), h('dd', { 'data-testid': 'gateway-call-cost' }, usd(c.cost)),
+      h('dt', null, 'Attempts'), h('dd', null, c.attempts.map((a) => `${a.d} ${a.o} ${ms(a.ms)}`).join(', ') || '–'),
+    ),
+  );
+}
+
 function outcome(o: string): HTMLElement {
   return badge(o, o === 'success' || o === 'ok' ? 'ok' : 'bad');
 }
@@ -154,8 +202,14 @@ export async function tracePage(ctx: ViewContext): Promise<Node> {
       statBox('Model group', [trace.modelGroup, trace.deployment].filter(Boolean).join(' → ') || '–'),
       statBox('HTTP status', trace.statusCode === null ? '–' : String(trace.statusCode)),
       statBox('Cache', trace.cacheHit === null ? '–' : trace.cacheHit ? 'hit' : 'miss'),
+      trace.gatewayCalls.length
+        ? statBox('Gateway calls', `${trace.gatewayCalls.length} · ${usd(trace.gatewayCalls.reduce((sum, c) => sum + c.cost, 0))}`, 'gateway-calls')
+        : null,
     ),
-    section('Spans', h('div', { class: 'grid-2' }, waterfall(trace, details), details)),
+    trace.parentTraceId
+      ? h('p', { class: 'hint', 'data-testid': 'called-from' }, 'Called from ', h('a', { href: href(`/p/${seg(ctx.project)}/traces/${seg(trace.parentTraceId)}`), class: 'mono' }, trace.parentTraceId))
+      : null,
+    section('Spans', h('div', { class: 'grid-2' }, waterfall(trace, details, ctx.project), details)),
     section(
       'Attempts',
       table(trace.attempts, [
