@@ -87,6 +87,12 @@ const validators = {
   score: ajv.compile(scoreBody),
 };
 
+/**
+ * A score's comment given as null clears a stored one (Langfuse's last-write-wins), so it survives `withoutNulls`
+ * once the shape is checked.
+ */
+const keepClearedComment = (raw: Record<string, unknown>, body: Record<string, any>) => (raw.comment === null ? { ...body, comment: null } : body);
+
 /** A copy without null-valued fields: Langfuse's schemas are `nullish`, and absent and null merge alike. */
 export function withoutNulls(body: Record<string, unknown>): Record<string, any> {
   return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null && v !== undefined));
@@ -123,7 +129,7 @@ export function checkEvent(raw: unknown): { event: IngestionEvent } | { issues: 
   if ((body.promptName === undefined) !== (body.promptVersion === undefined) && e.type !== 'trace-create' && e.type !== 'score-create') {
     return { issues: [{ path: ['body', 'promptName'], message: 'promptName and promptVersion must be given together' }] };
   }
-  return { event: { id: e.id, type: e.type, timestamp: e.timestamp, body } };
+  return { event: { id: e.id, type: e.type, timestamp: e.timestamp, body: e.type === 'score-create' ? keepClearedComment(e.body, body) : body } };
 }
 
 /** The score body rules alone, for POST /scores. */
@@ -131,5 +137,5 @@ export function checkScoreBody(raw: unknown): { body: Record<string, any> } | { 
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { issues: [{ path: [], message: 'must be a JSON object' }] };
   const body = withoutNulls(raw as Record<string, unknown>);
   if (!validators.score(body)) return { issues: issuesOf(validators.score, []) };
-  return { body };
+  return { body: keepClearedComment(raw as Record<string, unknown>, body) };
 }

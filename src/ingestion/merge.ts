@@ -57,7 +57,9 @@ export function mergeTrace(projectId: string, id: string, stored: TraceRow | und
       ['release', 'release'], ['version', 'version'], ['public', 'public']]);
     if (b.metadata !== undefined) row.metadata = deepMerge(row.metadata ?? {}, metadataOf(b.metadata));
     // Langfuse tags are a list; ours an object, a bare tag being a key with an empty value (public-traces.ts tagList).
-    for (const tag of (b.tags as string[] | undefined) ?? []) if (!(tag in row.tags!)) row.tags![tag] = '';
+    // Built as entries so that tags named like Object.prototype members (`__proto__` too) are own keys.
+    const added = ((b.tags as string[] | undefined) ?? []).filter((tag) => !Object.hasOwn(row.tags!, tag));
+    if (added.length > 0) row.tags = Object.fromEntries([...Object.entries(row.tags!), ...added.map((tag) => [tag, ''])]);
     if (!stored && row.environment === undefined) row.environment = normalizeEnvironment(b.environment);
   }
   row.startTime = start!;

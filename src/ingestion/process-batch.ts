@@ -1,5 +1,7 @@
 // One ingestion batch (POST /api/public/ingestion): every event checked on its own, the valid ones merged with what is
-// stored and written in one transaction, and the 207 answer listing each event as a success or an error.
+// stored and written in one transaction, and the 207 answer listing each event as a success or an error. Events of
+// one entity (same id and kind) merge in order; should the store still refuse the batch, each entity is written on
+// its own so that one failure never costs its neighbours.
 import { randomUUID } from 'node:crypto';
 import { projectModelMatcher } from '../pricing/model-cache.ts';
 import type { ModelMatcher } from '../pricing/model-matcher.ts';
@@ -12,6 +14,7 @@ import { checkEvent, issueText, type IngestionEvent } from './event-schema.ts';
 import { priceObservations, recordCostModels } from './generation-cost.ts';
 import { mergeObservation, mergeOrder, mergeTrace, observationRowOf, settleTrace, traceRowOf } from './merge.ts';
 import { scoreRowOf } from './score-input.ts';
+import { storableIssues } from './storable-event.ts';
 
 export interface EventSuccess {
   id: string;
@@ -99,16 +102,53 @@ async function write(tx: Queryable, projectId: string, plan: Plan, models: Model
   return errors;
 }
 
-/** Checks, merges and stores a batch; a store failure turns every valid event into a 500 (logged once with an id). */
+/** Each entity's events as a plan of its own, for writing them one by one. */
+function entityPlans(plan: Plan): Plan[] {
+  const none = () => ({ traces: new Map(), observations: new Map(), scores: [] });
+  return [
+    ...[...plan.traces].map(([id, events]) => ({ ...none(), traces: new Map([[id, events]]) })),
+    ...[...plan.observations].map(([id, events]) => ({ ...none(), observations: new Map([[id, events]]) })),
+    ...plan.scores.map((score) => ({ ...none(), scores: [score] })),
+  ];
+}
+
+const eventsOf = (plan: Plan): IngestionEvent[] => [...[...plan.traces.values()].flat(), ...[...plan.observations.values()].flat(), ...plan.scores.map((s) => s.event)];
+
+/**
+ * Writes the plan in one transaction; if the store refuses it, each entity in a transaction of its own. Returns the
+ * events refused, each with its error (an entity the store still refuses is a 500, logged once with an error id).
+ */
+async function writePlan(db: Database, projectId: string, plan: Plan, models: ModelMatcher, log: Logger): Promise<Map<IngestionEvent, EventError>> {
+  try {
+    return await db.transaction((tx) => write(tx, projectId, plan, models));
+  } catch (batchError) {
+    log.warn('ingestion batch refused by the store; writing its entities one by one', { projectId, error: (batchError as Error).message });
+  }
+  const errors = new Map<IngestionEvent, EventError>();
+  for (const one of entityPlans(plan)) {
+    try {
+      for (const [e, err] of await db.transaction((tx) => write(tx, projectId, one, models))) errors.set(e, err);
+    } catch (err) {
+      const errorId = randomUUID();
+      const events = eventsOf(one);
+      log.error('ingestion event failed', { errorId, projectId, events: events.map((e) => e.id), error: (err as Error).message });
+      for (const e of events) errors.set(e, { id: e.id, status: 500, message: `Internal Server Error (error id ${errorId})`, error: 'InternalServerError' });
+    }
+  }
+  return errors;
+}
+
+/** Checks, merges and stores a batch. */
 export async function processBatch(db: Database, projectId: string, batch: readonly unknown[], log: Logger): Promise<BatchResult> {
   const errors: EventError[] = [];
   const valid: IngestionEvent[] = [];
   for (const raw of batch) {
     const checked = checkEvent(raw);
-    if ('event' in checked) valid.push(checked.event);
+    const issues = 'event' in checked ? storableIssues(checked.event) : checked.issues;
+    if ('event' in checked && issues.length === 0) valid.push(checked.event);
     else {
       const id = (raw as { id?: unknown } | null)?.id;
-      errors.push(invalid(typeof id === 'string' ? id : 'unknown', issueText(checked.issues)));
+      errors.push(invalid(typeof id === 'string' ? id : 'unknown', issueText(issues)));
     }
   }
   // sdk-log events are SDK diagnostics: accepted and dropped, and listed nowhere (as Langfuse does).
@@ -132,16 +172,11 @@ export async function processBatch(db: Database, projectId: string, batch: reado
   }
   plan.traces = groupBy(accepted.filter((e) => e.type === 'trace-create'), (e) => e.body.id);
   plan.observations = groupBy(accepted.filter((e) => e.type !== 'trace-create' && e.type !== 'score-create'), (e) => e.body.id);
-  try {
-    // Loaded before the transaction: the embedded store runs one statement at a time.
-    const models = await projectModelMatcher(db, projectId);
-    const failed = await db.transaction((tx) => write(tx, projectId, plan, models));
-    errors.push(...failed.values());
-    return { successes: accepted.filter((e) => !failed.has(e)).map((e) => ({ id: e.id, status: 201 as const })), errors };
-  } catch (err) {
-    const errorId = randomUUID();
-    log.error('ingestion batch failed', { errorId, projectId, events: accepted.length, error: (err as Error).message });
-    for (const e of accepted) errors.push({ id: e.id, status: 500, message: `Internal Server Error (error id ${errorId})`, error: 'InternalServerError' });
-    return { successes: [], errors };
-  }
+  // Repeated score ids apply in envelope time order (upsertScores applies rows in turn), as Langfuse sorts them.
+  plan.scores.sort((a, b) => Date.parse(a.event.timestamp) - Date.parse(b.event.timestamp));
+  // Loaded before the transaction: the embedded store runs one statement at a time.
+  const models = await projectModelMatcher(db, projectId);
+  const failed = await writePlan(db, projectId, plan, models, log);
+  errors.push(...failed.values());
+  return { successes: accepted.filter((e) => !failed.has(e)).map((e) => ({ id: e.id, status: 201 as const })), errors };
 }

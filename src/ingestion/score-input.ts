@@ -82,7 +82,7 @@ export function scoreRowOf(
       name: config?.name ?? body.name,
       dataType,
       ...value,
-      comment: body.comment ?? null,
+      comment: body.comment,
       metadata: body.metadata === undefined ? {} : typeof body.metadata === 'object' && !Array.isArray(body.metadata) ? body.metadata : { metadata: body.metadata },
       source,
       configId: body.configId ?? null,

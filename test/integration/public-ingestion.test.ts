@@ -131,6 +131,58 @@ for (const backend of STORE_BACKENDS) {
       t.equal((await getTrace(db, 'default', 'tr-m'))!.endTime, at(900), 'the trace ends with its last observation');
     });
 
+    t.test('repeated ids of every type in one batch merge in order; one refused event never fails the others', async (t) => {
+      const batch = [
+        ev('trace-create', { id: 'tr-dup', name: 'first', userId: 'u1' }, at(0)),
+        ev('score-create', { id: 'sc-dup', traceId: 'tr-dup', name: 'q', value: 0.1, comment: 'first' }, at(1)),
+        ev('span-create', { id: 'sp-dup', traceId: 'tr-dup', name: 'a', startTime: at(5) }, at(2)),
+        ev('score-create', { id: 'sc-dup', traceId: 'tr-dup', name: 'q', value: 0.7 }, at(3)),
+        ev('trace-create', { id: 'tr-dup', name: 'second' }, at(4)),
+        ev('span-create', { id: 'sp-dup', traceId: 'tr-dup', name: 'b' }, at(5)),
+        ev('score-create', { id: 'sc-other', traceId: 'tr-dup', name: 'z', value: 1 }, at(6)),
+        // What PostgreSQL cannot hold, each refused alone with a 400 naming the field.
+        ev('trace-create', { id: 'tr-\u0000', name: 'nul id' }),
+        ev('trace-create', { id: 'tr-long-user', userId: 'u'.repeat(300_000) }),
+        ev('trace-create', { id: 'tr-lone', sessionId: 'x\ud800y' }),
+        ev('generation-create', { id: 'g-big-prompt', traceId: 'tr-dup', promptName: 'p', promptVersion: 2 ** 31 }),
+        ev('generation-create', { id: 'g-big-usage', traceId: 'tr-dup', usage: { input: 1e20 } }),
+        ev('generation-create', { id: 'g-big-usage-details', traceId: 'tr-dup', usageDetails: { input: 2 ** 63 } }),
+        ev('span-create', { id: 'sp-year-0', traceId: 'tr-dup', startTime: '0000-06-01T00:00:00Z' }),
+        ev('score-create', { id: 'sc-long-name', traceId: 'tr-dup', name: 'n'.repeat(300_000), value: 1 }),
+        ev('trace-create', { id: 'tr-metadata-key', metadata: { 'k\u0000': 1 } }),
+      ];
+      const r = await ingest(batch);
+      t.equal(r.status, 207);
+      t.same(r.body.successes.map((e: any) => e.id), batch.slice(0, 7).map((e) => e.id), 'every valid event succeeds, repeats included');
+      const errorFields = Object.fromEntries((r.body.errors as any[]).map((e) => [e.id, `${e.status} ${e.message}`]));
+      t.same(Object.keys(errorFields), batch.slice(7).map((e) => e.id), 'exactly the unstorable events are refused');
+      for (const [i, field] of [[7, 'body.id'], [8, 'body.userId'], [9, 'body.sessionId'], [10, 'body.promptVersion'], [11, 'body.usage.input'],
+        [12, 'body.usageDetails.input'], [13, 'body.startTime'], [14, 'body.name'], [15, 'body.metadata.k']] as const) {
+        t.match(errorFields[batch[i].id], new RegExp(`^400 Invalid request data: ${field.replace(/\./g, '\\.')}`), `${batch[i].body.id}: ${field}`);
+      }
+      t.match(await getTrace(db, 'default', 'tr-dup'), { name: 'second', userId: 'u1' });
+      t.match(await getObservation(db, 'default', 'sp-dup'), { name: 'b', startTime: at(5) });
+      t.match(await getScore(db, 'default', 'sc-dup'), { value: 0.7, comment: 'first' }, 'the later score wins; an absent comment is kept');
+      t.ok(await getScore(db, 'default', 'sc-other'));
+      for (const id of ['g-big-prompt', 'g-big-usage', 'sp-year-0']) t.notOk(await getObservation(db, 'default', id), `${id} not stored`);
+
+      const again = await ingest(batch);
+      t.same(again.body.successes.length, 7, 'a retried batch succeeds the same way');
+      t.same((await ingest([ev('score-create', { id: 'sc-dup', traceId: 'tr-dup', name: 'q', value: 0.8, comment: null })])).body.errors, []);
+      t.match(await getScore(db, 'default', 'sc-dup'), { value: 0.8, comment: null }, 'comment: null clears the comment');
+      const viaApi = await call(s, 'POST', '/api/public/scores', auth(key), { id: 'sc-dup', traceId: 'tr-dup', name: 'q', value: 0.9, comment: 'again' });
+      t.equal(viaApi.status, 200);
+      t.equal((await getScore(db, 'default', 'sc-dup'))!.comment, 'again');
+    });
+
+    t.test('trace tags named like Object.prototype members are kept', async (t) => {
+      const tags = ['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__proto__'];
+      t.same((await ingest([ev('trace-create', { id: 'tr-proto-tags', tags })])).body.errors, []);
+      t.same(Object.keys((await getTrace(db, 'default', 'tr-proto-tags'))!.tags).sort(), [...tags].sort());
+      const listed = await call(s, 'GET', '/api/public/traces/tr-proto-tags', auth(key));
+      t.same([...listed.body.tags].sort(), [...tags].sort());
+    });
+
     t.test('concurrent batches on one trace lose no field', async (t) => {
       const results = await Promise.all(Array.from({ length: 12 }, (_, i) =>
         ingest([ev('trace-create', { id: 'tr-race', metadata: { [`k${i}`]: i }, tags: [`t${i}`] }), ev('span-create', { id: `sp-race-${i}`, traceId: 'tr-race', startTime: at(i) })])));

@@ -1,6 +1,7 @@
 // Scores: written by POST /api/public/scores and ingestion `score-create` events, read and deleted through the public
 // API. A repeated id is an upsert with Langfuse's merge rules (reference §4): later values win, absent values keep
-// what is stored, metadata is merged, and id, timestamp, trace and environment stay as first written.
+// what is stored (a comment given as null clears it), metadata is merged, and id, timestamp, trace and environment
+// stay as first written.
 import type { Queryable } from '../database.ts';
 import { iso, json, num } from './rows.ts';
 
@@ -18,6 +19,7 @@ export interface ScoreRow {
   dataType: ScoreDataType;
   value: number | null;
   stringValue: string | null;
+  /** Absent keeps the stored comment; null clears it. */
   comment?: string | null;
   metadata?: Record<string, unknown>;
   source: ScoreSource;
@@ -34,28 +36,45 @@ export interface StoredScore extends Required<ScoreRow> {
   trace: { userId: string | null; sessionId: string | null; tags: Record<string, string>; environment: string } | null;
 }
 
+/**
+ * Upserts rows in order: an id repeated among them is applied in turn (later values win), since one INSERT … ON
+ * CONFLICT statement cannot touch a row twice.
+ */
 export async function upsertScores(db: Queryable, rows: readonly ScoreRow[]): Promise<void> {
-  if (rows.length === 0) return;
+  const rounds: ScoreRow[][] = [];
+  const seen = new Map<string, number>();
+  for (const row of rows) {
+    const round = seen.get(row.id) ?? 0;
+    seen.set(row.id, round + 1);
+    (rounds[round] ??= []).push(row);
+  }
+  for (const round of rounds) await upsertDistinctScores(db, round);
+}
+
+async function upsertDistinctScores(db: Queryable, rows: readonly ScoreRow[]): Promise<void> {
   const records = rows.map((r) => ({
     project_id: r.projectId, id: r.id, trace_id: r.traceId ?? null, observation_id: r.observationId ?? null, session_id: r.sessionId ?? null,
     dataset_run_id: r.datasetRunId ?? null, name: r.name, data_type: r.dataType, value: r.value, string_value: r.stringValue,
-    comment: r.comment ?? null, metadata: r.metadata ?? {}, source: r.source, config_id: r.configId ?? null, queue_id: r.queueId ?? null,
-    environment: r.environment, timestamp: r.timestamp,
+    comment: r.comment ?? null, comment_given: r.comment !== undefined, metadata: r.metadata ?? {}, source: r.source, config_id: r.configId ?? null,
+    queue_id: r.queueId ?? null, environment: r.environment, timestamp: r.timestamp,
   }));
   await db.query(
-    `INSERT INTO scores (project_id, id, trace_id, observation_id, session_id, dataset_run_id, name, data_type, value, string_value,
+    `WITH r AS (
+       SELECT * FROM jsonb_to_recordset($1::text::jsonb) AS r(project_id text, id text, trace_id text, observation_id text, session_id text,
+         dataset_run_id text, name text, data_type text, value double precision, string_value text, comment text, comment_given boolean,
+         metadata jsonb, source text, config_id text, queue_id text, environment text, timestamp timestamptz)
+     )
+     INSERT INTO scores (project_id, id, trace_id, observation_id, session_id, dataset_run_id, name, data_type, value, string_value,
        comment, metadata, source, config_id, queue_id, environment, timestamp)
      SELECT project_id, id, trace_id, observation_id, session_id, dataset_run_id, name, data_type, value, string_value,
        comment, metadata, source, config_id, queue_id, environment, timestamp
-     FROM jsonb_to_recordset($1::text::jsonb) AS r(project_id text, id text, trace_id text, observation_id text, session_id text,
-       dataset_run_id text, name text, data_type text, value double precision, string_value text, comment text, metadata jsonb,
-       source text, config_id text, queue_id text, environment text, timestamp timestamptz)
+     FROM r
      ON CONFLICT (project_id, id) DO UPDATE SET
        observation_id = COALESCE(EXCLUDED.observation_id, scores.observation_id),
        session_id = COALESCE(EXCLUDED.session_id, scores.session_id),
        dataset_run_id = COALESCE(EXCLUDED.dataset_run_id, scores.dataset_run_id),
        name = EXCLUDED.name, data_type = EXCLUDED.data_type, value = EXCLUDED.value, string_value = EXCLUDED.string_value,
-       comment = COALESCE(EXCLUDED.comment, scores.comment),
+       comment = CASE WHEN (SELECT r.comment_given FROM r WHERE r.id = EXCLUDED.id) THEN EXCLUDED.comment ELSE scores.comment END,
        metadata = scores.metadata || EXCLUDED.metadata,
        source = EXCLUDED.source,
        config_id = COALESCE(EXCLUDED.config_id, scores.config_id),
