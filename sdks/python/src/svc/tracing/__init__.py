@@ -1,0 +1,1 @@
+"""OpenTelemetry tracing to the service\x27s intake."""
