@@ -32,7 +32,10 @@ export function publicDataset(d: StoredDataset) {
   };
 }
 
-/** Langfuse's DatasetItem object (no projectId, as Langfuse). */
+/**
+ * Langfuse's DatasetItem object (no projectId, as Langfuse). `mediaReferences` is always empty: media uploads are not
+ * served, so no item holds a media reference (the Langfuse Python SDK requires the field).
+ */
 export function publicDatasetItem(i: StoredDatasetItem) {
   return {
     id: i.id,
@@ -46,6 +49,7 @@ export function publicDatasetItem(i: StoredDatasetItem) {
     datasetName: i.datasetName,
     createdAt: i.createdAt,
     updatedAt: i.updatedAt,
+    mediaReferences: [],
   };
 }
 

@@ -1,10 +1,12 @@
 // POST {base_url}/api/public/otel/v1/traces: OTLP/HTTP trace export, protobuf or JSON, optionally gzipped (reference
 // §5, docs/public-api.md "OpenTelemetry intake"). Spans become ingestion events and are stored before the answer.
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { experimentItemLinksOf } from '../../src/ingestion/otel/experiment-items.ts';
 import { processBatch } from '../../src/ingestion/process-batch.ts';
 import { decodeRequest, decompressed, encodeResponse, encodingOf, OtlpRequestError, type OtlpEncoding } from '../../src/ingestion/otel/otlp-decode.ts';
 import { spansOf } from '../../src/ingestion/otel/otlp-spans.ts';
 import { eventsOfSpans } from '../../src/ingestion/otel/spans-to-events.ts';
+import { linkExperimentItems } from '../../src/store/repos/dataset-runs.ts';
 import type { AdminContext } from '../context.ts';
 import { PublicApiError } from '../public-api/public-error.ts';
 import { projectOf, requireKey } from '../public-api/route-access.ts';
@@ -43,9 +45,11 @@ async function exportTraces(ctx: AdminContext, projectId: string, body: Buffer, 
   const result = await processBatch(ctx.db, projectId, events, ctx.log);
   const failed = result.errors.find((e) => e.status >= 500);
   if (failed) throw new PublicApiError('InternalServerError', failed.message);
-  if (result.errors.length === 0) return undefined;
   const rejected = result.errors.map((e) => ({ span: spanOfEvent.get(e.id)!, message: e.message }));
-  return { rejectedSpans: new Set(rejected.map((r) => r.span)).size, errorMessage: rejected.map((r) => `span ${r.span.spanId}: ${r.message}`).join('; ') };
+  const refused = new Set(rejected.map((r) => r.span));
+  await linkExperimentItems(ctx.db, projectId, experimentItemLinksOf(spans.filter((s) => !refused.has(s))));
+  if (result.errors.length === 0) return undefined;
+  return { rejectedSpans: refused.size, errorMessage: rejected.map((r) => `span ${r.span.spanId}: ${r.message}`).join('; ') };
 }
 
 export function registerPublicOtel(app: FastifyInstance, ctx: AdminContext): void {

@@ -29,7 +29,7 @@ interface CreateBody {
   prompt: string | ChatEntry[];
   config?: Record<string, unknown> | null;
   labels?: string[];
-  tags?: string[];
+  tags?: string[] | null;
   commitMessage?: string | null;
 }
 
@@ -122,7 +122,7 @@ export function registerPublicPrompts(app: FastifyInstance, ctx: AdminContext): 
     const created = await createPromptVersion(
       ctx.db,
       project.id,
-      { name: body.name, type: body.type, prompt: body.prompt, config: body.config ?? {}, labels: body.labels, tags: body.tags, commitMessage: body.commitMessage, createdBy: 'API' },
+      { name: body.name, type: body.type, prompt: body.prompt, config: body.config ?? {}, labels: body.labels, tags: body.tags ?? undefined, commitMessage: body.commitMessage, createdBy: 'API' },
       ctx.promptEvents,
     ).catch((err) => Promise.reject(fromRepo(err)));
     reply.code(201);

@@ -1,5 +1,6 @@
-// Scores of the public API (reference §3, §7): POST /scores (same rules as ingestion `score-create`), GET /scores and
-// GET /v2/scores (Langfuse's v1 and v2 lists, one shape), GET /scores/{id} and /v2/scores/{id}, DELETE /scores/{id}.
+// Scores of the public API (reference §3, §7): POST /scores (same rules as ingestion `score-create`; one score, or an
+// array of them as the Langfuse Python SDK v5 sends), GET /scores and GET /v2/scores (Langfuse's v1 and v2 lists, one
+// shape), GET /scores/{id} and /v2/scores/{id}, DELETE /scores/{id}.
 import type { FastifyInstance } from 'fastify';
 import querySchema from '../../schemas/api/public-scores-query.json' with { type: 'json' };
 import { checkScoreBody } from '../../src/ingestion/event-schema.ts';
@@ -63,15 +64,33 @@ export function publicScore(s: StoredScore) {
 const scoreNotFound = () => new PublicApiError('NotFoundError', 'Score not found');
 
 export function registerPublicScores(app: FastifyInstance, ctx: AdminContext): void {
-  app.post('/scores', { onRequest: requireKey(ctx, 'ingestion-write') }, async (req) => {
+  /** Rows for score bodies, or the issues of each refused one (by its index). */
+  const rowsOf = async (projectId: string, bodies: readonly unknown[]) => {
+    const checked = bodies.map(checkScoreBody);
+    const configIds = checked.flatMap((c) => ('body' in c && typeof c.body.configId === 'string' ? [c.body.configId] : []));
+    const configs = await getScoreConfigsByIds(ctx.db, projectId, configIds);
+    const now = new Date(ctx.clock.now()).toISOString();
+    return checked.map((c) => ('issues' in c ? c : scoreRowOf(projectId, c.body, now, configs)));
+  };
+
+  app.post('/scores', { onRequest: requireKey(ctx, 'ingestion-write') }, async (req, reply) => {
     const project = projectOf(req);
-    const checked = checkScoreBody(req.body);
-    if ('issues' in checked) throw invalidRequestData(checked.issues);
-    const configIds = typeof checked.body.configId === 'string' ? [checked.body.configId] : [];
-    const score = scoreRowOf(project.id, checked.body, new Date(ctx.clock.now()).toISOString(), await getScoreConfigsByIds(ctx.db, project.id, configIds));
-    if ('issues' in score) throw invalidRequestData(score.issues);
-    await upsertScores(ctx.db, [score.row]);
-    return { id: score.row.id };
+    if (!Array.isArray(req.body)) {
+      const [score] = await rowsOf(project.id, [req.body]);
+      if ('issues' in score) throw invalidRequestData(score.issues);
+      await upsertScores(ctx.db, [score.row]);
+      return { id: score.row.id };
+    }
+    // A batch (Langfuse's CreateScoresRequest): the valid scores are stored before the answer; 202 when all were,
+    // else 207 with a message per refused score. The SDK does not retry a 207.
+    if (req.body.length === 0) throw invalidRequestData([{ path: [], message: 'must hold at least one score' }]);
+    const scores = await rowsOf(project.id, req.body);
+    const rows = scores.flatMap((s) => ('row' in s ? [s.row] : []));
+    // One transaction: an id repeated in the batch takes more than one statement (later values win).
+    if (rows.length > 0) await ctx.db.transaction((tx) => upsertScores(tx, rows));
+    const errors = scores.flatMap((s, i) => ('issues' in s ? [{ message: `scores[${i}]: ${s.issues.map((e) => `${e.path.join('.') || 'score'}: ${e.message}`).join('; ')}` }] : []));
+    if (errors.length === 0) return reply.code(202).send({ message: 'Accepted' });
+    return reply.code(207).send({ accepted: rows.length, rejected: errors.length, errors });
   });
 
   const list = async (req: { query: ScoresQuery } & Parameters<typeof projectOf>[0]) => {

@@ -16,6 +16,9 @@ export const BUILTIN_MODELS: readonly ModelDefinition[] = Object.entries(BUILTIN
   .sort(([a], [b]) => a.localeCompare(b))
   .map(([name, price]) => {
     const prices: Record<string, number> = { input: price.input_per_mtok / 1e6, output: price.output_per_mtok / 1e6 };
+    // Providers bill reasoning tokens as output; usage details count them apart (`output_reasoning_tokens` from OpenAI
+    // usage and OTel GenAI spans, `output_reasoning` as Langfuse also names it), so they cost what output costs.
+    prices.output_reasoning_tokens = prices.output_reasoning = prices.output;
     // OpenAI reports cache reads as `input_cached_tokens`, Anthropic as `input_cache_read` (reference §4 usage keys).
     if (price.cached_input_per_mtok !== undefined) prices.input_cached_tokens = prices.input_cache_read = price.cached_input_per_mtok / 1e6;
     return {

@@ -82,6 +82,7 @@ for (const backend of STORE_BACKENDS) {
       t.match(generated.body, { id: /^[0-9a-f-]{36}$/, status: 'ACTIVE', input: { q: '2+2' }, expectedOutput: '4', metadata: { level: 1 }, sourceTraceId: 'tr-src',
         sourceObservationId: null, datasetName: FOLDER, datasetId: String, createdAt: String, updatedAt: String });
       t.notOk('projectId' in generated.body);
+      t.same(generated.body.mediaReferences, [], 'no media references, but the field the Langfuse Python SDK requires');
       items.generated = generated.body;
       const named = await call(s, 'POST', '/dataset-items', k, { datasetName: FOLDER, id: 'item-1', input: 'hello' });
       t.match(named.body, { id: 'item-1', input: 'hello', expectedOutput: null });

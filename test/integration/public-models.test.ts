@@ -98,14 +98,21 @@ for (const backend of STORE_BACKENDS) {
       await ingest(generation('g-builtin', 'tr-cost', { model: 'gpt-4o-mini-2024-07-18', usageDetails: { input: 1_000_000, output: 1_000_000 } }));
       const builtin = await observation('g-builtin');
       t.ok(close(builtin.costDetails.input, 0.15) && close(builtin.costDetails.output, 0.6) && close(builtin.calculatedTotalCost, 0.75), 'built-in price');
+      await ingest(generation('g-reasoning', 'tr-reasoning', { model: 'o4-mini', usageDetails: { input: 1_000_000, output: 1_000_000, output_reasoning_tokens: 2_000_000 } }));
+      const reasoning = await observation('g-reasoning');
+      t.ok(close(reasoning.costDetails.output_reasoning_tokens, 8.8) && close(reasoning.calculatedTotalCost, 1.1 + 4.4 + 8.8), 'reasoning tokens cost what output costs');
 
       const own = await create({ modelName: 'gpt-4o', matchPattern: '(?i)^gpt-4o$', inputPrice: 1, outputPrice: 2 });
       await ingest(generation('g-own', 'tr-cost', { model: 'GPT-4o', usage: { input: 10, output: 5 } }));
       t.same((await observation('g-own')).costDetails, { input: 10, output: 10, total: 20 }, 'the project model wins, matched case-insensitively');
       t.equal((await observation('g-own')).modelId, own.body.id, 'the observation names the model that priced it');
 
+      await ingest(generation('g-embed', 'tr-cost', { model: 'text-embedding-3-small', usageDetails: { input: 1_000_000 } }, 'embedding-create'));
+      t.ok(close((await observation('g-embed')).calculatedTotalCost, 0.02), 'an embedding is priced too');
       const trace = await call(s, 'GET', '/traces/tr-cost', k);
-      t.ok(close(trace.body.totalCost, 20.75), 'the trace total sums its generations');
+      t.ok(close(trace.body.totalCost, 20.77), 'the trace total sums its generations and embeddings');
+      const byCost = await call(s, 'GET', `/traces?filter=${encodeURIComponent(JSON.stringify([{ type: 'number', column: 'totalCost', operator: '>', value: 20.76 }]))}`, k);
+      t.same(byCost.body.data.map((x: any) => x.id), ['tr-cost'], 'the totalCost filter counts the same observations');
 
       await call(s, 'DELETE', `/models/${own.body.id}`, k);
       await ingest(generation('g-after', 'tr-cost', { model: 'gpt-4o', usage: { input: 1_000_000, output: 0 } }));

@@ -5,8 +5,11 @@ import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
 import { genAiUsageOf } from '../../src/ingestion/otel/gen-ai-usage.ts';
+import { observationBodyOf } from '../../src/ingestion/otel/observation-fields.ts';
 import { observationTypeOf } from '../../src/ingestion/otel/observation-type.ts';
 import { encodeResponse } from '../../src/ingestion/otel/otlp-decode.ts';
+import type { OtelSpan } from '../../src/ingestion/otel/otlp-spans.ts';
+import { explicitTraceFields } from '../../src/ingestion/otel/trace-fields.ts';
 import { getTrace } from '../../src/store/repos/traces.ts';
 import { basicAuth as auth, callAdmin as call, startPublicApiService } from '../helpers/public-api.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';
@@ -215,6 +218,47 @@ for (const backend of STORE_BACKENDS) {
       t.equal(sorted(metadata.resourceAttributes), '[["__proto__",{"polluted":"resource"}],["nested",{"__proto__":{"polluted":"inner"}}]]');
     });
 
+    t.test('experiment spans (the Langfuse SDKs\' experiment API) become dataset run items linking each item to its trace', async (t) => {
+      const call2 = (method: string, path: string, body?: unknown) => call(s, method, `/api/public${path}`, auth(key), body);
+      const dataset = (await call2('POST', '/v2/datasets', { name: 'exp-set' })).body;
+      for (const id of ['exp-item-1', 'exp-item-2']) await call2('POST', '/dataset-items', { datasetName: 'exp-set', id, input: id });
+      /** One item's execution: a root span and the item's task span (the item root), which carry the experiment keys. */
+      const itemSpans = (traceId: string, itemId: string, experimentId = 'e0e0e0e0e0e0e0e0', runName = 'nightly', datasetId = dataset.id) => {
+        const [root, task] = [1, 2].map((n) => spanIdOf(traceId, n));
+        const experiment = [str('langfuse.experiment.id', experimentId), str('langfuse.experiment.name', runName), str('langfuse.experiment.dataset.id', datasetId),
+          str('langfuse.experiment.item.id', itemId), str('langfuse.experiment.item.root_observation_id', task)];
+        return [
+          { traceId, spanId: root, name: 'experiment-item-run', startTimeUnixNano: nanos(0), endTimeUnixNano: nanos(9), attributes: experiment },
+          { traceId, spanId: task, parentSpanId: root, name: 'experiment-item-task', startTimeUnixNano: nanos(1), endTimeUnixNano: nanos(8),
+            attributes: [...experiment, str('langfuse.experiment.description', 'prompt v2'), str('langfuse.experiment.metadata', '{"model":"m1"}')] },
+        ];
+      };
+      const send = async (spans: unknown[]) => (await postJson({ resourceSpans: [{ scopeSpans: [{ scope: { name: 'langfuse-sdk' }, spans }] }] })).status;
+      const [trace1, trace2] = [traceIdHex(), traceIdHex()];
+      t.equal(await send([...itemSpans(trace1, 'exp-item-1'), ...itemSpans(trace2, 'exp-item-2')]), 200);
+      t.equal(await send(itemSpans(trace1, 'exp-item-1')), 200, 'a span sent again');
+
+      const run = (await call2('GET', '/datasets/exp-set/runs/nightly')).body;
+      t.match(run, { id: 'e0e0e0e0e0e0e0e0', name: 'nightly', description: 'prompt v2', metadata: { model: 'm1' }, datasetId: dataset.id });
+      t.same(run.datasetRunItems.map((i: any) => [i.datasetItemId, i.traceId, i.observationId]).sort(),
+        [['exp-item-1', trace1, spanIdOf(trace1, 2)], ['exp-item-2', trace2, spanIdOf(trace2, 2)]], 'one run item per item root span, linked once');
+
+      // The same experiment id under another run name: the id is taken, so that run gets its own.
+      const trace3 = traceIdHex();
+      t.equal(await send(itemSpans(trace3, 'exp-item-1', 'e0e0e0e0e0e0e0e0', 'other-run')), 200);
+      const other = (await call2('GET', '/datasets/exp-set/runs/other-run')).body;
+      t.not(other.id, run.id);
+      t.same(other.datasetRunItems.map((i: any) => i.traceId), [trace3]);
+
+      // An item of no stored dataset, or a dataset id of another dataset: the spans are stored, nothing is linked.
+      const [trace4, trace5] = [traceIdHex(), traceIdHex()];
+      t.equal(await send([...itemSpans(trace4, 'no-such-item'), ...itemSpans(trace5, 'exp-item-1', 'e1e1e1e1e1e1e1e1', 'nightly-2', 'no-such-dataset')]), 200);
+      t.equal((await readTrace(trace4)).observations.length, 2);
+      t.equal((await readTrace(trace5)).observations.length, 2);
+      t.same((await db.query('SELECT trace_id FROM dataset_run_items WHERE trace_id = ANY($1::text[])', [[trace4, trace5]])).rows, []);
+      t.equal((await call2('GET', '/datasets/exp-set/runs/nightly-2')).status, 404);
+    });
+
     t.test('nothing to store answers 200 {}', async (t) => {
       t.same(await postJson({ resourceSpans: [] }), { status: 200, type: 'application/json; charset=utf-8', bytes: Buffer.from('{}'), body: {} });
       t.same((await postJson({})).body, {});
@@ -281,6 +325,9 @@ t.test('gen_ai usage normalisation into exclusive buckets', async (t) => {
   t.same(genAiUsageOf({ 'llm.token_count.prompt': 7, 'llm.token_count.completion': 3, 'llm.token_count.total': 10 }), { input: 7, output: 3, total: 10 });
   t.same(genAiUsageOf({ 'gen_ai.usage.details.image_tokens': 9, 'gen_ai.usage.cost': 0.2 }), { image_tokens: 9 }, 'other counts kept, details. dropped, cost is not usage');
   t.same(genAiUsageOf({ 'gen_ai.usage.input_tokens': 5, 'gen_ai.usage.cache_read_input_tokens': 9 }), { input_cached_tokens: 9, input: 0 }, 'never negative');
+  t.same(genAiUsageOf({ 'gen_ai.usage.input_tokens': 1000, 'gen_ai.usage.output_tokens': 200, 'gen_ai.usage.cache_read.input_tokens': 400,
+    'gen_ai.usage.cache_creation.input_tokens': 100, 'gen_ai.usage.reasoning.output_tokens': 50 }),
+  { input_cached_tokens: 400, input_cache_creation: 100, output_reasoning_tokens: 50, input: 500, output: 150 }, 'the semantic conventions\' names (1.37+)');
   t.equal(genAiUsageOf({ 'gen_ai.request.model': 'x', 'gen_ai.usage.input_tokens': -1 }), undefined);
 });
 
@@ -303,4 +350,16 @@ t.test('observation type mapping', async (t) => {
   t.equal(observationTypeOf({ 'gen_ai.tool.call.id': 'c1' }), 'TOOL');
   t.equal(observationTypeOf({ 'llm.model_name': 'm' }), 'GENERATION');
   t.equal(observationTypeOf({ 'http.method': 'GET' }), 'SPAN');
+});
+
+t.test('flattened metadata: JSON values are read as JSON (Python SDK), other text stays text (JS SDK)', async (t) => {
+  const flattened = (prefix: string) => ({
+    [`${prefix}.tenant`]: '"acme"', [`${prefix}.count`]: '3', [`${prefix}.flags`]: '{"a":true}', [`${prefix}.ids`]: '["x","y"]',
+    [`${prefix}.quoted_number`]: '"42"', [`${prefix}.team`]: 'core team', [`${prefix}.on`]: true,
+  });
+  const expected = { tenant: 'acme', count: 3, flags: { a: true }, ids: ['x', 'y'], quoted_number: '42', team: 'core team', on: true };
+  const span: OtelSpan = { traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), name: 'root', startTime: at(0), statusCode: 0,
+    attributes: { ...flattened('langfuse.trace.metadata'), ...flattened('langfuse.observation.metadata') }, resourceAttributes: {}, scope: { name: 'langfuse-sdk', attributes: {} } };
+  t.same(explicitTraceFields(span).metadata, expected);
+  t.same(observationBodyOf(span, 'SPAN').metadata, { ...expected, scope: { name: 'langfuse-sdk', version: undefined, attributes: {} } });
 });

@@ -72,7 +72,8 @@ for (const backend of STORE_BACKENDS) {
       });
       t.same(recorder.take(), [{ action: 'created', name: 'greet', version: 1, labels: ['production', 'latest'] }]);
 
-      const v2 = await call('POST', '/v2/prompts', key, { name: 'greet', type: 'text', prompt: 'Hi {{who}}', labels: ['staging', 'latest'] });
+      // tags, config and commitMessage null, as the Langfuse Python SDK sends what it was not given: as omitted.
+      const v2 = await call('POST', '/v2/prompts', key, { name: 'greet', type: 'text', prompt: 'Hi {{who}}', labels: ['staging', 'latest'], tags: null, config: null, commitMessage: null });
       t.equal(v2.status, 201);
       t.same([v2.body.version, v2.body.labels, v2.body.tags, v2.body.config, v2.body.commitMessage], [2, ['staging', 'latest'], ['a'], {}, null], 'tags inherited, latest once');
       t.same(recorder.take(), [

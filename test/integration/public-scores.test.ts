@@ -47,7 +47,8 @@ for (const backend of STORE_BACKENDS) {
         [{ sessionId: 's1', observationId: 'o', name: 'x', value: 1 }, /needs traceId/],
         [{ traceId: 'tr-1', name: 'x', value: 1, source: 'EVAL' }, /EVAL scores/],
         [{ traceId: 'tr-1', name: 'x', value: 1, source: 'ANNOTATION' }, /required for an ANNOTATION score/],
-        [[1], /must be a JSON object/],
+        [42, /must be a JSON object/],
+        [[], /must hold at least one score/],
       ];
       for (const [body, message] of refusals) {
         const r = await call(s, 'POST', '/scores', k, body);
@@ -55,6 +56,29 @@ for (const backend of STORE_BACKENDS) {
         t.equal(r.body.message, 'Invalid request data');
         t.match(JSON.stringify(r.body.error), message);
       }
+    });
+
+    t.test('POST /scores with an array (the Langfuse Python SDK v5): 202 when all are stored, else 207 naming each refusal', async (t) => {
+      const all = await call(s, 'POST', '/scores', k, [
+        { id: 'batch-1', traceId: 'tr-1', name: 'accuracy', value: 0.5 },
+        { id: 'batch-2', traceId: 'tr-1', observationId: 'o-1', name: 'ok', value: 1, dataType: 'BOOLEAN' },
+        { id: 'batch-1', traceId: 'tr-1', name: 'accuracy', value: 0.6, comment: 'second' },
+      ]);
+      t.same(all, { status: 202, body: { message: 'Accepted' } });
+      t.match(await getScore(db, 'default', 'batch-1'), { value: 0.6, comment: 'second' }, 'a repeated id: the later score wins');
+      t.match(await getScore(db, 'default', 'batch-2'), { dataType: 'BOOLEAN', stringValue: 'True', observationId: 'o-1' });
+
+      const mixed = await call(s, 'POST', '/scores', k, [
+        { id: 'batch-3', sessionId: 's1', name: 'tone', value: 'calm' },
+        { id: 'batch-4', traceId: 'tr-1', name: 'x', value: 'yes', dataType: 'NUMERIC' },
+        1,
+      ]);
+      t.equal(mixed.status, 207);
+      t.same(mixed.body, { accepted: 1, rejected: 2, errors: [
+        { message: 'scores[1]: value: must be a number for a NUMERIC score' }, { message: 'scores[2]: score: must be a JSON object' }] });
+      t.match(await getScore(db, 'default', 'batch-3'), { dataType: 'CATEGORICAL', stringValue: 'calm' });
+      t.equal(await getScore(db, 'default', 'batch-4'), undefined);
+      for (const id of ['batch-1', 'batch-2', 'batch-3']) await call(s, 'DELETE', `/scores/${id}`, k);
     });
 
     t.test('a repeated id is an upsert: later values win, absent ones keep, metadata merges, trace kept', async (t) => {

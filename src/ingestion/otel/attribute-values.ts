@@ -80,14 +80,14 @@ export function objectOf(v: unknown): Record<string, unknown> | undefined {
 }
 
 /**
- * `<prefix>.<key>` attributes gathered into an object (the SDKs flatten metadata this way: strings raw, other values
- * as JSON). Only text that looks like a JSON object or array is parsed back, so a string "42" stays a string.
+ * `<prefix>.<key>` attributes gathered into an object. The SDKs flatten metadata this way: the JS SDK sends strings
+ * raw and other values as JSON, the Python SDK (v5) every value as JSON (`"acme"` with its quotes). Each text is read
+ * as JSON when it is JSON, else kept as text, as Langfuse reads these values back.
  */
 export function flattenedUnder(attrs: Attributes, prefix: string): Record<string, unknown> {
   const out: Record<string, unknown> = Object.create(null);
   for (const [k, v] of Object.entries(attrs)) {
-    if (!k.startsWith(`${prefix}.`)) continue;
-    out[k.slice(prefix.length + 1)] = typeof v === 'string' && /^\s*[[{]/.test(v) ? parsedJson(v) : v;
+    if (k.startsWith(`${prefix}.`)) out[k.slice(prefix.length + 1)] = parsedJson(v);
   }
   return out;
 }

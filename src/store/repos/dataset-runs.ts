@@ -80,7 +80,8 @@ export function createRunItem(db: Database, projectId: string, input: RunItemInp
   return db.transaction((tx) => createRunItemIn(tx, projectId, input));
 }
 
-async function createRunItemIn(db: Queryable, projectId: string, input: RunItemInput): Promise<StoredDatasetRunItem> {
+/** The id of the dataset's run of that name, created with `runId` when new (a given description or metadata updates it). */
+async function upsertRun(db: Queryable, projectId: string, runId: string, input: RunItemInput): Promise<string> {
   const run = await db.query<{ id: string }>(
     `INSERT INTO dataset_runs (project_id, id, dataset_id, name, description, metadata) VALUES ($1, $2, $3, $4, $5, $6::text::jsonb)
      ON CONFLICT (project_id, dataset_id, name) DO UPDATE SET
@@ -88,16 +89,51 @@ async function createRunItemIn(db: Queryable, projectId: string, input: RunItemI
        metadata = COALESCE(EXCLUDED.metadata, dataset_runs.metadata),
        updated_at = CASE WHEN EXCLUDED.description IS NULL AND EXCLUDED.metadata IS NULL THEN dataset_runs.updated_at ELSE now() END
      RETURNING id`,
-    [projectId, randomUUID(), input.datasetId, input.runName, input.runDescription ?? null, jsonOrNull(input.metadata)],
+    [projectId, runId, input.datasetId, input.runName, input.runDescription ?? null, jsonOrNull(input.metadata)],
   );
+  return run.rows[0].id;
+}
+
+async function createRunItemIn(db: Queryable, projectId: string, input: RunItemInput): Promise<StoredDatasetRunItem> {
+  const runId = await upsertRun(db, projectId, randomUUID(), input);
   const r = await db.query(
     `WITH inserted AS (
        INSERT INTO dataset_run_items (project_id, id, dataset_run_id, dataset_item_id, trace_id, observation_id, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, COALESCE($7::timestamptz, now()), COALESCE($7::timestamptz, now())) RETURNING *)
      SELECT ri.*, $8::text AS run_name FROM inserted ri`,
-    [projectId, randomUUID(), run.rows[0].id, input.datasetItemId, input.traceId, input.observationId ?? null, input.createdAt ?? null, input.runName],
+    [projectId, randomUUID(), runId, input.datasetItemId, input.traceId, input.observationId ?? null, input.createdAt ?? null, input.runName],
   );
   return toRunItem(r.rows[0]);
+}
+
+/** One item of an experiment, as the Langfuse Python SDK records it on the item's root span (src/ingestion/otel/experiment-items.ts). */
+export interface ExperimentItemLink extends RunItemInput {
+  /** The experiment id: the run's id when the run is new and no other run has it. */
+  runId: string;
+  /** The item's root span: the run item's observation and its id, so a span sent again links once. */
+  observationId: string;
+}
+
+/**
+ * Links each experiment item whose dataset item exists in its dataset: the run by name (created when new) and a run
+ * item. Links to a dataset or item that is not stored are skipped.
+ */
+export async function linkExperimentItems(db: Database, projectId: string, links: readonly ExperimentItemLink[]): Promise<void> {
+  if (links.length === 0) return;
+  await db.transaction(async (tx) => {
+    for (const link of links) {
+      const item = await tx.query('SELECT 1 FROM dataset_items WHERE project_id = $1 AND id = $2 AND dataset_id = $3', [projectId, link.datasetItemId, link.datasetId]);
+      if (item.rows.length === 0) continue;
+      const idTaken = await tx.query('SELECT 1 FROM dataset_runs WHERE project_id = $1 AND id = $2 AND NOT (dataset_id = $3 AND name = $4)',
+        [projectId, link.runId, link.datasetId, link.runName]);
+      const runId = await upsertRun(tx, projectId, idTaken.rows.length > 0 ? randomUUID() : link.runId, link);
+      await tx.query(
+        `INSERT INTO dataset_run_items (project_id, id, dataset_run_id, dataset_item_id, trace_id, observation_id, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $2, $6, $6) ON CONFLICT (project_id, id) DO NOTHING`,
+        [projectId, link.observationId, runId, link.datasetItemId, link.traceId, link.createdAt ?? new Date().toISOString()],
+      );
+    }
+  });
 }
 
 export async function getRun(db: Queryable, projectId: string, datasetId: string, name: string): Promise<StoredDatasetRun | undefined> {

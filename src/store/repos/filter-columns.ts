@@ -6,8 +6,15 @@ import type { FilterColumn } from './structured-filter.ts';
 const tagListOf = (alias: string) =>
   `ARRAY(SELECT CASE WHEN e.value = '' THEN e.key ELSE e.key || ':' || e.value END FROM jsonb_each_text(${alias}.tags) e)`;
 
-const generationsOf = (aggregate: string) =>
-  `(SELECT COALESCE(${aggregate}, 0) FROM observations g WHERE g.project_id = t.project_id AND g.trace_id = t.id AND g.type = 'GENERATION')`;
+/**
+ * Whether an observation counts towards its trace's tokens and cost: every type but spans and events, which carry no
+ * usage (Langfuse's generation-like types: generations, embeddings, agents, tools, …).
+ */
+export const carriesUsage = (alias: string) => `${alias}.type NOT IN ('SPAN', 'EVENT')`;
+
+/** An aggregate over the trace's observations that carry usage, as the trace's tokens and cost are summed (traces.ts). */
+const observationsOf = (aggregate: string) =>
+  `(SELECT COALESCE(${aggregate}, 0) FROM observations g WHERE g.project_id = t.project_id AND g.trace_id = t.id AND ${carriesUsage('g')})`;
 
 const levelCount = (level: string) => `(SELECT count(*) FROM observations l WHERE l.project_id = t.project_id AND l.trace_id = t.id AND l.level = '${level}')`;
 
@@ -25,9 +32,9 @@ export const TRACE_FILTER_COLUMNS: Record<string, FilterColumn> = {
   public: { sql: 't.public', kind: 'boolean' },
   metadata: { sql: 't.metadata', kind: 'object' },
   latency: { sql: 'EXTRACT(EPOCH FROM (t.end_time - t.start_time))', kind: 'number' },
-  totalTokens: { sql: generationsOf('sum(g.total_tokens)'), kind: 'number' },
-  tokens: { sql: generationsOf('sum(g.total_tokens)'), kind: 'number' },
-  totalCost: { sql: generationsOf('sum(g.total_cost)'), kind: 'number' },
+  totalTokens: { sql: observationsOf('sum(g.total_tokens)'), kind: 'number' },
+  tokens: { sql: observationsOf('sum(g.total_tokens)'), kind: 'number' },
+  totalCost: { sql: observationsOf('sum(g.total_cost)'), kind: 'number' },
   errorCount: { sql: levelCount('ERROR'), kind: 'number' },
   warningCount: { sql: levelCount('WARNING'), kind: 'number' },
   defaultCount: { sql: levelCount('DEFAULT'), kind: 'number' },

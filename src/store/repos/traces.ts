@@ -1,8 +1,8 @@
-// Traces: created by the REST API, the gateway's trace writer and (later) ingestion. Tokens and cost of a trace are
-// the sums over its GENERATION observations, computed when read.
+// Traces: created by the REST API, the gateway's trace writer and ingestion. Tokens and cost of a trace are the sums
+// over its observations that carry usage (all but spans and events: generations, embeddings, …), computed when read.
 import type { Queryable } from '../database.ts';
 import { conditions, iso, json, num } from './rows.ts';
-import { OBSERVATION_FILTER_COLUMNS, TRACE_FILTER_COLUMNS } from './filter-columns.ts';
+import { carriesUsage, OBSERVATION_FILTER_COLUMNS, TRACE_FILTER_COLUMNS } from './filter-columns.ts';
 import { applyFilter, type FilterCondition } from './structured-filter.ts';
 
 export type TraceStatus = 'in_progress' | 'completed' | 'error';
@@ -253,7 +253,7 @@ const traceSelect = (extraColumns = '') => `SELECT t.*${extraColumns}, a.name AS
   LEFT JOIN agents a ON a.id = t.agent_id
   LEFT JOIN LATERAL (
     SELECT sum(o.total_tokens) AS tokens, sum(o.total_cost) AS cost FROM observations o
-    WHERE o.project_id = t.project_id AND o.trace_id = t.id AND o.type = 'GENERATION'
+    WHERE o.project_id = t.project_id AND o.trace_id = t.id AND ${carriesUsage('o')}
   ) g ON true`;
 const TRACE_SELECT = traceSelect();
 /** The extra columns of `traceSelect` that fill `observationIds` and `scoreIds`. */
