@@ -63,6 +63,6 @@ export class ScoresClient {
   }
 
   get(id: string): Promise<Score> {
-    return this.#http.request('GET', `/api/public/scores/${encodeURIComponent(id)}`);
+    return this.#http.request('GET', `/api/public/v2/scores/${encodeURIComponent(id)}`);
   }
 }

@@ -64,4 +64,4 @@ class ScoresApi:
         return str(self._rest.request("POST", "/scores", json=body)["id"])
 
     def get(self, score_id: str) -> Score:
-        return _score(self._rest.request("GET", f"/scores/{segment(score_id)}"))
+        return _score(self._rest.request("GET", f"/v2/scores/{segment(score_id)}"))
