@@ -19,7 +19,8 @@ export function readFilterParam<Q extends { filter?: string }>(
   replaces: Partial<Record<keyof Q, string>>,
 ): ReadFilter<Omit<Q, 'filter'>> {
   const { filter, ...rest } = query;
-  if (filter === undefined) return { conditions: undefined, query: rest };
+  // An empty parameter (`?filter=`) is as if absent, as in Langfuse.
+  if (filter === undefined || filter === '') return { conditions: undefined, query: rest };
   let conditions: FilterCondition[];
   try {
     conditions = parseFilter(filter, columns);

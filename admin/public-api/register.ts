@@ -1,5 +1,6 @@
 // The public API under {base_url}/api/public (Langfuse-compatible, spec 4 A2 and 5): its own validator, error
-// envelope and not-found answer, encapsulated in this scope; each route declares its key class (route-access.ts).
+// envelope, not-found answer and storable-text check, encapsulated in this scope; each route declares its key class
+// (route-access.ts).
 import type { FastifyInstance } from 'fastify';
 import type { AdminContext } from '../context.ts';
 import { registerGatewayKeys } from '../routes/gateway-keys.ts';
@@ -23,12 +24,14 @@ import { registerPublicScores } from '../routes/public-scores.ts';
 import { registerPublicSessions } from '../routes/public-sessions.ts';
 import { registerPublicTraces } from '../routes/public-traces.ts';
 import { publicErrorHandler, publicNotFoundHandler } from './error-handler.ts';
+import { refuseUnstorableInput } from './storable-text.ts';
 import { publicValidatorCompiler } from './validation.ts';
 
 export function registerPublicApi(app: FastifyInstance, ctx: AdminContext): void {
   app.setValidatorCompiler(publicValidatorCompiler);
   app.setErrorHandler(publicErrorHandler(ctx.log));
   app.setNotFoundHandler(publicNotFoundHandler(app));
+  app.addHook('preHandler', refuseUnstorableInput);
   registerPublicProjects(app, ctx);
   registerPublicTraces(app, ctx);
   registerGatewayKeys(app, ctx);

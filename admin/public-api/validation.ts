@@ -1,10 +1,11 @@
 // Route schemas of the public API (schemas/api/public-*.json) compiled with this scope's own ajv: query strings are
-// coerced (`?limit=10`, a single `?tags=a` becomes ['a']), bodies are not, and unknown properties are errors, not
-// silently dropped (Fastify's default).
+// coerced (`?limit=10`, a single `?tags=a` becomes ['a']), bodies are not. Parameters and fields a schema does not
+// name are dropped first, as Langfuse ignores them (unknown-fields.ts); the ones it names are checked strictly.
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { ValidationIssue } from './public-error.ts';
+import { unknownFieldStripper } from './unknown-fields.ts';
 
 // ajv-formats ships CommonJS; its default export is the function under ESM interop.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -14,7 +15,16 @@ const bodyAjv = addFormats(new Ajv({ allErrors: true, useDefaults: true, strict:
 
 export const publicValidatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : queryAjv;
-  return ajv.compile(schema as object);
+  const validate = ajv.compile(schema as object);
+  const strip = unknownFieldStripper(ajv, schema as Record<string, unknown>);
+  const stripThenValidate = (data: unknown) => {
+    strip(data);
+    const valid = validate(data);
+    stripThenValidate.errors = validate.errors;
+    return valid;
+  };
+  stripThenValidate.errors = validate.errors;
+  return stripThenValidate;
 };
 
 function segmentsOf(pointer: string): (string | number)[] {

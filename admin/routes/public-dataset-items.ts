@@ -14,10 +14,10 @@ import type { AdminContext } from '../context.ts';
 import { pageMeta, pageOffset, type PageQuery } from '../public-api/paging.ts';
 import { PublicApiError } from '../public-api/public-error.ts';
 import { projectOf, requireKey } from '../public-api/route-access.ts';
-import { publicDatasetItem, requireDataset } from './public-datasets.ts';
+import { publicDatasetItem, requireDataset, unversioned } from './public-datasets.ts';
 
 type CreateBody = DatasetItemInput & { datasetName: string; id?: string | null };
-type ListQuery = PageQuery & { datasetName?: string; sourceTraceId?: string; sourceObservationId?: string };
+type ListQuery = PageQuery & { datasetName?: string; sourceTraceId?: string; sourceObservationId?: string; version?: string };
 type IdParams = { id: string };
 
 const itemNotFound = () => new PublicApiError('NotFoundError', 'Dataset item not found');
@@ -38,6 +38,7 @@ export function registerPublicDatasetItems(app: FastifyInstance, ctx: AdminConte
   app.get<{ Querystring: ListQuery }>('/dataset-items', { schema: { querystring: listQuerySchema }, onRequest }, async (req) => {
     const projectId = projectOf(req).id;
     const q = req.query;
+    if (q.version !== undefined) throw unversioned('version');
     const datasetId = q.datasetName === undefined ? undefined : (await requireDataset(ctx.db, projectId, q.datasetName)).id;
     const filter = { datasetId, sourceTraceId: q.sourceTraceId, sourceObservationId: q.sourceObservationId };
     const { data, total } = await listDatasetItems(ctx.db, projectId, filter, { limit: q.limit, offset: pageOffset(q) });

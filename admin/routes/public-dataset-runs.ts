@@ -21,7 +21,7 @@ import type { AdminContext } from '../context.ts';
 import { pageMeta, pageOffset, type PageQuery } from '../public-api/paging.ts';
 import { invalidRequestData, PublicApiError } from '../public-api/public-error.ts';
 import { projectOf, requireKey } from '../public-api/route-access.ts';
-import { requireDataset } from './public-datasets.ts';
+import { requireDataset, unversioned } from './public-datasets.ts';
 
 interface CreateBody {
   runName: string;
@@ -31,6 +31,7 @@ interface CreateBody {
   traceId?: string | null;
   observationId?: string | null;
   createdAt?: string | null;
+  datasetVersion?: unknown;
 }
 type ListQuery = PageQuery & { datasetId: string; runName: string };
 type DatasetParams = { datasetName: string };
@@ -66,9 +67,6 @@ export function publicDatasetRunItem(i: StoredDatasetRunItem) {
 
 const runNotFound = () => new PublicApiError('NotFoundError', 'Dataset run not found');
 const itemNotFound = () => new PublicApiError('NotFoundError', 'Dataset item not found');
-
-/** A foreign key violation (SQLSTATE 23503), e.g. the dataset item deleted after it was read. */
-const isForeignKeyViolation = (err: unknown) => (err as { code?: unknown } | null)?.code === '23503';
 
 /** The trace a run item links: the one given, else the trace of the observation given (Langfuse's older linking). */
 async function traceOf(db: Queryable, projectId: string, body: CreateBody): Promise<string> {
@@ -112,6 +110,7 @@ export function registerPublicDatasetRuns(app: FastifyInstance, ctx: AdminContex
   app.post<{ Body: CreateBody }>('/dataset-run-items', { schema: { body: createSchema }, onRequest }, async (req) => {
     const projectId = projectOf(req).id;
     const body = req.body;
+    if (body.datasetVersion != null) throw unversioned('datasetVersion');
     const item = await getDatasetItem(ctx.db, projectId, body.datasetItemId);
     if (!item || item.status !== 'ACTIVE') throw itemNotFound();
     const traceId = await traceOf(ctx.db, projectId, body);
@@ -124,9 +123,6 @@ export function registerPublicDatasetRuns(app: FastifyInstance, ctx: AdminContex
       traceId,
       observationId: body.observationId,
       createdAt: body.createdAt ?? undefined,
-    }).catch((err: unknown) => {
-      // The item, or its dataset, was deleted since it was read above.
-      throw isForeignKeyViolation(err) ? itemNotFound() : err;
     });
     return publicDatasetRunItem(runItem);
   });

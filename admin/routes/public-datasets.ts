@@ -12,7 +12,7 @@ import { runNamesOfDatasets } from '../../src/store/repos/dataset-runs.ts';
 import { getDatasetByName, listDatasets, upsertDataset, type DatasetInput, type StoredDataset } from '../../src/store/repos/datasets.ts';
 import type { AdminContext } from '../context.ts';
 import { pageMeta, pageOffset, type PageQuery } from '../public-api/paging.ts';
-import { PublicApiError } from '../public-api/public-error.ts';
+import { invalidRequestData, PublicApiError } from '../public-api/public-error.ts';
 import { projectOf, requireKey } from '../public-api/route-access.ts';
 
 type NameParams = { datasetName: string };
@@ -52,6 +52,13 @@ export function publicDatasetItem(i: StoredDatasetItem) {
     mediaReferences: [],
   };
 }
+
+/**
+ * Langfuse's point-in-time dataset versions are not kept here: a request for one is refused rather than answered with
+ * the dataset as it is now.
+ */
+export const unversioned = (field: string) =>
+  invalidRequestData([{ path: [field], message: 'point-in-time dataset versions are not supported: items are kept as they are now' }]);
 
 /** The project's dataset of that name, or the 404 Langfuse answers. */
 export async function requireDataset(db: Queryable, projectId: string, name: string): Promise<StoredDataset> {

@@ -2,11 +2,14 @@
 // (reference §6, ObservationV2). The cursor is base64 of JSON {lastStartTimeTo, lastTraceId, lastId}.
 import type { FastifyInstance } from 'fastify';
 import querySchema from '../../schemas/api/public-observations-v2-query.json' with { type: 'json' };
+import type { ModelDefinition } from '../../src/pricing/model-definition.ts';
+import { observationModels } from '../../src/pricing/observation-model.ts';
 import { OBSERVATION_FILTER_COLUMNS } from '../../src/store/repos/filter-columns.ts';
 import { isIsoTimestamp } from '../../src/store/repos/structured-filter.ts';
 import { getTracesByIds, listObservations, type StoredObservation, type StoredTrace } from '../../src/store/repos/traces.ts';
 import type { AdminContext } from '../context.ts';
 import { readFilterParam } from '../public-api/filter-param.ts';
+import { listParam } from '../public-api/list-param.ts';
 import { invalidRequestData } from '../public-api/public-error.ts';
 import { projectOf, requireKey } from '../public-api/route-access.ts';
 import { publicObservation } from './public-observations.ts';
@@ -81,8 +84,11 @@ function cutMetadata(metadata: Record<string, unknown>, expanded: Set<string>): 
   return out;
 }
 
-function observationV2(o: StoredObservation, trace: StoredTrace | undefined, groups: Set<Group>, expanded: Set<string>) {
-  const v1 = publicObservation(o);
+/** v2 answers prices as decimal strings (Langfuse serialises its Decimal prices). */
+const decimal = (price: number | null) => (price === null ? null : String(price));
+
+function observationV2(o: StoredObservation, trace: StoredTrace | undefined, model: ModelDefinition | undefined, groups: Set<Group>, expanded: Set<string>) {
+  const v1 = publicObservation(o, model);
   return {
     id: o.id,
     traceId: o.traceId,
@@ -99,11 +105,13 @@ function observationV2(o: StoredObservation, trace: StoredTrace | undefined, gro
     ...(groups.has('time') && { completionStartTime: o.completionStartTime, createdAt: o.createdAt, updatedAt: o.updatedAt }),
     ...(groups.has('io') && { input: rawIo(o.input), output: rawIo(o.output) }),
     ...(groups.has('metadata') && { metadata: cutMetadata(o.attributes, expanded) }),
-    ...(groups.has('model') && { model: o.model, internalModelId: o.costModelId, modelParameters: o.modelParameters ?? {} }),
-    // Prices (decimal strings in v2) are not read back from the model here; null.
-    modelId: groups.has('model') ? o.costModelId : null, inputPrice: null, outputPrice: null, totalPrice: null,
+    ...(groups.has('model') && { model: o.model, internalModelId: v1.modelId, modelParameters: o.modelParameters ?? {} }),
+    // Always present, filled with the model group only (Langfuse's v2).
+    ...(groups.has('model')
+      ? { modelId: v1.modelId, inputPrice: decimal(v1.inputPrice), outputPrice: decimal(v1.outputPrice), totalPrice: decimal(v1.totalPrice) }
+      : { modelId: null, inputPrice: null, outputPrice: null, totalPrice: null }),
     ...(groups.has('usage') && { usageDetails: o.usageDetails, costDetails: o.costDetails, totalCost: o.totalCost, usagePricingTierName: null }),
-    ...(groups.has('prompt') && { promptId: null, promptName: o.promptName, promptVersion: o.promptVersion }),
+    ...(groups.has('prompt') && { promptId: o.promptId, promptName: o.promptName, promptVersion: o.promptVersion }),
     ...(groups.has('metrics') && { latency: v1.latency, timeToFirstToken: v1.timeToFirstToken }),
     ...(groups.has('trace_context') && { traceName: trace?.name ?? null, tags: trace ? tagList(trace.tags) : [], release: trace?.release ?? null }),
   };
@@ -120,7 +128,7 @@ export function registerPublicObservationsV2(app: FastifyInstance, ctx: AdminCon
     const { data } = await listObservations(ctx.db, projectId, {
       ...exact,
       root: isRootObservation,
-      environments: environment,
+      environments: listParam(environment),
       from: fromStartTime,
       to: toStartTime,
       conditions,
@@ -134,8 +142,9 @@ export function registerPublicObservationsV2(app: FastifyInstance, ctx: AdminCon
     const needsTrace = groups.has('basic') || groups.has('trace_context');
     const traces = needsTrace ? new Map((await getTracesByIds(ctx.db, projectId, [...new Set(page.map((o) => o.traceId))])).map((t) => [t.id, t])) : new Map<string, StoredTrace>();
     const expanded = new Set((expandMetadata ?? '').split(',').map((k) => k.trim()).filter(Boolean));
+    const modelOf = groups.has('model') ? await observationModels(ctx.db, projectId) : () => undefined;
     return {
-      data: page.map((o) => observationV2(o, traces.get(o.traceId), groups, expanded)),
+      data: page.map((o) => observationV2(o, traces.get(o.traceId), modelOf(o), groups, expanded)),
       meta: data.length > limit ? { cursor: encodeCursor(page[page.length - 1]) } : {},
     };
   });

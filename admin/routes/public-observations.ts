@@ -2,10 +2,13 @@
 // (ObservationsView, reference §6, §7).
 import type { FastifyInstance } from 'fastify';
 import querySchema from '../../schemas/api/public-observations-query.json' with { type: 'json' };
+import type { ModelDefinition } from '../../src/pricing/model-definition.ts';
+import { observationModels, unitPrices } from '../../src/pricing/observation-model.ts';
 import { OBSERVATION_FILTER_COLUMNS } from '../../src/store/repos/filter-columns.ts';
 import { getObservation, listObservations, type ObservationFilter, type StoredObservation } from '../../src/store/repos/traces.ts';
 import type { AdminContext } from '../context.ts';
 import { readFilterParam } from '../public-api/filter-param.ts';
+import { listParam } from '../public-api/list-param.ts';
 import { pageMeta, pageOffset, type PageQuery } from '../public-api/paging.ts';
 import { PublicApiError } from '../public-api/public-error.ts';
 import { projectOf, requireKey } from '../public-api/route-access.ts';
@@ -33,7 +36,8 @@ function sumOf(details: Record<string, number>, part: string): number | null {
 
 const seconds = (from: string, to: string | null): number | null => (to === null ? null : (Date.parse(to) - Date.parse(from)) / 1000);
 
-export function publicObservation(o: StoredObservation) {
+/** Langfuse's ObservationsView; `model` is the observation's model (observation-model.ts), which gives `modelId` and the prices. */
+export function publicObservation(o: StoredObservation, model: ModelDefinition | undefined) {
   const input = sumOf(o.usageDetails, 'input') ?? 0;
   const output = sumOf(o.usageDetails, 'output') ?? 0;
   const total = o.usageDetails.total ?? o.totalTokens;
@@ -59,17 +63,15 @@ export function publicObservation(o: StoredObservation) {
     statusMessage: o.statusMessage,
     model: o.model,
     modelParameters: o.modelParameters ?? {},
-    promptId: null,
+    promptId: o.promptId,
     promptName: o.promptName,
     promptVersion: o.promptVersion,
     usageDetails: o.usageDetails,
     costDetails: o.costDetails,
     usagePricingTierName: null,
     usagePricingTierId: null,
-    modelId: o.costModelId,
-    inputPrice: null,
-    outputPrice: null,
-    totalPrice: null,
+    modelId: model?.id ?? null,
+    ...unitPrices(model),
     calculatedInputCost: sumOf(o.costDetails, 'input'),
     calculatedOutputCost: sumOf(o.costDetails, 'output'),
     calculatedTotalCost: o.totalCost,
@@ -87,22 +89,25 @@ export function registerPublicObservations(app: FastifyInstance, ctx: AdminConte
   app.get<{ Querystring: ObservationsQuery }>('/observations', { schema: { querystring: querySchema }, onRequest: requireKey(ctx, 'project') }, async (req) => {
     const { conditions, query } = readFilterParam(req.query, OBSERVATION_FILTER_COLUMNS, SIMPLE_OBSERVATION_PARAMS);
     const { page, limit, environment, fromStartTime, toStartTime, ...exact } = query;
-    const { data, total } = await listObservations(ctx.db, projectOf(req).id, {
+    const projectId = projectOf(req).id;
+    const { data, total } = await listObservations(ctx.db, projectId, {
       ...exact,
       conditions,
-      environments: environment,
+      environments: listParam(environment),
       from: fromStartTime,
       to: toStartTime,
       limit,
       offset: pageOffset({ page, limit }),
     });
-    return { data: data.map(publicObservation), meta: pageMeta({ page, limit }, total) };
+    const modelOf = await observationModels(ctx.db, projectId);
+    return { data: data.map((o) => publicObservation(o, modelOf(o))), meta: pageMeta({ page, limit }, total) };
   });
 
   app.get<{ Params: { observationId: string } }>('/observations/:observationId', { onRequest: requireKey(ctx, 'project') }, async (req) => {
     const { observationId } = req.params;
-    const observation = await getObservation(ctx.db, projectOf(req).id, observationId);
+    const projectId = projectOf(req).id;
+    const observation = await getObservation(ctx.db, projectId, observationId);
     if (!observation) throw new PublicApiError('NotFoundError', `Observation ${observationId} not found within authorized project`);
-    return publicObservation(observation);
+    return publicObservation(observation, (await observationModels(ctx.db, projectId))(observation));
   });
 }

@@ -12,7 +12,7 @@ import { writeAudit, type AuditEntry } from '../../src/store/repos/audit-log.ts'
 import { createProject, deleteProject, findProjectByName, getProject, updateProject, type Project } from '../../src/store/repos/projects.ts';
 import type { Queryable } from '../../src/store/database.ts';
 import type { AdminContext } from '../context.ts';
-import { PublicApiError } from '../public-api/public-error.ts';
+import { invalidRequestData, PublicApiError } from '../public-api/public-error.ts';
 import { principalOf, requireKey } from '../public-api/route-access.ts';
 import { projectBody } from './public-projects.ts';
 
@@ -128,7 +128,7 @@ export function registerPublicOrganization(app: FastifyInstance, ctx: AdminConte
     };
   });
 
-  app.post<{ Params: ProjectParams; Body: { note?: string } }>(
+  app.post<{ Params: ProjectParams; Body: { note?: string; publicKey?: unknown; secretKey?: unknown } }>(
     '/projects/:projectId/apiKeys',
     {
       onRequest,
@@ -141,6 +141,11 @@ export function registerPublicOrganization(app: FastifyInstance, ctx: AdminConte
     async (req, reply) => {
       const { organizationId } = callerOf(req);
       const { projectId } = req.params;
+      // Langfuse lets the caller choose the pair; here the service always generates it, so a chosen one is refused
+      // rather than silently replaced.
+      for (const field of ['publicKey', 'secretKey'] as const) {
+        if (req.body[field] !== undefined) throw invalidRequestData([{ path: [field], message: 'caller-chosen keys are not supported: the service generates the key pair' }]);
+      }
       const key = await ctx.db.transaction(async (tx) => {
         await ownProject(tx, organizationId, projectId);
         const created = await createApiKey(tx, { kind: 'project', organizationId, projectId, note: req.body.note, now: ctx.clock.now() });

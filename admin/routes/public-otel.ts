@@ -10,6 +10,7 @@ import { linkExperimentItems } from '../../src/store/repos/dataset-runs.ts';
 import type { AdminContext } from '../context.ts';
 import { PublicApiError } from '../public-api/public-error.ts';
 import { projectOf, requireKey } from '../public-api/route-access.ts';
+import { CHECKS_ITS_OWN_BODY } from '../public-api/storable-text.ts';
 import { INGESTION_BODY_LIMIT } from './public-ingestion.ts';
 
 /** Bytes after gzip is undone: the same 4.5 MB as a plain body, so compression never lets more in. */
@@ -41,8 +42,8 @@ async function exportTraces(ctx: AdminContext, projectId: string, body: Buffer, 
   const raw = await decompressed(body, headers['content-encoding'] as string | undefined, encoding, OTEL_DECOMPRESSED_LIMIT);
   const spans = spansOf(decodeRequest(raw, encoding), new Date(ctx.clock.now()).toISOString());
   if (spans.length === 0) return undefined;
-  const { events, spanOfEvent } = eventsOfSpans(spans);
-  const result = await processBatch(ctx.db, projectId, events, ctx.log);
+  const { events, spanOfEvent, fillOnly } = eventsOfSpans(spans);
+  const result = await processBatch(ctx.db, projectId, events, ctx.log, fillOnly);
   const failed = result.errors.find((e) => e.status >= 500);
   if (failed) throw new PublicApiError('InternalServerError', failed.message);
   const rejected = result.errors.map((e) => ({ span: spanOfEvent.get(e.id)!, message: e.message }));
@@ -57,7 +58,8 @@ export function registerPublicOtel(app: FastifyInstance, ctx: AdminContext): voi
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: INGESTION_BODY_LIMIT }, (_req, body, done) => done(null, body));
-    scope.post('/otel/v1/traces', { bodyLimit: INGESTION_BODY_LIMIT, onRequest: requireKey(ctx, 'ingestion-write') }, async (req, reply) => {
+    // The spans' events are checked one by one in processBatch; the body is bytes here.
+    scope.post('/otel/v1/traces', { bodyLimit: INGESTION_BODY_LIMIT, config: CHECKS_ITS_OWN_BODY, onRequest: requireKey(ctx, 'ingestion-write') }, async (req, reply) => {
       const encoding = encodingOf(req.headers['content-type']);
       try {
         if (!encoding) throw new OtlpRequestError(400, 'Invalid content type', 'Invalid content type: send application/x-protobuf or application/json');

@@ -1,5 +1,6 @@
 // Prompts v2 under {base_url}/api/public/v2/prompts (reference §9; route class `prompt`, spec 5): create a version,
-// get one by version or label, list names, add labels to a version, delete versions. Folder names arrive as one
+// get one by version or label (its composition references resolved unless `resolve=false`), list names, add labels
+// to a version, delete versions. Folder names arrive as one
 // URL-encoded path segment (`folder%2Fname`); the router matches before decoding, so `:name` holds `folder/name`.
 import type { FastifyInstance } from 'fastify';
 import createSchema from '../../schemas/api/public-prompt-create.json' with { type: 'json' };
@@ -18,6 +19,7 @@ import {
   type PromptType,
   type StoredPrompt,
 } from '../../src/store/repos/prompts.ts';
+import { PromptCompositionError, resolvePrompt, type FindPrompt } from '../../src/prompts/resolve-prompt.ts';
 import type { AdminContext } from '../context.ts';
 import { pageMeta, pageOffset } from '../public-api/paging.ts';
 import { PublicApiError } from '../public-api/public-error.ts';
@@ -36,6 +38,8 @@ interface CreateBody {
 interface PromptQuery {
   version?: number;
   label?: string;
+  /** GET: compose the prompt's references (default), or answer its text as stored (false). */
+  resolve?: boolean;
 }
 
 interface ListQuery {
@@ -90,6 +94,10 @@ function selectorOf(q: PromptQuery): PromptSelector {
   return { all: true };
 }
 
+/** Looks up what a composition tag names in the project. */
+const findReferenced = (ctx: AdminContext, projectId: string): FindPrompt => (ref) =>
+  getPromptVersion(ctx.db, projectId, ref.name, 'version' in ref ? { version: ref.version } : { label: ref.label });
+
 const fromRepo = (err: unknown) =>
   err instanceof PromptError ? new PublicApiError(err.kind === 'not_found' ? 'NotFoundError' : 'InvalidRequestError', err.message, { cause: err }) : err;
 
@@ -119,6 +127,10 @@ export function registerPublicPrompts(app: FastifyInstance, ctx: AdminContext): 
     const project = projectOf(req);
     const body = req.body;
     checkCreate(body);
+    // Langfuse refuses a version whose references do not resolve (missing, a chat prompt, a cycle, too deep).
+    await resolvePrompt({ name: body.name, prompt: body.prompt }, findReferenced(ctx, project.id)).catch((err: unknown) => {
+      throw err instanceof PromptCompositionError ? new PublicApiError('InvalidRequestError', err.message, { cause: err }) : err;
+    });
     const created = await createPromptVersion(
       ctx.db,
       project.id,
@@ -151,7 +163,11 @@ export function registerPublicPrompts(app: FastifyInstance, ctx: AdminContext): 
         const what = 'version' in chosen ? `version ${chosen.version}` : `label '${chosen.label}'`;
         throw new PublicApiError('NotFoundError', `Prompt not found: '${name}' with ${what}`);
       }
-      return { ...publicPrompt(found), isActive: found.labels.includes('production') };
+      const composed = req.query.resolve === false ? { prompt: found.prompt, graph: null } : await resolvePrompt(found, findReferenced(ctx, project.id)).catch((err: unknown) => {
+        // A reference that stopped resolving since the version was created: Langfuse's 409.
+        throw err instanceof PromptCompositionError ? new PublicApiError('ConflictError', err.message, { cause: err }) : err;
+      });
+      return { ...publicPrompt(found), prompt: composed.prompt, resolutionGraph: composed.graph, isActive: found.labels.includes('production') };
     },
   );
 

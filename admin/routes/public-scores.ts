@@ -1,16 +1,21 @@
 // Scores of the public API (reference §3, §7): POST /scores (same rules as ingestion `score-create`; one score, or an
 // array of them as the Langfuse Python SDK v5 sends), GET /scores and GET /v2/scores (Langfuse's v1 and v2 lists, one
-// shape), GET /scores/{id} and /v2/scores/{id}, DELETE /scores/{id}.
+// shape; v1 holds trace scores only), GET /scores/{id} and /v2/scores/{id}, DELETE /scores/{id}.
 import type { FastifyInstance } from 'fastify';
 import querySchema from '../../schemas/api/public-scores-query.json' with { type: 'json' };
 import { checkScoreBody } from '../../src/ingestion/event-schema.ts';
 import { scoreRowOf } from '../../src/ingestion/score-input.ts';
+import { storableScoreIssues } from '../../src/ingestion/storable-event.ts';
+import { SCORE_FILTER_COLUMNS } from '../../src/store/repos/filter-columns.ts';
 import { getScoreConfigsByIds } from '../../src/store/repos/score-configs.ts';
 import { deleteScore, getScore, listScores, upsertScores, type ScoreDataType, type ScoreSource, type StoredScore } from '../../src/store/repos/scores.ts';
 import type { AdminContext } from '../context.ts';
+import { readFilterParam } from '../public-api/filter-param.ts';
+import { commaList, listParam } from '../public-api/list-param.ts';
 import { pageMeta, pageOffset } from '../public-api/paging.ts';
 import { invalidRequestData, PublicApiError } from '../public-api/public-error.ts';
 import { projectOf, requireKey } from '../public-api/route-access.ts';
+import { CHECKS_ITS_OWN_BODY } from '../public-api/storable-text.ts';
 import { tagList } from './public-traces.ts';
 
 interface ScoresQuery {
@@ -31,7 +36,17 @@ interface ScoresQuery {
   traceId?: string;
   observationId?: string;
   sessionId?: string;
+  datasetRunId?: string;
+  traceTags?: string[];
+  filter?: string;
 }
+
+/** The simple parameters and the filter column each stands for (the filter's condition replaces the parameter). */
+const SIMPLE_SCORE_PARAMS = {
+  name: 'name', userId: 'userId', fromTimestamp: 'timestamp', toTimestamp: 'timestamp', environment: 'environment', source: 'source',
+  operator: 'value', value: 'value', scoreIds: 'id', dataType: 'dataType', traceId: 'traceId', observationId: 'observationId',
+  sessionId: 'sessionId', traceTags: 'trace_tags',
+} as const;
 
 type IdParams = { id: string };
 
@@ -66,14 +81,18 @@ const scoreNotFound = () => new PublicApiError('NotFoundError', 'Score not found
 export function registerPublicScores(app: FastifyInstance, ctx: AdminContext): void {
   /** Rows for score bodies, or the issues of each refused one (by its index). */
   const rowsOf = async (projectId: string, bodies: readonly unknown[]) => {
-    const checked = bodies.map(checkScoreBody);
+    const checked = bodies.map(checkScoreBody).map((c) => {
+      const unstorable = 'body' in c ? storableScoreIssues(c.body) : [];
+      return unstorable.length > 0 ? { issues: unstorable } : c;
+    });
     const configIds = checked.flatMap((c) => ('body' in c && typeof c.body.configId === 'string' ? [c.body.configId] : []));
     const configs = await getScoreConfigsByIds(ctx.db, projectId, configIds);
     const now = new Date(ctx.clock.now()).toISOString();
     return checked.map((c) => ('issues' in c ? c : scoreRowOf(projectId, c.body, now, configs)));
   };
 
-  app.post('/scores', { onRequest: requireKey(ctx, 'ingestion-write') }, async (req, reply) => {
+  // Each score is checked for what the store cannot take (a batch refuses only its bad scores).
+  app.post('/scores', { config: CHECKS_ITS_OWN_BODY, onRequest: requireKey(ctx, 'ingestion-write') }, async (req, reply) => {
     const project = projectOf(req);
     if (!Array.isArray(req.body)) {
       const [score] = await rowsOf(project.id, [req.body]);
@@ -93,24 +112,28 @@ export function registerPublicScores(app: FastifyInstance, ctx: AdminContext): v
     return reply.code(207).send({ accepted: rows.length, rejected: errors.length, errors });
   });
 
-  const list = async (req: { query: ScoresQuery } & Parameters<typeof projectOf>[0]) => {
+  const list = (traceScoresOnly: boolean) => async (req: { query: ScoresQuery } & Parameters<typeof projectOf>[0]) => {
     const project = projectOf(req);
-    const q = req.query;
+    const { conditions, query: q } = readFilterParam(req.query, SCORE_FILTER_COLUMNS, SIMPLE_SCORE_PARAMS);
     const { data, total } = await listScores(ctx.db, project.id, {
+      traceScoresOnly,
       name: q.name,
       userId: q.userId,
       traceId: q.traceId,
-      observationId: q.observationId,
+      observationIds: commaList(q.observationId),
       sessionId: q.sessionId,
+      datasetRunId: q.datasetRunId,
       queueId: q.queueId,
       configId: q.configId,
       source: q.source,
       dataType: q.dataType,
-      scoreIds: q.scoreIds?.split(',').map((id) => id.trim()).filter((id) => id !== ''),
-      environments: q.environment,
+      scoreIds: commaList(q.scoreIds),
+      environments: listParam(q.environment),
+      traceTags: listParam(q.traceTags),
       from: q.fromTimestamp,
       to: q.toTimestamp,
       value: q.operator !== undefined && q.value !== undefined ? { operator: q.operator, value: q.value } : undefined,
+      conditions,
       limit: q.limit,
       offset: pageOffset(q),
     });
@@ -122,14 +145,15 @@ export function registerPublicScores(app: FastifyInstance, ctx: AdminContext): v
       meta: pageMeta(q, total),
     };
   };
-  const get = async (req: { params: IdParams } & Parameters<typeof projectOf>[0]) => {
-    const score = await getScore(ctx.db, projectOf(req).id, req.params.id);
+  const get = (traceScoresOnly: boolean) => async (req: { params: IdParams } & Parameters<typeof projectOf>[0]) => {
+    const score = await getScore(ctx.db, projectOf(req).id, req.params.id, { traceScoresOnly });
     if (!score) throw scoreNotFound();
     return publicScore(score);
   };
-  for (const prefix of ['', '/v2']) {
-    app.get<{ Querystring: ScoresQuery }>(`${prefix}/scores`, { schema: { querystring: querySchema }, onRequest: requireKey(ctx, 'project') }, list);
-    app.get<{ Params: IdParams }>(`${prefix}/scores/:id`, { onRequest: requireKey(ctx, 'project') }, get);
+  // v1 answers trace scores only (not session or dataset-run scores), as Langfuse's v1 does; v2 answers every score.
+  for (const [prefix, traceScoresOnly] of [['', true], ['/v2', false]] as const) {
+    app.get<{ Querystring: ScoresQuery }>(`${prefix}/scores`, { schema: { querystring: querySchema }, onRequest: requireKey(ctx, 'project') }, list(traceScoresOnly));
+    app.get<{ Params: IdParams }>(`${prefix}/scores/:id`, { onRequest: requireKey(ctx, 'project') }, get(traceScoresOnly));
   }
 
   app.delete<{ Params: IdParams }>('/scores/:id', { onRequest: requireKey(ctx, 'project') }, async (req, reply) => {

@@ -3,11 +3,13 @@
 import type { FastifyInstance } from 'fastify';
 import deleteSchema from '../../schemas/api/public-traces-delete.json' with { type: 'json' };
 import querySchema from '../../schemas/api/public-traces-query.json' with { type: 'json' };
+import { observationModels } from '../../src/pricing/observation-model.ts';
 import { TRACE_FILTER_COLUMNS } from '../../src/store/repos/filter-columns.ts';
 import { listScoresOfTrace } from '../../src/store/repos/scores.ts';
 import { deleteTraces, getTrace, listObservationsOfTrace, listTraces, type StoredTrace } from '../../src/store/repos/traces.ts';
 import type { AdminContext } from '../context.ts';
 import { readFilterParam } from '../public-api/filter-param.ts';
+import { listParam } from '../public-api/list-param.ts';
 import { pageMeta, pageOffset } from '../public-api/paging.ts';
 import { PublicApiError } from '../public-api/public-error.ts';
 import { projectOf, requireKey } from '../public-api/route-access.ts';
@@ -55,8 +57,8 @@ export function publicTrace(t: StoredTrace) {
     public: t.public,
     environment: t.environment,
     htmlPath: `/project/${encodeURIComponent(t.projectId)}/traces/${encodeURIComponent(t.id)}`,
-    // Langfuse types latency as a required number, so a trace still in progress reports 0 rather than null.
-    latency: t.durationMs === null ? 0 : t.durationMs / 1000,
+    // Langfuse's latency, over the observations; a trace without any reports 0, as Langfuse does.
+    latency: t.observationLatencySeconds ?? 0,
     totalCost: t.cost,
     observations: t.observationIds ?? [],
     scores: t.scoreIds ?? [],
@@ -86,8 +88,8 @@ export function registerPublicTraces(app: FastifyInstance, ctx: AdminContext): v
       sessionId: q.sessionId,
       from: q.fromTimestamp,
       to: q.toTimestamp,
-      tags: q.tags,
-      environments: q.environment,
+      tags: listParam(q.tags),
+      environments: listParam(q.environment),
       release: q.release,
       version: q.version,
       orderBy: { column: field === 'name' ? 'name' : 'startTime', direction },
@@ -104,8 +106,10 @@ export function registerPublicTraces(app: FastifyInstance, ctx: AdminContext): v
     const { traceId } = req.params;
     const trace = await getTrace(ctx.db, projectId, traceId);
     if (!trace) throw traceNotFound(traceId);
-    const [observations, scores] = await Promise.all([listObservationsOfTrace(ctx.db, projectId, traceId), listScoresOfTrace(ctx.db, projectId, traceId)]);
-    return { ...publicTrace(trace), observations: observations.map(publicObservation), scores: scores.map(publicScore) };
+    const [observations, scores, modelOf] = await Promise.all([
+      listObservationsOfTrace(ctx.db, projectId, traceId), listScoresOfTrace(ctx.db, projectId, traceId), observationModels(ctx.db, projectId),
+    ]);
+    return { ...publicTrace(trace), observations: observations.map((o) => publicObservation(o, modelOf(o))), scores: scores.map(publicScore) };
   });
 
   app.delete<{ Params: TraceParams }>('/traces/:traceId', { onRequest: requireKey(ctx, 'project') }, async (req) => {

@@ -48,8 +48,12 @@ export function scimBoolean(value: unknown, attribute: string): boolean {
   throw invalidValue(`${attribute} must be true or false`);
 }
 
+/** The longest address SMTP carries (RFC 5321); emails are unique in an index, which a longer text could overflow. */
+const MAX_EMAIL_LENGTH = 254;
+
 export function scimEmail(value: unknown, attribute = 'userName'): string {
   const email = text(value, attribute).trim();
+  if (email.length > MAX_EMAIL_LENGTH) throw invalidValue(`${attribute} must be at most ${MAX_EMAIL_LENGTH} characters`);
   if (!isEmail(email)) throw invalidValue(`${attribute} must be an email address, not ${JSON.stringify(email)}`);
   return email;
 }

@@ -113,6 +113,11 @@ export interface IngestionEvent {
   type: string;
   timestamp: string;
   body: Record<string, any>;
+  /**
+   * Trace fields of this trace-create that only fill what no other event or stored row set (an OTel root span's own
+   * name, input and output). Given by the OTel intake, never read from a client's event.
+   */
+  fillOnly?: readonly string[];
 }
 
 /** The event as accepted, or the issues that refuse it. */

@@ -34,13 +34,18 @@ export function mergeOrder(events: readonly IngestionEvent[]): IngestionEvent[] 
   return [...events].sort((a, b) => rank(a) - rank(b) || Date.parse(a.timestamp) - Date.parse(b.timestamp));
 }
 
-/** Sets the fields of `body` that are present, under their row names. */
-function assign<R>(row: R, body: Record<string, any>, fields: [string, keyof R][]): void {
-  for (const [from, to] of fields) if (body[from] !== undefined) (row as Record<string, unknown>)[to as string] = body[from];
+/** Sets the fields of `body` that are present, under their row names; those in `fillOnly` only where the row has none. */
+function assign<R>(row: R, body: Record<string, any>, fields: [string, keyof R][], fillOnly: readonly string[] = []): void {
+  for (const [from, to] of fields) {
+    if (body[from] === undefined) continue;
+    const current = (row as Record<string, unknown>)[to as string];
+    if (fillOnly.includes(from) && current !== undefined && current !== null) continue;
+    (row as Record<string, unknown>)[to as string] = body[from];
+  }
 }
 
 export function traceRowOf(t: StoredTrace): TraceRow {
-  const { agentName: _a, createdAt: _c, updatedAt: _u, durationMs: _d, tokens: _t, cost: _k, observationIds: _o, scoreIds: _s, ...row } = t;
+  const { agentName: _a, createdAt: _c, updatedAt: _u, durationMs: _d, observationLatencySeconds: _l, tokens: _t, cost: _k, observationIds: _o, scoreIds: _s, ...row } = t;
   return row;
 }
 
@@ -54,7 +59,7 @@ export function mergeTrace(projectId: string, id: string, stored: TraceRow | und
     const b = e.body;
     start = b.timestamp !== undefined ? earliest(start, b.timestamp) : start ?? e.timestamp;
     assign(row, b, [['name', 'name'], ['userId', 'userId'], ['sessionId', 'sessionId'], ['input', 'input'], ['output', 'output'],
-      ['release', 'release'], ['version', 'version'], ['public', 'public']]);
+      ['release', 'release'], ['version', 'version'], ['public', 'public']], e.fillOnly);
     if (b.metadata !== undefined) row.metadata = deepMerge(row.metadata ?? {}, metadataOf(b.metadata));
     // Langfuse tags are a list; ours an object, a bare tag being a key with an empty value (public-traces.ts tagList).
     // Built as entries so that tags named like Object.prototype members (`__proto__` too) are own keys.
@@ -69,7 +74,7 @@ export function mergeTrace(projectId: string, id: string, stored: TraceRow | und
 
 /** An observation row from a stored one, for merging. */
 export function observationRowOf(o: StoredObservation): ObservationRow {
-  const { createdAt: _c, updatedAt: _u, ...row } = o;
+  const { createdAt: _c, updatedAt: _u, promptId: _p, ...row } = o;
   return row;
 }
 

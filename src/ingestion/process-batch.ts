@@ -138,14 +138,17 @@ async function writePlan(db: Database, projectId: string, plan: Plan, models: Mo
   return errors;
 }
 
-/** Checks, merges and stores a batch. */
-export async function processBatch(db: Database, projectId: string, batch: readonly unknown[], log: Logger): Promise<BatchResult> {
+/**
+ * Checks, merges and stores a batch. `fillOnly` (by event id, from the OTel intake) names the trace fields an event
+ * gives only as defaults (IngestionEvent.fillOnly).
+ */
+export async function processBatch(db: Database, projectId: string, batch: readonly unknown[], log: Logger, fillOnly?: ReadonlyMap<string, readonly string[]>): Promise<BatchResult> {
   const errors: EventError[] = [];
   const valid: IngestionEvent[] = [];
   for (const raw of batch) {
     const checked = checkEvent(raw);
     const issues = 'event' in checked ? storableIssues(checked.event) : checked.issues;
-    if ('event' in checked && issues.length === 0) valid.push(checked.event);
+    if ('event' in checked && issues.length === 0) valid.push(fillOnly?.has(checked.event.id) ? { ...checked.event, fillOnly: fillOnly.get(checked.event.id) } : checked.event);
     else {
       const id = (raw as { id?: unknown } | null)?.id;
       errors.push(invalid(typeof id === 'string' ? id : 'unknown', issueText(issues)));

@@ -12,6 +12,21 @@ const INT4_MAX = 2_147_483_647;
 /** USD; a cost above it is a unit mistake, and a sum of such costs would overflow the trace's total. */
 export const MAX_COST_USD = 1e12;
 
+/** Body fields other than content (ids, names, keys: indexed or matched on) longer than an index entry holds. */
+function keyFieldIssues(body: Record<string, unknown>, prefix: string[]): ValidationIssue[] {
+  return Object.entries(body).flatMap(([k, v]) =>
+    typeof v === 'string' && !CONTENT_FIELDS.has(k) && !fitsIndex(v) ? [{ path: [...prefix, k], message: `must be at most ${MAX_INDEXED_BYTES} bytes in UTF-8` }] : []);
+}
+
+/** What a score body (POST /scores, already of the right shape) holds that the store cannot take. */
+export function storableScoreIssues(body: Record<string, unknown>): ValidationIssue[] {
+  const unstorable = unstorablePath(body);
+  if (unstorable) return [{ path: unstorable, message: UNSTORABLE_REASON }];
+  const issues = keyFieldIssues(body, []);
+  if (typeof body.timestamp === 'string' && Date.parse(body.timestamp) < EARLIEST_STORABLE_TIME) issues.push({ path: ['timestamp'], message: 'must be in year 1 or later' });
+  return issues;
+}
+
 function numbersIn(value: unknown, path: string[], visit: (n: number, path: string[]) => void): void {
   if (typeof value === 'number') visit(value, path);
   else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) numbersIn(v, [...path, k], visit);
@@ -23,9 +38,7 @@ export function storableIssues(e: IngestionEvent): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const body = e.body;
   if (!fitsIndex(e.id)) issues.push({ path: ['id'], message: `must be at most ${MAX_INDEXED_BYTES} bytes in UTF-8` });
-  for (const [k, v] of Object.entries(body)) {
-    if (typeof v === 'string' && !CONTENT_FIELDS.has(k) && !fitsIndex(v)) issues.push({ path: ['body', k], message: `must be at most ${MAX_INDEXED_BYTES} bytes in UTF-8` });
-  }
+  issues.push(...keyFieldIssues(body, ['body']));
   for (const tag of Array.isArray(body.tags) ? body.tags : []) {
     if (typeof tag === 'string' && !fitsIndex(tag)) issues.push({ path: ['body', 'tags'], message: `each tag must be at most ${MAX_INDEXED_BYTES} bytes in UTF-8` });
   }

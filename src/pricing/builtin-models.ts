@@ -1,6 +1,8 @@
 // The built-in price table (prices.ts) as models of the public API (`isLangfuseManaged: true`), matched after a
 // project's own models. Each pattern accepts the provider spellings normaliseModelId() strips: a path, a Bedrock
-// region and vendor prefix, a dated snapshot, a Bedrock version, a Vertex `@` suffix.
+// region and vendor prefix, a dated snapshot, a Bedrock version, a Vertex `@` suffix; and OpenAI's four-digit
+// snapshots (`gpt-3.5-turbo-0125`, `gpt-4-0613`), as Langfuse's default model table prices them. A snapshot priced
+// apart (`gpt-3.5-turbo-1106`) has its own entry, matched first (model-matcher.ts).
 import { BUILTIN_PRICES } from './prices.ts';
 import type { ModelDefinition } from './model-definition.ts';
 
@@ -10,7 +12,7 @@ const BUILTIN_CREATED_AT = '2025-01-01T00:00:00.000Z';
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export const builtinPattern = (name: string) =>
-  `(?i)^(.*/)?((us|eu|apac|global)\\.)?((anthropic|amazon|meta|mistral|cohere|ai21)\\.)?${escape(name)}(-(\\d{8}|\\d{4}-\\d{2}-\\d{2}|latest))?(-v\\d+(:\\d+)?)?(@.*)?$`;
+  `(?i)^(.*/)?((us|eu|apac|global)\\.)?((anthropic|amazon|meta|mistral|cohere|ai21)\\.)?${escape(name)}(-(\\d{8}|\\d{4}-\\d{2}-\\d{2}|\\d{4}|latest))?(-v\\d+(:\\d+)?)?(@.*)?$`;
 
 export const BUILTIN_MODELS: readonly ModelDefinition[] = Object.entries(BUILTIN_PRICES)
   .sort(([a], [b]) => a.localeCompare(b))

@@ -66,7 +66,8 @@ export function modelOf(projectId: string, b: ModelCreateBody): { model: NewMode
       projectId,
       modelName: b.modelName,
       matchPattern: b.matchPattern,
-      startDate: b.startDate ?? null,
+      // A date alone (`2023-12-01`, as Langfuse takes it) is midnight UTC, not midnight where the database runs.
+      startDate: b.startDate == null ? null : new Date(b.startDate).toISOString(),
       unit: b.unit ?? null,
       tokenizerId: b.tokenizerId ?? null,
       tokenizerConfig: b.tokenizerConfig ?? null,

@@ -1,5 +1,6 @@
 // Which model prices an observation (reference §10): the project's models first, newest startDate first (nulls last,
-// then newest created), then the built-ins; the first whose pattern matches the observation's model wins.
+// then newest created), then the built-ins, most specific name first; the first whose pattern matches the
+// observation's model wins.
 import { BUILTIN_MODELS } from './builtin-models.ts';
 import { compilePattern, type Pattern } from './match-pattern.ts';
 import type { ModelDefinition } from './model-definition.ts';
@@ -26,8 +27,11 @@ function compiled(models: readonly ModelDefinition[]): CompiledModel[] {
   });
 }
 
-/** The built-ins never change: compiled once, not at every project matcher rebuild. */
-const COMPILED_BUILTINS = compiled(BUILTIN_MODELS);
+/**
+ * The built-ins never change: compiled once, not at every project matcher rebuild. Longer names first, so that a
+ * snapshot with a price of its own (`gpt-3.5-turbo-1106`) wins over its family's pattern (`gpt-3.5-turbo`).
+ */
+const COMPILED_BUILTINS = compiled([...BUILTIN_MODELS].sort((a, b) => b.modelName.length - a.modelName.length));
 
 export function modelMatcher(projectModels: readonly ModelDefinition[]): ModelMatcher {
   const ordered = [...projectModels].sort((a, b) => newestFirst(a.startDate, b.startDate) || newestFirst(a.createdAt, b.createdAt));

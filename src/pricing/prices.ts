@@ -16,7 +16,15 @@ export const BUILTIN_PRICES: Readonly<Record<string, PriceConfig>> = {
   'gpt-4o': p(2.5, 10, 1.25),
   'gpt-4o-mini': p(0.15, 0.6, 0.075),
   'gpt-4-turbo': p(10, 30),
+  'gpt-4-1106-preview': p(10, 30),
+  'gpt-4-0125-preview': p(10, 30),
+  'gpt-4': p(30, 60),
+  'gpt-4-32k': p(60, 120),
   'gpt-3.5-turbo': p(0.5, 1.5),
+  // Older snapshots priced apart from gpt-3.5-turbo (the others, such as -0125, cost what it costs).
+  'gpt-3.5-turbo-1106': p(1, 2),
+  'gpt-3.5-turbo-0613': p(1.5, 2),
+  'gpt-3.5-turbo-0301': p(2, 2),
   o1: p(15, 60, 7.5),
   o3: p(2, 8, 0.5),
   'o3-mini': p(1.1, 4.4, 0.55),
@@ -69,9 +77,12 @@ export function normaliseModelId(model: string): string {
     .replace(/-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$/, '');
 }
 
+const priceOf = (id: string | undefined) => (id !== undefined && Object.hasOwn(BUILTIN_PRICES, id) ? BUILTIN_PRICES[id] : undefined);
+
+/** The table's price for a model id; an OpenAI four-digit snapshot (`gpt-4-0613`) without an entry of its own costs what its model costs. */
 export function builtinPrice(model: string | undefined): PriceConfig | undefined {
   const id = model === undefined ? undefined : normaliseModelId(model);
-  return id !== undefined && Object.hasOwn(BUILTIN_PRICES, id) ? BUILTIN_PRICES[id] : undefined;
+  return priceOf(id) ?? priceOf(id === undefined ? undefined : /^(.+)-\d{4}$/.exec(id)?.[1]);
 }
 
 /** The deployment's configured price, else the built-in one for its model, else none (unpriced). */

@@ -36,7 +36,7 @@ for (const backend of STORE_BACKENDS) {
         [{ name: '' }, /must not be empty/],
         [{ name: 'x', description: 5 }, /"description"/],
         [{ name: 'x', inputSchema: 'string' }, /"inputSchema"/],
-        [{ name: 'x', owner: 'me' }, /"owner".*is not a known field/],
+        [{ name: 'x', owner: 'me', description: 5 }, /"description"/],
       ];
       for (const path of ['/v2/datasets', '/datasets']) {
         for (const [body, message] of refusals) {
@@ -48,6 +48,9 @@ for (const backend of STORE_BACKENDS) {
       }
       t.equal((await call(s, 'POST', '/v2/datasets', k, 'not json')).status, 400);
       t.equal(await count('datasets'), 3, 'nothing refused was stored');
+      const extra = await call(s, 'POST', '/v2/datasets', k, { name: 'plain', owner: 'me' });
+      t.equal(extra.status, 200, 'an unknown field is ignored, as Langfuse does');
+      t.notOk('owner' in extra.body);
     });
 
     t.test('GET /v2/datasets/{datasetName}: encoded folder names, 404', async (t) => {
@@ -67,11 +70,12 @@ for (const backend of STORE_BACKENDS) {
       t.same(page.body.data.map((d: any) => d.name), [FOLDER]);
       t.same(page.body.meta, { page: 2, limit: 2, totalItems: 3, totalPages: 2 });
       t.equal((await call(s, 'GET', '/v2/datasets?limit=100', k)).status, 200);
-      for (const query of ['limit=101', 'limit=0', 'page=0', 'name=plain']) {
+      for (const query of ['limit=101', 'limit=0', 'page=0']) {
         const r = await call(s, 'GET', `/v2/datasets?${query}`, k);
         t.equal(r.status, 400, query);
         t.equal(r.body.message, 'Invalid request data');
       }
+      t.equal((await call(s, 'GET', '/v2/datasets?name=plain', k)).body.meta.totalItems, 3, 'an unknown parameter is ignored, as Langfuse does');
     });
 
     const items: Record<string, any> = {};
@@ -102,7 +106,6 @@ for (const backend of STORE_BACKENDS) {
         [{ datasetName: FOLDER, status: 'DELETED' }, /"status".*must be one of/],
         [{ datasetName: FOLDER, id: '' }, /"id".*must not be empty/],
         [{ datasetName: FOLDER, id: 'x'.repeat(256) }, /"id"/],
-        [{ datasetName: FOLDER, version: 2 }, /"version".*is not a known field/],
       ];
       for (const [body, message] of refusals) {
         const r = await call(s, 'POST', '/dataset-items', k, body);
@@ -174,7 +177,7 @@ for (const backend of STORE_BACKENDS) {
       const refusals: [unknown, number, RegExp][] = [
         [{ runName: 'r', datasetItemId: 'item-1' }, 400, /traceId or observationId is required/],
         [{ datasetItemId: 'item-1', traceId: 't' }, 400, /"runName".*is required/],
-        [{ runName: 'r', datasetItemId: 'item-1', traceId: 't', datasetVersion: '2026-01-01T00:00:00Z' }, 400, /"datasetVersion".*is not a known field/],
+        [{ runName: 'r', datasetItemId: 'item-1', traceId: 't', datasetVersion: '2026-01-01T00:00:00Z' }, 400, /"datasetVersion".*point-in-time dataset versions are not supported/],
         [{ runName: 'r', datasetItemId: 'item-1', traceId: 't', createdAt: 'yesterday' }, 400, /"createdAt".*ISO 8601/],
         [{ runName: 'r', datasetItemId: 'missing', traceId: 't' }, 404, /Dataset item not found/],
         [{ runName: 'r', datasetItemId: 'item-archived', traceId: 't' }, 404, /Dataset item not found/],
@@ -186,7 +189,8 @@ for (const backend of STORE_BACKENDS) {
         t.match(JSON.stringify(r.body), message);
       }
 
-      // The item is deleted between the route's check and the insert: the foreign key refuses the run item.
+      // The item is deleted between the route's check and the insert: the run item is kept, as a run keeps the results
+      // of items deleted after them (a deleted item's run items stay).
       await call(s, 'POST', '/dataset-items', k, { datasetName: FOLDER, id: 'item-race', input: 'x' });
       const query = db.query;
       db.query = (async (sql: string, params?: readonly unknown[]) => {
@@ -202,7 +206,8 @@ for (const backend of STORE_BACKENDS) {
       });
       const raced = await call(s, 'POST', '/dataset-run-items', k, { runName: 'r-race', datasetItemId: 'item-race', traceId: 't' });
       t.equal(db.query, query, 'the item was read, then deleted');
-      t.same(raced, { status: 404, body: { message: 'Dataset item not found', error: 'NotFoundError' } });
+      t.match(raced, { status: 200, body: { datasetRunName: 'r-race', datasetItemId: 'item-race' } });
+      t.equal(await call(s, 'DELETE', `/datasets/${ENCODED}/runs/r-race`, k).then((r) => r.status), 200);
       t.equal(await count('dataset_runs'), 2, 'refused run items created no run');
     });
 
@@ -241,14 +246,16 @@ for (const backend of STORE_BACKENDS) {
       t.same(legacy.body.runs, ['run-2', 'run/1']);
     });
 
-    t.test('DELETE /dataset-items/{id} and /datasets/{name}/runs/{runName} cascade to run items', async (t) => {
+    t.test('DELETE /datasets/{name}/runs/{runName} takes its run items; DELETE /dataset-items/{id} leaves them to their runs', async (t) => {
       t.same(await call(s, 'DELETE', `/datasets/${ENCODED}/runs/run-2`, k), { status: 200, body: { message: 'Dataset run successfully deleted' } });
       t.equal(await count('dataset_runs'), 1);
       t.equal(await count('dataset_run_items'), 2, 'the run\'s items went with it');
       t.equal((await call(s, 'DELETE', `/datasets/${ENCODED}/runs/run-2`, k)).status, 404);
       t.same(await call(s, 'DELETE', '/dataset-items/item-1', k), { status: 200, body: { message: 'Dataset item successfully deleted' } });
       t.notOk(await getDatasetItem(db, 'default', 'item-1'));
-      t.equal(await count('dataset_run_items'), 1, 'the item\'s run items went with it');
+      t.equal(await count('dataset_run_items'), 2, 'the item\'s run items stay, as in Langfuse: the run keeps all its results');
+      const run = await call(s, 'GET', `/datasets/${ENCODED}/runs/${encodeURIComponent('run/1')}`, k);
+      t.same(run.body.datasetRunItems.map((i: any) => i.datasetItemId), ['item-1', items.generated.id]);
       t.same(await call(s, 'DELETE', '/dataset-items/item-1', k), { status: 404, body: { message: 'Dataset item not found', error: 'NotFoundError' } });
     });
 

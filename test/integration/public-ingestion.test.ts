@@ -175,6 +175,57 @@ for (const backend of STORE_BACKENDS) {
       t.equal((await getScore(db, 'default', 'sc-dup'))!.comment, 'again');
     });
 
+    t.test('a mixed batch of every event type: exactly the invalid events refused, every valid entity stored once with its last values', async (t) => {
+      const observationTypes: [string, string][] = [['span-create', 'SPAN'], ['event-create', 'EVENT'], ['generation-create', 'GENERATION'],
+        ['agent-create', 'AGENT'], ['tool-create', 'TOOL'], ['chain-create', 'CHAIN'], ['retriever-create', 'RETRIEVER'], ['evaluator-create', 'EVALUATOR'],
+        ['embedding-create', 'EMBEDDING'], ['guardrail-create', 'GUARDRAIL']];
+      const valid = [
+        ev('trace-create', { id: 'mix-tr', name: 'first' }, at(0)),
+        ev('trace-create', { id: 'mix-tr', name: 'last' }, at(1)),
+        ...observationTypes.flatMap(([type], i) => [
+          ev(type, { id: `mix-ob-${i}`, traceId: 'mix-tr', name: 'first', startTime: at(10) }, at(2)),
+          ev(type, { id: `mix-ob-${i}`, traceId: 'mix-tr', name: 'last' }, at(3)),
+        ]),
+        ev('span-update', { id: 'mix-ob-0', statusMessage: 'updated' }, at(4)),
+        ev('generation-update', { id: 'mix-ob-2', usageDetails: { input: 3 } }, at(4)),
+        ev('observation-create', { id: 'mix-legacy', traceId: 'mix-tr', type: 'EVENT', name: 'first' }, at(2)),
+        ev('observation-update', { id: 'mix-legacy', type: 'EVENT', name: 'last' }, at(3)),
+        ev('score-create', { id: 'mix-sc', traceId: 'mix-tr', name: 'q', value: 1 }, at(2)),
+        ev('score-create', { id: 'mix-sc', traceId: 'mix-tr', name: 'q', value: 2 }, at(3)),
+      ];
+      const invalid = [
+        ev('trace-create', { id: 'mix-bad-tr', tags: 'not-a-list' }),
+        ...observationTypes.map(([type], i) => ev(type, { id: `mix-bad-ob-${i}`, traceId: 'mix-tr', level: 'LOUD' })),
+        ev('span-update', { id: 'mix-bad-update', traceId: 'mix-tr', endTime: 'later' }),
+        ev('generation-update', { id: 'mix-bad-gen-update', traceId: 'mix-tr', promptName: 'p' }),
+        ev('observation-create', { id: 'mix-bad-legacy', traceId: 'mix-tr', type: 'WIDGET' }),
+        ev('observation-update', { id: 'mix-bad-legacy-update', traceId: 'mix-tr' }),
+        ev('score-create', { id: 'mix-bad-sc', traceId: 'mix-tr', name: 'q', value: 'yes', dataType: 'NUMERIC' }),
+        ev('score-create', { id: 'mix-bad-sc-nul', traceId: 'mix-tr', name: 'q\u0000', value: 1 }),
+      ];
+      const log = ev('sdk-log', { log: 'hello' });
+      // Interleaved, so that refusals sit between the repeats of valid entities.
+      const batch = [log, ...valid.flatMap((e, i) => (invalid[i] ? [e, invalid[i]] : [e]))];
+      const r = await ingest(batch);
+      t.equal(r.status, 207);
+      t.same(r.body.errors.map((e: any) => e.id).sort(), invalid.map((e) => e.id).sort(), 'exactly the invalid events are listed');
+      t.ok(r.body.errors.every((e: any) => e.status === 400), 'each a 400');
+      t.same(r.body.successes.map((e: any) => e.id).sort(), valid.map((e) => e.id).sort(), 'every valid event succeeds; sdk-log in neither list');
+
+      const count = async (table: string, ids: string[]) =>
+        Number((await db.query<{ n: unknown }>(`SELECT count(*) AS n FROM ${table} WHERE project_id = 'default' AND id = ANY($1::text[])`, [ids])).rows[0].n);
+      t.equal(await count('traces', ['mix-tr', 'mix-bad-tr']), 1, 'one trace');
+      const observationIds = [...observationTypes.map((_, i) => `mix-ob-${i}`), 'mix-legacy'];
+      t.equal(await count('observations', [...observationIds, ...invalid.map((e) => e.body.id as string)]), observationIds.length, 'one row per valid observation, none for the invalid');
+      t.equal(await count('scores', ['mix-sc', 'mix-bad-sc', 'mix-bad-sc-nul']), 1, 'one score');
+      t.match(await getTrace(db, 'default', 'mix-tr'), { name: 'last' });
+      for (const [i, [, type]] of observationTypes.entries()) t.match(await getObservation(db, 'default', `mix-ob-${i}`), { type, name: 'last', startTime: at(10) }, type);
+      t.match(await getObservation(db, 'default', 'mix-ob-0'), { statusMessage: 'updated' });
+      t.same((await getObservation(db, 'default', 'mix-ob-2'))!.usageDetails, { input: 3, total: 3 });
+      t.match(await getObservation(db, 'default', 'mix-legacy'), { type: 'EVENT', name: 'last' });
+      t.match(await getScore(db, 'default', 'mix-sc'), { value: 2 });
+    });
+
     t.test('trace tags named like Object.prototype members are kept', async (t) => {
       const tags = ['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__proto__'];
       t.same((await ingest([ev('trace-create', { id: 'tr-proto-tags', tags })])).body.errors, []);

@@ -314,6 +314,39 @@ for (const backend of STORE_BACKENDS) {
       t.match(trace, { userId: 'u', public: true });
       t.same(trace.observations.map((o: any) => o.id).sort(), [root, child]);
     });
+
+    t.test('a root span\'s own name, input and output never override trace fields a span sets explicitly', async (t) => {
+      // Root and child start in the same millisecond; the exporter sends the child first (it ended first), so the
+      // root's events come last in the batch. Several pairs in one request, as a busy exporter batches them.
+      const pairs = [1, 2, 3, 4, 5].map(() => traceIdHex());
+      const spans = pairs.flatMap((traceId, i) => {
+        const [root, child] = [1, 2].map((n) => spanIdOf(traceId, n));
+        return [
+          { traceId, spanId: child, parentSpanId: root, name: 'child', startTimeUnixNano: nanos(1000 + i), endTimeUnixNano: nanos(1001 + i),
+            attributes: [str('langfuse.trace.name', `named-${i}`), str('langfuse.trace.input', '"explicit in"')] },
+          { traceId, spanId: root, name: 'root-op', startTimeUnixNano: nanos(1000 + i), endTimeUnixNano: nanos(1002 + i),
+            attributes: [str('input.value', 'root in'), str('output.value', 'root out')] },
+        ];
+      });
+      t.equal((await postJson({ resourceSpans: [{ scopeSpans: [{ spans }] }] })).status, 200);
+      for (const [i, traceId] of pairs.entries()) {
+        t.match(await readTrace(traceId), { name: `named-${i}`, input: 'explicit in', output: 'root out' }, `pair ${i}: the child's name and input, the root's output`);
+      }
+
+      // Across exports: the explicit name stored first, the root later, and the other way round.
+      const [first, second] = [traceIdHex(), traceIdHex()];
+      const child = (traceId: string) => ({ traceId, spanId: spanIdOf(traceId, 2), parentSpanId: spanIdOf(traceId, 1), name: 'child',
+        startTimeUnixNano: nanos(3000), attributes: [str('langfuse.trace.name', 'explicit')] });
+      const root = (traceId: string) => ({ traceId, spanId: spanIdOf(traceId, 1), name: 'root-op', startTimeUnixNano: nanos(2000) });
+      const send = (...sent: unknown[]) => postJson({ resourceSpans: [{ scopeSpans: [{ spans: sent }] }] });
+      await send(child(first));
+      await send(root(first));
+      t.equal((await readTrace(first)).name, 'explicit', 'a stored explicit name stays when the root arrives later');
+      await send(root(second));
+      t.equal((await readTrace(second)).name, 'root-op', 'the root names a trace nothing else names');
+      await send(child(second));
+      t.equal((await readTrace(second)).name, 'explicit', 'an explicit name replaces the root\'s');
+    });
   });
 }
 

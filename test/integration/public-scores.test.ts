@@ -89,16 +89,18 @@ for (const backend of STORE_BACKENDS) {
     });
 
     t.test('GET /scores and /v2/scores: paging, filters, the trace fields', async (t) => {
-      for (const path of ['/scores', '/v2/scores']) {
-        const all = await call(s, 'GET', path, k);
-        t.equal(all.status, 200);
-        t.same(all.body.data.map((x: any) => x.id), ['t1', 'c1', 'b1', 'n1'], 'newest first');
-        t.same(all.body.meta, { page: 1, limit: 50, totalItems: 4, totalPages: 1 });
-        t.match(all.body.data[2], { id: 'b1', name: 'correct', dataType: 'BOOLEAN', value: 1, stringValue: 'True', source: 'API', traceId: 'tr-1',
-          timestamp: '2026-05-01T00:00:02.000Z', environment: 'default', trace: { userId: 'u1', sessionId: 's1', tags: ['t1'], environment: 'default' } });
-        t.equal(all.body.data[1].trace, null, 'a session score has no trace');
-      }
-      const ids = async (query: string) => (await call(s, 'GET', `/scores?${query}`, k)).body.data.map((x: any) => x.id);
+      const all = await call(s, 'GET', '/v2/scores', k);
+      t.equal(all.status, 200);
+      t.same(all.body.data.map((x: any) => x.id), ['t1', 'c1', 'b1', 'n1'], 'newest first');
+      t.same(all.body.meta, { page: 1, limit: 50, totalItems: 4, totalPages: 1 });
+      t.match(all.body.data[2], { id: 'b1', name: 'correct', dataType: 'BOOLEAN', value: 1, stringValue: 'True', source: 'API', traceId: 'tr-1',
+        timestamp: '2026-05-01T00:00:02.000Z', environment: 'default', trace: { userId: 'u1', sessionId: 's1', tags: ['t1'], environment: 'default' } });
+      t.equal(all.body.data[1].trace, null, 'a session score has no trace');
+      const v1 = await call(s, 'GET', '/scores', k);
+      t.same(v1.body.data.map((x: any) => x.id), ['t1', 'b1', 'n1'], 'v1: trace scores only, as Langfuse\'s v1');
+      t.same(v1.body.meta, { page: 1, limit: 50, totalItems: 3, totalPages: 1 });
+      t.same(v1.body.data[1], all.body.data[2], 'one shape for both');
+      const ids = async (query: string) => (await call(s, 'GET', `/v2/scores?${query}`, k)).body.data.map((x: any) => x.id);
       t.same(await ids('limit=2&page=2'), ['b1', 'n1']);
       t.same(await ids('name=tone'), ['c1']);
       t.same(await ids('userId=u1'), ['t1', 'b1', 'n1']);
@@ -123,6 +125,8 @@ for (const backend of STORE_BACKENDS) {
         t.notOk('stringValue' in r.body, 'a NUMERIC score has no stringValue');
       }
       t.same(await call(s, 'GET', '/scores/missing', k), { status: 404, body: { message: 'Score not found', error: 'NotFoundError' } });
+      t.same(await call(s, 'GET', '/scores/c1', k), { status: 404, body: { message: 'Score not found', error: 'NotFoundError' } }, 'v1: a session score is not found');
+      t.match(await call(s, 'GET', '/v2/scores/c1', k), { status: 200, body: { id: 'c1', sessionId: 's1' } });
       t.same(await call(s, 'DELETE', '/scores/n1', k), { status: 202, body: { message: 'Score deletion queued successfully' } });
       t.notOk(await getScore(db, 'default', 'n1'));
       t.equal((await call(s, 'DELETE', '/scores/n1', k)).status, 404);

@@ -109,7 +109,7 @@ export async function listItemsOfDatasets(db: Queryable, projectId: string, data
   return r.rows.map(toItem);
 }
 
-/** True when an item was deleted (its run items go with it). */
+/** True when an item was deleted; the run items that refer to it stay (a run keeps all its results, as in Langfuse). */
 export async function deleteDatasetItem(db: Queryable, projectId: string, id: string): Promise<boolean> {
   const r = await db.query('DELETE FROM dataset_items WHERE project_id = $1 AND id = $2', [projectId, id]);
   return r.rowCount > 0;

@@ -1,10 +1,30 @@
-// The columns Langfuse's structured `filter` may name on trace and observation lists, as SQL over the list queries'
-// aliases (`t` for traces, `o` for observations). Names follow Langfuse's public API docs.
+// The columns Langfuse's structured `filter` may name on trace, observation and score lists, as SQL over the list
+// queries' aliases (`t` for traces, `o` for observations, `s` for scores). Names follow Langfuse's public API docs.
+import type { AddCondition } from './rows.ts';
 import type { FilterColumn } from './structured-filter.ts';
 
 /** Our tags are an object; Langfuse's a list: `k` for an empty value, else `k:v`. */
 const tagListOf = (alias: string) =>
   `ARRAY(SELECT CASE WHEN e.value = '' THEN e.key ELSE e.key || ':' || e.value END FROM jsonb_each_text(${alias}.tags) e)`;
+
+/**
+ * Adds one condition per tag, all of which must hold on the trace aliased `alias`: `k` matches a trace having key `k`
+ * (any value); `k:v` matches key `k:v`, or key `k` holding `v` — so a tag copied from a response finds its trace.
+ */
+export function addTagConditions(alias: string, tags: readonly string[], add: AddCondition): void {
+  for (const tag of tags) {
+    const colon = tag.indexOf(':');
+    if (colon > 0) add((k, kv) => `(${alias}.tags ? ${k} OR ${alias}.tags @> ${kv}::text::jsonb)`, tag, JSON.stringify({ [tag.slice(0, colon)]: tag.slice(colon + 1) }));
+    else add((k) => `${alias}.tags ? ${k}`, tag);
+  }
+}
+
+/**
+ * Langfuse's trace latency in seconds, an aggregate over a trace's observations aliased `o`: from the earliest start
+ * (or end) to the latest end (or start); null without observations.
+ */
+export const latencySecondsOf = (o: string) =>
+  `EXTRACT(EPOCH FROM (GREATEST(max(${o}.start_time), max(${o}.end_time)) - LEAST(min(${o}.start_time), min(${o}.end_time))))`;
 
 /**
  * Whether an observation counts towards its trace's tokens and cost: every type but spans and events, which carry no
@@ -31,7 +51,8 @@ export const TRACE_FILTER_COLUMNS: Record<string, FilterColumn> = {
   bookmarked: { sql: 'false', kind: 'boolean' },
   public: { sql: 't.public', kind: 'boolean' },
   metadata: { sql: 't.metadata', kind: 'object' },
-  latency: { sql: 'EXTRACT(EPOCH FROM (t.end_time - t.start_time))', kind: 'number' },
+  // A trace without observations reads 0, as the lists show it.
+  latency: { sql: `COALESCE((SELECT ${latencySecondsOf('l')} FROM observations l WHERE l.project_id = t.project_id AND l.trace_id = t.id), 0)`, kind: 'number' },
   totalTokens: { sql: observationsOf('sum(g.total_tokens)'), kind: 'number' },
   tokens: { sql: observationsOf('sum(g.total_tokens)'), kind: 'number' },
   totalCost: { sql: observationsOf('sum(g.total_cost)'), kind: 'number' },
@@ -76,4 +97,25 @@ export const OBSERVATION_FILTER_COLUMNS: Record<string, FilterColumn> = {
   promptName: { sql: 'o.prompt_name', kind: 'string' },
   promptVersion: { sql: 'o.prompt_version', kind: 'number' },
   metadata: { sql: 'o.attributes', kind: 'object' },
+};
+
+/** Score lists join the scored trace as `t` (null for session and dataset-run scores). */
+export const SCORE_FILTER_COLUMNS: Record<string, FilterColumn> = {
+  id: { sql: 's.id', kind: 'string' },
+  timestamp: { sql: 's.timestamp', kind: 'datetime' },
+  environment: { sql: 's.environment', kind: 'string' },
+  traceId: { sql: 's.trace_id', kind: 'string' },
+  observationId: { sql: 's.observation_id', kind: 'string' },
+  sessionId: { sql: 's.session_id', kind: 'string' },
+  name: { sql: 's.name', kind: 'string' },
+  value: { sql: 's.value', kind: 'number' },
+  source: { sql: 's.source', kind: 'string' },
+  comment: { sql: 's.comment', kind: 'string' },
+  dataType: { sql: 's.data_type', kind: 'string' },
+  stringValue: { sql: 's.string_value', kind: 'string' },
+  metadata: { sql: 's.metadata', kind: 'object' },
+  traceName: { sql: 't.name', kind: 'string' },
+  userId: { sql: 't.user_id', kind: 'string' },
+  // Empty for a score without a stored trace (jsonb_each_text of null has no rows).
+  trace_tags: { sql: tagListOf('t'), kind: 'array' },
 };

@@ -3,6 +3,7 @@
 // labels unique per name and `latest` on the newest version, and reports each version it changed to the
 // prompt-version events (spec part 6) in that same transaction.
 import { randomUUID } from 'node:crypto';
+import { referencesIn } from '../../prompts/prompt-references.ts';
 import type { PromptVersionEvent, PromptVersionEvents, PromptVersionPayload } from '../../webhooks/prompt-version-events.ts';
 import type { Database, Queryable } from '../database.ts';
 import { conditions, iso, json, num } from './rows.ts';
@@ -189,16 +190,34 @@ export type PromptSelector = { version: number } | { label: string } | { all: tr
 const describe = (s: PromptSelector) => ('version' in s ? ` with version ${s.version}` : 'label' in s ? ` with label '${s.label}'` : '');
 
 /**
- * Deletes the versions chosen (all when none is chosen); 404 when none matches. When the newest version goes,
- * `latest` moves to the newest one left (an `updated` event).
+ * Refuses (Langfuse's 400) a deletion that would leave another prompt's composition reference without a target: a
+ * version deleted, or a label no version left carries (`latest` moves to the newest version left).
+ */
+async function refuseBreakingReferences(tx: Queryable, projectId: string, name: string, doomed: readonly StoredPrompt[], left: readonly StoredPrompt[]): Promise<void> {
+  const tag = `%@@@langfusePrompt:name=${JSON.stringify(name).slice(1, -1).replace(/[\\%_]/g, (c) => `\\${c}`)}|%`;
+  const candidates = await tx.query('SELECT * FROM prompts WHERE project_id = $1 AND name <> $2 AND prompt::text LIKE $3 ORDER BY name, version', [projectId, name, tag]);
+  const labelsLeft = new Set([...left.flatMap((p) => p.labels), ...(left.length > 0 ? [LATEST] : [])]);
+  const deletedVersions = new Set(doomed.map((p) => p.version));
+  const broken = candidates.rows.map(toPrompt).flatMap((parent) => referencesIn(parent.prompt)
+    .filter((ref) => ref.name === name && ('version' in ref ? deletedVersions.has(ref.version) : !labelsLeft.has(ref.label)))
+    .map((ref) => `${parent.name} v${parent.version} depends on ${name} ${'version' in ref ? `v${ref.version}` : ref.label}`));
+  if (broken.length > 0) {
+    throw new PromptError('invalid', `Other prompts are depending on prompt versions you are trying to delete:\n\n${broken.join('\n')}\n\nPlease delete the dependent prompts first.`);
+  }
+}
+
+/**
+ * Deletes the versions chosen (all when none is chosen); 404 when none matches, 400 when another prompt's reference
+ * needs them. When the newest version goes, `latest` moves to the newest one left (an `updated` event).
  */
 export async function deletePromptVersions(db: Database, projectId: string, name: string, selector: PromptSelector, events?: PromptVersionEvents): Promise<StoredPrompt[]> {
   return db.transaction(async (tx) => {
     const versions = await lockName(tx, projectId, name);
     const doomed = versions.filter((p) => ('version' in selector ? p.version === selector.version : 'label' in selector ? p.labels.includes(selector.label) : true));
     if (doomed.length === 0) throw new PromptError('not_found', `Prompt not found: '${name}'${describe(selector)}`);
-    await tx.query('DELETE FROM prompts WHERE id = ANY($1::text[])', [doomed.map((p) => p.id)]);
     const left = versions.filter((p) => !doomed.includes(p));
+    await refuseBreakingReferences(tx, projectId, name, doomed, left);
+    await tx.query('DELETE FROM prompts WHERE id = ANY($1::text[])', [doomed.map((p) => p.id)]);
     const newest = left.at(-1);
     const updated = await applyChanges(tx, newest ? [newest] : [], (p) => ({ labels: unique([...p.labels, LATEST]), tags: p.tags }));
     await record(tx, events, [...doomed.map((p) => event('deleted', p)), ...updated.map((p) => event('updated', p))]);

@@ -3,7 +3,9 @@
 // what is stored (a comment given as null clears it), metadata is merged, and id, timestamp, trace and environment
 // stay as first written.
 import type { Queryable } from '../database.ts';
-import { iso, json, num } from './rows.ts';
+import { addTagConditions, SCORE_FILTER_COLUMNS } from './filter-columns.ts';
+import { conditions, iso, json, num } from './rows.ts';
+import { applyFilter, type FilterCondition } from './structured-filter.ts';
 
 export type ScoreDataType = 'NUMERIC' | 'CATEGORICAL' | 'BOOLEAN' | 'TEXT';
 export type ScoreSource = 'API' | 'ANNOTATION' | 'EVAL';
@@ -114,57 +116,68 @@ function toScore(r: Record<string, any>): StoredScore {
   };
 }
 
-export async function getScore(db: Queryable, projectId: string, id: string): Promise<StoredScore | undefined> {
-  const r = await db.query(`${SCORE_SELECT} WHERE s.project_id = $1 AND s.id = $2`, [projectId, id]);
+/** Langfuse's v1 score reads: scores of a trace, not of a session or a dataset run. */
+const TRACE_SCORES_ONLY = 's.trace_id IS NOT NULL AND s.session_id IS NULL AND s.dataset_run_id IS NULL';
+
+/** One score; with `traceScoresOnly`, undefined for a session or dataset-run score (Langfuse's v1). */
+export async function getScore(db: Queryable, projectId: string, id: string, options: { traceScoresOnly?: boolean } = {}): Promise<StoredScore | undefined> {
+  const r = await db.query(`${SCORE_SELECT} WHERE s.project_id = $1 AND s.id = $2${options.traceScoresOnly ? ` AND ${TRACE_SCORES_ONLY}` : ''}`, [projectId, id]);
   return r.rows[0] ? toScore(r.rows[0]) : undefined;
 }
 
 export interface ScoreFilter {
+  /** Langfuse's v1 lists: trace scores only. */
+  traceScoresOnly?: boolean;
   name?: string;
   userId?: string;
   traceId?: string;
-  observationId?: string;
+  /** Any of these. */
+  observationIds?: string[];
   sessionId?: string;
+  datasetRunId?: string;
   queueId?: string;
   configId?: string;
   source?: ScoreSource;
   dataType?: ScoreDataType;
   scoreIds?: string[];
   environments?: string[];
+  /** Tags the scored trace must all have (`k` or `k:v`, as the trace list's `tags`). */
+  traceTags?: string[];
   /** Inclusive. */
   from?: string;
   /** Exclusive. */
   to?: string;
   /** Compares the numeric value: `value <operator> value`. */
   value?: { operator: '<' | '>' | '<=' | '>=' | '=' | '!='; value: number };
+  /** Langfuse structured filter conditions over SCORE_FILTER_COLUMNS, ANDed with the rest. */
+  conditions?: readonly FilterCondition[];
   limit: number;
   offset: number;
 }
 
 /** Newest first (ties on id). */
 export async function listScores(db: Queryable, projectId: string, f: ScoreFilter): Promise<{ data: StoredScore[]; total: number }> {
-  const where = ['s.project_id = $1'];
-  const params: unknown[] = [projectId];
-  const add = (clause: (p: string) => string, value: unknown) => {
-    params.push(value);
-    where.push(clause(`$${params.length}`));
-  };
+  const { add, params, sql } = conditions('s.project_id = $1', projectId);
+  if (f.traceScoresOnly) add(() => TRACE_SCORES_ONLY);
   if (f.name) add((p) => `s.name = ${p}`, f.name);
   if (f.userId) add((p) => `t.user_id = ${p}`, f.userId);
   if (f.traceId) add((p) => `s.trace_id = ${p}`, f.traceId);
-  if (f.observationId) add((p) => `s.observation_id = ${p}`, f.observationId);
+  if (f.observationIds?.length) add((p) => `s.observation_id = ANY(${p}::text[])`, f.observationIds);
   if (f.sessionId) add((p) => `s.session_id = ${p}`, f.sessionId);
+  if (f.datasetRunId) add((p) => `s.dataset_run_id = ${p}`, f.datasetRunId);
   if (f.queueId) add((p) => `s.queue_id = ${p}`, f.queueId);
   if (f.configId) add((p) => `s.config_id = ${p}`, f.configId);
   if (f.source) add((p) => `s.source = ${p}`, f.source);
   if (f.dataType) add((p) => `s.data_type = ${p}`, f.dataType);
   if (f.scoreIds?.length) add((p) => `s.id = ANY(${p}::text[])`, f.scoreIds);
   if (f.environments?.length) add((p) => `s.environment = ANY(${p}::text[])`, f.environments);
+  if (f.traceTags) addTagConditions('t', f.traceTags, add);
   if (f.from) add((p) => `s.timestamp >= ${p}::timestamptz`, f.from);
   if (f.to) add((p) => `s.timestamp < ${p}::timestamptz`, f.to);
   // The operator comes from a fixed list checked by the route schema, never from free text.
   if (f.value) add((p) => `s.value ${f.value!.operator === '!=' ? '<>' : f.value!.operator} ${p}`, f.value.value);
-  const condition = where.join(' AND ');
+  if (f.conditions) applyFilter(f.conditions, SCORE_FILTER_COLUMNS, add);
+  const condition = sql();
   const from = 'FROM scores s LEFT JOIN traces t ON t.project_id = s.project_id AND t.id = s.trace_id';
   const total = await db.query<{ n: unknown }>(`SELECT count(*) AS n ${from} WHERE ${condition}`, params);
   const page = await db.query(

@@ -2,7 +2,7 @@
 // over its observations that carry usage (all but spans and events: generations, embeddings, …), computed when read.
 import type { Queryable } from '../database.ts';
 import { conditions, iso, json, num } from './rows.ts';
-import { carriesUsage, OBSERVATION_FILTER_COLUMNS, TRACE_FILTER_COLUMNS } from './filter-columns.ts';
+import { addTagConditions, carriesUsage, latencySecondsOf, OBSERVATION_FILTER_COLUMNS, TRACE_FILTER_COLUMNS } from './filter-columns.ts';
 import { applyFilter, type FilterCondition } from './structured-filter.ts';
 
 export type TraceStatus = 'in_progress' | 'completed' | 'error';
@@ -64,6 +64,8 @@ export interface StoredTrace extends Required<Pick<TraceRow, 'projectId' | 'id' 
   updatedAt: string;
   /** Milliseconds from start to end; null while in progress. */
   durationMs: number | null;
+  /** Langfuse's latency: seconds from the earliest observation start to the latest observation end; null without observations. */
+  observationLatencySeconds: number | null;
   tokens: number;
   cost: number;
   /** Ids of the trace's observations, by start time; only when the list asked for them. */
@@ -248,12 +250,13 @@ export async function getTracesByIds(tx: Queryable, projectId: string, ids: read
 }
 
 const traceSelect = (extraColumns = '') => `SELECT t.*${extraColumns}, a.name AS agent_name,
-    COALESCE(g.tokens, 0) AS tokens, COALESCE(g.cost, 0) AS cost
+    COALESCE(g.tokens, 0) AS tokens, COALESCE(g.cost, 0) AS cost, g.latency_s
   FROM traces t
   LEFT JOIN agents a ON a.id = t.agent_id
   LEFT JOIN LATERAL (
-    SELECT sum(o.total_tokens) AS tokens, sum(o.total_cost) AS cost FROM observations o
-    WHERE o.project_id = t.project_id AND o.trace_id = t.id AND ${carriesUsage('o')}
+    SELECT sum(o.total_tokens) FILTER (WHERE ${carriesUsage('o')}) AS tokens, sum(o.total_cost) FILTER (WHERE ${carriesUsage('o')}) AS cost,
+      ${latencySecondsOf('o')} AS latency_s
+    FROM observations o WHERE o.project_id = t.project_id AND o.trace_id = t.id
   ) g ON true`;
 const TRACE_SELECT = traceSelect();
 /** The extra columns of `traceSelect` that fill `observationIds` and `scoreIds`. */
@@ -293,6 +296,7 @@ function toTrace(r: Record<string, any>): StoredTrace {
     createdAt: iso(r.created_at)!,
     updatedAt: iso(r.updated_at)!,
     durationMs: end === null ? null : Date.parse(end) - Date.parse(start),
+    observationLatencySeconds: r.latency_s === null || r.latency_s === undefined ? null : Number(r.latency_s),
     tokens: num(r.tokens),
     cost: num(r.cost),
     ...(r.observation_ids ? { observationIds: r.observation_ids } : {}),
@@ -353,11 +357,7 @@ export async function listTraces(db: Queryable, projectId: string, f: TraceFilte
   if (f.modelGroup) add((p) => `t.model_group = ${p}`, f.modelGroup);
   if (f.parentTraceId) add((p) => `t.parent_trace_id = ${p}`, f.parentTraceId);
   if (f.tagKeys?.length) add((p) => `t.tags ?& ${p}::text[]`, f.tagKeys);
-  for (const tag of f.tags ?? []) {
-    const colon = tag.indexOf(':');
-    if (colon > 0) add((k, kv) => `(t.tags ? ${k} OR t.tags @> ${kv}::text::jsonb)`, tag, JSON.stringify({ [tag.slice(0, colon)]: tag.slice(colon + 1) }));
-    else add((k) => `t.tags ? ${k}`, tag);
-  }
+  if (f.tags) addTagConditions('t', f.tags, add);
   if (f.environments?.length) add((p) => `t.environment = ANY(${p}::text[])`, f.environments);
   if (f.release) add((p) => `t.release = ${p}`, f.release);
   if (f.version) add((p) => `t.version = ${p}`, f.version);
@@ -427,6 +427,8 @@ export interface StoredObservation {
   promptVersion: number | null;
   /** The model whose prices gave the observation's calculated cost (null: none, or the cost came with the event). */
   costModelId: string | null;
+  /** The id of the prompt version named by promptName and promptVersion, when it is stored (null otherwise). */
+  promptId: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -459,15 +461,20 @@ function toObservation(r: Record<string, any>): StoredObservation {
     promptName: r.prompt_name ?? null,
     promptVersion: r.prompt_version ?? null,
     costModelId: r.cost_model_id ?? null,
+    promptId: r.prompt_id ?? null,
     createdAt: iso(r.created_at)!,
     updatedAt: iso(r.updated_at)!,
   };
 }
 
+/** Observations (aliased `o`) with the id of the prompt version they name (Langfuse's promptId), looked up when read. */
+const OBSERVATION_SELECT = `SELECT o.*, pv.id AS prompt_id FROM observations o
+  LEFT JOIN prompts pv ON pv.project_id = o.project_id AND pv.name = o.prompt_name AND pv.version = o.prompt_version`;
+
 /** The observations of several traces, in each trace's time order. */
 export async function listObservationsOfTraces(db: Queryable, projectId: string, traceIds: readonly string[]): Promise<StoredObservation[]> {
   if (traceIds.length === 0) return [];
-  const r = await db.query('SELECT * FROM observations WHERE project_id = $1 AND trace_id = ANY($2::text[]) ORDER BY trace_id, start_time, id', [projectId, traceIds]);
+  const r = await db.query(`${OBSERVATION_SELECT} WHERE o.project_id = $1 AND o.trace_id = ANY($2::text[]) ORDER BY o.trace_id, o.start_time, o.id`, [projectId, traceIds]);
   return r.rows.map(toObservation);
 }
 
@@ -481,7 +488,7 @@ export async function getObservationsByIds(tx: Queryable, projectId: string, ids
 }
 
 export async function getObservation(db: Queryable, projectId: string, id: string): Promise<StoredObservation | undefined> {
-  const r = await db.query('SELECT * FROM observations WHERE project_id = $1 AND id = $2', [projectId, id]);
+  const r = await db.query(`${OBSERVATION_SELECT} WHERE o.project_id = $1 AND o.id = $2`, [projectId, id]);
   return r.rows[0] ? toObservation(r.rows[0]) : undefined;
 }
 
@@ -599,7 +606,7 @@ export async function listObservations(db: Queryable, projectId: string, f: Obse
   const condition = sql();
   const total = f.countTotal === false ? undefined : await db.query<{ n: unknown }>(`SELECT count(*) AS n FROM observations o WHERE ${condition}`, params);
   const page = await db.query(
-    `SELECT o.* FROM observations o WHERE ${condition} ORDER BY ${OBSERVATION_ORDER_TIME} DESC, o.id DESC LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
+    `${OBSERVATION_SELECT} WHERE ${condition} ORDER BY ${OBSERVATION_ORDER_TIME} DESC, o.id DESC LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
     params,
   );
   return { data: page.rows.map(toObservation), total: total ? num(total.rows[0].n) : -1 };
