@@ -2,7 +2,9 @@
 // unexpected one is logged once here, with an error id the caller also sees.
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { storeUnreachable } from '../../src/store/store-unreachable.ts';
 import type { Logger } from '../../src/telemetry/logger.ts';
+import { JSON_TOO_DEEP, MAX_JSON_DEPTH } from '../../src/validation/json-depth.ts';
 import { requestIdOf } from './request-guard.ts';
 import { RestApiError } from './rest-error.ts';
 import { validationError } from './validation.ts';
@@ -12,6 +14,7 @@ const FRAMING: Record<string, { field?: string; reason: string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { reason: 'is not valid JSON' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { reason: 'is empty but Content-Type is application/json' },
   FST_ERR_CTP_BODY_TOO_LARGE: { reason: 'is too large' },
+  [JSON_TOO_DEEP]: { reason: `nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep` },
 };
 
 function toRestError(err: FastifyError): RestApiError | undefined {
@@ -25,6 +28,7 @@ function toRestError(err: FastifyError): RestApiError | undefined {
   // Fastify's other 4xx (a bad Content-Length, an unsupported encoding): the request cannot be read.
   const status = err.statusCode ?? 500;
   if (status >= 400 && status < 500) return new RestApiError('invalid_request', err.message, { reason: err.message });
+  if (storeUnreachable(err)) return new RestApiError('service_unavailable', 'The store is unreachable; retry shortly.', { reason: 'store unreachable' });
   return undefined;
 }
 

@@ -8,6 +8,7 @@ export const REST_ERROR_STATUS = {
   not_found: 404,
   rate_limit_exceeded: 429,
   internal_error: 500,
+  service_unavailable: 503,
 } as const;
 
 export type RestErrorCode = keyof typeof REST_ERROR_STATUS;

@@ -10,6 +10,7 @@ import type { RequestContext } from '../../src/pipeline/types.ts';
 import { deploymentPrice } from '../../src/pricing/prices.ts';
 import { groupChain } from '../../src/routing/model-groups.ts';
 import { CountersUnavailableError, projectTag, type PeriodAdmission, type PeriodCheck } from '../../src/store/counters/counters.ts';
+import { storeUnreachable } from '../../src/store/store-unreachable.ts';
 import schema from './schema.json' with { type: 'json' };
 import { worstCaseCost } from './worst-case.ts';
 
@@ -29,6 +30,14 @@ const usd = (nano: number) => `$${(nano / NANO).toFixed(6).replace(/0{1,4}$/, ''
 function unavailable(err: unknown): never {
   if (err instanceof CountersUnavailableError) {
     throw new GatewayError('gateway_config_stale', 'The gateway cannot enforce its budgets: its counters store is unavailable. Retry shortly.', { cause: err });
+  }
+  throw err;
+}
+
+/** A counter is seeded from the spend ledger; with the store unreachable the budget cannot be checked (spec: 503). */
+function ledgerUnavailable(err: unknown): never {
+  if (storeUnreachable(err)) {
+    throw new GatewayError('gateway_config_stale', 'The gateway cannot enforce its budgets: its store is unreachable, so the spend so far cannot be read. Retry shortly.', { cause: err });
   }
   throw err;
 }
@@ -59,7 +68,7 @@ export default definePlugin({
         const r = await services.counters.admitPeriod(checks).catch(unavailable);
         if (r.outcome !== 'unseeded') return r;
         if (round > checks.length) throw new Error('budget counters could not be seeded');
-        const spent = await services.spend.spent(chain[r.index].id, r.periodIds[r.index]);
+        const spent = await services.spend.spent(chain[r.index].id, r.periodIds[r.index]).catch(ledgerUnavailable);
         await services.counters.seedPeriod(checks[r.index].key, r.periodIds[r.index], spent).catch(unavailable);
       }
     }

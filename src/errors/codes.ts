@@ -11,6 +11,7 @@ export const GATEWAY_ERROR_STATUS = {
   ip_not_allowed: 403,
   model_not_allowed: 403,
   unknown_route: 404,
+  request_timeout: 408,
   budget_unpriced_model: 409,
   request_too_large: 413,
   unsupported_media_type: 415,

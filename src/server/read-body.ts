@@ -1,7 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.ts';
 
-/** Reads the body up to `limit` bytes; one byte more is 413 and reading stops there (never buffered). */
+/** The client closed the connection (or the request timeout closed it) before its whole body arrived. */
+export class ClientAbortedError extends Error {}
+
+/**
+ * Reads the body up to `limit` bytes; one byte more is 413 and reading stops there (never buffered). A connection
+ * that closes before the body's end rejects with ClientAbortedError.
+ */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
@@ -25,16 +31,19 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     };
     const onError = (err: Error) => {
       cleanup();
-      reject(err);
+      reject(new ClientAbortedError(`the connection closed before the request body was received (${err.message})`, { cause: err }));
     };
+    const onClose = () => onError(new Error('closed'));
     const cleanup = () => {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
+      req.off('close', onClose);
     };
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
+    req.on('close', onClose);
   });
 }
 

@@ -1,12 +1,15 @@
 // Writes rows off the request path (ARCHITECTURE.md section 6): a bounded in-memory queue drained in batched
-// multi-row inserts; while the database fails, the batch is retried with backoff and the queue fills; once it is
-// full, new items go to an append-only spill file under data_dir, replayed when the database answers again.
+// multi-row inserts. What the queue holds is also journaled to disk every `journalMs` (write-journal.ts), so a process
+// killed outright loses at most that interval of items. As soon as a write fails for the database being unreachable,
+// the queue moves to an append-only spill file under data_dir, and so does every new item until a write succeeds
+// again; items past the queue's capacity are spilled too. Spill files are replayed once the database answers.
 // Writers must make inserts idempotent (skip rows already stored), so a batch written twice (a retry after a lost
 // reply, a replay) stores once. A batch the database refuses for its content (not for being unreachable) is split
 // until the refused item is found; that one is dropped and logged, so one bad row never blocks the rest.
 // Used for traces (tracing/trace-writer.ts) and budget spend (budget/spend-ledger.ts).
 import type { Logger } from '../telemetry/logger.ts';
 import { SpillDirectory } from './spill-directory.ts';
+import { WriteJournal } from './write-journal.ts';
 
 export interface DurableWriterOptions<T> {
   /** What one item is, in log lines ("trace"). */
@@ -22,6 +25,8 @@ export interface DurableWriterOptions<T> {
   batchSize?: number;
   /** Longest wait before a partial batch is written. */
   flushMs?: number;
+  /** How often queued and spilled items are written to disk: what a killed process can lose at most. */
+  journalMs?: number;
   maxBackoffMs?: number;
 }
 
@@ -50,10 +55,16 @@ export class DurableWriter<T> {
   readonly #capacity: number;
   readonly #batchSize: number;
   readonly #flushMs: number;
+  readonly #journalMs: number;
   readonly #maxBackoffMs: number;
   readonly #spill: SpillDirectory<T>;
+  readonly #journal: WriteJournal;
+  /** Oldest first: `#unjournaled` items whose journal was lost (a failed journal write), then journaled ones, then `#pending` ones not journaled yet. */
   #queue: T[] = [];
+  #unjournaled = 0;
+  #pending = 0;
   #wake: (() => void) | undefined;
+  #ticker: NodeJS.Timeout | undefined;
   #stopping = false;
   #stopped = false;
   #failures = 0;
@@ -66,28 +77,35 @@ export class DurableWriter<T> {
     this.#capacity = options.capacity ?? 10_000;
     this.#batchSize = options.batchSize ?? 500;
     this.#flushMs = options.flushMs ?? 50;
+    this.#journalMs = options.journalMs ?? 50;
     this.#maxBackoffMs = options.maxBackoffMs ?? 5_000;
-    this.#spill = new SpillDirectory<T>(options.spillDir, (err) => {
-      this.stats.dropped++;
-      this.#log.error(`${options.noun} spill write failed; ${options.noun} dropped`, { error: err.message });
+    this.#spill = new SpillDirectory<T>(options.spillDir, (err, items) => {
+      this.stats.dropped += items;
+      this.#log.error(`${options.noun} spill write failed; ${items} ${options.noun}(s) dropped`, { error: err.message });
+    });
+    this.#journal = new WriteJournal(options.spillDir, (err) => {
+      this.#log.error(`${options.noun} journal write failed; queued items are kept in memory only until it works again`, { error: err.message });
     });
   }
 
   start(): void {
     this.#loop ??= this.#run();
+    this.#ticker ??= setInterval(() => this.#toDisk(), this.#journalMs).unref();
   }
 
   enqueue(item: T): void {
-    if (this.#stopping || this.#queue.length >= this.#capacity) {
+    // While the database fails, items go to disk at once rather than waiting in memory for it.
+    if (this.#stopping || this.#failures > 0 || this.#queue.length >= this.#capacity) {
       this.stats.spilled++;
       this.#spill.append(item);
-      // After stop() nothing closes the file any more: close it now so the next start can replay it.
-      if (this.#stopped) void this.#spill.close().catch((err: Error) => this.#log.error(`${this.#options.noun} spill close failed`, { error: err.message }));
+      // After stop() nothing flushes or closes the file any more: close it now so the next start can replay it.
+      if (this.#stopped) this.#closeSpill();
       return;
     }
     this.#queue.push(item);
-    // A full batch cuts the flush wait short, but never the backoff while the database is failing.
-    if (this.#queue.length >= this.#batchSize && this.#failures === 0) this.#wake?.();
+    this.#pending++;
+    // A full batch cuts the flush wait short.
+    if (this.#queue.length >= this.#batchSize) this.#wake?.();
   }
 
   snapshot(): DurableWriterStats {
@@ -108,14 +126,58 @@ export class DurableWriter<T> {
       await new Promise((r) => setTimeout(r, 10));
     }
     this.#stopping = true;
+    clearInterval(this.#ticker);
     this.#wake?.();
     await this.#loop;
+    this.#spillQueue();
+    this.#stopped = true;
+    this.#closeSpill();
+  }
+
+  /** Journals the items queued since the last time, and writes the spill file's new lines. */
+  #toDisk(): void {
+    if (this.#pending > 0) {
+      const fresh = this.#queue.slice(this.#queue.length - this.#pending);
+      if (this.#journal.append(fresh.map((item) => `${JSON.stringify(item)}\n`).join(''), fresh.length)) this.#pending = 0;
+      else {
+        // Journaling failed (a full disk): keep the items in memory only, and start the journal afresh.
+        this.#journal.discard();
+        this.#unjournaled = this.#queue.length;
+        this.#pending = 0;
+      }
+    }
+    this.#spill.flush();
+  }
+
+  /** Moves every queued item to the spill file (on disk before the journal that held them is deleted). */
+  #spillQueue(): void {
     for (const item of this.#queue.splice(0)) {
       this.stats.spilled++;
       this.#spill.append(item);
     }
-    this.#stopped = true;
-    await this.#spill.close();
+    this.#spill.flush();
+    this.#journal.discard();
+    this.#unjournaled = 0;
+    this.#pending = 0;
+  }
+
+  #closeSpill(): void {
+    try {
+      this.#spill.close();
+    } catch (err) {
+      this.#log.error(`${this.#options.noun} spill close failed`, { error: (err as Error).message });
+    }
+  }
+
+  /** The first `count` queued items are stored: off the queue, and checkpointed in the journal. */
+  #dequeue(count: number): void {
+    const journaled = this.#queue.length - this.#unjournaled - this.#pending;
+    const fromUnjournaled = Math.min(count, this.#unjournaled);
+    const fromJournal = Math.min(count - fromUnjournaled, journaled);
+    this.#queue.splice(0, count);
+    this.#unjournaled -= fromUnjournaled;
+    this.#pending -= count - fromUnjournaled - fromJournal;
+    this.#journal.stored(fromJournal);
   }
 
   async #run(): Promise<void> {
@@ -129,7 +191,7 @@ export class DurableWriter<T> {
       try {
         if (batch.length > 0) {
           const stored = await this.#write(batch);
-          this.#queue.splice(0, batch.length);
+          this.#dequeue(batch.length);
           this.stats.batches_written++;
           this.stats.written += stored;
           this.#reachable();
@@ -140,7 +202,10 @@ export class DurableWriter<T> {
       } catch (err) {
         this.#failures++;
         this.stats.write_failures++;
-        if (this.#failures === 1) this.#log.warn(`${this.#options.noun} write failed; retrying with backoff`, { error: (err as Error).message, queued: this.#queue.length });
+        if (this.#failures === 1) {
+          this.#log.warn(`${this.#options.noun} write failed; spilling to disk and retrying with backoff`, { error: (err as Error).message, queued: this.#queue.length });
+          this.#spillQueue();
+        }
         const backoff = Math.min(this.#maxBackoffMs, 100 * 2 ** Math.min(this.#failures - 1, 10));
         await this.#sleep(backoff / 2 + Math.random() * (backoff / 2));
       }

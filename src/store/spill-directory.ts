@@ -1,16 +1,37 @@
-// Append-only spill files for items (traces, spend rows) a durable writer's queue cannot hold. Each process
-// appends to a file of its own; replay reads closed files (its own rotated ones and any left by a stopped process), then deletes each once written.
+// Append-only spill files for items (traces, spend rows) a durable writer holds on disk only: while its database
+// fails, past its queue's capacity, at shutdown. Each process appends to a file of its own; replay reads closed
+// files (its own rotated ones and any left by a stopped process), then deletes each once written.
+// Appends are buffered and written by `flush()` (the writer calls it every few tens of milliseconds) with one
+// synchronous write: once it returns the lines are in the page cache, which a killed process does not lose.
 // A file still marked open is adopted at start unless a live process (another one on this host, or another
 // writer in this process) is appending to it: a process killed while spilling leaves one behind, and after a
-// container restart the new process often has the same pid as the old one.
-import { createReadStream, createWriteStream, mkdirSync, readdirSync, renameSync, unlinkSync, type WriteStream } from 'node:fs';
+// container restart the new process often has the same pid as the old one. The writer's journal
+// (write-journal.ts) leaves files of the same kind, with checkpoint lines saying how many items are stored already.
+import { closeSync, createReadStream, mkdirSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 
 const OPEN_SUFFIX = '.open';
-/** Files being appended by spill directories of this process. */
+/** Marks the files of a write journal, whose checkpoint lines replay honours. */
+export const JOURNAL_MARK = '.journal';
+/** A journal line saying the first N items of its file are stored: `{"svc.journal.stored":N}`. */
+export const CHECKPOINT_PREFIX = '{"svc.journal.stored":';
+/** Files being appended by spill directories and journals of this process. */
 const openHere = new Set<string>();
+
+/** A new file name for items appended by this process, marked open; the caller appends to it. */
+export function openSpillFile(dir: string, kind: '' | typeof JOURNAL_MARK = ''): { path: string; fd: number } {
+  const path = join(dir, `spill-${Date.now()}-${process.pid}-${randomBytes(3).toString('hex')}${kind}.ndjson${OPEN_SUFFIX}`);
+  const fd = openSync(path, 'a', 0o600);
+  openHere.add(path);
+  return { path, fd };
+}
+
+/** Stops tracking a file opened by openSpillFile (closed and renamed, or deleted, by the caller). */
+export function releaseSpillFile(path: string): void {
+  openHere.delete(path);
+}
 
 function processAlive(pid: number): boolean {
   try {
@@ -29,14 +50,41 @@ function orphaned(dir: string, file: string): boolean {
   return !Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || !processAlive(pid);
 }
 
+/** Lines of the file: a readline interface closed with its stream when the loop ends early. */
+async function* linesOf(path: string): AsyncGenerator<string> {
+  const input = createReadStream(path, 'utf8');
+  const lines = createInterface({ input, crlfDelay: Infinity });
+  try {
+    yield* lines;
+  } finally {
+    // A failed write leaves the loop early: release the file now, not when the stream is collected.
+    lines.close();
+    input.destroy();
+  }
+}
+
+/** The highest checkpoint of a journal file: how many of its first items were stored before it was left. */
+async function storedCheckpoint(path: string): Promise<number> {
+  let stored = 0;
+  for await (const line of linesOf(path)) {
+    if (!line.startsWith(CHECKPOINT_PREFIX)) continue;
+    const n = Number(line.slice(CHECKPOINT_PREFIX.length, -1));
+    if (Number.isSafeInteger(n) && n > stored) stored = n;
+  }
+  return stored;
+}
+
 export class SpillDirectory<T = unknown> {
   readonly #dir: string;
-  readonly #onError: (err: Error) => void;
-  #current: { path: string; stream: WriteStream } | undefined;
+  readonly #onError: (err: Error, items: number) => void;
+  #current: { path: string; fd: number } | undefined;
+  /** Lines appended since the last flush. */
+  #pending: string[] = [];
   /** Lines of a closed file already written by an earlier replay that then failed: skipped on the next one. */
   readonly #replayed = new Map<string, number>();
 
-  constructor(dir: string, onError: (err: Error) => void) {
+  /** `onError` gets each failed write and how many items it lost. */
+  constructor(dir: string, onError: (err: Error, items: number) => void) {
     this.#dir = dir;
     this.#onError = onError;
     mkdirSync(dir, { recursive: true });
@@ -52,43 +100,54 @@ export class SpillDirectory<T = unknown> {
     }
   }
 
-  append(item: T): void {
-    if (!this.#current) {
-      const path = join(this.#dir, `spill-${Date.now()}-${process.pid}-${randomBytes(3).toString('hex')}.ndjson${OPEN_SUFFIX}`);
-      const stream = createWriteStream(path, { flags: 'a', mode: 0o600 });
-      stream.on('error', this.#onError);
-      this.#current = { path, stream };
-      openHere.add(path);
-    }
-    this.#current.stream.write(`${JSON.stringify(item)}\n`);
+  get dir(): string {
+    return this.#dir;
   }
 
-  /** Closed files waiting for replay, or an open one with content. */
+  /** Adds the item to the file at the next flush. */
+  append(item: T): void {
+    this.#pending.push(`${JSON.stringify(item)}\n`);
+  }
+
+  /** Writes the lines appended since the last flush, in one write. */
+  flush(): void {
+    if (this.#pending.length === 0) return;
+    const lines = this.#pending;
+    this.#pending = [];
+    try {
+      this.#current ??= openSpillFile(this.#dir);
+      writeSync(this.#current.fd, lines.join(''));
+    } catch (err) {
+      this.#onError(err as Error, lines.length);
+    }
+  }
+
+  /** Closed files waiting for replay, or items appended to the open one. */
   hasReplayable(): boolean {
-    return this.#current !== undefined || this.#closedFiles().length > 0;
+    return this.#pending.length > 0 || this.#current !== undefined || this.#closedFiles().length > 0;
   }
 
   fileCount(): number {
-    return this.#closedFiles().length + (this.#current ? 1 : 0);
+    return this.#closedFiles().length + (this.#current || this.#pending.length > 0 ? 1 : 0);
   }
 
-  /** Closes the file being appended so it can be replayed. */
-  async close(): Promise<void> {
+  /** Flushes and closes the file being appended so it can be replayed. */
+  close(): void {
+    this.flush();
     const current = this.#current;
     if (!current) return;
     this.#current = undefined;
-    await new Promise<void>((resolve) => current.stream.end(resolve));
-    openHere.delete(current.path);
+    closeSync(current.fd);
+    releaseSpillFile(current.path);
     renameSync(current.path, current.path.slice(0, -OPEN_SUFFIX.length));
   }
 
   async replay(batchSize: number, write: (items: T[]) => Promise<void>): Promise<void> {
-    await this.close();
+    this.close();
     for (const file of this.#closedFiles()) {
       const path = join(this.#dir, file);
-      const input = createReadStream(path, 'utf8');
-      const lines = createInterface({ input, crlfDelay: Infinity });
-      const skip = this.#replayed.get(file) ?? 0;
+      // Items a journal had stored already before it was left behind are not written again.
+      const skip = this.#replayed.get(file) ?? (file.includes(`${JOURNAL_MARK}.`) ? await storedCheckpoint(path) : 0);
       let seen = 0;
       let batch: T[] = [];
       let batchLines = 0;
@@ -98,25 +157,19 @@ export class SpillDirectory<T = unknown> {
         batch = [];
         batchLines = 0;
       };
-      try {
-        for await (const line of lines) {
-          if (line.trim() === '') continue;
-          if (seen++ < skip) continue;
-          batchLines++;
-          try {
-            batch.push(JSON.parse(line) as T);
-          } catch {
-            // A line cut short by a crash cannot be read back; skip it rather than block the file.
-            continue;
-          }
-          if (batch.length >= batchSize) await flush();
+      for await (const line of linesOf(path)) {
+        if (line.trim() === '' || line.startsWith(CHECKPOINT_PREFIX)) continue;
+        if (seen++ < skip) continue;
+        batchLines++;
+        try {
+          batch.push(JSON.parse(line) as T);
+        } catch {
+          // A line cut short by a crash cannot be read back; skip it rather than block the file.
+          continue;
         }
-        if (batch.length > 0) await flush();
-      } finally {
-        // A failed write leaves the loop early: release the file now, not when the stream is collected.
-        lines.close();
-        input.destroy();
+        if (batch.length >= batchSize) await flush();
       }
+      if (batch.length > 0) await flush();
       this.#replayed.delete(file);
       try {
         unlinkSync(path);

@@ -21,6 +21,7 @@ export class GatewayMetrics {
   readonly requests = new Counter({ name: 'svc_gateway_requests_total', help: 'Gateway requests by route and status', labelNames: ['route', 'status'], registers: [this.registry] });
   readonly refusals = new Counter({ name: 'svc_gateway_refusals_total', help: 'Requests refused with a 4xx code', labelNames: ['code'], registers: [this.registry] });
   readonly errors = new Counter({ name: 'svc_gateway_errors_total', help: 'Requests that failed with a 5xx or provider error, by code', labelNames: ['code'], registers: [this.registry] });
+  readonly abortedUploads = new Counter({ name: 'svc_gateway_aborted_uploads_total', help: 'Requests whose client closed the connection before sending the whole body', labelNames: ['route'], registers: [this.registry] });
   // A histogram (cheap to observe, aggregatable across replicas) for Prometheus; the JSON percentiles come from
   // the exact durations of recent requests. A prom-client Summary cost several µs per request (5 t-digests).
   readonly latency = new Histogram({
@@ -50,7 +51,7 @@ export class GatewayMetrics {
   readonly traceBatches = this.#traceCounter('svc_trace_batches_total', 'Multi-row trace inserts committed (queue and replay)', 'batches_written');
   readonly tracesWritten = this.#traceCounter('svc_traces_written_total', 'Traces stored in the database', 'traces_written');
   readonly traceWriteFailures = this.#traceCounter('svc_trace_write_failures_total', 'Trace batch writes that failed and were retried', 'write_failures');
-  readonly tracesSpilled = this.#traceCounter('svc_traces_spilled_total', 'Traces written to a spill file because the queue was full or the writer stopping', 'spilled');
+  readonly tracesSpilled = this.#traceCounter('svc_traces_spilled_total', 'Traces written to a spill file because a write failed, the queue was full or the writer was stopping', 'spilled');
   readonly tracesReplayed = this.#traceCounter('svc_traces_replayed_total', 'Spilled traces stored on replay', 'replayed');
   readonly tracesDropped = this.#traceCounter('svc_traces_dropped_total', 'Traces lost: the spill file could not be written, or the database refused the row', 'dropped');
   /** The webhook delivery loop's counters (attempts, delivered, failed events, automations disabled), read when served. */
@@ -127,7 +128,7 @@ export class GatewayMetrics {
     const [p50, p95, p99] = this.recentLatency.percentiles([0.5, 0.95, 0.99]).map((v) => (v === null ? null : Math.round(v * 1000) / 1000));
     const memory = process.memoryUsage();
     return {
-      requests: { total, by_route: byRoute, by_status: byStatus, in_flight: this.inFlightNow() },
+      requests: { total, by_route: byRoute, by_status: byStatus, in_flight: this.inFlightNow(), aborted_uploads: (await this.abortedUploads.get()).values.reduce((n, v) => n + v.value, 0) },
       refusals: { by_code: await byLabel(this.refusals, 'code') },
       errors: { by_code: await byLabel(this.errors, 'code') },
       latency_ms: { window_requests: this.recentLatency.count, p50, p95, p99 },

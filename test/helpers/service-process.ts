@@ -8,6 +8,8 @@ export interface ServiceProcess {
   /** Resolves with stdout once it matches; rejects if the process ends first. */
   waitFor(pattern: RegExp): Promise<string>;
   stop(): Promise<number | null>;
+  /** Sends a signal (SIGKILL for a crash) and resolves when the process has exited. */
+  kill(signal: NodeJS.Signals): Promise<number | null>;
 }
 
 export function svcStart(configPath: string, env: NodeJS.ProcessEnv = cleanEnv()): ServiceProcess {
@@ -35,6 +37,10 @@ export function svcStart(configPath: string, env: NodeJS.ProcessEnv = cleanEnv()
     },
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+    async kill(signal) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
     },
   };

@@ -58,6 +58,8 @@ function config(upUrl: string, extra: Record<string, any> = {}) {
     model_groups: [
       { name: 'demo', deployments: [{ id: 'demo-mock', provider: 'mock', model: 'mock-small', price: PRICE, mock: { latency_ms: 150 } }] },
       { name: 'fast', deployments: [{ id: 'fast-mock', provider: 'mock', model: 'mock-small', price: PRICE }] },
+      // Answers after every request of a concurrent burst has been admitted, even on a loaded machine.
+      { name: 'held', deployments: [{ id: 'held-mock', provider: 'mock', model: 'mock-small', price: PRICE, mock: { latency_ms: 3000 } }] },
       { name: 'unpriced', deployments: [openaiDeployment('unpriced-up', upUrl, { model: 'no-such-model' })] },
       { name: 'up', deployments: [openaiDeployment('priced-up', upUrl, { price: PRICE })] },
       { name: 'gpt', deployments: [openaiDeployment('gpt-up', upUrl, { model: 'gpt-4o-mini-2024-07-18' })] },
@@ -70,7 +72,7 @@ function config(upUrl: string, extra: Record<string, any> = {}) {
       { id: 'loop-2', project: 'default', parent: 'loop-1' },
     ],
     keys: [
-      { alias: 'k10', key: key('k10'), project: 'default', model_groups: ['demo', 'fast'], budget_usd: 1 },
+      { alias: 'k10', key: key('k10'), project: 'default', model_groups: ['demo', 'fast', 'held'], budget_usd: 1 },
       { alias: 'unit-key', key: key('unit-key'), project: 'default', model_groups: ['fast'], unit: 'team-a' },
       { alias: 'agent-key', key: key('agent-key'), project: 'default', model_groups: ['fast'], agent: 'bot' },
       { alias: 'soft-key', key: key('soft-key'), project: 'soft-proj', model_groups: ['fast', 'unpriced'] },
@@ -96,7 +98,7 @@ for (const mode of COUNTERS_MODES) {
     const at = (i: number) => gw.urls[i % gw.urls.length];
 
     t.test('50 concurrent requests against a budget that fits 10 worst cases: 10 pass, never an overshoot', async (t) => {
-      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => chat(at(i), 'k10', { max_tokens: TENTH })));
+      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => chat(at(i), 'k10', { model: 'held', max_tokens: TENTH })));
       const passed = results.filter((r) => r.status === 200);
       const refused = results.filter((r) => r.status === 429);
       t.equal(passed.length, 10, 'exactly ten reservations of $0.10 fit in $1');

@@ -191,6 +191,42 @@ t.test('Redis unreachable: 503 gateway_config_stale and /ready 503 until it is b
 });
 
 
+t.test('Redis frozen (connected, not answering): /ready 503 within seconds, requests refused at once, until it answers', async (t) => {
+  const proxy = await startTcpProxy(t, { host: '127.0.0.1', port: Number(new URL(REDIS_URL).port || 6379) });
+  const { gatewayUrl } = await startTestService(
+    t,
+    baseConfig({
+      store: { redis_url: `redis://${proxy.host}:${proxy.port}`, redis_prefix: redisTestPrefix(t) },
+      keys: [{ alias: 'test', key: key('f'), project: 'default', model_groups: ['demo'], rpm: 100 }],
+      plugins: [{ use: 'auth' }, { use: 'rate-limit' }, { use: 'router' }],
+    }),
+  );
+  t.equal((await chat(gatewayUrl, key('f'))).status, 200);
+  t.equal((await fetch(`${gatewayUrl}/ready`)).status, 200);
+
+  proxy.stall();
+  // The issue's bound: "within a few seconds" of Redis not answering (a ping a second, 500 ms to answer).
+  await waitFor('/ready 503', async () => (await fetch(`${gatewayUrl}/ready`)).status === 503, 5_000);
+  const ready = await fetch(`${gatewayUrl}/ready`);
+  t.match(await ready.json(), { status: 'unavailable', reason: 'counters_unavailable' }, '/ready names the counters');
+  t.equal((await fetch(`${gatewayUrl}/health`)).status, 200, 'the process itself is healthy');
+  const heldBefore = proxy.held;
+  for (let i = 0; i < 5; i++) {
+    const started = performance.now();
+    const res = await chat(gatewayUrl, key('f'));
+    const ms = performance.now() - started;
+    t.equal(res.status, 503, `request ${i + 1}: 503`);
+    t.match(await res.json(), { error: { code: 'gateway_config_stale', type: 'server_error' } });
+    // The command timeout is 1 s; a request refused without asking Redis answers in a few milliseconds.
+    t.ok(ms < 500, `request ${i + 1} refused without waiting for Redis (${Math.round(ms)} ms)`);
+  }
+  t.ok(proxy.held - heldBefore < 200, 'the refused requests sent Redis nothing (only pings are held)');
+
+  proxy.restore();
+  await waitFor('ready again', async () => (await fetch(`${gatewayUrl}/ready`)).status === 200);
+  t.equal((await chat(gatewayUrl, key('f'))).status, 200, 'served again once Redis answers');
+});
+
 function waitForTrace(gw: { service: { db: Parameters<typeof getTrace>[0] } }, project: string, id: string) {
   return waitFor('the trace', () => getTrace(gw.service.db, project, id));
 }

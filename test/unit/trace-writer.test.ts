@@ -2,7 +2,7 @@
 // database is unreachable (queue, spill file, replay), including a stop with the database down and a new writer
 // replaying what the old one spilled. Postgres outages go through a TCP proxy that cuts every connection.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
@@ -135,6 +135,7 @@ function capturingLogger(): Logger & { infos: LogRecord[]; warns: LogRecord[]; e
     infos,
     warns,
     errors,
+    debug: () => {},
     info: (msg: string, fields?: Record<string, unknown>) => void infos.push({ msg, fields }),
     warn: (msg: string, fields?: Record<string, unknown>) => void warns.push({ msg, fields }),
     error: (msg: string, fields?: Record<string, unknown>) => void errors.push({ msg, fields }),
@@ -233,7 +234,7 @@ for (const backend of STORE_BACKENDS) {
       t.equal(w.snapshot().write_failures, 0, 'a refused row is not a database failure to retry');
     });
 
-    t.test('while the database fails: queue, then spill; on recovery everything is stored once', async (t) => {
+    t.test('once a write fails, the queue and every new trace go to the spill file; on recovery everything is stored once', async (t) => {
       const spillDir = tempDir(t);
       const fdb = flaky(db);
       const w = writer(t, fdb, { spillDir, capacity: 20, batchSize: 5 });
@@ -244,18 +245,24 @@ for (const backend of STORE_BACKENDS) {
       for (const id of ids('flaky', 5, 50)) w.enqueue(item(id));
       t.equal(w.snapshot().queue_depth, 20, 'the queue holds its capacity');
       t.equal(w.snapshot().spilled, 30, 'the rest went to the spill file');
-      await waitFor('a spill file', () => readdirSync(spillDir).length > 0);
+      await waitFor('a failed write', () => w.snapshot().write_failures >= 1);
+      t.equal(w.snapshot().queue_depth, 0, 'the failed write moved the queue to the spill file');
+      t.equal(w.snapshot().spilled, 50);
+      for (const id of ids('flaky', 55, 5)) w.enqueue(item(id));
+      t.equal(w.snapshot().queue_depth, 0, 'new traces do not wait in memory while the database fails');
+      t.equal(w.snapshot().spilled, 55);
       t.equal(w.snapshot().spill_files, 1, 'one spill file, being appended');
-      await waitFor('a failed write', () => w.snapshot().write_failures >= 2);
+      await waitFor('the spill file written', () => readdirSync(spillDir).some((f) => !f.includes('.journal.')));
+      await waitFor('another failed write', () => w.snapshot().write_failures >= 2);
       t.equal(w.snapshot().database, 'failing');
       fdb.down = false;
       await waitFor('drained', () => drained(w.snapshot()));
       const s = w.snapshot();
       t.equal(s.dropped, 0);
-      t.equal(s.replayed, 30, 'every spilled trace replayed');
-      t.equal(s.traces_written, 55);
+      t.equal(s.replayed, 55, 'every spilled trace replayed');
+      t.equal(s.traces_written, 60);
       t.equal(s.database, 'ok');
-      await assertStoredOnce(t, db, 'flaky', ids('flaky', 0, 55));
+      await assertStoredOnce(t, db, 'flaky', ids('flaky', 0, 60));
       t.same(readdirSync(spillDir), [], 'the spill directory is empty after replay');
     });
 
@@ -303,6 +310,74 @@ for (const backend of STORE_BACKENDS) {
   });
 }
 
+/** A database whose trace writes wait until `release()` is called. */
+function gated(db: Database): Database & { release(): void; waiting: number } {
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  const wrapper = {
+    kind: db.kind,
+    waiting: 0,
+    release: () => open(),
+    async query<R>(sql: string, params?: readonly unknown[]) {
+      wrapper.waiting++;
+      await gate;
+      return db.query<R>(sql, params);
+    },
+    exec: db.exec.bind(db),
+    transaction: db.transaction.bind(db),
+    close: () => db.close(),
+  };
+  return wrapper;
+}
+
+const journalFiles = (dir: string) => readdirSync(dir).filter((f) => f.includes('.journal.'));
+
+t.test('queued traces are journaled to disk within journalMs; once stored, the journal is emptied', async (t) => {
+  const db = await testDatabase(t, 'postgres');
+  await seedProject(db);
+  const spillDir = tempDir(t);
+  const slow = gated(db);
+  const w = writer(t, slow, { spillDir, batchSize: 5, journalMs: 20 });
+  w.start();
+  for (const id of ids('journal', 0, 5)) w.enqueue(item(id));
+  await waitFor('the first write under way', () => slow.waiting > 0);
+  for (const id of ids('journal', 5, 3)) w.enqueue(item(id));
+  await waitFor('a journal file with the queued traces', () => {
+    const [file] = journalFiles(spillDir);
+    return file !== undefined && readFileSync(join(spillDir, file), 'utf8').split('\n').filter(Boolean).length === 8;
+  });
+  const [file] = journalFiles(spillDir);
+  t.match(file, /^spill-\d+-\d+-[0-9a-f]+\.journal\.ndjson\.open$/, 'an open file of this process');
+  t.same(
+    readFileSync(join(spillDir, file), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).trace.id),
+    ids('journal', 0, 8),
+    'every queued trace, in queue order',
+  );
+  t.equal(w.snapshot().queue_depth, 8, 'still in memory too');
+  slow.release();
+  await waitFor('all written', () => w.snapshot().traces_written === 8);
+  await waitFor('the journal emptied', () => readFileSync(join(spillDir, file), 'utf8') === '');
+  t.equal(w.snapshot().spilled, 0, 'nothing spilled');
+  await assertStoredOnce(t, db, 'journal', ids('journal', 0, 8));
+  await w.stop(1_000);
+  t.same(readdirSync(spillDir), [], 'a stopped writer leaves no journal');
+});
+
+t.test('a journal left by a killed process is replayed from its last checkpoint', async (t) => {
+  const db = await testDatabase(t, 'postgres');
+  await seedProject(db);
+  const spillDir = tempDir(t);
+  const deadPid = spawnSync(process.execPath, ['-e', '']).pid;
+  const lines = (list: string[]) => list.map((id) => `${JSON.stringify(item(id))}\n`).join('');
+  // Items 0-2 were stored before the kill (the checkpoint says so); 3-5 were not.
+  writeFileSync(join(spillDir, `spill-1-${deadPid}-dddddd.journal.ndjson.open`), `${lines(ids('ckpt', 0, 2))}{"svc.journal.stored":1}\n${lines(ids('ckpt', 2, 4))}{"svc.journal.stored":3}\n`);
+  const w = writer(t, db, { spillDir });
+  w.start();
+  await waitFor('the journal replayed', () => w.snapshot().replayed === 3 && drained(w.snapshot()));
+  await assertStoredOnce(t, db, 'ckpt', ids('ckpt', 3, 3));
+  t.same(readdirSync(spillDir), [], 'the replayed journal is deleted');
+});
+
 t.test('a full batch does not cut the backoff short while the database fails', async (t) => {
   let attempts = 0;
   const down = unreachable(() => attempts++);
@@ -317,7 +392,8 @@ t.test('a full batch does not cut the backoff short while the database fails', a
     await new Promise((r) => setImmediate(r));
   }
   t.ok(attempts <= 2, `the writer kept its backoff (${attempts} attempts for 105 traces)`);
-  t.equal(w.snapshot().queue_depth, 105, 'the traces wait in the queue');
+  t.equal(w.snapshot().queue_depth, 0, 'no trace waits in memory');
+  t.equal(w.snapshot().spilled, 105, 'they went to the spill file');
 });
 
 /** A fresh, migrated Postgres database with a project, opened directly and through a TCP proxy the test can cut. */
@@ -347,20 +423,20 @@ t.test('postgres through a proxy: cut, spill, restore, replay', async (t) => {
   for (const id of ids('cut', 10, 60)) w.enqueue(item(id));
   t.equal(w.snapshot().queue_depth, 20, 'the queue holds its capacity');
   t.equal(w.snapshot().spilled, 40, 'beyond it traces are spilled');
-  await waitFor('a spill file', () => readdirSync(spillDir).length > 0);
-  t.match(readdirSync(spillDir), [/^spill-.*\.ndjson\.open$/], 'into an append-only file under the spill directory');
   await waitFor('failed writes', () => w.snapshot().write_failures >= 2);
+  t.match(readdirSync(spillDir).filter((f) => !f.includes('.journal.')), [/^spill-.*\.ndjson(\.open)?$/], 'into append-only files under the spill directory');
   t.equal(w.snapshot().database, 'failing');
+  t.equal(w.snapshot().queue_depth, 0, 'the queue went to the spill file at the first failure');
   t.ok(proxy.refused > 0, 'the writer kept trying while the database was cut');
   for (const id of ids('cut', 70, 30)) w.enqueue(item(id));
-  t.equal(w.snapshot().spilled, 70, 'still spilling while the queue is full');
+  t.equal(w.snapshot().spilled, 90, 'still spilling while the database is cut');
   t.equal((await storedIds(direct, 'cut')).size, 10, 'nothing written during the cut');
 
   proxy.restore();
   await waitFor('drained after restore', () => drained(w.snapshot()));
   const s = w.snapshot();
   t.equal(s.dropped, 0, 'nothing dropped');
-  t.equal(s.replayed, 70, 'every spilled trace replayed');
+  t.equal(s.replayed, 90, 'every spilled trace replayed');
   t.equal(s.traces_written, 100);
   t.equal(s.database, 'ok');
   t.ok(s.batches_written >= 100 / 5, `${s.batches_written} batches of at most 5`);
@@ -378,10 +454,10 @@ t.test('postgres through a proxy: stop() with the database down spills the queue
   await waitFor('first traces written', () => first.snapshot().traces_written === 5);
   proxy.cut();
   for (const id of ids('stop', 5, 30)) first.enqueue(item(id));
-  t.equal(first.snapshot().spilled, 0, 'the queue has room: nothing spilled yet');
+  t.equal(first.snapshot().spilled, 0, 'the queue has room: nothing spilled before a write fails');
   await waitFor('a failed write', () => first.snapshot().write_failures >= 1);
+  t.equal(first.snapshot().spilled, 30, 'the failed write spilled the whole queue');
   await first.stop(1_000);
-  t.equal(first.snapshot().spilled, 30, 'stop() spilled the whole queue');
   t.equal(first.snapshot().queue_depth, 0);
   t.match(readdirSync(spillDir), [/^spill-.*\.ndjson$/], 'one closed spill file, ready for replay');
   // A trace finishing after stop() (a request past the drain deadline) is kept too.
@@ -412,7 +488,7 @@ t.test('postgres through a proxy: the connection lost while a write is in flight
   // 'error'; without a listener that event would end the process.
   proxy.cut();
   await waitFor('the failed write', () => w.snapshot().write_failures >= 1);
-  t.equal(w.snapshot().queue_depth, 5, 'the batch stays queued');
+  t.equal(w.snapshot().spilled, 5, 'the batch went to the spill file');
   proxy.restore();
   await waitFor('written after restore', () => w.snapshot().traces_written === 10);
   t.equal(w.snapshot().dropped, 0);

@@ -1,6 +1,9 @@
 // Counters in Redis, shared by every replica. Each check-and-add is one Lua script (redis-scripts.ts) using Redis
 // server time. Commands fail at once while Redis is unreachable (no offline queue), so a request is refused with
-// 503 gateway_config_stale rather than left waiting; the client reconnects in the background.
+// 503 gateway_config_stale rather than left waiting; the client reconnects in the background. A Redis that keeps
+// the connection but stops answering (frozen, overloaded, a half-dead link) is found by a ping every second with a
+// short timeout: while it is not answering, available() is false (/ready 503) and calls fail at once without
+// being sent, until a ping is answered again.
 import { Redis } from 'ioredis';
 import type { Logger } from '../../telemetry/logger.ts';
 import { CountersUnavailableError, type Counters, type MinuteAdmission, type MinuteCheck, type PeriodAdjustment, type PeriodAdmission, type PeriodCheck, type SharedValues } from './counters.ts';
@@ -21,16 +24,28 @@ export interface RedisCountersOptions {
   log: Logger;
   /** Longest wait for one command before it counts as a failure. */
   commandTimeoutMs?: number;
+  /** How often Redis is pinged while connected. */
+  pingIntervalMs?: number;
+  /** Longest wait for a ping before Redis counts as not answering. */
+  pingTimeoutMs?: number;
 }
 
 export class RedisCounters implements Counters {
   readonly kind = 'redis' as const;
   readonly #redis: ScriptedRedis;
   readonly #prefix: string;
+  readonly #log: Logger;
+  readonly #pingTimeoutMs: number;
+  readonly #pinger: NodeJS.Timeout;
+  /** False from a ping or command that got no answer in time until a ping is answered. */
+  #answering = true;
+  #pinging = false;
   readonly shared: SharedValues;
 
   constructor(options: RedisCountersOptions) {
     this.#prefix = options.prefix;
+    this.#log = options.log;
+    this.#pingTimeoutMs = options.pingTimeoutMs ?? 500;
     const redis = new Redis(options.url, {
       lazyConnect: true,
       enableOfflineQueue: false,
@@ -52,6 +67,7 @@ export class RedisCounters implements Counters {
     redis.defineCommand('svcAdjust', { lua: ADJUST_EXISTING });
     redis.defineCommand('svcAdmitPeriod', { lua: ADMIT_PERIOD });
     this.#redis = redis as ScriptedRedis;
+    this.#pinger = setInterval(() => void this.#ping(), options.pingIntervalMs ?? 1_000).unref();
     const key = (k: string) => this.#prefix + k;
     this.shared = {
       get: (k) => this.#run(() => redis.getBuffer(key(k))),
@@ -67,11 +83,35 @@ export class RedisCounters implements Counters {
   }
 
   async #run<T>(command: () => Promise<T>): Promise<T> {
+    if (!this.#answering) throw new CountersUnavailableError('Redis: not answering');
     try {
       return await command();
     } catch (err) {
+      if ((err as Error).message === 'Command timed out') this.#notAnswering((err as Error).message);
       throw new CountersUnavailableError(`Redis: ${(err as Error).message}`, { cause: err });
     }
+  }
+
+  async #ping(): Promise<void> {
+    if (this.#pinging || this.#redis.status !== 'ready') return;
+    this.#pinging = true;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer to PING within ${this.#pingTimeoutMs} ms`)), this.#pingTimeoutMs)));
+    try {
+      await Promise.race([this.#redis.ping(), late]);
+      if (!this.#answering) this.#log.info('counters: Redis answering again');
+      this.#answering = true;
+    } catch (err) {
+      this.#notAnswering((err as Error).message);
+    } finally {
+      clearTimeout(timer);
+      this.#pinging = false;
+    }
+  }
+
+  #notAnswering(reason: string): void {
+    if (this.#answering) this.#log.error('counters: Redis not answering; limits cannot be enforced until it answers again', { error: reason });
+    this.#answering = false;
   }
 
   async admitMinute(checks: readonly MinuteCheck[]): Promise<MinuteAdmission> {
@@ -117,10 +157,11 @@ export class RedisCounters implements Counters {
   }
 
   available(): boolean {
-    return this.#redis.status === 'ready';
+    return this.#redis.status === 'ready' && this.#answering;
   }
 
   async close(): Promise<void> {
+    clearInterval(this.#pinger);
     this.#redis.disconnect();
   }
 }
