@@ -2,7 +2,9 @@
 // the dashboard's data routes (/dashboard/api).
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { probeResult, type ProbePath } from '../src/server/probe.ts';
+import { exceedsJsonDepth, JSON_TOO_DEEP, tooDeepMessage } from '../src/validation/json-depth.ts';
 import type { GatewayHost } from '../src/server/gateway-server.ts';
+import { adminErrorHandler, adminNotFoundHandler, undecodablePath } from './admin-errors.ts';
 import type { AdminContext } from './context.ts';
 import { DashboardApiError } from './dashboard-api/dashboard-error.ts';
 import { registerDashboardApi } from './dashboard-api/register.ts';
@@ -11,7 +13,6 @@ import { PublicApiError } from './public-api/public-error.ts';
 import { registerPublicApi } from './public-api/register.ts';
 import { registerRestApi } from './rest-api/register.ts';
 import { requestIdFor } from './rest-api/request-id.ts';
-import { RestApiError } from './rest-api/rest-error.ts';
 
 export interface AdminHost extends Pick<GatewayHost, 'health'>, AdminContext {
   metricsJson(): Promise<Record<string, unknown>>;
@@ -32,15 +33,31 @@ export function createAdminServer(host: AdminHost): FastifyInstance {
       const reply = rawReply as unknown as FastifyReply;
       const url = req.url ?? '';
       if (url.startsWith('/v1/') || url === '/v1') {
-        const e = new RestApiError('invalid_request', `The request path cannot be decoded: ${err.message}.`, { reason: 'malformed URL', location: 'path' });
+        const e = undecodablePath(err);
         void reply.code(e.status).header('x-request-id', requestIdFor(req.headers['x-request-id'])).send(e.body());
       } else if (url.startsWith('/api/public')) {
         const e = new PublicApiError('InvalidRequestError', `The request path cannot be decoded: ${err.message}.`);
         void reply.code(e.status).send(e.body);
       } else if (url.startsWith('/dashboard/api')) {
         void reply.code(400).send(new DashboardApiError('invalid_request', `The request path cannot be decoded: ${err.message}.`).body());
-      } else void reply.code(400).send({ error: { message: err.message } });
+      } else {
+        const e = undecodablePath(err);
+        void reply.code(e.status).send(e.body());
+      }
     },
+  });
+  app.setNotFoundHandler(adminNotFoundHandler);
+  app.setErrorHandler(adminErrorHandler(host.log));
+  // JSON bodies of every surface are refused past the nesting limit as they are parsed, before any route walks them;
+  // each surface's error handler answers the 400 in its own envelope.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    parseJson(req, body as string, (err: Error | null, value?: unknown) => {
+      if (err) done(err, undefined);
+      else if (exceedsJsonDepth(value)) done(Object.assign(new Error(tooDeepMessage('The request body')), { statusCode: 400, code: JSON_TOO_DEEP }), undefined);
+      else done(null, value);
+    });
   });
   const probe = (path: ProbePath) => async (_req: unknown, reply: FastifyReply) => {
     const result = probeResult(path, host.health());

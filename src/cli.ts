@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // `svc start`, `svc validate` and the store commands: the operator's entry points.
 import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { ConfigError, formatIssue } from './config/config-error.ts';
 import { loadConfigFile } from './config/load-config.ts';
 import { StoreInUseError } from './control/control-socket.ts';
+import { exitWhenFlushed } from './control/exit-when-flushed.ts';
 import { storeCommand, UsageError } from './control/store-cli.ts';
 import { automationsCommand } from './control/automations-cli.ts';
 import { usersCommand } from './control/users-cli.ts';
@@ -29,13 +31,20 @@ const USAGE = `usage:
 
 The store commands work while svc runs (an embedded store is reached through <data_dir>/control.sock).`;
 
+/** `0.0.0.0:8080 (all interfaces)`: what a listener is bound to and who can reach it. */
+function boundText(a: AddressInfo): string {
+  const scope = a.address === '0.0.0.0' || a.address === '::' ? 'all interfaces' : isLoopback(a.address) ? 'loopback only' : 'this address only';
+  return `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port} (${scope})`;
+}
+
+function isLoopback(address: string): boolean {
+  return address === '::1' || address.startsWith('127.') || address === '::ffff:127.0.0.1';
+}
+
 function portOption(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`svc: --${name} must be an integer from 0 to 65535`);
-    process.exit(2);
-  }
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--${name} must be an integer from 0 to 65535`);
   return port;
 }
 
@@ -73,18 +82,23 @@ async function start(args: string[]): Promise<void> {
       onFirstOwner: (o, url) => console.log(`Dashboard sign-in (shown once; keep it): ${url} as ${o.email} with password ${o.password}`),
     });
   } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`svc: ${err.message}`);
+      return exitWhenFlushed(2);
+    }
     if (err instanceof ConfigError) {
       console.error(`svc: cannot start, ${values.config} is invalid:`);
       for (const issue of err.issues) console.error(`  ${formatIssue(issue)}`);
-      process.exit(1);
+      return exitWhenFlushed(1);
     }
     if (err instanceof StoreInUseError) {
       console.error(`svc: cannot start: ${err.message}`);
-      process.exit(1);
+      return exitWhenFlushed(1);
     }
     throw err;
   }
   console.log(`svc gateway listening on ${service.gatewayUrl}/v1, admin on ${service.adminUrl}`);
+  console.log(`  bound: gateway ${boundText(service.gatewayBound)}, admin ${boundText(service.adminBound)}`);
   process.on('SIGHUP', () => void service.reload());
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -92,10 +106,10 @@ async function start(args: string[]): Promise<void> {
     stopping = true;
     console.log(`svc: ${signal} received, draining`);
     service.stop().then(
-      () => process.exit(0),
+      () => exitWhenFlushed(0),
       (err: unknown) => {
         console.error(err);
-        process.exit(1);
+        return exitWhenFlushed(1);
       },
     );
   };
@@ -110,8 +124,7 @@ async function main(argv: string[]): Promise<void> {
       return start(rest);
     case 'validate': {
       const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
-      process.exit(await validate(positionals[0] ?? 'gateway.yaml'));
-      break;
+      return exitWhenFlushed(await validate(positionals[0] ?? 'gateway.yaml'));
     }
     case 'migrate':
     case 'keys':
@@ -141,11 +154,11 @@ async function main(argv: string[]): Promise<void> {
       return;
     default:
       console.error(`svc: unknown command '${command}'\n${USAGE}`);
-      process.exit(2);
+      return exitWhenFlushed(2);
   }
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
   console.error(err instanceof Error ? (err.stack ?? err.message) : err);
-  process.exit(1);
+  return exitWhenFlushed(1);
 });

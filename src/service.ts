@@ -33,7 +33,7 @@ import { createModelGroupRegistry } from './routing/model-groups.ts';
 import type { ActiveConfig } from './runtime/active-config.ts';
 import { createGatewayServer, type GatewayHost } from './server/gateway-server.ts';
 import { LocalStateFile } from './store/local-state.ts';
-import { jsonLogger, type Logger } from './telemetry/logger.ts';
+import { jsonLogger, logLevelOf, type Logger } from './telemetry/logger.ts';
 import { GatewayMetrics } from './telemetry/metrics.ts';
 import { WebhookDelivery } from './webhooks/delivery-loop.ts';
 import { OutboxRecorder } from './webhooks/outbox-recorder.ts';
@@ -68,6 +68,9 @@ export interface StartOptions {
 export interface RunningService {
   gatewayUrl: string;
   adminUrl: string;
+  /** The addresses the listeners are bound to, as the operating system reports them. */
+  gatewayBound: AddressInfo;
+  adminBound: AddressInfo;
   /** Keys generated on this start; their plaintext is never available again. */
   generatedKeys: GeneratedKey[];
   /** Project key pairs created on this start (first start on an empty store). */
@@ -95,7 +98,7 @@ export interface RunningService {
 
 export async function startService(options: StartOptions): Promise<RunningService> {
   const env = options.env ?? process.env;
-  const log = options.log ?? jsonLogger({ svc: 'gateway' });
+  const log = options.log ?? jsonLogger({ svc: 'gateway' }, undefined, logLevelOf(env.SVC_LOG_LEVEL));
   const clock = options.clock ?? systemClock;
   const readConfig = async (): Promise<LoadedConfig> =>
     options.configText !== undefined
@@ -268,7 +271,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     else old.onDrained = close;
   };
 
-  const gateway = createGatewayServer(host);
+  const gateway = createGatewayServer(host, first.config.server);
   const admin: FastifyInstance = createAdminServer({
     db,
     clock,
@@ -285,10 +288,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
     metricsJson: () => metrics.json({ deployments: { benched_until: Object.fromEntries(Object.entries(bench.snapshot(clock.now())).map(([k, v]) => [k, new Date(v).toISOString()])) } }),
     metricsText: async () => ({ contentType: metrics.registry.contentType, text: await metrics.registry.metrics() }),
   });
-  const listenHost = options.host ?? first.config.server.host;
+  const gatewayHost = options.host ?? first.config.server.host;
+  const adminHost = options.host ?? first.config.server.admin_host;
   try {
-    await listen(gateway, options.port ?? first.config.server.port, listenHost);
-    await admin.listen({ port: options.adminPort ?? first.config.server.admin_port, host: listenHost });
+    await listen(gateway, options.port ?? first.config.server.port, gatewayHost);
+    await admin.listen({ port: options.adminPort ?? first.config.server.admin_port, host: adminHost });
   } catch (err) {
     gateway.close();
     await admin.close();
@@ -300,9 +304,10 @@ export async function startService(options: StartOptions): Promise<RunningServic
   let watcher: FSWatcher | undefined;
   if (first.path && (options.watch ?? first.config.server.watch_config)) watcher = watchConfig(first.path, () => void reload());
 
+  /** A URL to reach a listener from this machine (a wildcard address is reached on loopback). */
   const urlOf = (address: AddressInfo | string | null) => {
     const a = address as AddressInfo;
-    const hostname = listenHost === '0.0.0.0' || listenHost === '::' ? '127.0.0.1' : listenHost.includes(':') ? `[${listenHost}]` : listenHost;
+    const hostname = a.address === '0.0.0.0' || a.address === '::' ? '127.0.0.1' : a.address.includes(':') ? `[${a.address}]` : a.address;
     return `http://${hostname}:${a.port}`;
   };
 
@@ -316,6 +321,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
   return {
     gatewayUrl: urlOf(gateway.address()),
     adminUrl: urlOf(admin.server.address()),
+    gatewayBound: gateway.address() as AddressInfo,
+    adminBound: admin.server.address() as AddressInfo,
     generatedKeys,
     createdApiKeys,
     firstOwner,

@@ -1,8 +1,9 @@
-// Dashboard gateway keys of a project: list (never a hash or plaintext), mint (the minting API's rules, mint-key.ts),
-// block and unblock, rotate with a grace window, delete. Each change is audited as `dashboard:<email>` and applied to
-// this process's key cache at once.
+// Dashboard gateway keys of a project: list (never a hash or plaintext; keys declared in gateway.yaml first, read-only),
+// mint (the minting API's rules, mint-key.ts), block and unblock, rotate with a grace window, delete. Each change is
+// audited as `dashboard:<email>` and applied to this process's key cache at once.
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { BudgetPeriod, KeyConfig } from '../../src/config/types.ts';
 import { generateKey, hashKey, keyExpiry } from '../../src/keys/key-store.ts';
 import { mintGatewayKey, MintKeyError, parseMintKeyRequest } from '../../src/keys/mint-key.ts';
 import { deleteGatewayKey, getGatewayKey, listGatewayKeys, rotateGatewayKey, setGatewayKeyBlocked, type StoredGatewayKey } from '../../src/store/repos/gateway-keys.ts';
@@ -31,8 +32,37 @@ function graceHoursOf(body: unknown): number {
 
 type KeyState = 'active' | 'blocked' | 'expired';
 
+/** What the list shows of a key, kept in the store or declared in gateway.yaml. */
+type ListedKey = Pick<
+  StoredGatewayKey,
+  'id' | 'alias' | 'agentId' | 'modelGroups' | 'expiresAt' | 'rotatedAt' | 'rotationGraceHours' | 'blocked' | 'allowedNetworks' | 'rpm' | 'tpm' | 'budgetUsd'
+> & { budgetPeriod: BudgetPeriod; source: string; createdAt: string | null; readOnly: boolean };
+
+// Minted keys have one budget over their whole life (mint-key.ts).
+const stored = (k: StoredGatewayKey): ListedKey => ({ ...k, budgetPeriod: 'total', readOnly: false });
+
+/** A key of gateway.yaml: its id is its alias, and it is changed in the file only. */
+const declared = (k: KeyConfig): ListedKey => ({
+  id: k.alias,
+  alias: k.alias,
+  agentId: k.agent,
+  modelGroups: k.model_groups,
+  expiresAt: k.expires_at,
+  rotatedAt: k.rotated_at,
+  rotationGraceHours: k.rotation_grace_hours,
+  blocked: k.blocked,
+  allowedNetworks: k.allowed_networks,
+  rpm: k.rpm,
+  tpm: k.tpm,
+  budgetUsd: k.budget_usd,
+  budgetPeriod: k.budget_period,
+  source: 'config',
+  createdAt: null,
+  readOnly: true,
+});
+
 /** A key without its hash; `state` per spec part 3 (blocked includes a suspended agent's keys). */
-function keyView(k: StoredGatewayKey, now: number, suspendedAgents: ReadonlySet<string>) {
+function keyView(k: ListedKey, now: number, suspendedAgents: ReadonlySet<string>) {
   const expiresAtMs = keyExpiry({ expires_at: k.expiresAt, rotated_at: k.rotatedAt, rotation_grace_hours: k.rotationGraceHours });
   const state: KeyState = k.blocked || (k.agentId !== undefined && suspendedAgents.has(k.agentId)) ? 'blocked' : expiresAtMs !== undefined && now >= expiresAtMs ? 'expired' : 'active';
   return {
@@ -51,8 +81,10 @@ function keyView(k: StoredGatewayKey, now: number, suspendedAgents: ReadonlySet<
     rpm: k.rpm ?? null,
     tpm: k.tpm ?? null,
     budgetUsd: k.budgetUsd ?? null,
+    budgetPeriod: k.budgetUsd === undefined ? null : k.budgetPeriod,
     source: k.source,
     createdAt: k.createdAt,
+    readOnly: k.readOnly,
   };
 }
 
@@ -62,20 +94,25 @@ export function registerDashboardKeys(app: FastifyInstance, ctx: AdminContext): 
   const suspendedAgents = async (projectId: string) => new Set((await listAgents(ctx.db, projectId)).filter((a) => a.status === 'suspended').map((a) => a.id));
 
   async function viewOf(k: StoredGatewayKey) {
-    return keyView(k, ctx.clock.now(), await suspendedAgents(k.projectId));
+    return keyView(stored(k), ctx.clock.now(), await suspendedAgents(k.projectId));
   }
+
+  const configuredKeys = (projectId: string) => ctx.config().keys.filter((k) => k.project === projectId);
 
   async function keyOf(req: FastifyRequest<{ Params: IdParams }>) {
     const project = await projectOf(ctx, req);
-    const key = found(await getGatewayKey(ctx.db, project.id, req.params.id), `gateway key '${req.params.id}'`);
-    return { project, key };
+    const kept = await getGatewayKey(ctx.db, project.id, req.params.id);
+    if (!kept && configuredKeys(project.id).some((k) => k.alias === req.params.id)) {
+      throw new DashboardApiError('conflict', `Gateway key '${req.params.id}' is declared in gateway.yaml; change it in the file`);
+    }
+    return { project, key: found(kept, `gateway key '${req.params.id}'`) };
   }
 
   app.get('/projects/:project/keys', { onRequest: requireSession(ctx, 'viewer') }, async (req) => {
     const project = await projectOf(ctx, req);
     const [keys, suspended] = await Promise.all([listGatewayKeys(ctx.db, project.id), suspendedAgents(project.id)]);
     const now = ctx.clock.now();
-    return { data: keys.map((k) => keyView(k, now, suspended)) };
+    return { data: [...configuredKeys(project.id).map(declared), ...keys.map(stored)].map((k) => keyView(k, now, suspended)) };
   });
 
   app.post('/projects/:project/keys', { onRequest: change }, async (req, reply) => {
@@ -132,7 +169,7 @@ export function registerDashboardKeys(app: FastifyInstance, ctx: AdminContext): 
     await refreshKeyCache(ctx);
     reply.header('cache-control', 'no-store');
     const [suspended, now] = [await suspendedAgents(project.id), ctx.clock.now()];
-    return { key: keyView(rotated.key, now, suspended), plaintext, previous: keyView(rotated.grace, now, suspended) };
+    return { key: keyView(stored(rotated.key), now, suspended), plaintext, previous: keyView(stored(rotated.grace), now, suspended) };
   });
 
   app.delete<{ Params: IdParams }>('/projects/:project/keys/:id', { onRequest: change }, async (req, reply) => {

@@ -1,8 +1,8 @@
 // Dashboard metrics (docs/dashboard.md "Metrics", docs/dashboard-metrics.md): charts and gateway panels read from the
 // per-minute rollups the trace writer keeps (src/metrics/).
 import type { FastifyInstance } from 'fastify';
-import { customWindow, isWindowName, namedWindow, WINDOWS, type MetricWindow } from '../../src/metrics/metric-window.ts';
-import { gatewayPanels, GROUP_BY, metricsChart, type GroupBy } from '../../src/metrics/metrics-query.ts';
+import { customWindow, defaultWindow, isWindowName, namedWindow, WINDOWS, type MetricWindow } from '../../src/metrics/metric-window.ts';
+import { gatewayPanels, GROUP_BY, metricsChart, trafficBounds, type GroupBy } from '../../src/metrics/metrics-query.ts';
 import type { AdminContext } from '../context.ts';
 import { projectOf } from './project-scope.ts';
 import { DashboardApiError, requireSession } from './session-guard.ts';
@@ -63,6 +63,15 @@ export function registerDashboardMetrics(app: FastifyInstance, ctx: AdminContext
     const project = await projectOf(ctx, req);
     const q = req.query;
     return metricsChart(ctx.db, project.id, windowOf(q, ctx.clock.now()), { groupBy: q.groupBy, agent: q.agent, modelGroup: q.modelGroup });
+  });
+
+  // The window the pages open on when the address names none (metric-window.ts defaultWindow).
+  app.get('/projects/:project/metrics/default-window', { onRequest }, async (req) => {
+    const project = await projectOf(ctx, req);
+    const now = ctx.clock.now();
+    const { oldestOfLastDay, newest } = await trafficBounds(ctx.db, project.id, now);
+    const iso = (t: number | undefined) => (t === undefined ? null : new Date(t).toISOString());
+    return { window: defaultWindow(now, oldestOfLastDay, newest), oldestTrafficOfLastDay: iso(oldestOfLastDay), newestTraffic: iso(newest) };
   });
 
   app.get<{ Querystring: WindowQuery }>('/projects/:project/gateway-panels', { onRequest, schema: { querystring: panelsQuery } }, async (req) => {

@@ -67,6 +67,7 @@ function attemptOf(o: StoredObservation) {
     d: a['gateway.deployment'],
     o: a['gateway.outcome'],
     ms: a['gateway.duration_ms'],
+    ...(a['gateway.first_chunk_ms'] !== undefined ? { firstChunkMs: a['gateway.first_chunk_ms'] } : {}),
     ...(a['gateway.provider_status'] !== undefined ? { st: a['gateway.provider_status'] } : {}),
     ...(o.statusMessage ? { why: o.statusMessage } : {}),
     provider: a['gateway.provider'] ?? null,

@@ -1,9 +1,10 @@
 // guardrails: policies of detectors (PII, secrets, custom regexes, prompt-injection phrases, detection services)
 // check prompts and answers. Block refuses with 400 guardrail_blocked, flag records in the trace; a service that
 // cannot answer refuses with 503 guardrail_unavailable when its policy fails closed. Streamed answers cannot be
-// refused once started: they get a verdict in the trace.
+// refused once started: they get a verdict in the trace. Whatever a detector matched is handed to tracing as a
+// redaction (ctx.redactions), so no trace holds it.
 import { GatewayError } from '../../src/errors/gateway-error.ts';
-import { chunkText, requestText, responseText } from '../../src/guardrails/checked-text.ts';
+import { requestText, responseText } from '../../src/guardrails/checked-text.ts';
 import { definePlugin } from '../../src/pipeline/define-plugin.ts';
 import { stateSlot } from '../../src/pipeline/state.ts';
 import type { PluginHooks, RequestContext } from '../../src/pipeline/types.ts';
@@ -11,6 +12,7 @@ import type { GuardrailsConfig } from './config.ts';
 import { evaluate } from './evaluate.ts';
 import { localScan } from './local-scan.ts';
 import { compilePolicies, policiesFor, type Policy } from './policies.ts';
+import { recordRedactions } from './redactions.ts';
 import { StreamText } from './stream-text.ts';
 import { enforce, recordStreamVerdict } from './verdicts.ts';
 import schema from './schema.json' with { type: 'json' };
@@ -35,7 +37,12 @@ export default definePlugin<GuardrailsConfig>({
       if (ctx.route === 'models') return;
       const covering = policiesFor(policies, ctx.principal?.projectId, ctx.group?.name);
       const prompt = covering.filter((p) => p.checkPrompt);
-      if (prompt.length > 0) enforce(ctx, 'prompt', await evaluate(prompt, requestText(ctx.route, ctx.body), scan));
+      if (prompt.length > 0) {
+        const checked = requestText(ctx.route, ctx.body);
+        const verdicts = await evaluate(prompt, checked.text, scan);
+        recordRedactions(ctx, 'prompt', checked, verdicts);
+        enforce(ctx, 'prompt', verdicts);
+      }
       const answer = covering.filter((p) => p.checkResponse);
       // Embeddings answer with vectors: nothing to read.
       if (answer.length > 0 && ctx.route === 'chat') {
@@ -50,20 +57,25 @@ export default definePlugin<GuardrailsConfig>({
       async onResponse(ctx, response) {
         const check = ctx.state.get(answerCheck);
         if (!check || response.kind !== 'json' || response.status < 200 || response.status >= 300) return;
-        enforce(ctx, 'response', await evaluate(check.policies, responseText(response.body), scan));
+        const checked = responseText(response.body);
+        const verdicts = await evaluate(check.policies, checked.text, scan);
+        recordRedactions(ctx, 'response', checked, verdicts);
+        enforce(ctx, 'response', verdicts);
       },
       onEvent(ctx, chunk) {
-        ctx.state.get(answerCheck)?.stream?.add(chunkText(chunk));
+        ctx.state.get(answerCheck)?.stream?.add(chunk);
       },
       async onResponseEnd(ctx) {
         const check = ctx.state.get(answerCheck);
         if (!check?.stream) return;
-        const { text, chars, truncated } = check.stream;
+        const { chars, truncated } = check.stream;
+        const checked = check.stream.checked();
         // The stream is over: an overloaded pool leaves the verdict incomplete instead of failing anything.
-        const verdicts = await evaluate(check.policies, text, scan).catch((err: unknown) => {
+        const verdicts = await evaluate(check.policies, checked.text, scan).catch((err: unknown) => {
           if (err instanceof GatewayError) return err;
           throw err;
         });
+        if (!(verdicts instanceof GatewayError)) recordRedactions(ctx, 'response', checked, verdicts);
         recordStreamVerdict(ctx, verdicts, chars, truncated);
       },
     };

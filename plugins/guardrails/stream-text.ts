@@ -1,6 +1,9 @@
-// The text of a streamed answer, kept up to a bound so a long stream cannot grow memory without limit.
+// The text of a streamed answer, per choice, kept up to a bound so a long stream cannot grow memory without limit.
+import { CheckedText } from '../../src/guardrails/checked-text.ts';
+import type { ChatChunk } from '../../src/pipeline/types.ts';
+
 export class StreamText {
-  #parts: string[] = [];
+  readonly #choices = new Map<number, string[]>();
   #chars = 0;
   #truncated = false;
   readonly #max: number;
@@ -9,17 +12,30 @@ export class StreamText {
     this.#max = maxChars;
   }
 
-  add(text: string): void {
+  /** The content a chunk adds, to the choice each delta belongs to. */
+  add(chunk: ChatChunk): void {
+    (chunk.choices ?? []).forEach((c, i) => {
+      const choice = c as { index?: unknown; delta?: { content?: unknown } } | null;
+      const content = choice?.delta?.content;
+      if (typeof content === 'string') this.#append(typeof choice?.index === 'number' ? choice.index : i, content);
+    });
+  }
+
+  #append(index: number, text: string): void {
     const room = this.#max - this.#chars;
     if (text.length > room) this.#truncated = true;
     const kept = text.slice(0, room);
     if (kept === '') return;
-    this.#parts.push(kept);
+    let parts = this.#choices.get(index);
+    if (!parts) this.#choices.set(index, (parts = []));
+    parts.push(kept);
     this.#chars += kept.length;
   }
 
-  get text(): string {
-    return this.#parts.join('');
+  /** One field per choice, as the answer's message would hold it: `choices[<index>].message.content`. */
+  checked(): CheckedText {
+    const indices = [...this.#choices.keys()].sort((a, b) => a - b);
+    return new CheckedText(indices.map((i) => ({ path: `choices[${i}].message.content`, text: this.#choices.get(i)!.join('') })));
   }
 
   get chars(): number {

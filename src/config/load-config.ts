@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { LineCounter, parseDocument, visit, type Document } from 'yaml';
+import { LineCounter, parseDocument, visit, type Document, type YAMLError } from 'yaml';
 import gatewaySchema from '../../schemas/gateway.schema.json' with { type: 'json' };
 import { ConfigError, yamlPath, type ConfigIssue } from './config-error.ts';
 import { hasReference, interpolate, type Env } from './interpolate.ts';
@@ -35,16 +35,30 @@ function interpolateDocument(doc: Document, env: Env): void {
   });
 }
 
+/** `${VAR}` outside quotes, e.g. `port: ${PORT}` inside `{ }`, where `{` opens a flow map. */
+const UNQUOTED_REFERENCE = /\$\{[^}\s]*\}?/;
+
+/**
+ * The first YAML syntax error, with its column and, for an unquoted `${...}` on its line, how to fix it. Only the
+ * first: the parser's later errors follow from it (one unquoted reference in a flow map makes hundreds).
+ */
+function syntaxIssue(error: YAMLError, text: string, lineCounter: LineCounter): ConfigIssue {
+  const message = error.message.split('\n')[0];
+  if (error.pos[0] < 0) return { path: '', message };
+  const { line, col } = lineCounter.linePos(error.pos[0]);
+  const source = text.split(/\r?\n/)[line - 1] ?? '';
+  const reference = UNQUOTED_REFERENCE.exec(source.replace(/"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'/g, (q) => ' '.repeat(q.length)))?.[0];
+  const hint = reference
+    ? `. Hint: inside { } or [ ], quote values that use \${...} (an unquoted { starts a nested map): "${reference}"`
+    : '';
+  return { path: '', message: `column ${col}: ${message}${hint}`, line };
+}
+
 export function parseConfig(text: string, options: { env: Env; path?: string; baseDir?: string }): LoadedConfig {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const source = options.path;
-  if (doc.errors.length > 0) {
-    throw new ConfigError(
-      doc.errors.map((e) => ({ path: '', message: e.message.split('\n')[0], line: e.pos[0] >= 0 ? lineCounter.linePos(e.pos[0]).line : undefined })),
-      source,
-    );
-  }
+  if (doc.errors.length > 0) throw new ConfigError([syntaxIssue(doc.errors[0], text, lineCounter)], source);
   interpolateDocument(doc, options.env);
   const lineOf = (segments: readonly (string | number)[]): number | undefined => {
     for (let n = segments.length; n >= 0; n--) {

@@ -113,11 +113,15 @@ export interface GatewayConfig {
   version: 1;
   server: {
     host: string;
+    admin_host: string;
     port: number;
     admin_port: number;
     max_body_bytes: number;
     drain_timeout_ms: number;
     watch_config: boolean;
+    request_timeout_ms: number;
+    headers_timeout_ms: number;
+    max_connections: number;
   };
   store: {
     postgres_url: string;

@@ -42,7 +42,8 @@ export function moderationService(name: string, config: ModerationServiceConfig,
         hits.push(...categories.map((c) => `${name}.${c}`));
         if (!only && r.flagged && categories.length === 0) hits.push(`${name}.flagged`);
       }
-      return tally(hits);
+      // A moderation result judges the whole text: there is no position to give.
+      return tally(hits.map((detector) => ({ detector })));
     },
   };
 }

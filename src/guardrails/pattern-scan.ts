@@ -1,5 +1,5 @@
-// Counts regex matches per detector name; the building block of every built-in detector.
-import { tally } from './tally.ts';
+// Counts regex matches per detector name, with where each is; the building block of every built-in detector.
+import { tally, type Hit } from './tally.ts';
 import type { Finding } from './types.ts';
 
 export interface DetectorPattern {
@@ -12,11 +12,11 @@ export interface DetectorPattern {
 }
 
 export function scanPatterns(patterns: readonly DetectorPattern[], text: string): Finding[] {
-  const hits: string[] = [];
+  const hits: Hit[] = [];
   for (const p of patterns) {
     for (const m of text.matchAll(p.regex)) {
       // An empty match (a custom pattern such as `a*`) is not a finding.
-      if (m[0] !== '' && (!p.valid || p.valid(m))) hits.push(p.detector);
+      if (m[0] !== '' && (!p.valid || p.valid(m))) hits.push({ detector: p.detector, at: [m.index, m.index + m[0].length] });
     }
   }
   return tally(hits);

@@ -3,7 +3,7 @@
 import type { Dispatcher } from 'undici';
 import { DetectionUnavailable, postDetection } from './detection-http.ts';
 import { tally } from './tally.ts';
-import type { RemoteDetector } from './types.ts';
+import type { MatchRange, RemoteDetector } from './types.ts';
 
 export interface PresidioServiceConfig {
   type: 'presidio';
@@ -16,6 +16,24 @@ export interface PresidioServiceConfig {
 interface RecognizerResult {
   entity_type: string;
   score: number;
+  start?: unknown;
+  end?: unknown;
+}
+
+/** Presidio (Python) counts offsets in code points, JavaScript strings in UTF-16 units; nonsense offsets give none. */
+function utf16Range(text: string, start: unknown, end: unknown): MatchRange | undefined {
+  if (typeof start !== 'number' || typeof end !== 'number' || !Number.isInteger(start) || !Number.isInteger(end) || start < 0 || end <= start) return undefined;
+  if (!/[\uD800-\uDFFF]/.test(text)) return end <= text.length ? [start, end] : undefined;
+  let codePoint = 0;
+  let unit = 0;
+  let from: number | undefined;
+  for (const ch of text) {
+    if (codePoint === start) from = unit;
+    codePoint++;
+    unit += ch.length;
+    if (codePoint === end) return from === undefined ? undefined : [from, unit];
+  }
+  return undefined;
 }
 
 function recognized(answer: unknown): RecognizerResult[] {
@@ -38,7 +56,7 @@ export function presidioService(name: string, config: PresidioServiceConfig, dis
     async check(text, timeoutMs) {
       const answer = await postDetection(dispatcher, url, request(text), {}, timeoutMs);
       // The threshold is applied again here: a compatible service may ignore it.
-      return tally(recognized(answer).filter((r) => r.score >= threshold).map((r) => `${name}.${r.entity_type}`));
+      return tally(recognized(answer).filter((r) => r.score >= threshold).map((r) => ({ detector: `${name}.${r.entity_type}`, at: utf16Range(text, r.start, r.end) })));
     },
   };
 }

@@ -1,9 +1,16 @@
 // Shapes shared by the guardrail detectors: what a detector reports, never the text it matched.
 
-/** How many times one kind of violation occurred, e.g. `{ detector: 'pii.email', count: 2 }`. */
+/** Where a match is in the text a detector read: UTF-16 offsets, `[start, end)`. */
+export type MatchRange = [start: number, end: number];
+
+/**
+ * How many times one kind of violation occurred and where, e.g. `{ detector: 'pii.email', count: 2, matches: [[4, 21],
+ * [30, 45]] }`. A detector that cannot say where (a moderation service judges the whole text) has no matches.
+ */
 export interface Finding {
   detector: string;
   count: number;
+  matches: MatchRange[];
 }
 
 export type PiiEntity = 'email' | 'phone' | 'credit_card' | 'iban' | 'us_ssn';

@@ -34,6 +34,18 @@ export function namedWindow(name: WindowName, now: number): MetricWindow {
 }
 
 /**
+ * The window the dashboard opens on when none is asked for: the smallest preset holding all traffic of the last 24
+ * hours (so a newcomer's first requests fill the last hour instead of one spike at the edge of a day); without traffic
+ * in the last 24 hours, the smallest holding the most recent traffic; without any, the last hour.
+ */
+export function defaultWindow(now: number, oldestOfLastDay: number | undefined, newest: number | undefined): WindowName {
+  const holds = (name: WindowName, t: number) => t >= namedWindow(name, now).from;
+  if (oldestOfLastDay !== undefined) return holds('1h', oldestOfLastDay) ? '1h' : '24h';
+  if (newest !== undefined) return holds('7d', newest) ? '7d' : '30d';
+  return '1h';
+}
+
+/**
  * A custom range, widened to whole buckets of the smallest size that gives at most 240 of them; undefined when
  * even the largest size needs more (a range over 60 days).
  */

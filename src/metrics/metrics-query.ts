@@ -4,7 +4,7 @@ import type { Queryable } from '../store/database.ts';
 import { conditions, num } from '../store/repos/rows.ts';
 import type { Histogram } from './latency-histogram.ts';
 import { addSums, emptySums, pointOf, type Point, type Sums } from './metric-point.ts';
-import type { MetricWindow } from './metric-window.ts';
+import { namedWindow, type MetricWindow } from './metric-window.ts';
 
 export const GROUP_BY = ['agent', 'model_group', 'deployment'] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
@@ -103,4 +103,19 @@ export async function gatewayPanels(db: Queryable, projectId: string, w: MetricW
     cache: { hits, lookups, hitRate: lookups > 0 ? (hits / lookups) * 100 : 0 },
     fallbacks: num(counts.rows[0]?.fallbacks),
   };
+}
+
+/**
+ * The start of the oldest minute with traffic in the last 24 hours, and of the newest hour with traffic in the last
+ * 30 days (epoch ms; undefined without any): what `defaultWindow` chooses from.
+ */
+export async function trafficBounds(db: Queryable, projectId: string, now: number): Promise<{ oldestOfLastDay?: number; newest?: number }> {
+  const r = await db.query<{ oldest: unknown; newest: unknown }>(
+    `SELECT
+       (SELECT min(period_start) FROM metric_rollups WHERE project_id = $1 AND period_s = 60 AND period_start >= $2::timestamptz AND requests > 0) AS oldest,
+       (SELECT max(period_start) FROM metric_rollups WHERE project_id = $1 AND period_s = 3600 AND period_start >= $3::timestamptz AND requests > 0) AS newest`,
+    [projectId, new Date(namedWindow('24h', now).from).toISOString(), new Date(namedWindow('30d', now).from).toISOString()],
+  );
+  const ms = (v: unknown) => (v === null || v === undefined ? undefined : v instanceof Date ? v.getTime() : Date.parse(String(v)));
+  return { oldestOfLastDay: ms(r.rows[0]?.oldest), newest: ms(r.rows[0]?.newest) };
 }

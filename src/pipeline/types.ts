@@ -39,6 +39,23 @@ export interface AttemptRecord {
   startedAt?: number;
 }
 
+/**
+ * Text a plugin found that must never be recorded (a guardrail detector's match). Tracing replaces it with
+ * `[REDACTED:<detector>]` wherever the trace would hold it and keeps everything here but `text`.
+ */
+export interface Redaction {
+  /** What matched, e.g. `secrets.aws_access_key`. */
+  detector: string;
+  where: 'prompt' | 'response';
+  /** The field in the request or answer body, e.g. `messages[1].content`, `input[0]`, `choices[0].message.content`. */
+  path: string;
+  /** UTF-16 offsets of the match in that field's text, `[start, end)`. */
+  start: number;
+  end: number;
+  /** The matched text itself: held in memory for the replacement, never written. */
+  text: string;
+}
+
 /** Who is calling: the key that authenticated the request. */
 export interface Principal {
   keyId: string;
@@ -105,6 +122,8 @@ export interface RequestContext {
   readonly attempts: AttemptRecord[];
   /** Facts for tracing, such as `gateway.refusal`. */
   readonly annotations: Record<string, unknown>;
+  /** Text the trace must not hold (guardrail matches); see `Redaction`. */
+  readonly redactions: Redaction[];
   /** Headers every plugin may add; written with the response. */
   readonly responseHeaders: Record<string, string>;
   readonly state: StateStore;

@@ -2,16 +2,19 @@
 // then the plugin pipeline of the configuration active when the request arrived.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { GatewayError } from '../errors/gateway-error.ts';
+import type { Socket } from 'node:net';
+import type { GatewayConfig } from '../config/types.ts';
+import { GatewayError, openAIErrorBody } from '../errors/gateway-error.ts';
 import { runPipeline } from '../pipeline/run-pipeline.ts';
 import { StateStore } from '../pipeline/state.ts';
 import type { JsonObject, RequestContext, RouteName } from '../pipeline/types.ts';
 import type { ActiveConfig } from '../runtime/active-config.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 import type { Logger } from '../telemetry/logger.ts';
+import { exceedsJsonDepth, tooDeepMessage } from '../validation/json-depth.ts';
 import { writeError, writeJson } from './response-writer.ts';
 import { probeResult, type Health } from './probe.ts';
-import { isJsonMediaType, readBody } from './read-body.ts';
+import { ClientAbortedError, isJsonMediaType, readBody } from './read-body.ts';
 import { validateRequestBody } from './request-validation.ts';
 
 const ROUTES: Record<string, RouteName> = {
@@ -33,18 +36,68 @@ export interface GatewayHost {
 }
 
 
-export function createGatewayServer(host: GatewayHost): Server {
-  const server = createServer({ keepAlive: true }, (req, res) => {
-    handle(host, req, res).catch((err: unknown) => {
-      host.log.error('unhandled gateway listener error', { error: (err as Error).stack });
-      if (!res.headersSent) writeJson(res, 500, {}, { error: { message: 'Internal gateway error.', type: 'server_error', param: null, code: null } });
-      else res.destroy();
-    });
+/** What the listener knows of a connection's current request, for answering a request timeout on it. */
+interface Exchange {
+  id: string;
+  res: ServerResponse;
+  timedOut: boolean;
+}
+
+/**
+ * The gateway listener with timeouts and a connection cap suited to a gateway (gateway.yaml `server:`): a client
+ * gets request_timeout_ms to send its whole request (headers within headers_timeout_ms), then 408 and the connection
+ * closes. Node applies the request timeout to receiving the request only, never to the response, so long streams
+ * are not cut. Connections beyond max_connections are closed as they arrive.
+ */
+export function createGatewayServer(host: GatewayHost, limits: Pick<GatewayConfig['server'], 'request_timeout_ms' | 'headers_timeout_ms' | 'max_connections'>): Server {
+  const exchanges = new WeakMap<Socket, Exchange>();
+  const server = createServer(
+    {
+      keepAlive: true,
+      requestTimeout: limits.request_timeout_ms,
+      headersTimeout: Math.min(limits.headers_timeout_ms, limits.request_timeout_ms),
+      // How often Node looks for requests past their timeout (30 s by default, which would stretch a short timeout).
+      connectionsCheckingInterval: Math.min(1_000, limits.request_timeout_ms / 2),
+    },
+    (req, res) => {
+      handle(host, req, res, exchanges).catch((err: unknown) => {
+        host.log.error('unhandled gateway listener error', { error: (err as Error).stack });
+        if (!res.headersSent) writeJson(res, 500, {}, { error: { message: 'Internal gateway error.', type: 'server_error', param: null, code: null } });
+        else res.destroy();
+      });
+    },
+  );
+  server.maxConnections = limits.max_connections;
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    const exchange = exchanges.get(socket);
+    // Answer only where nothing of a response went out yet (what Node does without this listener).
+    if (socket.writable && !exchange?.res.headersSent) {
+      if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+        if (exchange) exchange.timedOut = true;
+        const message = `The request was not received within ${limits.request_timeout_ms} ms (server.request_timeout_ms).`;
+        socket.write(rawResponse(408, 'Request Timeout', openAIErrorBody(408, 'request_timeout', message), exchange?.id));
+      } else socket.write(BARE_RESPONSES[err.code ?? ''] ?? BARE_RESPONSES.default);
+    }
+    socket.destroy();
   });
   return server;
 }
 
-async function handle(host: GatewayHost, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** Node's own answers to requests it cannot parse (_http_server.js), kept for everything but a timeout. */
+const BARE_RESPONSES: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: 'HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n',
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 'HTTP/1.1 413 Payload Too Large\r\nConnection: close\r\n\r\n',
+  default: 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n',
+};
+
+/** A whole HTTP/1.1 response with a JSON body, written straight to a socket the server has given up on. */
+function rawResponse(status: number, reason: string, body: unknown, requestId: string | undefined): string {
+  const text = JSON.stringify(body);
+  const id = requestId ? `x-svc-request-id: ${requestId}\r\n` : '';
+  return `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${id}connection: close\r\n\r\n${text}`;
+}
+
+async function handle(host: GatewayHost, req: IncomingMessage, res: ServerResponse, exchanges: WeakMap<Socket, Exchange>): Promise<void> {
   const started = performance.now();
   const url = req.url ?? '/';
   const q = url.indexOf('?');
@@ -55,6 +108,10 @@ async function handle(host: GatewayHost, req: IncomingMessage, res: ServerRespon
     return writeJson(res, probe.status, {}, probe.body);
   }
   const id = randomUUID();
+  const exchange: Exchange = { id, res, timedOut: false };
+  exchanges.set(req.socket, exchange);
+  // A keep-alive connection's next request is a new exchange; until it starts, a timeout answers without an id.
+  res.once('finish', () => exchanges.get(req.socket) === exchange && exchanges.delete(req.socket));
   const route = ROUTES[`${req.method} ${path}`];
   if (route === undefined) {
     const code = writeError(undefined, res, new GatewayError('unknown_route', `Unknown route: ${req.method} ${path}`), id, host.log);
@@ -69,6 +126,14 @@ async function handle(host: GatewayHost, req: IncomingMessage, res: ServerRespon
       try {
         body = await framedBody(req, route, active.loaded.config.server.max_body_bytes);
       } catch (err) {
+        if (err instanceof ClientAbortedError) {
+          // Expected: the client left (or was too slow); there is nobody to answer.
+          const [status, code] = exchange.timedOut ? [408, 'request_timeout'] : [499, null];
+          if (!exchange.timedOut) host.metrics.abortedUploads.inc({ route });
+          host.log.debug(exchange.timedOut ? 'request body not received within server.request_timeout_ms' : 'client closed the connection before sending the whole body', { requestId: id, route, error: err.message });
+          host.metrics.recordRequest(route, status, code, (performance.now() - started) / 1000);
+          return;
+        }
         // Stop reading a refused body: the connection closes after the answer.
         if (err instanceof GatewayError && err.code === 'request_too_large') res.setHeader('connection', 'close');
         const code = writeError(undefined, res, err, id, host.log);
@@ -90,6 +155,7 @@ async function handle(host: GatewayHost, req: IncomingMessage, res: ServerRespon
       attempts: [],
       responseHeaders: {},
       annotations: {},
+      redactions: [],
       state: new StateStore(),
       get signal() {
         if (!controller) {
@@ -125,6 +191,7 @@ async function framedBody(req: IncomingMessage, route: 'chat' | 'embeddings', li
   } catch (err) {
     throw new GatewayError('invalid_json', `Request body is not valid JSON: ${(err as Error).message}`);
   }
+  if (exceedsJsonDepth(body)) throw new GatewayError('invalid_request', `Invalid request: ${tooDeepMessage('the body')}`);
   const problem = validateRequestBody(route, body);
   if (problem !== undefined) throw new GatewayError('invalid_request', `Invalid request: ${problem}.`);
   return body as JsonObject;

@@ -2,6 +2,7 @@
 // Formats are documented in docs/decisions.md. A malformed header never fails the request: it is left out of the
 // trace and named under metadata `svc.ignored_headers`.
 import type { IncomingHttpHeaders } from 'node:http';
+import { exceedsJsonDepth } from '../validation/json-depth.ts';
 
 export interface CallerContext {
   userId?: string;
@@ -63,7 +64,7 @@ export function parseMetadata(value: string): Record<string, unknown> | null {
   if (Buffer.byteLength(value) > METADATA_MAX_BYTES) return null;
   try {
     const parsed: unknown = JSON.parse(value);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && !exceedsJsonDepth(parsed) ? (parsed as Record<string, unknown>) : null;
   } catch {
     return null;
   }

@@ -1,10 +1,12 @@
 // Turns one finished gateway request into a trace and one GENERATION observation per provider attempt
-// (spec part 6 and the Traced column of part 7).
+// (spec part 6 and the Traced column of part 7). What a guardrail matched (ctx.redactions) is replaced before the
+// trace leaves this module, so no queue, spill file or row ever holds it.
 import type { DeploymentConfig } from '../config/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { AttemptRecord, RequestContext } from '../pipeline/types.ts';
 import type { ObservationRow } from '../store/repos/traces.ts';
 import { endUserOf, type CallerContext } from './caller-context.ts';
+import { redactionRecords, redactor } from './redact.ts';
 import type { TraceItem } from './trace-writer.ts';
 
 export interface TraceOptions {
@@ -66,8 +68,9 @@ export function gatewayTrace(ctx: RequestContext, options: TraceOptions): TraceI
   const projectId = principal.projectId;
   const status = ctx.status ?? 200;
   const failed = status >= 400 || ctx.error !== undefined;
+  const redact = redactor(ctx.redactions);
   const metadata: Record<string, unknown> = {
-    ...callerMetadata(options.caller.metadata),
+    ...redact(callerMetadata(options.caller.metadata)),
     'gateway.route': ctx.route === 'chat' ? '/v1/chat/completions' : '/v1/embeddings',
     'gateway.status': status,
     'gateway.key': principal.alias,
@@ -79,10 +82,11 @@ export function gatewayTrace(ctx: RequestContext, options: TraceOptions): TraceI
   if (ctx.clientAborted) metadata['gateway.client_aborted'] = true;
   if (ctx.costEstimated) metadata['gateway.cost_estimated_at_admission'] = true;
   if (options.caller.ignored.length > 0) metadata['svc.ignored_headers'] = options.caller.ignored;
+  if (ctx.redactions.length > 0) metadata['gateway.redactions'] = redactionRecords(ctx.redactions);
   const model = typeof ctx.body?.model === 'string' && ctx.body.model !== '' ? ctx.body.model : ctx.group?.name;
   const parameters = modelParameters(ctx.body);
   const observations: ObservationRow[] = ctx.attempts.map((a, i) =>
-    attemptObservation(ctx, a, i, projectId, options, parameters, i === ctx.attempts.length - 1 && !failed),
+    attemptObservation(ctx, a, i, projectId, options, parameters, i === ctx.attempts.length - 1 && !failed, redact),
   );
   return {
     trace: {
@@ -92,12 +96,12 @@ export function gatewayTrace(ctx: RequestContext, options: TraceOptions): TraceI
       status: failed ? 'error' : 'completed',
       startTime: new Date(ctx.receivedAt).toISOString(),
       endTime: new Date(options.now).toISOString(),
-      input: options.recordContent ? requestInput(ctx) : null,
-      output: options.recordContent ? responseOutput(ctx, options) : failed ? errorOutput(ctx) : null,
+      input: options.recordContent ? redact(requestInput(ctx)) : null,
+      output: redact(options.recordContent ? responseOutput(ctx, options) : failed ? errorOutput(ctx) : null),
       metadata,
-      tags: options.caller.tags,
-      userId: options.caller.userId ?? endUserOf(ctx.body) ?? null,
-      sessionId: options.caller.sessionId ?? null,
+      tags: redact(options.caller.tags),
+      userId: redact(options.caller.userId ?? endUserOf(ctx.body) ?? null),
+      sessionId: redact(options.caller.sessionId ?? null),
       agentId: principal.agentId ?? null,
       source: 'gateway',
       modelGroup: ctx.servedGroup ?? ctx.group?.name ?? (model ?? null),
@@ -120,10 +124,13 @@ function attemptObservation(
   options: TraceOptions,
   parameters: Record<string, unknown>,
   served: boolean,
+  redact: <T>(value: T) => T,
 ): ObservationRow {
   const start = a.startedAt ?? ctx.receivedAt;
-  // A served stream's attempt record measures the time to its first chunk; the generation lasts to the stream's end.
-  const end = served && ctx.stream ? options.now : start + a.ms;
+  // A served stream's attempt record (x-svc-attempts, sent with the first chunk) can only measure the time to that
+  // chunk; in the trace the attempt lasts to the stream's end, as its generation does, and the first chunk is kept apart.
+  const streamed = served && ctx.stream;
+  const end = streamed ? options.now : start + a.ms;
   const deployment = options.deployments.get(a.d);
   const usage = served ? ctx.usage : undefined;
   const cost = served ? (ctx.cost ?? 0) : 0;
@@ -131,7 +138,8 @@ function attemptObservation(
     ? { input: usage.prompt_tokens, output: usage.completion_tokens, total: usage.total_tokens }
     : {};
   if (usage?.prompt_tokens_details?.cached_tokens) usageDetails.input_cached_tokens = usage.prompt_tokens_details.cached_tokens;
-  const attributes: Record<string, unknown> = { 'gateway.deployment': a.d, 'gateway.outcome': a.o, 'gateway.duration_ms': a.ms };
+  const attributes: Record<string, unknown> = { 'gateway.deployment': a.d, 'gateway.outcome': a.o, 'gateway.duration_ms': end - start };
+  if (streamed) attributes['gateway.first_chunk_ms'] = a.ms;
   if (deployment) attributes['gateway.provider'] = deployment.provider;
   if (a.st !== undefined) attributes['gateway.provider_status'] = a.st;
   return {
@@ -143,10 +151,10 @@ function attemptObservation(
     name: `attempt ${index + 1}: ${a.d}`,
     startTime: new Date(start).toISOString(),
     endTime: new Date(end).toISOString(),
-    completionStartTime: served && ctx.stream ? new Date(start + a.ms).toISOString() : null,
+    completionStartTime: streamed ? new Date(start + a.ms).toISOString() : null,
     status: a.o,
     level: a.o === 'ok' ? 'DEFAULT' : a.o === 'failed' ? 'ERROR' : 'WARNING',
-    statusMessage: a.why ?? null,
+    statusMessage: redact(a.why ?? null),
     attributes,
     model: deployment?.model ?? deployment?.deployment ?? null,
     modelParameters: parameters,

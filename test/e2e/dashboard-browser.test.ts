@@ -1,8 +1,10 @@
 // The dashboard in a real browser (Debian chromium through playwright-core) against a real service: sign-in, keys minted
 // in the page carrying traffic through the gateway, the metrics the page renders checked against that traffic, the
 // per-agent page, a trace waterfall, a webhook automation whose signed delivery reaches a receiver here, blocking a
-// key, a member changing their own password, a viewer without change controls, sign-out. Screenshots of the main
-// pages go to test-artifacts/screenshots/.
+// key, a member changing their own password, a viewer without change controls, sign-out; a key of gateway.yaml listed
+// read-only, the metrics page opening on the window that holds the traffic, a refused secret redacted on the trace
+// page, an embeddings trace's cost, a stream's attempt as long as its span. Screenshots of the main pages go to
+// test-artifacts/screenshots/.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -21,6 +23,7 @@ import { baseConfig, startTestService } from '../helpers/service.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const PRICE = { input_per_mtok: 0.15, output_per_mtok: 0.6 };
+const AWS_KEY = 'AKIAIOSFODNN7EXAMPLE';
 
 t.test('static serving of the build', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-dashboard-'));
@@ -89,7 +92,7 @@ t.test('the dashboard in chromium', async (t) => {
     t,
     baseConfig({
       projects: [
-        { id: 'default', name: 'Default' },
+        { id: 'default', name: 'Default', budgets: [{ usd: 50, period: 'daily', mode: 'soft' }] },
         { id: 'other', name: 'Other' },
       ],
       agents: [
@@ -107,7 +110,14 @@ t.test('the dashboard in chromium', async (t) => {
           deployments: ['slow-mock-a', 'slow-mock-b'].map((id) => ({ id, provider: 'mock', model: 'mock-slow', mock: { latency_ms: 5000 }, price: PRICE })),
         },
       ],
-      plugins: [{ use: 'auth' }, { use: 'budget' }, { use: 'router' }, { use: 'tracing' }],
+      plugins: [
+        { use: 'auth' },
+        // The default gateway.yaml's policy: credentials and card numbers in prompts are refused.
+        { use: 'guardrails', config: { policies: [{ name: 'no-secrets', detectors: [{ type: 'secrets' }, { type: 'pii', entities: ['credit_card'] }], check: { response: false } }] } },
+        { use: 'budget' },
+        { use: 'router' },
+        { use: 'tracing' },
+      ],
       webhooks: { allow_private_networks: true, timeout_ms: 2000, max_attempts: 2, retry_base_ms: 40, retry_max_ms: 150, poll_ms: 30 },
     }),
   );
@@ -173,6 +183,7 @@ t.test('the dashboard in chromium', async (t) => {
     await page.getByTestId('totals').waitFor();
     t.match(page.url(), /#\/p\/default\/metrics$/);
     t.equal(await page.getByTestId('total-requests').textContent(), '0', 'no traffic yet');
+    t.equal(await page.locator('button[data-window].active').getAttribute('data-window'), '1h', 'no traffic: it opens on the last hour');
   });
 
   await t.test('keys minted in the page carry traffic through the gateway', async (t) => {
@@ -193,6 +204,11 @@ t.test('the dashboard in chromium', async (t) => {
     for (let i = 0; i < 3; i++) t.equal((await chat('beta', 'demo', `beta ${'words '.repeat(i + 1)}`)).status, 200);
     const failed = await chat('alpha', 'slow', 'this one times out');
     t.ok(failed.status >= 500, `the slow group fails: ${failed.status}`);
+    const configured = page.locator('tr[data-alias="test"]');
+    t.equal(await configured.getAttribute('data-read-only'), 'true', 'the key of gateway.yaml is listed');
+    t.match(await configured.textContent(), /gateway\.yaml\s*read-only/, 'marked read-only');
+    t.equal(await configured.getByRole('button').count(), 0, 'without change controls');
+    t.equal(await page.locator('tr[data-alias="alpha-key"]').getByRole('button').count(), 3, 'a minted key keeps them');
     await screenshot(page, '02-keys');
   });
 
@@ -204,8 +220,9 @@ t.test('the dashboard in chromium', async (t) => {
       last = await r.json();
       return r.ok() && (last as any).totals.requests === sent.requests;
     }).catch((err) => Promise.reject(new Error(`${err.message}: ${JSON.stringify(last)}`)));
-    await go('/p/default/metrics?window=1h');
+    await go('/p/default/metrics');
     await page.getByTestId('totals').waitFor();
+    t.equal(await page.locator('button[data-window].active').getAttribute('data-window'), '1h', 'young traffic: the page opens on the last hour');
     t.equal(await page.getByTestId('total-requests').textContent(), String(sent.requests), 'requests');
     t.equal(await page.getByTestId('total-errors').textContent(), String(sent.errors), 'errors');
     t.equal(await page.getByTestId('total-error-rate').textContent(), `${Number(((sent.errors / sent.requests) * 100).toFixed(2))} %`, 'error rate');
@@ -249,7 +266,7 @@ t.test('the dashboard in chromium', async (t) => {
     await page.waitForURL(/#\/p\/other\/metrics/);
     await page.getByTestId('total-requests').filter({ hasText: /^0$/ }).waitFor();
     t.pass('the project picker: another project has no traffic');
-    await go('/p/default/metrics?window=1h');
+    await go('/p/default/metrics');
     await page.locator('[data-testid="chart-cost"] canvas').first().waitFor();
     await screenshot(page, '03-metrics');
   });
@@ -334,7 +351,65 @@ t.test('the dashboard in chromium', async (t) => {
     await page.getByTestId('gateway-call-details').waitFor();
     t.match(await page.getByTestId('gateway-call-cost').textContent(), /^\$0\.0+[1-9]/, 'the call carries its cost');
     t.match(await page.getByTestId('gateway-calls').textContent(), /^2 · \$0\.0+[1-9]/, 'the trace sums its calls');
+    const cut = await page.locator('.wf-name').evaluateAll((names) => names.filter((n) => n.scrollWidth > n.clientWidth).map((n) => n.textContent));
+    t.same(cut, [], 'no span label is cut off');
     await screenshot(page, '08b-agent-trace-gateway-calls');
+  });
+
+  /** The trace page of a gateway answer, once its trace is stored. */
+  async function traceOf(res: Response) {
+    const id = res.headers.get('x-svc-request-id')!;
+    await waitFor(`trace ${id}`, async () => (await page.request.get(`${s.adminUrl}/dashboard/api/projects/default/traces/${id}`)).ok());
+    await go(`/p/default/traces/${id}`);
+    await page.getByTestId('trace-page').waitFor();
+  }
+
+  await t.test('a prompt refused for a credential: the trace page shows where it was, never the credential', async (t) => {
+    const res = await fetch(`${s.gatewayUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${minted.beta}` },
+      body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: `deploy with ${AWS_KEY} please` }] }),
+    });
+    t.equal(res.status, 400);
+    t.equal(((await res.json()) as any).error.code, 'guardrail_blocked');
+    await traceOf(res);
+    t.match(await page.getByTestId('trace-input').textContent(), /deploy with \[REDACTED:secrets\.aws_access_key\] please/);
+    t.match(await page.locator('main.content').textContent(), /gateway\.redactions/, 'the record of where, in the metadata');
+    t.notOk((await page.content()).includes(AWS_KEY), 'the credential is nowhere on the page');
+    await page.getByText('This trace has no spans.').waitFor();
+    t.equal(await page.getByText('Select a span for its details.').count(), 0, 'no span details beside a waterfall that is not there');
+    await screenshot(page, '19-trace-redacted');
+  });
+
+  await t.test('an embeddings trace shows its cost; a stream’s attempt is as long as its span', async (t) => {
+    const embedded = await fetch(`${s.gatewayUrl}/v1/embeddings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${minted.beta}` },
+      body: JSON.stringify({ model: 'demo', input: 'a short text to embed' }),
+    });
+    t.equal(embedded.status, 200);
+    const usage = ((await embedded.json()) as any).usage;
+    const cost = (usage.prompt_tokens * PRICE.input_per_mtok) / 1e6;
+    t.ok(cost > 0 && cost < 0.000001, `a fraction of a millionth of a dollar (${cost})`);
+    await traceOf(embedded);
+    const shown = (await page.getByTestId('trace-cost').textContent())!;
+    t.match(shown, /^\$0\.0+[1-9]/, `significant digits, not $0.000000: ${shown}`);
+    t.ok(Math.abs(Number(shown.slice(1)) - cost) / cost < 0.01, `${shown} ≈ ${cost}`);
+    await screenshot(page, '20-trace-embeddings');
+
+    const streamed = await fetch(`${s.gatewayUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${minted.beta}` },
+      body: JSON.stringify({ model: 'demo', stream: true, messages: [{ role: 'user', content: 'stream a few words back to me' }] }),
+    });
+    await streamed.text();
+    await traceOf(streamed);
+    await page.getByTestId('waterfall').waitFor();
+    const spanTime = (await page.getByTestId('waterfall-row').first().locator('.wf-dur').textContent())!;
+    const attemptTime = (await page.getByTestId('attempts').locator('tbody tr td').nth(5).textContent())!;
+    t.match(attemptTime, /^\d+ ms \(first chunk \d+ ms\)$/, attemptTime);
+    t.equal(attemptTime.split(' (')[0], spanTime, 'the attempt says as long as its span');
+    await screenshot(page, '21-trace-stream');
   });
 
   await t.test('a webhook automation: the secret shown once signs a delivery the receiver verifies', async (t) => {
@@ -450,6 +525,9 @@ t.test('the dashboard in chromium', async (t) => {
     await go('/p/default/budgets');
     const budget = page.getByTestId('budgets').locator('tr', { hasText: 'alpha-key' });
     t.match(await budget.textContent(), /hard.*total.*\$2\.00/, 'the minted key budget');
+    t.notMatch(await page.getByTestId('budgets').textContent(), /total \(total\)/, 'a period said once');
+    const today = new Date().toISOString().slice(0, 10);
+    t.match(await page.getByTestId('budgets').locator('tr', { hasText: 'Default' }).textContent(), `daily (${today} UTC)`, 'a daily budget names its day');
     const spent = Number((await budget.locator('td').nth(4).textContent())!.replace('$', ''));
     t.ok(Math.abs(spent - sent.costByAgent.alpha!) < 1e-6, `spent ${spent} ≈ ${sent.costByAgent.alpha}`);
     await screenshot(page, '14-budgets');

@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { newestMtime } from '../../scripts/build-if-stale.ts';
 import { ROOT } from './cli.ts';
 
 export const CHROMIUM = process.env.SVC_CHROMIUM ?? '/usr/bin/chromium';
@@ -14,12 +15,6 @@ const BUILT_INDEX = join(ROOT, 'dist', 'dashboard', 'index.html');
 
 interface Teardown {
   teardown(fn: () => unknown): void;
-}
-
-function newestMtime(path: string): number {
-  const s = statSync(path);
-  if (!s.isDirectory()) return s.mtimeMs;
-  return Math.max(s.mtimeMs, ...readdirSync(path).map((name) => newestMtime(join(path, name))));
 }
 
 /** Builds dist/dashboard/ with Vite unless it is newer than every file of admin/dashboard/. */

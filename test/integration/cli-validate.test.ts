@@ -1,6 +1,6 @@
 // `svc validate FILE`: exit 0 for a valid file, 1 with every problem printed with its YAML path.
 // Runs the CLI from source (Node type stripping), so no build is needed.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -158,4 +158,47 @@ t.test('usage errors', async (t) => {
   t.match(unknown.stderr, /unknown command 'frobnicate'/);
   t.equal(help.code, 0);
   t.match(help.stdout, /svc validate \[FILE\]/);
+});
+
+t.test('an unquoted ${...} in a flow map: the first parser error, its line and a hint, and nothing more', async (t) => {
+  const shipped = readFileSync(join(ROOT, 'gateway.yaml'), 'utf8');
+  const file = join(dir, 'unquoted.yaml');
+  const broken = shipped.replace(/(server: \{[^\n]*)\bport: 8080\b/, '$1port: ${PORT}');
+  t.not(broken, shipped, "the shipped server line's port, made a reference");
+  writeFileSync(file, broken);
+  const line = broken.split('\n').findIndex((l) => l.includes('${PORT}')) + 1;
+  const column = broken.split('\n')[line - 1].indexOf('${PORT}') + 2;
+  const run = await svc(['validate', file], { env: cleanEnv({ PORT: '9000' }) });
+  t.equal(run.code, 1);
+  t.equal(run.stdout, '');
+  t.same(run.stderr.trimEnd().split('\n'), [
+    `${file}: invalid`,
+    `  (root) (line ${line}): column ${column}: Unexpected flow-map-start at node end. Hint: inside { } or [ ], quote values that use \${...} (an unquoted { starts a nested map): "\${PORT}"`,
+  ]);
+
+  writeFileSync(file, shipped.replace(/(server: \{[^\n]*)\bport: 8080\b/, '$1port: "${PORT}"'));
+  const quoted = await svc(['validate', file], { env: cleanEnv({ PORT: '9000' }) });
+  t.equal(quoted.code, 0, `quoted, it is valid: ${quoted.stderr}`);
+});
+
+t.test('a long output through a pipe arrives whole: every line, then the exit code', async (t) => {
+  const keys = Array.from({ length: 3000 }, (_, i) => `  - { alias: k${i}, key: sk-long-enough-0123456789-${i}, project: nowhere, model_groups: [demo] }`);
+  const deployments = Array.from({ length: 3000 }, (_, i) => `      - { id: d${i}, provider: openai, base_url: https://api.example.com/v1, model: m }`);
+  const head = 'version: 1\nmodel_groups:\n  - name: demo\n    deployments:\n';
+  const plugins = 'plugins: [{ use: auth }, { use: router }]\n';
+  const invalid = join(dir, 'many-errors.yaml');
+  writeFileSync(invalid, `${head}      - { id: d, provider: mock, model: m }\nkeys:\n${keys.join('\n')}\n${plugins}`);
+  const warned = join(dir, 'many-warnings.yaml');
+  writeFileSync(warned, `${head}${deployments.join('\n')}\n${plugins}`);
+  // Pipes (what execFile reads) are written asynchronously: an exit before the writes finish cut these at random.
+  const [errors, warnings] = await Promise.all([svc(['validate', invalid]), svc(['validate', warned])]);
+  t.equal(errors.code, 1);
+  const errorLines = errors.stderr.trimEnd().split('\n');
+  t.equal(errorLines.length, 3001, 'the first line and 3,000 problems on stderr');
+  t.equal(errorLines.at(-1), `  keys[2999].project (line ${3006}): unknown project 'nowhere'`);
+  t.equal(warnings.code, 0, warnings.stderr);
+  const warningLines = warnings.stdout.trimEnd().split('\n');
+  t.equal(warningLines.length, 3001, '3,000 warnings and the verdict on stdout');
+  t.equal(warningLines.at(-2), "warning: deployment 'd2999' has no api_key and is out of rotation until one is set");
+  t.equal(warningLines.at(-1), `${warned}: valid`);
 });

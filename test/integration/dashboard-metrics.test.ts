@@ -2,9 +2,10 @@
 // traffic through mock model groups: two agents on minted keys and a key without agent, a refusal, a cache hit and a
 // fallback. The charts' totals equal sums over the stored traces (requests, errors, tokens, cost, latency percentiles
 // within the histogram's bound); groupBy and filters; the bucket size of every window and of custom ranges; the
-// gateway panels; bad parameters 400; no session and API keys 401.
+// gateway panels; bad parameters 400; no session and API keys 401. The window the pages open on, as traffic ages.
 import t from 'tap';
 import { RELATIVE_ERROR } from '../../src/metrics/latency-histogram.ts';
+import { systemClock } from '../../src/pipeline/clock.ts';
 import { addAgent } from '../../src/store/repos/agents.ts';
 import { createApiKey } from '../../src/store/repos/api-keys.ts';
 import { dashboardRequest, signIn, type DashboardClient } from '../helpers/dashboard.ts';
@@ -234,3 +235,33 @@ for (const backend of STORE_BACKENDS) {
     });
   });
 }
+
+t.test('the window the metrics pages open on holds the traffic there is', async (t) => {
+  const HOUR = 3_600_000;
+  let offsetMs = 0;
+  const clock = { now: () => Date.now() + offsetMs, sleep: systemClock.sleep };
+  const s = await startTestService(t, config(), { clock });
+  const owner = await signIn(s, 'owner@localhost', s.service.firstOwner!.password);
+  const opening = async () => (await owner.call('GET', `${P}/metrics/default-window`)).body;
+  let sent = 0;
+  /** One request `ago` ms in the past, then the window once its rollup is stored. */
+  async function trafficAt(ago: number, expected: string) {
+    offsetMs = -ago;
+    t.equal((await chat(s, TEST_KEY, say(`request ${sent++}`))).status, 200);
+    offsetMs = 0;
+    return waitFor(`window ${expected}`, async () => {
+      await s.service.traceWriter.flushRollups();
+      const w = await opening();
+      return w.window === expected && w;
+    });
+  }
+  t.same(await opening(), { window: '1h', oldestTrafficOfLastDay: null, newestTraffic: null }, 'no traffic yet: the last hour, where the first requests will show');
+  t.match(await trafficAt(10 * 24 * HOUR, '30d'), { oldestTrafficOfLastDay: null, newestTraffic: String }, 'only traffic of 10 days ago: 30 days');
+  t.match(await trafficAt(3 * 24 * HOUR, '7d'), { oldestTrafficOfLastDay: null }, 'the newest traffic 3 days old: 7 days');
+  const young = await trafficAt(20 * 60_000, '1h');
+  t.ok(Date.now() - Date.parse(young.oldestTrafficOfLastDay) <= 21 * 60_000, 'traffic of the last 20 minutes only: the last hour');
+  const day = await trafficAt(5 * HOUR, '24h');
+  t.ok(Date.now() - Date.parse(day.oldestTrafficOfLastDay) >= 5 * HOUR - 60_000, 'traffic 5 hours old too: 24 hours, which holds both');
+  t.match(await owner.call('GET', '/projects/nope/metrics/default-window'), { status: 404 });
+  t.match(await dashboardRequest(s, 'GET', `${P}/metrics/default-window`), { status: 401, body: error('unauthenticated') });
+});

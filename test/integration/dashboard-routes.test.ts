@@ -357,7 +357,7 @@ for (const backend of STORE_BACKENDS) {
       const { id, key } = minted.body;
       t.equal(await gatewayAnswer(s, key), '200');
       const list = await viewer.call('GET', `${P}/keys`);
-      t.match(list.body.data, [{ id, alias: 'dash-key', state: 'active', blocked: false, source: 'dashboard', budgetUsd: 5 }]);
+      t.match(list.body.data.filter((k: any) => !k.readOnly), [{ id, alias: 'dash-key', state: 'active', blocked: false, source: 'dashboard', budgetUsd: 5, budgetPeriod: 'total' }]);
       t.notOk(/keySha256|key_sha256|sk-svc-/.test(JSON.stringify(list.body)), 'never the hash or the plaintext');
 
       t.match(await member.call('POST', `${P}/keys`, { agentId: 'agent-b', modelGroups: ['nope'], expiresInHours: 1 }), { status: 400, body: error('invalid_request') });
@@ -388,6 +388,23 @@ for (const backend of STORE_BACKENDS) {
       t.equal(await gatewayAnswer(s, fresh), '401 invalid_api_key');
       t.match(await member.call('POST', `${P}/keys/${id}/block`), { status: 404, body: error('not_found') });
       t.match(await member.call('DELETE', `${P}/keys/${id}`), { status: 404, body: error('not_found') });
+    });
+
+    t.test('keys: those declared in gateway.yaml are listed first, read-only, without their secret', async (t) => {
+      const list = await viewer.call('GET', `${P}/keys`);
+      t.equal(list.status, 200);
+      t.same(list.body.data[0], {
+        id: 'test', alias: 'test', agentId: 'agent-a', modelGroups: ['demo'], expiresAt: null, rotatedAt: null, rotationGraceHours: 0,
+        graceEndsAt: null, blocked: false, state: 'active', allowedNetworks: null, rpm: null, tpm: null, budgetUsd: 10, budgetPeriod: 'total',
+        source: 'config', createdAt: null, readOnly: true,
+      });
+      t.notOk(JSON.stringify(list.body).includes(TEST_KEY), 'never the plaintext of a configured key');
+      t.equal((await viewer.call('GET', '/projects/other/keys')).body.data.length, 0, "another project's configured keys are not listed");
+      for (const verb of ['block', 'unblock', 'rotate']) {
+        t.match(await member.call('POST', `${P}/keys/test/${verb}`), { status: 409, body: { error: { code: 'conflict', message: /declared in gateway\.yaml/ } } }, verb);
+      }
+      t.match(await member.call('DELETE', `${P}/keys/test`), { status: 409, body: { error: { code: 'conflict' } } });
+      t.equal(await gatewayAnswer(s, TEST_KEY), '200', 'the configured key still serves');
     });
 
     t.test('agents: suspend refuses the agent’s keys with key_blocked, resume restores them', async (t) => {

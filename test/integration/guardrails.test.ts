@@ -2,8 +2,9 @@
 // prompts, embeddings input and non-streamed answers blocked with the policy's message in the OpenAI envelope, flag
 // mode through with the finding in the trace, scoping per project and per model group, an OpenAI-moderation and a
 // Presidio service (real node:http servers speaking their JSON), those services down, slow, failing and talking
-// nonsense with fail-closed (503) and fail-open (200), and a streamed answer's verdict in the trace. Traces are read
-// back through the REST API (GET {adminUrl}/v1/traces/{x-svc-request-id}).
+// nonsense with fail-closed (503) and fail-open (200), and a streamed answer's verdict in the trace; Presidio's
+// offsets (code points) redact what it found, a moderation verdict (no position) nothing. Traces are read back through
+// the REST API (GET {adminUrl}/v1/traces/{x-svc-request-id}).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import t, { type Test } from 'tap';
@@ -35,12 +36,16 @@ function moderation(input: string) {
   };
 }
 
-/** Presidio answer: `John Smith` is a person (0.85); `maybe` a person below any sensible threshold (0.3). */
+/**
+ * Presidio answer: `John Smith` is a person (0.85); `maybe` a person below any sensible threshold (0.3). Offsets count
+ * code points, as Python's do.
+ */
 function presidio(text: string) {
   const out = [];
   for (const [needle, score] of [['John Smith', 0.85], ['maybe', 0.3]] as const) {
-    const start = text.indexOf(needle);
-    if (start >= 0) out.push({ entity_type: 'PERSON', start, end: start + needle.length, score, analysis_explanation: null, recognition_metadata: {} });
+    const at = text.indexOf(needle);
+    const start = [...text.slice(0, at)].length;
+    if (at >= 0) out.push({ entity_type: 'PERSON', start, end: start + needle.length, score, analysis_explanation: null, recognition_metadata: {} });
   }
   return out;
 }
@@ -310,7 +315,10 @@ t.test('guardrails through the gateway', async (t) => {
     const flagged = await chat('mod-flag', 'something VIOLENT');
     t.equal(flagged.status, 200);
     await flagged.arrayBuffer();
-    t.same(guardrailFacts(await traceOf(flagged)), { 'guardrails.flagged': [{ policy: 'moderation-flag', detector: 'mod.violence', where: 'prompt', count: 1 }] });
+    const flaggedTrace = await traceOf(flagged);
+    t.same(guardrailFacts(flaggedTrace), { 'guardrails.flagged': [{ policy: 'moderation-flag', detector: 'mod.violence', where: 'prompt', count: 1 }] });
+    t.equal(flaggedTrace.metadata['gateway.redactions'], undefined, 'a moderation verdict judges the whole text: no position, nothing replaced');
+    t.equal(flaggedTrace.input[0].content, 'something VIOLENT');
   });
 
   t.test('a Presidio analyzer: an entity at or above the threshold blocks, below it passes', async (t) => {
@@ -322,7 +330,15 @@ t.test('guardrails through the gateway', async (t) => {
       headers: detection.requests[before].headers,
       body: { text: 'I am John Smith', language: 'en', entities: ['PERSON', 'EMAIL_ADDRESS'], score_threshold: 0.5 },
     });
-    t.same(guardrailFacts(await traceOf(res)), { 'guardrails.blocked': [{ policy: 'presidio', detector: 'presidio.PERSON', where: 'prompt', count: 1 }] });
+    const trace = await traceOf(res);
+    t.same(guardrailFacts(trace), { 'guardrails.blocked': [{ policy: 'presidio', detector: 'presidio.PERSON', where: 'prompt', count: 1 }] });
+    t.same(trace.metadata['gateway.redactions'], [{ detector: 'presidio.PERSON', where: 'prompt', path: 'messages[0].content', start: 5, end: 15 }], "the service's offsets");
+    t.equal(trace.input[0].content, 'I am [REDACTED:presidio.PERSON]');
+    const astral = await chat('presidio', '🙂🙂 I am John Smith');
+    await refused(t, astral, 400, 'guardrail_blocked', 'Names are private.');
+    const astralTrace = await traceOf(astral);
+    t.equal(astralTrace.input[0].content, '🙂🙂 I am [REDACTED:presidio.PERSON]', 'code points before the match: the offsets still land on it');
+    t.same(astralTrace.metadata['gateway.redactions'], [{ detector: 'presidio.PERSON', where: 'prompt', path: 'messages[0].content', start: 10, end: 20 }], 'recorded in UTF-16 units');
     const low = await chat('presidio', 'maybe a name');
     t.equal(low.status, 200, 'a score of 0.3 is under 0.5, even when the service returns it');
     await low.arrayBuffer();

@@ -254,13 +254,23 @@ t.test('400 invalid_json and 400 invalid_request, every one with a request id', 
     ['input a number', { model: 'demo', input: 5 }],
     ['input null', { model: 'demo', input: null }],
     ['body is a JSON array', [{ model: 'demo', input: 'x' }]],
+    ['dimensions 1e308', { model: 'demo', input: 'x', dimensions: 1e308 }],
+    ['dimensions one past the limit', { model: 'demo', input: 'x', dimensions: 16_385 }],
+    ['dimensions zero', { model: 'demo', input: 'x', dimensions: 0 }],
+    ['dimensions negative', { model: 'demo', input: 'x', dimensions: -1 }],
+    ['dimensions a fraction', { model: 'demo', input: 'x', dimensions: 1.5 }],
+    ['dimensions a string', { model: 'demo', input: 'x', dimensions: '256' }],
   ];
   for (const [name, body] of embeddingCases) {
     const res = await send('/v1/embeddings', JSON.stringify(body));
     t.equal(res.status, 400, `embeddings: ${name}`);
     isEnvelope(t, res.json, 'invalid_request', 'invalid_request_error');
+    if (name.startsWith('dimensions')) t.match(res.json.error.message, /'dimensions'/, `embeddings: ${name}: the message names dimensions`);
     t.match(String(res.headers['x-svc-request-id']), REQUEST_ID);
   }
+  const widest = await send('/v1/embeddings', JSON.stringify({ model: 'demo', input: 'x', dimensions: 16_384 }));
+  t.equal(widest.status, 200, 'dimensions at the limit (16,384) accepted');
+  t.equal(widest.json.data[0].embedding.length, 16_384);
   for (const input of ['hi', ['a', 'b'], [1, 2, 3], [[1, 2], [3]]]) {
     const res = await send('/v1/embeddings', JSON.stringify({ model: 'demo', input }));
     t.equal(res.status, 200, `embeddings input ${JSON.stringify(input)} accepted`);
@@ -422,4 +432,25 @@ t.test('x-svc-request-id is unique per request and present on successes of both 
     }
   }
   t.equal(ids.size, 9, 'every request has its own id');
+});
+
+t.test("the admin port answers paths outside its surfaces in the REST API's envelope, not Fastify's", async (t) => {
+  const { adminUrl } = await startTestService(t, baseConfig());
+  const surfaces = '/v1 (REST API), /api/public (public API), /dashboard/ (dashboard), /health, /ready, /metrics';
+  for (const [method, path] of [['GET', '/nope'], ['GET', '/'], ['POST', '/health'], ['DELETE', '/metrics'], ['GET', '/v2/traces'], ['GET', '/api/publicx']] as const) {
+    const res = await raw(adminUrl, method, `${path}?x=1`);
+    t.equal(res.status, 404, `${method} ${path}`);
+    t.match(res.headers['content-type'], /^application\/json/);
+    t.same(res.json, { error: { code: 'not_found', message: `No admin route ${method} ${path}. The admin port serves ${surfaces}.`, details: { method, path } } });
+  }
+  const undecodable = await raw(adminUrl, 'GET', '/%zz');
+  t.equal(undecodable.status, 400);
+  t.match(undecodable.json, { error: { code: 'invalid_request', message: /^The request path cannot be decoded/, details: { reason: 'malformed URL', location: 'path' } } });
+  // Each surface keeps its own envelope for its own paths.
+  t.match((await raw(adminUrl, 'GET', '/api/public/nope')).json, { message: String });
+  t.match((await raw(adminUrl, 'GET', '/dashboard/api/nope')).json, { error: { code: String, message: String } });
+  t.match((await raw(adminUrl, 'GET', '/v1/nope')).json, { error: { code: 'authentication_failed' } });
+  for (const path of ['/nope', '/api/public/nope', '/dashboard/api/nope', '/v1/nope']) {
+    t.notOk('statusCode' in ((await raw(adminUrl, 'GET', path)).json ?? {}), `${path}: not Fastify's default shape`);
+  }
 });

@@ -265,6 +265,19 @@ for (const backend of STORE_BACKENDS) {
       t.ok(obs[0].completionStartTime !== null, 'first chunk time recorded');
       t.ok(Date.parse(obs[0].completionStartTime!) <= Date.parse(obs[0].endTime!), 'first chunk before the end');
 
+      // The attempt record (x-svc-attempts, sent with the first chunk) measures the time to that chunk; the trace's
+      // attempt lasts as long as its generation, to the end of the stream, and keeps the first chunk apart.
+      up.queue.push({ type: 'stream', pieces: ['slow', ' and', ' steady'], gapMs: 40 });
+      const slow = await chat(g.url, { stream: true });
+      await slow.text();
+      const [header] = JSON.parse(slow.headers.get('x-svc-attempts')!);
+      const [attempt] = await listObservationsOfTrace(db, PROJECT, (await traceOf(db, requestId(slow))).id);
+      const lasted = Date.parse(attempt.endTime!) - Date.parse(attempt.startTime);
+      t.ok(lasted >= 120, `the generation lasted the stream (${lasted} ms)`);
+      t.equal(attempt.attributes!['gateway.duration_ms'], lasted, 'the attempt in the trace says as long as its span');
+      t.equal(attempt.attributes!['gateway.first_chunk_ms'], header.ms, "the header's time to the first chunk is kept apart");
+      t.equal(Date.parse(attempt.completionStartTime!) - Date.parse(attempt.startTime), header.ms);
+
       // Without include_usage the client gets no usage chunk, but the gateway asked the provider for it.
       up.queue.push({ type: 'stream', pieces: ['a', 'b', 'c', 'd'] });
       const quiet = await chat(g.url, { stream: true });

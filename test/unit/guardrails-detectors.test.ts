@@ -1,8 +1,8 @@
 // The built-in guardrail detectors (src/guardrails/): each kind found where it is, and not found in look-alikes
 // (a 16-digit number failing Luhn, an IBAN with a wrong check, a never-issued SSN, a word that starts like a key).
-// Also the text guardrails read out of requests, answers and stream chunks.
+// Also where each match is, and the text guardrails read out of requests and answers, each field with its path.
 import t, { type Test } from 'tap';
-import { chunkText, requestText, responseText } from '../../src/guardrails/checked-text.ts';
+import { requestText, responseText } from '../../src/guardrails/checked-text.ts';
 import { ibanChecksumValid, luhnValid } from '../../src/guardrails/checksums.ts';
 import { injectionDetector } from '../../src/guardrails/injection-detector.ts';
 import { localDetector } from '../../src/guardrails/local-detector.ts';
@@ -143,21 +143,40 @@ t.test('localDetector builds each family from its spec', async (t) => {
   t.same(found(localDetector({ type: 'regex', name: 't', patterns: ['TICKET-\\d'], case_insensitive: false }), text), { 'regex.t': 1 });
 });
 
-t.test('the text guardrails read', async (t) => {
+t.test('each finding says where its matches are (UTF-16 offsets)', async (t) => {
+  const text = '😀 key AKIAIOSFODNN7EXAMPLE, mail a@example.com and b@example.com';
+  const at = (s: string, from = 0) => [text.indexOf(s, from), text.indexOf(s, from) + s.length];
+  t.same(localDetector({ type: 'secrets', kinds: ['aws_access_key'] })(text), [{ detector: 'secrets.aws_access_key', count: 1, matches: [at('AKIAIOSFODNN7EXAMPLE')] }]);
+  t.same(pii(text), [{ detector: 'pii.email', count: 2, matches: [at('a@example.com'), at('b@example.com')] }]);
+  t.equal(text.slice(...(pii(text)[0].matches[1] as [number, number])), 'b@example.com');
+});
+
+t.test('the text guardrails read, and a match told back as its field', async (t) => {
   const messages = [
     { role: 'system', content: 'sys' },
     { role: 'user', content: [{ type: 'text', text: 'part one' }, { type: 'image_url', image_url: { url: 'https://x/a.png' } }, { type: 'text', text: 'part two' }] },
     { role: 'assistant', content: null, tool_calls: [] },
     { role: 'tool', content: 'tool says' },
   ];
-  t.equal(requestText('chat', { messages }), 'sys\n\npart one\n\npart two\n\ntool says', 'string content and text parts, apart');
-  t.equal(requestText('embeddings', { input: 'one' }), 'one');
-  t.equal(requestText('embeddings', { input: ['one', 'two'] }), 'one\n\ntwo');
-  t.equal(requestText('embeddings', { input: [[1, 2, 3]] }), '', 'token ids carry no text');
-  t.equal(requestText('models', undefined), '');
+  const chat = requestText('chat', { messages });
+  t.equal(chat.text, 'sys\n\npart one\n\npart two\n\ntool says', 'string content and text parts, apart');
+  const two = chat.text.indexOf('two');
+  t.same(chat.locate([two, two + 3]), [{ path: 'messages[1].content[2].text', start: 5, end: 8, text: 'two' }]);
+  const across = chat.text.indexOf('two');
+  t.same(chat.locate([across, chat.text.indexOf('says')]), [
+    { path: 'messages[1].content[2].text', start: 5, end: 8, text: 'two' },
+    { path: 'messages[3].content', start: 0, end: 5, text: 'tool ' },
+  ], 'a match across the separator: the part in each field');
+  t.same(chat.locate([0, 3]), [{ path: 'messages[0].content', start: 0, end: 3, text: 'sys' }]);
+  t.equal(requestText('embeddings', { input: 'one' }).text, 'one');
+  const inputs = requestText('embeddings', { input: ['one', 'two'] });
+  t.equal(inputs.text, 'one\n\ntwo');
+  t.same(inputs.locate([5, 8]), [{ path: 'input[1]', start: 0, end: 3, text: 'two' }]);
+  t.equal(requestText('embeddings', { input: [[1, 2, 3]] }).text, '', 'token ids carry no text');
+  t.equal(requestText('models', undefined).text, '');
   const answer = { choices: [{ message: { role: 'assistant', content: 'first' } }, { message: { role: 'assistant', content: null } }, { message: { content: 'second' } }] };
-  t.equal(responseText(answer), 'first\n\nsecond');
-  t.equal(responseText({}), '');
-  t.equal(chunkText({ choices: [{ delta: { content: 'ab' } }, { delta: {} }] }), 'ab');
-  t.equal(chunkText({ choices: [], usage: null }), '');
+  const answered = responseText(answer);
+  t.equal(answered.text, 'first\n\nsecond');
+  t.same(answered.locate([7, 13]), [{ path: 'choices[2].message.content', start: 0, end: 6, text: 'second' }]);
+  t.equal(responseText({}).text, '');
 });

@@ -1,8 +1,10 @@
 // How guardrail policies decide (plugins/guardrails/): which policies cover a request, built-in detectors before
 // services (and no service call once a block policy has found something), which refusal wins, what lands in
-// ctx.annotations (names and counts, never the matched text), the stream verdict, and the bounded stream text.
+// ctx.annotations (names and counts, never the matched text) and in ctx.redactions (each match's field and offsets),
+// the stream verdict, and the bounded stream text kept per choice.
 import t from 'tap';
 import { Agent } from 'undici';
+import { requestText } from '../../src/guardrails/checked-text.ts';
 import { DetectionUnavailable } from '../../src/guardrails/detection-http.ts';
 import type { Finding, RemoteDetector } from '../../src/guardrails/types.ts';
 import { GatewayError } from '../../src/errors/gateway-error.ts';
@@ -12,6 +14,7 @@ import type { PolicyConfig } from '../../plugins/guardrails/config.ts';
 import { evaluate } from '../../plugins/guardrails/evaluate.ts';
 import { localScan } from '../../plugins/guardrails/local-scan.ts';
 import { compilePolicies, policiesFor, type Policy } from '../../plugins/guardrails/policies.ts';
+import { recordRedactions } from '../../plugins/guardrails/redactions.ts';
 import { StreamText } from '../../plugins/guardrails/stream-text.ts';
 import { enforce, recordStreamVerdict } from '../../plugins/guardrails/verdicts.ts';
 
@@ -52,7 +55,7 @@ function service(name: string, answer: Finding[] | string): RemoteDetector & { c
 }
 
 const withServices = (p: Policy, ...remote: RemoteDetector[]): Policy => ({ ...p, remote });
-const context = () => ({ annotations: {} as Record<string, unknown> }) as RequestContext;
+const context = () => ({ annotations: {} as Record<string, unknown>, redactions: [] }) as unknown as RequestContext;
 
 t.test('policiesFor: projects and model groups scope a policy; omitted means all', async (t) => {
   const policies = compile(
@@ -71,24 +74,25 @@ t.test('policiesFor: projects and model groups scope a policy; omitted means all
 
 t.test('evaluate: built-in detectors, then services; none asked after a block finding or for empty text', async (t) => {
   const [block, flag] = compile(policyConfig('block'), policyConfig('flag', { mode: 'flag' }));
-  const s1 = service('s1', [{ detector: 's1.violence', count: 1 }]);
+  const s1 = service('s1', [{ detector: 's1.violence', count: 1, matches: [] }]);
   const s2 = service('s2', 'timeout');
   const policies = [withServices(block, s1), withServices(flag, s2)];
 
   const clean = await evaluate(policies, 'hello', inline);
   t.same(clean.map((v) => [v.policy.name, v.findings, v.unavailable]), [
-    ['block', [{ detector: 's1.violence', count: 1 }], []],
+    ['block', [{ detector: 's1.violence', count: 1, matches: [] }], []],
     ['flag', [], [{ service: 's2', reason: 'timeout' }]],
   ]);
   t.same([s1.calls, s2.calls], [1, 1]);
 
   const violating = await evaluate(policies, `card ${CARD}`, inline);
-  t.same(violating[0].findings, [{ detector: 'pii.credit_card', count: 1 }]);
-  t.same(violating[1].findings, [{ detector: 'pii.credit_card', count: 1 }]);
+  const card = { detector: 'pii.credit_card', count: 1, matches: [[5, 5 + CARD.length]] };
+  t.same(violating[0].findings, [card]);
+  t.same(violating[1].findings, [card]);
   t.same([s1.calls, s2.calls], [1, 1], 'a block finding spares the services');
 
   const flagOnly = await evaluate([withServices(flag, s1)], `card ${CARD}`, inline);
-  t.same(flagOnly[0].findings, [{ detector: 'pii.credit_card', count: 1 }, { detector: 's1.violence', count: 1 }], 'a flag finding does not');
+  t.same(flagOnly[0].findings, [card, { detector: 's1.violence', count: 1, matches: [] }], 'a flag finding does not');
   t.same(await evaluate(policies, '', inline), [], 'empty text: clean, nothing asked');
   t.equal(s1.calls, 2);
 
@@ -102,11 +106,12 @@ t.test('localScan: texts from the threshold up go to a worker thread, with the s
   const tasks: string[] = [];
   const counting = { run: async (name: string, input: unknown) => (tasks.push(name), pool.run('scanText', input as never)), close: async () => {} };
   const threshold = localScan(counting as never, text.length);
+  const at = (s: string) => [[text.indexOf(s), text.indexOf(s) + s.length]];
   const expected = [
-    [{ detector: 'pii.credit_card', count: 1 }, { detector: 'pii.email', count: 1 }],
-    [{ detector: 'secrets.aws_access_key', count: 1 }, { detector: 'injection', count: 1 }],
+    [{ detector: 'pii.credit_card', count: 1, matches: at(CARD) }, { detector: 'pii.email', count: 1, matches: at('a@example.com') }],
+    [{ detector: 'secrets.aws_access_key', count: 1, matches: at('AKIAIOSFODNN7EXAMPLE') }, { detector: 'injection', count: 1, matches: at('ignore previous instructions') }],
   ];
-  t.same(await threshold(policies, text.slice(0, -1)), [expected[0], [{ detector: 'secrets.aws_access_key', count: 1 }]], 'one short of the threshold: inline');
+  t.same(await threshold(policies, text.slice(0, -1)), [expected[0], [expected[1][0]]], 'one short of the threshold: inline');
   t.same(tasks, []);
   t.same(await threshold(policies, text), expected, 'at the threshold: in a worker thread');
   t.same(tasks, ['scanText']);
@@ -144,7 +149,7 @@ t.test('enforce: block refuses with the policy message; flags and outages are re
     try {
       enforce(ctx, 'prompt', [
         { policy: withServices(closed, down), findings: [], unavailable: [{ service: 'down', reason: 'timeout' }] },
-        { policy: block, findings: [{ detector: 'pii.credit_card', count: 1 }], unavailable: [] },
+        { policy: block, findings: [{ detector: 'pii.credit_card', count: 1, matches: [] }], unavailable: [] },
       ]);
     } catch (err) {
       return err;
@@ -190,13 +195,35 @@ t.test('recordStreamVerdict: clean, flagged, violation, incomplete', async (t) =
   });
 });
 
-t.test('StreamText keeps at most its bound and says so', async (t) => {
+t.test('StreamText keeps each choice apart, at most its bound in all, and says so', async (t) => {
+  const delta = (content: unknown, index?: number) => ({ choices: [{ ...(index === undefined ? {} : { index }), delta: { content } }] });
+  const fields = (s: StreamText) => {
+    const checked = s.checked();
+    return checked.text === '' ? [] : checked.locate([0, checked.text.length]).map((m) => [m.path, m.text]);
+  };
   const s = new StreamText(10);
-  s.add('hello ');
-  s.add('');
-  t.same([s.text, s.chars, s.truncated], ['hello ', 6, false]);
-  s.add('world!');
-  t.same([s.text, s.chars, s.truncated], ['hello worl', 10, true]);
-  s.add('more');
-  t.same([s.text, s.chars, s.truncated], ['hello worl', 10, true]);
+  s.add(delta('hello '));
+  s.add(delta(''));
+  s.add(delta(null));
+  s.add({ choices: [], usage: null });
+  t.same([fields(s), s.chars, s.truncated], [[['choices[0].message.content', 'hello ']], 6, false]);
+  s.add({ choices: [{ index: 1, delta: { content: 'ab' } }, { index: 0, delta: { content: 'w' } }] });
+  t.same(fields(s), [['choices[0].message.content', 'hello w'], ['choices[1].message.content', 'ab']], 'deltas go to the choice of their index');
+  s.add(delta('orld!'));
+  t.same([fields(s), s.chars, s.truncated], [[['choices[0].message.content', 'hello wo'], ['choices[1].message.content', 'ab']], 10, true], 'cut at the bound');
+  s.add(delta('more', 1));
+  t.same([s.chars, s.truncated], [10, true]);
+});
+
+t.test('recordRedactions: each match as its field and offsets, once across policies', async (t) => {
+  const [block, flag] = compile(policyConfig('block'), policyConfig('flag', { mode: 'flag' }));
+  const checked = requestText('chat', { messages: [{ role: 'system', content: 'no secrets' }, { role: 'user', content: `pay ${CARD}, mail a@example.com` }] });
+  const ctx = context();
+  recordRedactions(ctx, 'prompt', checked, await evaluate([block, flag], checked.text, inline));
+  t.same(ctx.redactions, [
+    { detector: 'pii.credit_card', where: 'prompt', path: 'messages[1].content', start: 4, end: 4 + CARD.length, text: CARD },
+    { detector: 'pii.email', where: 'prompt', path: 'messages[1].content', start: 30, end: 43, text: 'a@example.com' },
+  ]);
+  recordRedactions(ctx, 'prompt', checked, [{ policy: block, findings: [{ detector: 'mod.violence', count: 1, matches: [] }], unavailable: [] }]);
+  t.equal(ctx.redactions.length, 2, 'a finding without a position redacts nothing');
 });

@@ -9,9 +9,12 @@ export function ms(v: number | null | undefined): string {
   return v >= 10_000 ? `${(v / 1000).toFixed(1)} s` : `${Math.round(v)} ms`;
 }
 
+// Below a cent, three significant digits: an embedding costs fractions of a millionth of a dollar.
+const smallUsd = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 3 });
+
 export function usd(v: number | null | undefined): string {
   if (v === null || v === undefined) return '–';
-  if (v !== 0 && Math.abs(v) < 0.01) return `$${v.toFixed(6)}`;
+  if (v !== 0 && Math.abs(v) < 0.01) return `$${smallUsd.format(v)}`;
   return `$${v.toFixed(2)}`;
 }
 

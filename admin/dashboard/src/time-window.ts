@@ -1,6 +1,8 @@
-// The window picker: last hour, 24 hours, 7 days, 30 days, or a custom range; kept in the page's query.
+// The window picker: last hour, 24 hours, 7 days, 30 days, or a custom range; kept in the page's query. A page
+// whose address names no window opens on the one the server picks for the traffic there is (docs/dashboard.md).
+import { get, inProject, type Query } from './api.ts';
 import { h } from './dom.ts';
-import type { Query } from './api.ts';
+import type { ViewContext } from './view.ts';
 
 export const WINDOWS = [
   { id: '1h', label: 'Last hour' },
@@ -9,13 +11,21 @@ export const WINDOWS = [
   { id: '30d', label: '30 days' },
 ] as const;
 
-/** The metrics routes' query for the page's query: `window`, or `from` and `to` for a custom range. */
-export function windowQuery(query: URLSearchParams): Query {
+/** The metrics routes' query for the page's query: `window`, or `from` and `to` for a custom range; none: undefined. */
+function askedWindow(query: URLSearchParams): Query | undefined {
   const from = query.get('from');
   const to = query.get('to');
   if (from && to) return { from, to };
   const w = query.get('window');
-  return { window: WINDOWS.some((x) => x.id === w) ? w : '24h' };
+  return WINDOWS.some((x) => x.id === w) ? { window: w } : undefined;
+}
+
+/** The window of the page: the one its address names, else the server's pick (the smallest that holds the traffic). */
+export async function pageWindow(ctx: Pick<ViewContext, 'project' | 'query'>): Promise<Query> {
+  const asked = askedWindow(ctx.query);
+  if (asked) return asked;
+  const { window } = await get<{ window: string }>(inProject(ctx.project, '/metrics/default-window'));
+  return { window };
 }
 
 const toLocalInput = (iso: string | null) => {
@@ -25,11 +35,10 @@ const toLocalInput = (iso: string | null) => {
   return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 };
 
-export function windowPicker(query: URLSearchParams, set: (q: Record<string, string | undefined>) => void): HTMLElement {
-  const current = windowQuery(query);
+export function windowPicker(current: Query, set: (q: Record<string, string | undefined>) => void): HTMLElement {
   const custom = current.from !== undefined;
-  const from = h('input', { type: 'datetime-local', value: toLocalInput(query.get('from')), 'aria-label': 'From' });
-  const to = h('input', { type: 'datetime-local', value: toLocalInput(query.get('to')), 'aria-label': 'To' });
+  const from = h('input', { type: 'datetime-local', value: toLocalInput(custom ? String(current.from) : null), 'aria-label': 'From' });
+  const to = h('input', { type: 'datetime-local', value: toLocalInput(custom ? String(current.to) : null), 'aria-label': 'To' });
   const customBox = h(
     'form',
     {

@@ -2,7 +2,7 @@
 import { get, inProject, post } from '../api.ts';
 import { breakdownTable } from '../breakdown.ts';
 import { h } from '../dom.ts';
-import { windowPicker, windowQuery } from '../time-window.ts';
+import { pageWindow, windowPicker } from '../time-window.ts';
 import type { Metrics, Page } from '../types.ts';
 import { actionButton, badge, pageHeader, section, table } from '../ui.ts';
 import type { ViewContext } from '../view.ts';
@@ -19,7 +19,7 @@ interface Agent {
 }
 
 export async function agentsPage(ctx: ViewContext): Promise<Node> {
-  const w = windowQuery(ctx.query);
+  const w = await pageWindow(ctx);
   const [agents, metrics] = await Promise.all([
     get<Page<Agent>>(inProject(ctx.project, '/agents')),
     get<Metrics>(inProject(ctx.project, '/metrics'), { ...w, groupBy: 'agent' }),
@@ -31,7 +31,7 @@ export async function agentsPage(ctx: ViewContext): Promise<Node> {
   return h(
     'div',
     { class: 'page' },
-    pageHeader('Agents', windowPicker(ctx.query, ctx.setQuery)),
+    pageHeader('Agents', windowPicker(w, ctx.setQuery)),
     section('Traffic per agent', breakdownTable(ctx, 'agent', metrics)),
     section(
       'Registered agents',

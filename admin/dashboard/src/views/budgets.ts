@@ -28,6 +28,15 @@ function meter(spent: number, limit: number): HTMLElement {
   );
 }
 
+/** The period, and which one is current for budgets that reset: `daily (2026-11-25 UTC)`, `monthly (2026-11)`, `total`. */
+function periodText(b: Budget): string {
+  const day = /^d(\d+)$/.exec(b.periodId);
+  if (day) return `${b.period} (${new Date(Number(day[1]) * 86_400_000).toISOString().slice(0, 10)} UTC)`;
+  const month = /^m(\d{4}-\d{2})$/.exec(b.periodId);
+  if (month) return `${b.period} (${month[1]})`;
+  return b.period;
+}
+
 function used(spent: number, limit: number): string {
   if (limit <= 0) return '–';
   const share = (spent / limit) * 100;
@@ -46,7 +55,7 @@ export async function budgetsPage(ctx: ViewContext): Promise<Node> {
         { title: 'Scope', cell: (b) => badge(b.scope) },
         { title: 'Name', cell: (b) => b.name },
         { title: 'Kind', cell: (b) => badge(b.kind, b.kind === 'hard' ? 'warn' : 'muted') },
-        { title: 'Period', cell: (b) => `${b.period} (${b.periodId})` },
+        { title: 'Period', cell: periodText },
         { title: 'Spent', cell: (b) => usd(b.spentUsd), class: 'num' },
         { title: 'Limit', cell: (b) => usd(b.limitUsd), class: 'num' },
         { title: '', cell: (b) => meter(b.spentUsd, b.limitUsd) },

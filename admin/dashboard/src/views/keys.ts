@@ -1,5 +1,6 @@
-// Gateway keys of a project: list; members and up mint, block, unblock, rotate (the old key lasts a grace window)
-// and delete. A key's plaintext is shown once, after minting or rotating.
+// Gateway keys of a project: list (keys declared in gateway.yaml too, read-only); members and up mint, block,
+// unblock, rotate (the old key lasts a grace window) and delete. A key's plaintext is shown once, after minting or
+// rotating.
 import { del, get, inProject, post } from '../api.ts';
 import { h } from '../dom.ts';
 import { setFlash, takeFlash } from '../flash.ts';
@@ -21,11 +22,16 @@ interface Key {
   rpm: number | null;
   tpm: number | null;
   budgetUsd: number | null;
+  budgetPeriod: 'total' | 'daily' | 'monthly' | null;
   source: string;
-  createdAt: string;
+  createdAt: string | null;
+  /** Declared in gateway.yaml: changed in the file, not here. */
+  readOnly: boolean;
 }
 
 const STATE_KIND = { active: 'ok', blocked: 'bad', expired: 'muted' } as const;
+
+const budgetText = (k: Key) => (k.budgetUsd === null ? null : `${usd(k.budgetUsd)} ${k.budgetPeriod === 'total' || k.budgetPeriod === null ? 'in all' : k.budgetPeriod}`);
 
 function mintForm(ctx: ViewContext, agents: { id: string; name: string; status: string }[], groups: string[]): HTMLElement {
   const agent = h('select', { name: 'agentId', required: true }, agents.filter((a) => a.status === 'active').map((a) => h('option', { value: a.id }, a.name === a.id ? a.id : `${a.name} (${a.id})`)));
@@ -115,10 +121,11 @@ export async function keysPage(ctx: ViewContext): Promise<Node> {
         { title: 'Model groups', cell: (k) => k.modelGroups.join(', ') },
         { title: 'State', cell: (k) => badge(k.state, STATE_KIND[k.state] ?? 'muted') },
         { title: 'Expires', cell: (k) => (k.rotatedAt ? `grace ends ${dateTime(k.graceEndsAt)}` : dateTime(k.expiresAt)) },
-        { title: 'Limits', cell: (k) => [k.rpm ? `${k.rpm} rpm` : null, k.tpm ? `${k.tpm} tpm` : null, k.budgetUsd !== null ? usd(k.budgetUsd) : null].filter(Boolean).join(' · ') || '–' },
-        { title: 'Source', cell: (k) => k.source },
-        { title: '', cell: (k) => (ctx.canChange ? controls(k) : null) },
-      ], { testid: 'keys', emptyText: 'No gateway keys in this project.', rowAttrs: (k) => ({ 'data-alias': k.alias }) }),
+        { title: 'Limits', cell: (k) => [k.rpm ? `${k.rpm} rpm` : null, k.tpm ? `${k.tpm} tpm` : null, budgetText(k)].filter(Boolean).join(' · ') || '–' },
+        { title: 'Source', cell: (k) => (k.readOnly ? h('span', null, 'gateway.yaml ', badge('read-only')) : k.source) },
+        { title: '', cell: (k) => (ctx.canChange && !k.readOnly ? controls(k) : null) },
+      ], { testid: 'keys', emptyText: 'No gateway keys in this project.', rowAttrs: (k) => ({ 'data-alias': k.alias, 'data-read-only': String(k.readOnly) }) }),
+      keys.data.some((k) => k.readOnly) ? h('p', { class: 'hint' }, 'Keys declared in gateway.yaml are read-only here: change them in the file. Their plaintext is never shown (a generated one is printed once, at the first start).') : null,
     ),
     ctx.canChange ? section('Mint a key', mintForm(ctx, agents.data, groups.data.map((g) => g.name))) : null,
   );

@@ -6,11 +6,11 @@ import { seriesCharts, totalsRow } from '../metric-charts.ts';
 import { breakdownTable, DIMENSIONS, type Dimension } from '../breakdown.ts';
 import type { GatewayPanels, Metrics } from '../types.ts';
 import { empty, pageHeader, section, table } from '../ui.ts';
-import { windowPicker, windowQuery } from '../time-window.ts';
+import { pageWindow, windowPicker } from '../time-window.ts';
 import type { ViewContext } from '../view.ts';
 
 export async function metricsPage(ctx: ViewContext): Promise<Node> {
-  const w = windowQuery(ctx.query);
+  const w = await pageWindow(ctx);
   const by = (DIMENSIONS.find((d) => d.id === ctx.query.get('by'))?.id ?? 'agent') as Dimension;
   const [metrics, panels, breakdown] = await Promise.all([
     get<Metrics>(inProject(ctx.project, '/metrics'), w),
@@ -25,7 +25,7 @@ export async function metricsPage(ctx: ViewContext): Promise<Node> {
   return h(
     'div',
     { class: 'page' },
-    pageHeader('Metrics', windowPicker(ctx.query, ctx.setQuery)),
+    pageHeader('Metrics', windowPicker(w, ctx.setQuery)),
     h('p', { class: 'range' }, `${dateTime(metrics.from)} → ${dateTime(metrics.to)} · ${bucketLabel(metrics.bucketSeconds)} buckets`),
     totalsRow(metrics.totals),
     seriesCharts(metrics.series[0], ctx.onCleanup),

@@ -7,7 +7,7 @@ import { seriesCharts, totalsRow } from '../metric-charts.ts';
 import { href, seg } from '../router.ts';
 import type { Metrics, Point } from '../types.ts';
 import { empty, pageHeader } from '../ui.ts';
-import { windowPicker, windowQuery } from '../time-window.ts';
+import { pageWindow, windowPicker } from '../time-window.ts';
 import type { ViewContext } from '../view.ts';
 import { bucketLabel } from './metrics.ts';
 
@@ -20,7 +20,8 @@ export async function seriesPage(ctx: ViewContext): Promise<Node> {
   const key = ctx.params.key!;
   // Agents and model groups have filters; a deployment is one series of the deployment breakdown.
   const filter: Query = dimension === 'agent' ? { agent: key } : dimension === 'model_group' ? { modelGroup: key } : { groupBy: 'deployment' };
-  const metrics = await get<Metrics>(inProject(ctx.project, '/metrics'), { ...windowQuery(ctx.query), ...filter });
+  const w = await pageWindow(ctx);
+  const metrics = await get<Metrics>(inProject(ctx.project, '/metrics'), { ...w, ...filter });
   const series = dimension === 'deployment' ? metrics.series.find((s) => s.key === key) : metrics.series[0];
   const totals = dimension === 'deployment' ? (series?.totals ?? ZERO) : metrics.totals;
   const traceFilter = dimension === 'agent' ? { agent: key } : dimension === 'model_group' ? { modelGroup: key } : {};
@@ -28,7 +29,7 @@ export async function seriesPage(ctx: ViewContext): Promise<Node> {
     'div',
     { class: 'page', 'data-testid': `series-page-${dimension}` },
     h('p', { class: 'crumbs' }, h('a', { href: href(`/p/${seg(ctx.project)}/metrics`, { by: dimension }) }, 'Metrics'), ` › ${info.plural}`),
-    pageHeader(`${info.label}: ${key}`, windowPicker(ctx.query, ctx.setQuery)),
+    pageHeader(`${info.label}: ${key}`, windowPicker(w, ctx.setQuery)),
     h('p', { class: 'range' }, `${dateTime(metrics.from)} → ${dateTime(metrics.to)} · ${bucketLabel(metrics.bucketSeconds)} buckets`,
       dimension === 'deployment' ? null : [' · ', h('a', { href: href(`/p/${seg(ctx.project)}/traces`, traceFilter) }, 'Traces')]),
     totalsRow(totals),

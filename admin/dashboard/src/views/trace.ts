@@ -31,7 +31,10 @@ interface Attempt {
   spanId: string;
   d: string;
   o: string;
+  /** The whole attempt, as long as its span (a stream to its end). */
   ms: number;
+  /** A served stream: the time to its first chunk (what x-svc-attempts said). */
+  firstChunkMs?: number;
   st?: number;
   why?: string;
   provider: string | null;
@@ -105,9 +108,9 @@ function treeOrder(spans: Span[]): { span: Span; depth: number }[] {
   return out;
 }
 
-function waterfall(trace: Trace, details: HTMLElement, project: string): HTMLElement {
-  const spans = [...trace.spans, ...gatewayCallSpans(trace.gatewayCalls)];
-  if (spans.length === 0) return empty('This trace has no spans.');
+const attemptTime = (a: Attempt) => (a.firstChunkMs === undefined ? ms(a.ms) : `${ms(a.ms)} (first chunk ${ms(a.firstChunkMs)})`);
+
+function waterfall(trace: Trace, spans: Span[], details: HTMLElement, project: string): HTMLElement {
   const start = Math.min(Date.parse(trace.startTime), ...spans.map((s) => Date.parse(s.startTime)));
   const endOf = (s: { endTime: string | null; startTime: string }) => (s.endTime ? Date.parse(s.endTime) : Date.parse(s.startTime));
   const end = Math.max(trace.endTime ? Date.parse(trace.endTime) : start, ...spans.map(endOf));
@@ -174,7 +177,7 @@ function gatewayCallDetails(c: GatewayCall, project: string): HTMLElement {
       h('dt', null, 'Duration'), h('dd', null, ms(c.duration)),
       h('dt', null, 'Tokens'), h('dd', null, num(c.tokens)),
       h('dt', null, 'Cost'), h('dd', { 'data-testid': 'gateway-call-cost' }, usd(c.cost)),
-      h('dt', null, 'Attempts'), h('dd', null, c.attempts.map((a) => `${a.d} ${a.o} ${ms(a.ms)}`).join(', ') || '–'),
+      h('dt', null, 'Attempts'), h('dd', null, c.attempts.map((a) => `${a.d} ${a.o} ${attemptTime(a)}`).join(', ') || '–'),
     ),
   );
 }
@@ -185,6 +188,7 @@ function outcome(o: string): HTMLElement {
 
 export async function tracePage(ctx: ViewContext): Promise<Node> {
   const trace = await get<Trace>(inProject(ctx.project, `/traces/${encodeURIComponent(ctx.params.id!)}`));
+  const spans = [...trace.spans, ...gatewayCallSpans(trace.gatewayCalls)];
   const details = h('div', { class: 'span-details' }, h('p', { class: 'hint' }, 'Select a span for its details.'));
   return h(
     'div',
@@ -209,7 +213,7 @@ export async function tracePage(ctx: ViewContext): Promise<Node> {
     trace.parentTraceId
       ? h('p', { class: 'hint', 'data-testid': 'called-from' }, 'Called from ', h('a', { href: href(`/p/${seg(ctx.project)}/traces/${seg(trace.parentTraceId)}`), class: 'mono' }, trace.parentTraceId))
       : null,
-    section('Spans', h('div', { class: 'grid-2' }, waterfall(trace, details, ctx.project), details)),
+    section('Spans', spans.length === 0 ? empty('This trace has no spans.') : h('div', { class: 'spans-layout' }, waterfall(trace, spans, details, ctx.project), details)),
     section(
       'Attempts',
       table(trace.attempts, [
@@ -218,7 +222,7 @@ export async function tracePage(ctx: ViewContext): Promise<Node> {
         { title: 'Model', cell: (a) => a.model ?? '–' },
         { title: 'Outcome', cell: (a) => outcome(a.o) },
         { title: 'Provider status', cell: (a) => (a.st === undefined ? '–' : String(a.st)), class: 'num' },
-        { title: 'Time', cell: (a) => ms(a.ms), class: 'num' },
+        { title: 'Time', cell: attemptTime, class: 'num' },
         { title: 'Why', cell: (a) => a.why ?? '' },
       ], { testid: 'attempts', emptyText: 'No provider attempts (answered before routing, or not a gateway trace).' }),
     ),
