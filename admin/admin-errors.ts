@@ -7,11 +7,15 @@ import type { Logger } from '../src/telemetry/logger.ts';
 import { RestApiError } from './rest-api/rest-error.ts';
 
 const SURFACES = '/v1 (REST API), /api/public (public API), /dashboard/ (dashboard), /health, /ready, /metrics';
+/** A gateway replica's admin port (`svc start --role gateway`). */
+const STATUS_ONLY = '/health, /ready and /metrics only (this process runs with --role gateway)';
 
-export function adminNotFoundHandler(req: FastifyRequest, reply: FastifyReply) {
-  const path = req.url.split('?', 1)[0];
-  const err = new RestApiError('not_found', `No admin route ${req.method} ${path}. The admin port serves ${SURFACES}.`, { method: req.method, path });
-  return reply.code(err.status).send(err.body());
+export function adminNotFoundHandler(statusOnly = false) {
+  return (req: FastifyRequest, reply: FastifyReply) => {
+    const path = req.url.split('?', 1)[0];
+    const err = new RestApiError('not_found', `No admin route ${req.method} ${path}. The admin port serves ${statusOnly ? STATUS_ONLY : SURFACES}.`, { method: req.method, path });
+    return reply.code(err.status).send(err.body());
+  };
 }
 
 /** A request that cannot be read is 400; anything else is a 500 whose error id is logged here, once. */

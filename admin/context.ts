@@ -5,6 +5,7 @@ import type { Clock } from '../src/pipeline/clock.ts';
 import type { ProviderRegistry } from '../src/providers/registry.ts';
 import type { BenchBoard } from '../src/routing/bench-board.ts';
 import type { ModelGroupRegistry } from '../src/routing/model-groups.ts';
+import type { Counters } from '../src/store/counters/counters.ts';
 import type { Database } from '../src/store/database.ts';
 import type { Logger } from '../src/telemetry/logger.ts';
 import type { PromptVersionEvents } from '../src/webhooks/prompt-version-events.ts';
@@ -21,7 +22,9 @@ export interface AdminContext {
   /** Where prompt-version changes are recorded, inside the changing transaction (spec part 6); none: not recorded. */
   promptEvents?: PromptVersionEvents;
   /** Gateway state the dashboard shows: benched deployments, deployments a provider cannot serve, budget spend. */
-  bench: Pick<BenchBoard, 'benchedUntil'>;
+  bench: Pick<BenchBoard, 'benched'>;
   providers: Pick<ProviderRegistry, 'forDeployment'>;
   spend: Pick<SpendLedger, 'spent'>;
+  /** The counters store: the REST API's rate limit, shared by every replica when it is Redis. */
+  counters: Pick<Counters, 'admitRate'>;
 }

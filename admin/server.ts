@@ -1,5 +1,6 @@
 // The admin listener: operational endpoints, the REST API ({base_url}/v1), the public API ({base_url}/api/public) and
-// the dashboard's data routes (/dashboard/api).
+// the dashboard's data routes (/dashboard/api). A gateway replica (`svc start --role gateway`) serves only the
+// operational endpoints on it (/health, /ready, /metrics), as a status port for its load balancer and Prometheus.
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { probeResult, type ProbePath } from '../src/server/probe.ts';
 import { exceedsJsonDepth, JSON_TOO_DEEP, tooDeepMessage } from '../src/validation/json-depth.ts';
@@ -19,7 +20,10 @@ export interface AdminHost extends Pick<GatewayHost, 'health'>, AdminContext {
   metricsText(): Promise<{ contentType: string; text: string }>;
 }
 
-export function createAdminServer(host: AdminHost): FastifyInstance {
+/** `all`: every admin surface; `status`: the operational endpoints only (a gateway replica). */
+export type AdminSurfaces = 'all' | 'status';
+
+export function createAdminServer(host: AdminHost, surfaces: AdminSurfaces = 'all'): FastifyInstance {
   // 4.5 MB bodies: the public API's ingestion limit (Langfuse's), which also bounds every other admin route.
   const app = Fastify({
     logger: false,
@@ -46,7 +50,7 @@ export function createAdminServer(host: AdminHost): FastifyInstance {
       }
     },
   });
-  app.setNotFoundHandler(adminNotFoundHandler);
+  app.setNotFoundHandler(adminNotFoundHandler(surfaces === 'status'));
   app.setErrorHandler(adminErrorHandler(host.log));
   // JSON bodies of every surface are refused past the nesting limit as they are parsed, before any route walks them;
   // each surface's error handler answers the 400 in its own envelope.
@@ -74,6 +78,7 @@ export function createAdminServer(host: AdminHost): FastifyInstance {
     }
     return host.metricsJson();
   });
+  if (surfaces === 'status') return app;
   void app.register((scope, _opts, done) => {
     registerRestApi(scope, host);
     done();

@@ -1,9 +1,9 @@
 // The gateway as the bench runs it: started in-process with startService, from a gateway.yaml written to a
 // temporary directory, on the embedded store (PGlite) or the Postgres database bench/run.ts made for the run
 // (SVC_BENCH_POSTGRES_URL). Plugins auth + router, plus tracing when asked, plus the policies when
-// SVC_BENCH_POLICIES is set (`memory`, or a Redis URL for the counters); one model group with one deployment
-// pointing at the fake upstream (`openai`, or `anthropic` for the anthropic target: every request and answer is
-// then translated), one key.
+// SVC_BENCH_POLICIES is set (`memory`, or a Redis URL for the counters); one model group with one deployment (or
+// SVC_BENCH_DEPLOYMENTS of them, equal weights) pointing at the fake upstream (`openai`, or `anthropic` for the
+// anthropic target: every request and answer is then translated), one key.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -33,6 +33,7 @@ export function benchConfig(
   tracing: boolean,
   provider: 'anthropic' | undefined,
   policies = process.env.SVC_BENCH_POLICIES,
+  deployments = Number(process.env.SVC_BENCH_DEPLOYMENTS ?? 1),
 ): Record<string, unknown> {
   const redis = policies && policies !== 'memory' ? { redis_url: policies, redis_prefix: `svc-bench-${randomBytes(4).toString('hex')}:` } : {};
   const limits = policies ? { rpm: 100_000_000, tpm: 2_000_000_000 } : {};
@@ -46,10 +47,10 @@ export function benchConfig(
       {
         name: BENCH_GROUP,
         created_at: '2026-01-01T00:00:00Z',
-        deployments: [
+        deployments: Array.from({ length: deployments }, (_, i) => (i === 0 ? 'fake-upstream' : `fake-upstream-${i + 1}`)).map((id) =>
           provider === 'anthropic'
             ? {
-                id: 'fake-upstream',
+                id,
                 provider: 'anthropic',
                 // The Anthropic adapter appends /v1/messages to its base URL.
                 base_url: upstreamBaseUrl.replace(/\/v1$/, ''),
@@ -58,14 +59,14 @@ export function benchConfig(
                 price: { input_per_mtok: 3, output_per_mtok: 15 },
               }
             : {
-                id: 'fake-upstream',
+                id,
                 provider: 'openai',
                 base_url: upstreamBaseUrl,
                 api_key: 'sk-upstream-bench',
                 model: 'fake-model',
                 price: { input_per_mtok: 0.15, output_per_mtok: 0.6 },
               },
-        ],
+        ),
       },
     ],
     keys: [{ alias: 'bench', key: BENCH_KEY, project: 'default', model_groups: [BENCH_GROUP], ...limits, ...(policies ? { budget_usd: 1_000_000 } : {}) }],

@@ -4,13 +4,14 @@
 //   node bench/run.ts [--rounds 5] [--duration 3] [--latency-duration 2] [--ttfb-duration 2]
 //                     [--connections 32] [--rate N] [--no-pin] [--profile gateway,floor,upstream] [--json out.json] [--check]
 //                     [--postgres postgres://postgres@127.0.0.1:5432/postgres] [--policies memory|redis[=URL]]
-//                     [--no-thresholds]
+//                     [--no-thresholds] [--deployments 1]
 // The gateways use the embedded store (PGlite) unless --postgres names a server: then the bench creates a database
 // of its own there for the run and drops it after. Targets: the floor, the gateway, the gateway with tracing, and
 // the gateway translating to and from Anthropic's Messages API. After the table, the worker-thread threshold
 // benches run (bench/anthropic-worker-threshold.ts, bench/bedrock-sigv4-hash.ts) unless --no-thresholds.
 // --policies runs the gateways with guardrails, rate-limit and budget on (bench/gateway-target.ts), with
-// in-process counters or Redis (default redis://127.0.0.1:6379).
+// in-process counters or Redis (default redis://127.0.0.1:6379). --deployments N puts N deployments (equal weights,
+// all at the fake upstream) in the bench group, so the router reads the group's bench state on every request.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -37,6 +38,7 @@ const { values: opts } = parseArgs({
     postgres: { type: 'string' },
     policies: { type: 'string' },
     'no-thresholds': { type: 'boolean', default: false },
+    deployments: { type: 'string', default: '1' },
   },
 });
 const ROUNDS = Number(opts.rounds);
@@ -317,6 +319,9 @@ async function main(): Promise<void> {
     if (mode !== 'memory' && mode !== 'redis') throw new Error('--policies takes memory or redis[=URL]');
     process.env.SVC_BENCH_POLICIES = mode === 'redis' ? (url ?? 'redis://127.0.0.1:6379') : 'memory';
   }
+  const deployments = Number(opts.deployments);
+  if (!Number.isInteger(deployments) || deployments < 1) throw new Error('--deployments takes a whole number from 1');
+  process.env.SVC_BENCH_DEPLOYMENTS = String(deployments);
   const upstream = await ServerProcess.start('upstream', []);
   const upstreamUrl = upstream.url;
   const [floor, gateway, traced, anthropic] = await Promise.all([
@@ -349,6 +354,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   console.log(`store: ${store ? `PostgreSQL (${new URL(store.url).host}, a database for this run)` : 'embedded (PGlite)'}`);
   if (process.env.SVC_BENCH_POLICIES) console.log(`policies: guardrails, rate-limit and budget on both gateways; counters ${process.env.SVC_BENCH_POLICIES === 'memory' ? 'in-process' : `in Redis (${process.env.SVC_BENCH_POLICIES})`}`);
+  if (Number(process.env.SVC_BENCH_DEPLOYMENTS) > 1) console.log(`deployments: ${process.env.SVC_BENCH_DEPLOYMENTS} in the bench group, equal weights, all at the fake upstream`);
   console.log(`svc bench: node ${process.version}, ${cores} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${placement}`);
   console.log(
     `${ROUNDS} rounds; each round and target: ${DURATION} s at ${CONNECTIONS} connections, ${LATENCY_DURATION} s of sequential ` +

@@ -13,7 +13,8 @@ import { usersCommand } from './control/users-cli.ts';
 import { resolvePlugins } from './pipeline/load-pipeline.ts';
 
 const USAGE = `usage:
-  svc start [--config FILE] [--port N] [--admin-port N]   run the gateway and admin listeners
+  svc start [--config FILE] [--port N] [--admin-port N] [--role all|gateway|admin]
+                                                         run the gateway and admin listeners (--role: only one side)
   svc validate [FILE]                                    check a gateway.yaml (exit 0 valid, 1 invalid)
   svc migrate [--config FILE] [--json]                   apply pending store migrations
   svc keys create --project ID [--kind project|organization] [--note TEXT] [--config FILE] [--json]
@@ -66,13 +67,21 @@ async function validate(file: string): Promise<number> {
 async function start(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { config: { type: 'string', short: 'c', default: 'gateway.yaml' }, port: { type: 'string' }, 'admin-port': { type: 'string' } },
+    options: {
+      config: { type: 'string', short: 'c', default: 'gateway.yaml' },
+      port: { type: 'string' },
+      'admin-port': { type: 'string' },
+      role: { type: 'string', default: 'all' },
+    },
   });
   // Loaded here, so the store commands do not pay for the whole service at startup.
-  const { startService } = await import('./service.ts');
+  const { startService, SERVICE_ROLES } = await import('./service.ts');
   let service;
   try {
+    const role = SERVICE_ROLES.find((r) => r === values.role);
+    if (!role) throw new UsageError(`--role must be one of ${SERVICE_ROLES.join(', ')}`);
     service = await startService({
+      role,
       configPath: values.config,
       port: portOption(values.port, 'port'),
       adminPort: portOption(values['admin-port'], 'admin-port'),
@@ -97,8 +106,17 @@ async function start(args: string[]): Promise<void> {
     }
     throw err;
   }
-  console.log(`svc gateway listening on ${service.gatewayUrl}/v1, admin on ${service.adminUrl}`);
-  console.log(`  bound: gateway ${boundText(service.gatewayBound)}, admin ${boundText(service.adminBound)}`);
+  // Test helpers and the SDKs' test fixtures read `listening on <url>/v1, admin on <url>` from role all's first line.
+  if (service.gatewayBound === undefined) {
+    console.log(`svc admin listening on ${service.adminUrl} (role admin; no gateway listener)`);
+    console.log(`  bound: admin ${boundText(service.adminBound)}`);
+  } else if (service.role === 'gateway') {
+    console.log(`svc gateway listening on ${service.gatewayUrl}/v1 (role gateway), status on ${service.adminUrl} (/health, /ready, /metrics only)`);
+    console.log(`  bound: gateway ${boundText(service.gatewayBound)}, status ${boundText(service.adminBound)}`);
+  } else {
+    console.log(`svc gateway listening on ${service.gatewayUrl}/v1, admin on ${service.adminUrl} (role all)`);
+    console.log(`  bound: gateway ${boundText(service.gatewayBound)}, admin ${boundText(service.adminBound)}`);
+  }
   process.on('SIGHUP', () => void service.reload());
   let stopping = false;
   const shutdown = (signal: string) => {

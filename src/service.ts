@@ -1,11 +1,12 @@
-// Assembles the whole service: configuration, pipeline, both listeners, reload and graceful drain.
+// Assembles the whole service: configuration, pipeline, the listeners and background loops of its role, reload and
+// graceful drain.
 import { watch, type FSWatcher } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, dirname, resolve } from 'node:path';
 import { Agent, type Dispatcher } from 'undici';
 import type { FastifyInstance } from 'fastify';
-import { createAdminServer } from '../admin/server.ts';
+import { createAdminServer, type AdminSurfaces } from '../admin/server.ts';
 import { formatIssue, ConfigError } from './config/config-error.ts';
 import { loadConfigFile, parseConfig, type LoadedConfig } from './config/load-config.ts';
 import type { Env } from './config/interpolate.ts';
@@ -28,7 +29,7 @@ import { systemClock, type Clock } from './pipeline/clock.ts';
 import { resolvePlugins, setupPipeline } from './pipeline/load-pipeline.ts';
 import type { Services } from './pipeline/types.ts';
 import { createProviderRegistry, type ProviderRegistry } from './providers/registry.ts';
-import { memoryBenchBoard, type BenchBoard } from './routing/bench-board.ts';
+import { benchBoard, benchState, type BenchBoard } from './routing/bench-board.ts';
 import { createModelGroupRegistry } from './routing/model-groups.ts';
 import type { ActiveConfig } from './runtime/active-config.ts';
 import { createGatewayServer, type GatewayHost } from './server/gateway-server.ts';
@@ -39,7 +40,18 @@ import { WebhookDelivery } from './webhooks/delivery-loop.ts';
 import { OutboxRecorder } from './webhooks/outbox-recorder.ts';
 import type { PromptVersionEvents } from './webhooks/prompt-version-events.ts';
 
-export interface StartOptions {
+/**
+ * What a process serves (ARCHITECTURE.md section 1). `all`: both listeners and every background loop. `gateway`: the
+ * gateway listener, with what serving needs (key polling, config reload, the trace writer and its metric rollups,
+ * the spend ledger), and on the admin port only /health, /ready and /metrics. `admin`: the admin listener and the
+ * background loops (webhook delivery, retention sweep), no gateway listener.
+ */
+export type ServiceRole = 'all' | 'gateway' | 'admin';
+export const SERVICE_ROLES: readonly ServiceRole[] = ['all', 'gateway', 'admin'];
+
+export interface StartOptions<R extends ServiceRole = 'all'> {
+  /** What this process serves (default `all`). */
+  role?: R;
   /** Path of gateway.yaml; or `configText` for an in-memory config (tests). */
   configPath?: string;
   configText?: string;
@@ -65,11 +77,16 @@ export interface StartOptions {
   onFirstOwner?: (owner: FirstOwner, dashboardUrl: string) => void;
 }
 
-export interface RunningService {
-  gatewayUrl: string;
+/** The gateway listener's URL and address (as the operating system reports it); none in role `admin`. */
+type GatewayListener<R extends ServiceRole> = R extends 'admin' ? { gatewayUrl?: undefined; gatewayBound?: undefined } : { gatewayUrl: string; gatewayBound: AddressInfo };
+
+/** A started service; `R` is its role when the caller knows it (default `all`: both listeners). */
+export type RunningService<R extends ServiceRole = 'all'> = RunningServiceParts & GatewayListener<R>;
+
+interface RunningServiceParts {
+  role: ServiceRole;
+  /** The admin listener's URL (role `gateway`: its status endpoints only). */
   adminUrl: string;
-  /** The addresses the listeners are bound to, as the operating system reports them. */
-  gatewayBound: AddressInfo;
   adminBound: AddressInfo;
   /** Keys generated on this start; their plaintext is never available again. */
   generatedKeys: GeneratedKey[];
@@ -96,7 +113,10 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export async function startService(options: StartOptions): Promise<RunningService> {
+export async function startService<R extends ServiceRole = 'all'>(options: StartOptions<R>): Promise<RunningService<R>> {
+  const role = options.role ?? 'all';
+  const servesGateway = role !== 'admin';
+  const servesAdmin = role !== 'gateway';
   const env = options.env ?? process.env;
   const log = options.log ?? jsonLogger({ svc: 'gateway' }, undefined, logLevelOf(env.SVC_LOG_LEVEL));
   const clock = options.clock ?? systemClock;
@@ -111,7 +131,6 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const dataDir = resolve(first.baseDir, first.config.store.data_dir);
   const localState = new LocalStateFile(dataDir);
   const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 256 });
-  const bench: BenchBoard = memoryBenchBoard();
   const workers = createWorkerPool();
   const providers: ProviderRegistry = createProviderRegistry({ dispatcher, now: () => clock.now(), clock, workers, baseDir: first.baseDir, log });
   const metrics = new GatewayMetrics({ processMetrics: options.processMetrics });
@@ -126,7 +145,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const storeUrl = first.config.store.postgres_url;
   const createdApiKeys = await bootstrapStore(db, first.config, clock.now());
   for (const k of createdApiKeys) options.onCreatedApiKey?.(k);
-  const firstOwner = await ensureFirstOwner(db, first.config.organization.id);
+  // The dashboard's first owner is made (and its password printed) where the dashboard is served.
+  const firstOwner = servesAdmin ? await ensureFirstOwner(db, first.config.organization.id) : undefined;
   const storedKeys = new StoredKeyStore(db, { log });
   await storedKeys.start(first.config.store.key_poll_ms);
   control?.serve((request) => runCommand({ db, now: () => clock.now(), changed: () => storedKeys.refresh() }, request));
@@ -136,12 +156,18 @@ export async function startService(options: StartOptions): Promise<RunningServic
     capacity: first.config.store.trace_queue_capacity,
     batchSize: first.config.store.trace_batch_size,
   });
-  traceWriter.start();
   metrics.telemetry = () => traceWriter.snapshot();
   const spend = new DurableSpendLedger(db, { spillDir: resolve(dataDir, 'spend-spill'), log });
-  spend.start();
+  // Gateway traces (with their metric rollups) and spend are written where requests are served; the admin role only
+  // reads them, so its writers never start (a data_dir's spill files are replayed by a process serving the gateway).
+  if (servesGateway) {
+    traceWriter.start();
+    spend.start();
+  }
   const counters = await openCounters(first.config.store, clock, log);
   const countersUrl = first.config.store.redis_url;
+  const bench: BenchBoard = benchBoard(counters);
+  metrics.benchState = () => benchState(bench, active.loaded.config.model_groups);
 
   // --- Webhook automations (docs/webhooks.md): events go to the outbox in the changing transaction; this loop
   // delivers them, on every replica (claims keep replicas off each other's rows). Settings follow reloads.
@@ -172,7 +198,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       baseDir: loaded.baseDir,
       clock,
       dispatcher,
-      keys: combinedKeyStore(keys.store, storedKeys, loaded.config.store.max_key_staleness_s * 1000),
+      keys: combinedKeyStore(keys.store, storedKeys, loaded.config.store.max_key_staleness_s * 1000, new Set(loaded.config.projects.filter((p) => !p.serving).map((p) => p.id))),
       modelGroups: createModelGroupRegistry(loaded.config.model_groups, localState, clock.now()),
       providers,
       bench,
@@ -201,8 +227,10 @@ export async function startService(options: StartOptions): Promise<RunningServic
     await releaseStore();
     throw err;
   }
-  webhooks.start();
-  retention.start();
+  if (servesAdmin) {
+    webhooks.start();
+    retention.start();
+  }
   for (const w of first.warnings) log.warn(w);
   metrics.config = { version: first.config.version, source: first.path, loadedAt: new Date(clock.now()).toISOString(), reloads: 0 };
   let draining = false;
@@ -271,7 +299,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
     else old.onDrained = close;
   };
 
-  const gateway = createGatewayServer(host, first.config.server);
+  const gateway = servesGateway ? createGatewayServer(host, first.config.server) : undefined;
+  const adminSurfaces: AdminSurfaces = servesAdmin ? 'all' : 'status';
   const admin: FastifyInstance = createAdminServer({
     db,
     clock,
@@ -282,19 +311,24 @@ export async function startService(options: StartOptions): Promise<RunningServic
     bench,
     providers,
     spend,
+    counters,
     // The webhook outbox always records; a recorder passed in (tests) sees the same events in the same transaction.
     promptEvents: options.promptEvents ? { record: async (tx, events) => (await promptVersionEvents.record(tx, events), options.promptEvents!.record(tx, events)) } : promptVersionEvents,
     health: host.health,
-    metricsJson: () => metrics.json({ deployments: { benched_until: Object.fromEntries(Object.entries(bench.snapshot(clock.now())).map(([k, v]) => [k, new Date(v).toISOString()])) } }),
+    metricsJson: async () => {
+      const state = await metrics.benchState();
+      const benchedUntil = Object.fromEntries(state.benched.map((b) => [b.deployment, new Date(b.until).toISOString()]));
+      return metrics.json({ deployments: { benched_until: benchedUntil, ...(state.error ? { bench_state_error: state.error } : {}) } });
+    },
     metricsText: async () => ({ contentType: metrics.registry.contentType, text: await metrics.registry.metrics() }),
-  });
+  }, adminSurfaces);
   const gatewayHost = options.host ?? first.config.server.host;
   const adminHost = options.host ?? first.config.server.admin_host;
   try {
-    await listen(gateway, options.port ?? first.config.server.port, gatewayHost);
+    if (gateway) await listen(gateway, options.port ?? first.config.server.port, gatewayHost);
     await admin.listen({ port: options.adminPort ?? first.config.server.admin_port, host: adminHost });
   } catch (err) {
-    gateway.close();
+    gateway?.close();
     await admin.close();
     await active.pipeline.close();
     await releaseStore();
@@ -319,9 +353,10 @@ export async function startService(options: StartOptions): Promise<RunningServic
   }
 
   return {
-    gatewayUrl: urlOf(gateway.address()),
+    role,
+    gatewayUrl: gateway && urlOf(gateway.address()),
     adminUrl: urlOf(admin.server.address()),
-    gatewayBound: gateway.address() as AddressInfo,
+    gatewayBound: gateway && (gateway.address() as AddressInfo),
     adminBound: admin.server.address() as AddressInfo,
     generatedKeys,
     createdApiKeys,
@@ -342,8 +377,9 @@ export async function startService(options: StartOptions): Promise<RunningServic
       draining = true;
       watcher?.close();
       const deadline = active.loaded.config.server.drain_timeout_ms;
-      const closed = new Promise<void>((done) => gateway.close(() => done()));
-      gateway.closeIdleConnections();
+      // The gateway listener keeps accepting until the drain ends: /ready answers 503 draining and new requests a coded
+      // 503 with connection: close (gateway-server.ts), so clients and load balancers learn to go elsewhere.
+      gateway?.closeIdleConnections();
       if (inFlight > 0) {
         await new Promise<void>((done) => {
           const timer = setTimeout(done, deadline);
@@ -353,14 +389,16 @@ export async function startService(options: StartOptions): Promise<RunningServic
           };
         });
       }
-      gateway.closeAllConnections();
+      const closed = new Promise<void>((done) => (gateway ? gateway.close(() => done()) : done()));
+      gateway?.closeAllConnections();
       await closed;
       await admin.close();
       await active.pipeline.close();
       if (!options.dispatcher) await dispatcher.close();
       await releaseStore(5_000);
     },
-  };
+    // The gateway listener exists exactly when the role is not `admin`, which the type cannot follow from `role`.
+  } as RunningService<ServiceRole> as RunningService<R>;
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { customWindow, defaultWindow, isWindowName, namedWindow, WINDOWS, type MetricWindow } from '../../src/metrics/metric-window.ts';
 import { gatewayPanels, GROUP_BY, metricsChart, trafficBounds, type GroupBy } from '../../src/metrics/metrics-query.ts';
+import { benchState } from '../../src/routing/bench-board.ts';
 import type { AdminContext } from '../context.ts';
 import { projectOf } from './project-scope.ts';
 import { DashboardApiError, requireSession } from './session-guard.ts';
@@ -44,16 +45,13 @@ function windowOf(q: WindowQuery, now: number): MetricWindow {
   return w;
 }
 
-/** Deployments benched now, by model group (a deployment in two groups is listed under each). */
-function benchedNow(ctx: AdminContext, now: number) {
-  const out: { modelGroup: string; deployment: string; until: string }[] = [];
-  for (const g of ctx.config().model_groups) {
-    for (const d of g.deployments) {
-      const until = ctx.bench.benchedUntil(d.id, now);
-      if (until > 0) out.push({ modelGroup: g.name, deployment: d.id, until: new Date(until).toISOString() });
-    }
-  }
-  return out;
+/** Deployments benched now (as every replica sees them), by model group. */
+async function benchedNow(ctx: AdminContext) {
+  const state = await benchState(ctx.bench, ctx.config().model_groups);
+  return {
+    benched: state.benched.map((b) => ({ modelGroup: b.group, deployment: b.deployment, until: new Date(b.until).toISOString() })),
+    benchStateError: state.error ?? null,
+  };
 }
 
 export function registerDashboardMetrics(app: FastifyInstance, ctx: AdminContext): void {
@@ -78,6 +76,6 @@ export function registerDashboardMetrics(app: FastifyInstance, ctx: AdminContext
     const project = await projectOf(ctx, req);
     const now = ctx.clock.now();
     const panels = await gatewayPanels(ctx.db, project.id, windowOf(req.query, now));
-    return { ...panels, benched: benchedNow(ctx, now) };
+    return { ...panels, ...(await benchedNow(ctx)) };
   });
 }

@@ -1,13 +1,14 @@
 // Dashboard model groups, as the configuration serving now declares them, with each deployment's state: benched
-// (cooling down after health signals) until when, and whether the router may send it traffic at all.
+// (cooling down after health signals) until when, as every replica sharing the counters store sees it, and whether
+// the router may send it traffic at all.
 import type { FastifyInstance } from 'fastify';
 import type { DeploymentConfig } from '../../src/config/types.ts';
+import { benchState } from '../../src/routing/bench-board.ts';
 import type { AdminContext } from '../context.ts';
 import { requireSession } from './session-guard.ts';
 
 export function registerDashboardModelGroups(app: FastifyInstance, ctx: AdminContext): void {
-  function deploymentView(d: DeploymentConfig, now: number) {
-    const benchedUntil = ctx.bench.benchedUntil(d.id, now);
+  function deploymentView(d: DeploymentConfig, benchedUntil: number) {
     // The router's own eligibility rules: no weight or a provider that cannot serve it (missing credentials).
     const unavailable = d.weight <= 0 ? 'weight is 0' : ctx.providers.forDeployment(d).unavailableReason(d);
     return {
@@ -22,14 +23,17 @@ export function registerDashboardModelGroups(app: FastifyInstance, ctx: AdminCon
   }
 
   app.get('/model-groups', { onRequest: requireSession(ctx, 'viewer') }, async () => {
-    const now = ctx.clock.now();
+    const groups = ctx.config().model_groups;
+    const state = await benchState(ctx.bench, groups);
+    const until = new Map(state.benched.map((b) => [b.deployment, b.until]));
     return {
-      data: ctx.config().model_groups.map((g) => ({
+      data: groups.map((g) => ({
         name: g.name,
         fallback: g.fallback ?? null,
         routing: g.routing,
-        deployments: g.deployments.map((d) => deploymentView(d, now)),
+        deployments: g.deployments.map((d) => deploymentView(d, until.get(d.id) ?? 0)),
       })),
+      benchStateError: state.error ?? null,
     };
   });
 }

@@ -9,6 +9,7 @@ import { registerDashboardBudgets } from './budgets.ts';
 import { registerDashboardKeys } from './keys.ts';
 import { registerDashboardMetrics } from './metrics.ts';
 import { registerDashboardModelGroups } from './model-groups.ts';
+import { registerDashboardProjectServing } from './project-serving.ts';
 import { registerDashboardPrompts } from './prompts.ts';
 import { registerDashboardTraces } from './traces.ts';
 import { dashboardErrorHandler, dashboardNotFoundHandler } from './error-handler.ts';
@@ -32,4 +33,5 @@ export function registerDashboardApi(app: FastifyInstance, ctx: AdminContext): v
   registerDashboardAgents(app, ctx);
   registerDashboardModelGroups(app, ctx);
   registerDashboardBudgets(app, ctx);
+  registerDashboardProjectServing(app, ctx);
 }

@@ -1,7 +1,6 @@
 // The versioned REST API under {base_url}/v1 (spec 4 A1, 5, 7, 8): its own validator, error envelope, not-found
 // answer and request guard (request id, API key, rate limit), encapsulated in this scope.
 import type { FastifyInstance } from 'fastify';
-import { memoryTokenBucket } from '../../src/ratelimit/memory-token-bucket.ts';
 import type { AdminContext } from '../context.ts';
 import { registerAgents } from '../routes/agents.ts';
 import { registerSpans } from '../routes/spans.ts';
@@ -17,7 +16,7 @@ export function registerRestApi(app: FastifyInstance, ctx: AdminContext): void {
   app.setValidatorCompiler(restValidatorCompiler);
   app.setErrorHandler(restErrorHandler(ctx.log));
   // Before the not-found handler, so unknown paths are also authenticated, limited and given the headers.
-  app.addHook('onRequest', requestGuard(ctx, memoryTokenBucket()));
+  app.addHook('onRequest', requestGuard(ctx));
   app.addHook('preValidation', refuseUnstorableText);
   app.setNotFoundHandler(restNotFoundHandler);
   registerTraces(app, ctx);

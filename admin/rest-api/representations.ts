@@ -19,6 +19,15 @@ export function restSpan(o: StoredObservation) {
   };
 }
 
+/**
+ * Trace input and output are strings in spec part 2, but gateway and ingested traces store any JSON value (messages,
+ * an answer object): those are answered as their JSON text. A string stays itself; absent is null.
+ */
+function traceText(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
 /** A trace as listed (no spans); `restTraceWithSpans` adds them for GET /v1/traces/{id}. */
 export function restTrace(t: StoredTrace) {
   return {
@@ -28,8 +37,8 @@ export function restTrace(t: StoredTrace) {
     endTime: t.endTime,
     duration: t.durationMs,
     status: t.status,
-    input: t.input ?? null,
-    output: t.output ?? null,
+    input: traceText(t.input),
+    output: traceText(t.output),
     tokens: t.tokens,
     cost: t.cost,
     metadata: t.metadata,

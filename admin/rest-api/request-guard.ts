@@ -1,8 +1,10 @@
 // The onRequest hook of every REST API request: request id, authentication, the rate limit, then permission.
-// Authentication runs first so the bucket is the key's; a request whose key fails is limited by its client address
-// (same rule), so guessing keys is throttled too. Every path through here sets the rate-limit headers.
+// Authentication runs first so the limit is the key's; a request whose key fails is limited by its client address
+// (same rule), so guessing keys is throttled too. The limit is kept in the counters store, so replicas sharing Redis
+// count each key once. Every path through here that reached the limit sets the rate-limit headers.
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import type { RateLimitDecision, RateLimiter } from '../../src/ratelimit/rate-limiter.ts';
+import type { RateLimitDecision } from '../../src/ratelimit/rate-limiter.ts';
+import { CountersUnavailableError } from '../../src/store/counters/counters.ts';
 import type { Project } from '../../src/store/repos/projects.ts';
 import { noteApiKeyUse } from '../../src/store/api-key-use.ts';
 import type { AdminContext } from '../context.ts';
@@ -19,7 +21,10 @@ function setRateLimitHeaders(reply: FastifyReply, d: RateLimitDecision): void {
   reply.header('x-ratelimit-reset', String(Math.ceil(d.resetAt / 1000)));
 }
 
-export function requestGuard(ctx: AdminContext, limiter: RateLimiter): onRequestAsyncHookHandler {
+/** The counters key of a rate limit: hash-tagged, so its minute counters and burst bucket share a Redis Cluster slot. */
+const limitKey = (bucket: string) => `{rest:${bucket}}:rate`;
+
+export function requestGuard(ctx: AdminContext): onRequestAsyncHookHandler {
   return async (req, reply) => {
     const requestId = requestIdFor(req.headers['x-request-id']);
     requestIds.set(req, requestId);
@@ -35,14 +40,23 @@ export function requestGuard(ctx: AdminContext, limiter: RateLimiter): onRequest
     }
     const { requests_per_minute, burst } = ctx.config().api.rate_limit;
     const bucket = principal ? `key:${principal.apiKey.id}` : `ip:${req.ip}`;
-    const decision = await limiter.take(bucket, { requestsPerMinute: requests_per_minute, burst }, now);
+    let decision: RateLimitDecision;
+    try {
+      decision = await ctx.counters.admitRate(limitKey(bucket), { requestsPerMinute: requests_per_minute, burst });
+    } catch (err) {
+      if (!(err instanceof CountersUnavailableError)) throw err;
+      // The limit cannot be counted: refused as the gateway refuses when its counters store is unavailable.
+      throw new RestApiError('service_unavailable', 'The rate-limit store is unreachable; retry shortly.', { reason: 'counters unavailable' });
+    }
     setRateLimitHeaders(reply, decision);
     if (!decision.allowed) {
       const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
       reply.header('retry-after', String(retryAfter));
-      throw new RestApiError('rate_limit_exceeded', `Too many requests; retry after ${retryAfter} s.`, {
+      const what = decision.refusedBy === 'burst' ? `more than ${burst} requests in a burst` : `more than ${requests_per_minute} requests this minute`;
+      throw new RestApiError('rate_limit_exceeded', `Too many requests (${what}); retry after ${retryAfter} s.`, {
         limit: decision.limit,
-        requestsPerMinute: requests_per_minute,
+        burst,
+        reason: decision.refusedBy,
         retryAfter,
       });
     }

@@ -3,6 +3,7 @@
 // counters; the request's real cost replaces the reservation when it ends, and goes to the spend ledger.
 import type { DeploymentConfig } from '../../src/config/types.ts';
 import { BudgetChains, type ChainBudget } from '../../src/budget/budget-chain.ts';
+import { periodResetAt, secondsUntil } from '../../src/budget/period-reset.ts';
 import { GatewayError } from '../../src/errors/gateway-error.ts';
 import { definePlugin } from '../../src/pipeline/define-plugin.ts';
 import { stateSlot } from '../../src/pipeline/state.ts';
@@ -110,10 +111,17 @@ export default definePlugin({
           const b = chain[r.failed];
           const limit = checks[r.failed].limit!;
           const left = Math.max(0, limit - r.values[r.failed]);
+          // A daily or monthly budget refills when its period resets: retry-after says when (spec: clients retry 429s
+          // after it). A total budget never refills, so waiting would not help and there is no retry-after.
+          const resetAt = periodResetAt(r.periodIds[r.failed]);
+          const resets = resetAt === undefined ? '' : ` It resets at ${new Date(resetAt).toISOString()}.`;
           throw new GatewayError(
             'budget_exceeded',
-            `Budget exceeded: ${b.label} has ${usd(left)} of its ${b.period} budget of ${usd(limit)} left, and this request may cost up to ${usd(reservedNano)}.`,
-            { details: { budget: b.id, period: b.period, limit_usd: b.usd, spent_usd: r.values[r.failed] / NANO } },
+            `Budget exceeded: ${b.label} has ${usd(left)} of its ${b.period} budget of ${usd(limit)} left, and this request may cost up to ${usd(reservedNano)}.${resets}`,
+            {
+              retryAfter: resetAt === undefined ? undefined : secondsUntil(resetAt, services.clock.now()),
+              details: { budget: b.id, period: b.period, limit_usd: b.usd, spent_usd: r.values[r.failed] / NANO },
+            },
           );
         }
         const overSoft = chain.filter((b, i) => !b.hard && r.values[i] + reservedNano > Math.round(b.usd * NANO)).map((b) => b.id);

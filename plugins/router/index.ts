@@ -2,6 +2,8 @@
 import type { DeploymentConfig, ModelGroupConfig } from '../../src/config/types.ts';
 import { GatewayError } from '../../src/errors/gateway-error.ts';
 import { definePlugin } from '../../src/pipeline/define-plugin.ts';
+import type { BenchedDeployments } from '../../src/routing/bench-board.ts';
+import { CountersUnavailableError } from '../../src/store/counters/counters.ts';
 import type { ChatChunk, GatewayResponse, RequestContext } from '../../src/pipeline/types.ts';
 import { costOf, costOfTokens } from '../../src/pricing/cost.ts';
 import { estimateChatPromptTokens, outputAllowance } from '../../src/pricing/token-estimate.ts';
@@ -39,17 +41,37 @@ export default definePlugin<RouterConfig>({
     const serves = (ctx: RequestContext, d: DeploymentConfig, adapter: ProviderAdapter) =>
       ctx.route !== 'embeddings' || offersEmbeddings(d, adapter);
 
-    /** Benching the only deployment left in a group without fallback would just turn provider errors into 503s. */
-    const benchIfAllowed = (group: ModelGroupConfig, d: DeploymentConfig, now: number) => {
-      if (group.routing.bench_ms === 0) return;
-      if (group.fallback === undefined) {
-        const othersUp = group.deployments.some((o) => o.id !== d.id && o.weight > 0 && bench.benchedUntil(o.id, now) === 0);
-        if (!othersUp) return;
-      }
-      bench.bench(d.id, now + group.routing.bench_ms);
+    /**
+     * The group's bench state for this request. While the counters store cannot be reached the request routes as if
+     * nothing were benched (its own failures still move it on at once), as the cache treats a store it cannot reach.
+     */
+    const benchedIn = (ctx: RequestContext, group: ModelGroupConfig): BenchedDeployments | Promise<BenchedDeployments> => {
+      const unreadable = (err: unknown): BenchedDeployments => {
+        if (!(err instanceof CountersUnavailableError)) throw err;
+        ctx.annotations['gateway.bench_error'] = err.message;
+        return new Map();
+      };
+      const read = bench.benched(group);
+      return read instanceof Promise ? read.catch(unreadable) : read;
     };
 
-    async function attempt(ctx: RequestContext, group: ModelGroupConfig, d: DeploymentConfig, adapter: ProviderAdapter): Promise<AttemptResult> {
+    /** Benching the only deployment left in a group without fallback would just turn provider errors into 503s. */
+    const benchIfAllowed = async (ctx: RequestContext, group: ModelGroupConfig, d: DeploymentConfig, benched: BenchedDeployments) => {
+      if (group.routing.bench_ms === 0) return;
+      if (group.fallback === undefined) {
+        const othersUp = group.deployments.some((o) => o.id !== d.id && o.weight > 0 && !benched.has(o.id));
+        if (!othersUp) return;
+      }
+      benched.set(d.id, clock.now() + group.routing.bench_ms);
+      // Written before the request goes on, so every replica skips the deployment from the next request on.
+      await bench.bench(group, d.id, group.routing.bench_ms).catch((err: unknown) => {
+        if (!(err instanceof CountersUnavailableError)) throw err;
+        ctx.annotations['gateway.bench_error'] = err.message;
+        ctx.log.warn('router: bench state not written; the counters store is unavailable', { requestId: ctx.id, deployment: d.id, error: err.message });
+      });
+    };
+
+    async function attempt(ctx: RequestContext, group: ModelGroupConfig, benched: BenchedDeployments, d: DeploymentConfig, adapter: ProviderAdapter): Promise<AttemptResult> {
       const started = performance.now();
       const startedAt = clock.now();
       const timeoutMs = d.timeout_ms ?? group.routing.timeout_ms;
@@ -58,6 +80,8 @@ export default definePlugin<RouterConfig>({
       const controller = ctx.stream ? new AbortController() : undefined;
       const timer = controller && setTimeout(() => controller.abort(new DOMException('attempt timed out', 'TimeoutError')), timeoutMs);
       const call = { deployment: d, body: ctx.body!, signal: controller?.signal, timeoutMs };
+      // The last deployment tried is named on failures too (x-svc-deployment: "a deployment was chosen").
+      ctx.deployment = d.id;
       try {
         let response: GatewayResponse;
         if (controller && timer) {
@@ -77,7 +101,6 @@ export default definePlugin<RouterConfig>({
           ctx.costEstimated = false;
         }
         ctx.attempts.push({ d: d.id, o: 'ok', ms: Math.round(performance.now() - started), startedAt });
-        ctx.deployment = d.id;
         ctx.price = prices.get(d.id);
         return { response };
       } catch (thrown) {
@@ -92,7 +115,7 @@ export default definePlugin<RouterConfig>({
           why: err.message.slice(0, WHY_MAX),
           startedAt,
         });
-        if (verdict.healthSignal) benchIfAllowed(group, d, clock.now());
+        if (verdict.healthSignal) await benchIfAllowed(ctx, group, d, benched);
         return { error: err, stop: !verdict.tryElsewhere };
       }
     }
@@ -147,15 +170,17 @@ export default definePlugin<RouterConfig>({
         for (const g of groupChain(modelGroups, group)) {
           const tried = new Set<string>();
           let backoffStep = 0;
+          // Read once per group (in-process: synchronously); this request's own benches are added as they happen.
+          const read = benchedIn(ctx, g);
+          const benchedNow = read instanceof Promise ? await read : read;
           for (let n = 0; n <= g.routing.retries; n++) {
             if (ctx.clientAborted) throw new Error('client disconnected');
-            const now = clock.now();
             const eligible: DeploymentConfig[] = [];
             const benched: DeploymentConfig[] = [];
             for (const d of g.deployments) {
               const adapter = providers.forDeployment(d);
               if (d.weight <= 0 || !serves(ctx, d, adapter) || adapter.unavailableReason(d) !== undefined) continue;
-              if (bench.benchedUntil(d.id, now) > 0) benched.push(d);
+              if (benchedNow.has(d.id)) benched.push(d);
               else eligible.push(d);
             }
             if (eligible.length === 0) {
@@ -171,7 +196,7 @@ export default definePlugin<RouterConfig>({
             tried.add(d.id);
             // The group of the last attempt: a fallback group with nothing eligible was not used.
             ctx.servedGroup = g.name;
-            const result = await attempt(ctx, g, d, providers.forDeployment(d));
+            const result = await attempt(ctx, g, benchedNow, d, providers.forDeployment(d));
             if ('response' in result) return result.response;
             lastError = result.error;
             if (result.stop) throw lastError;

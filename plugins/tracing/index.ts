@@ -28,7 +28,7 @@ export default definePlugin<TracingConfig>({
   setup(config, services) {
     const deployments = new Map<string, DeploymentConfig>();
     for (const g of services.config.model_groups) for (const d of g.deployments) deployments.set(d.id, d);
-    const sampler = new RefusalSampler();
+    const sampler = new RefusalSampler(services.counters, services.clock);
     return {
       onEvent(ctx, chunk) {
         if (!config.record_content) return;
@@ -44,18 +44,23 @@ export default definePlugin<TracingConfig>({
         // An unexpected gateway failure (500 without a code) is logged with its error id, not traced (spec part 7).
         if (ctx.status === 500 && ctx.errorCode === null && ctx.error !== undefined && refusalCode(ctx) === undefined) return;
         const code = refusalCode(ctx);
-        if (code !== undefined) {
-          if (UNTRACED.has(code)) return;
-          if (SAMPLED.has(code) && !sampler.admit(ctx.principal.keyId, code, services.clock.now())) return;
-        }
-        services.traces.enqueue(
-          gatewayTrace(ctx, {
-            recordContent: config.record_content,
-            now: services.clock.now(),
-            caller: callerContext(ctx.headers),
-            streamOutput: ctx.state.get(streamText)?.message(),
-            deployments,
-          }),
+        if (code !== undefined && UNTRACED.has(code)) return;
+        const now = services.clock.now();
+        const trace = () =>
+          services.traces.enqueue(
+            gatewayTrace(ctx, {
+              recordContent: config.record_content,
+              now,
+              caller: callerContext(ctx.headers),
+              streamOutput: ctx.state.get(streamText)?.message(),
+              deployments,
+            }),
+          );
+        if (code === undefined || !SAMPLED.has(code)) return trace();
+        const { projectId, keyId } = ctx.principal;
+        sampler.admit(projectId, keyId, code).then(
+          (admitted) => admitted && trace(),
+          (err: Error) => ctx.log.error('tracing: refusal sampling failed; the refusal is not traced', { requestId: ctx.id, error: err.message }),
         );
       },
     };

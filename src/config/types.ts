@@ -87,6 +87,8 @@ export interface ProjectConfig {
   name?: string;
   max_key_expiry_hours: number;
   ingestion_only: boolean;
+  /** False refuses every gateway key of the project (401 invalid_api_key); the dashboard can turn it off too. */
+  serving: boolean;
   rpm?: number;
   tpm?: number;
   budgets: BudgetConfig[];

@@ -22,6 +22,8 @@ export interface KeyRecord {
   budgetPeriod?: BudgetPeriod;
   /** The organization unit the key belongs to (gateway.yaml keys only). */
   unit?: string;
+  /** Serving is off for the key's project (gateway.yaml or the dashboard): the key is refused as invalid_api_key. */
+  servingOff?: boolean;
 }
 
 export interface KeyStore {

@@ -1,9 +1,11 @@
-// Gateway keys kept in the store, served from memory. Changes made in this process apply at once (`refresh()` after
-// the write); changes made by other processes arrive by polling for newer revisions (store.key_poll_ms).
+// Gateway keys kept in the store, served from memory, with the agent status and project serving switch that decide
+// whether they work. Changes made in this process apply at once (`refresh()` after the write); changes made by other
+// processes arrive by polling for newer revisions (store.key_poll_ms).
 import { timingSafeEqual } from 'node:crypto';
 import type { Database } from '../store/database.ts';
 import { agentsChangedSince, type AgentStatus } from '../store/repos/agents.ts';
 import { gatewayKeysChangedSince, type StoredGatewayKey } from '../store/repos/gateway-keys.ts';
+import { projectsChangedSince } from '../store/repos/projects.ts';
 import { keyExpiry, type KeyRecord, type KeyStore } from './key-store.ts';
 import { parseNetworks } from './networks.ts';
 import type { Logger } from '../telemetry/logger.ts';
@@ -14,8 +16,11 @@ export class StoredKeyStore implements KeyStore {
   readonly #byHash = new Map<string, KeyRecord>();
   readonly #hashById = new Map<string, string>();
   readonly #agentStatus = new Map<string, AgentStatus>();
+  /** Projects whose serving switch is off in the store. */
+  readonly #servingOff = new Set<string>();
   #keyRevision = 0;
   #agentRevision = 0;
+  #projectRevision = 0;
   #refreshing: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
   /** performance.now() of the last refresh that reached the store (real time, whatever clock requests use). */
@@ -47,11 +52,20 @@ export class StoredKeyStore implements KeyStore {
   /** Reads changes since the last refresh; concurrent callers share one read, and a caller arriving during a read gets the next one. */
   refresh(): Promise<void> {
     const run = async () => {
-      const [keys, agents] = await Promise.all([gatewayKeysChangedSince(this.#db, this.#keyRevision), agentsChangedSince(this.#db, this.#agentRevision)]);
+      const [keys, agents, projects] = await Promise.all([
+        gatewayKeysChangedSince(this.#db, this.#keyRevision),
+        agentsChangedSince(this.#db, this.#agentRevision),
+        projectsChangedSince(this.#db, this.#projectRevision),
+      ]);
       for (const k of keys) this.#apply(k);
       for (const a of agents) {
         this.#agentStatus.set(a.id, a.status);
         this.#agentRevision = Math.max(this.#agentRevision, a.revision);
+      }
+      for (const p of projects) {
+        if (p.serving) this.#servingOff.delete(p.id);
+        else this.#servingOff.add(p.id);
+        this.#projectRevision = Math.max(this.#projectRevision, p.revision);
       }
       this.lastRefreshAt = performance.now();
     };
@@ -98,18 +112,26 @@ export class StoredKeyStore implements KeyStore {
   agentSuspended(agentId: string): boolean {
     return this.#agentStatus.get(agentId) === 'suspended';
   }
+
+  /** False when the project's serving switch is off in the store (set in the dashboard). */
+  projectServing(projectId: string): boolean {
+    return !this.#servingOff.has(projectId);
+  }
 }
 
 /**
- * Keys from gateway.yaml first, then keys from the store; a key whose agent is suspended answers as blocked.
+ * Keys from gateway.yaml first, then keys from the store; a key whose agent is suspended answers as blocked, and one
+ * whose project has serving off (in gateway.yaml, `servingOffInConfig`, or in the store) as `servingOff`.
  * Stale once the store has not answered for `maxStalenessMs` (a block made meanwhile could not be seen).
  */
-export function combinedKeyStore(configured: KeyStore, stored: StoredKeyStore, maxStalenessMs: number): KeyStore {
+export function combinedKeyStore(configured: KeyStore, stored: StoredKeyStore, maxStalenessMs: number, servingOffInConfig: ReadonlySet<string>): KeyStore {
   return {
     stale: () => stored.sinceLastRefresh() > maxStalenessMs,
     find(hash) {
       const record = (configured.find(hash) as KeyRecord | undefined) ?? stored.find(hash);
-      if (record?.agentId !== undefined && !record.blocked && stored.agentSuspended(record.agentId)) return { ...record, blocked: true };
+      if (record === undefined) return undefined;
+      if (servingOffInConfig.has(record.projectId) || !stored.projectServing(record.projectId)) return { ...record, servingOff: true };
+      if (record.agentId !== undefined && !record.blocked && stored.agentSuspended(record.agentId)) return { ...record, blocked: true };
       return record;
     },
   };

@@ -112,6 +112,7 @@ export interface RequestContext {
   group?: ModelGroupConfig;
   /** The group that served the request (the fallback group when used). */
   servedGroup?: string;
+  /** The deployment that served the request, or the last one tried when none did. */
   deployment?: string;
   /** Price of the deployment that served the request. */
   price?: PriceConfig;

@@ -1,7 +1,11 @@
-// The contract of a request rate limiter: one token bucket per key. In-process today (memory-token-bucket.ts); a shared
-// store (Redis) can implement the same interface, so callers take a token and read the decision the same way.
+// The REST API's rate limit (spec part 8: 1,000 requests per minute, burst 100, per key). A key may make
+// `requestsPerMinute` requests per calendar minute (the headers report this window: X-RateLimit-Limit, -Remaining,
+// -Reset), and bursts are bounded too: every request also takes a slot of a bucket of `burst` slots refilled at
+// `requestsPerMinute` a minute (GCRA), so a minute's requests cannot arrive in one instant, nor the end of one
+// window and the start of the next back to back. Kept in the counters store: in-process (memory-rate-limiter.ts) or
+// in Redis (one Lua script on Redis time), shared by every replica.
 
-/** Refill rate and capacity of a bucket. A bucket starts full. */
+/** Requests per calendar minute and the burst bound. */
 export interface RateLimitRule {
   requestsPerMinute: number;
   burst: number;
@@ -9,17 +13,35 @@ export interface RateLimitRule {
 
 export interface RateLimitDecision {
   allowed: boolean;
-  /** The bucket's capacity (the burst). */
+  /** Requests allowed per minute. */
   limit: number;
-  /** Whole tokens left after this request. */
+  /** Requests left in the current minute's window after this one. */
   remaining: number;
-  /** Epoch milliseconds at which the bucket is full again. */
+  /** Epoch milliseconds at which the current minute's window ends (and `remaining` is `limit` again). */
   resetAt: number;
-  /** Milliseconds until one token is available; 0 when allowed. */
+  /** Milliseconds until a request would be let through; 0 when allowed. */
   retryAfterMs: number;
+  /** What refused the request: the minute's window (checked first) or the burst bound. */
+  refusedBy?: 'minute' | 'burst';
 }
 
-export interface RateLimiter {
-  /** Takes one token from the bucket of `key` at time `now` (epoch ms), if there is one. */
-  take(key: string, rule: RateLimitRule, now: number): Promise<RateLimitDecision>;
+/** Microseconds between two slots of the burst bucket (rounded up: never faster than the rule). */
+export const slotIntervalUs = (rule: RateLimitRule) => Math.ceil(60_000_000 / rule.requestsPerMinute);
+
+/** The raw outcome of one admission, as both implementations compute it. */
+export interface RateOutcome {
+  admitted: boolean;
+  /** Requests counted in the current minute, this one included when admitted. */
+  count: number;
+  msLeftInMinute: number;
+  windowFull: boolean;
+  /** Microseconds until the burst bucket has a slot (0 when it has one). */
+  burstWaitUs: number;
+}
+
+export function rateDecision(rule: RateLimitRule, o: RateOutcome, nowMs: number): RateLimitDecision {
+  const base = { limit: rule.requestsPerMinute, remaining: Math.max(0, rule.requestsPerMinute - o.count), resetAt: nowMs + o.msLeftInMinute };
+  if (o.admitted) return { allowed: true, ...base, retryAfterMs: 0 };
+  const retryAfterMs = Math.max(o.windowFull ? o.msLeftInMinute : 0, Math.ceil(o.burstWaitUs / 1000));
+  return { allowed: false, ...base, retryAfterMs, refusedBy: o.windowFull ? 'minute' : 'burst' };
 }

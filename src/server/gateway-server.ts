@@ -118,6 +118,14 @@ async function handle(host: GatewayHost, req: IncomingMessage, res: ServerRespon
     host.metrics.recordRequest('unknown', 404, code, (performance.now() - started) / 1000);
     return;
   }
+  if (host.draining) {
+    // The listener stays open while in-flight requests finish, so probes can say so; new work goes elsewhere
+    // (docs/decisions.md "Draining"). The connection closes after this answer.
+    const refusal = new GatewayError('gateway_config_stale', 'The gateway is shutting down and takes no new requests. Retry shortly; another replica will answer.');
+    const code = writeError(undefined, res, refusal, id, host.log);
+    host.metrics.recordRequest(route, res.statusCode, code, (performance.now() - started) / 1000);
+    return;
+  }
   const active = host.active();
   host.requestStarted(active);
   try {
@@ -150,7 +158,8 @@ async function handle(host: GatewayHost, req: IncomingMessage, res: ServerRespon
       headers: req.headers,
       clientIp: req.socket.remoteAddress,
       body,
-      stream: body?.stream === true,
+      // Streaming does not apply to embeddings (spec 4B): the flag is ignored there (docs/decisions.md).
+      stream: route === 'chat' && body?.stream === true,
       clientWantsUsage: (body?.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage === true,
       attempts: [],
       responseHeaders: {},

@@ -1,6 +1,7 @@
 // Gateway metrics: prom-client instruments in a registry of their own (several services can share a process
 // in tests); /metrics serves them as the spec's JSON or as Prometheus text.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { BenchState } from '../routing/bench-board.ts';
 import { LatencyWindow } from './latency-window.ts';
 
 export interface ConfigStatus {
@@ -60,6 +61,20 @@ export class GatewayMetrics {
   readonly webhooksDelivered = this.#statCounter(() => this.webhooks(), 'svc_webhook_delivered_total', 'Webhook events delivered (a 2xx answer)', 'delivered');
   readonly webhookFailedEvents = this.#statCounter(() => this.webhooks(), 'svc_webhook_failed_events_total', 'Webhook events whose every attempt failed', 'failed_events');
   readonly webhookDisabled = this.#statCounter(() => this.webhooks(), 'svc_webhook_automations_disabled_total', 'Automations disabled after consecutive failed events', 'disabled');
+
+  /** Deployments benched now, read from the counters store (shared by every replica) when metrics are served. */
+  benchState: () => Promise<BenchState> = async () => ({ benched: [] });
+  readonly benchedUntil: Gauge = new Gauge({
+    name: 'svc_deployment_benched_until_seconds',
+    help: 'When the bench of a benched deployment ends (Unix seconds), as every replica sharing the counters store sees it; benched deployments only',
+    labelNames: ['model_group', 'deployment'],
+    registers: [this.registry],
+    collect: async (): Promise<void> => {
+      const { benched } = await this.benchState();
+      this.benchedUntil.reset();
+      for (const b of benched) this.benchedUntil.set({ model_group: b.group, deployment: b.deployment }, b.until / 1000);
+    },
+  });
 
   constructor(options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'svc_' });

@@ -488,6 +488,23 @@ t.test('the dashboard in chromium', async (t) => {
     await screenshot(page, '11-keys-blocked');
   });
 
+  await t.test("turning the project's serving off refuses its keys with 401 invalid_api_key until it is on again", async (t) => {
+    // GET /v1/models: no spend, so the budgets page later still shows only the traffic sent above.
+    const ask = async () => {
+      const res = await fetch(`${s.gatewayUrl}/v1/models`, { headers: { authorization: `Bearer ${minted.alpha}` } });
+      return res.status === 200 ? '200' : `${res.status} ${((await res.json()) as any).error.code}`;
+    };
+    await go('/p/default/keys');
+    t.match(await page.getByTestId('serving').textContent(), /serving/);
+    await page.getByTestId('toggle-serving').click();
+    await page.getByTestId('serving').getByText('Turned off here').waitFor();
+    t.equal(await ask(), '401 invalid_api_key', 'the minted key is refused');
+    await screenshot(page, '11b-serving-off');
+    await page.getByTestId('toggle-serving').click();
+    await page.getByTestId('serving').getByText('The gateway serves').waitFor();
+    t.equal(await ask(), '200', 'served again');
+  });
+
   await t.test('the other pages render', async (t) => {
     const second = await fetch(`${s.adminUrl}/api/public/v2/prompts`, {
       method: 'POST',
@@ -542,6 +559,7 @@ t.test('the dashboard in chromium', async (t) => {
     await go('/p/default/audit');
     await page.getByTestId('audit').waitFor();
     t.match(await page.getByTestId('audit').textContent(), /gateway_key\.block/);
+    t.match(await page.getByTestId('audit').textContent(), /project\.serving_off/);
     await screenshot(page, '16-audit');
   });
 
@@ -551,6 +569,7 @@ t.test('the dashboard in chromium', async (t) => {
     await member.goto(`${dash}#/p/default/keys`);
     await member.getByTestId('unblock-beta-key').waitFor();
     t.ok(await member.getByTestId('mint-key').isVisible(), 'the mint form');
+    t.equal(await member.getByTestId('toggle-serving').count(), 0, 'no serving switch: admins only');
     await member.goto(`${dash}#/p/default/users`);
     await member.getByTestId('users').waitFor();
     t.equal(await member.getByRole('button', { name: 'Add user' }).count(), 0, 'no user management');

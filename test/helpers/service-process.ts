@@ -12,8 +12,8 @@ export interface ServiceProcess {
   kill(signal: NodeJS.Signals): Promise<number | null>;
 }
 
-export function svcStart(configPath: string, env: NodeJS.ProcessEnv = cleanEnv()): ServiceProcess {
-  const child: ChildProcess = spawn(process.execPath, [CLI, 'start', '--config', configPath], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function svcStart(configPath: string, env: NodeJS.ProcessEnv = cleanEnv(), args: string[] = []): ServiceProcess {
+  const child: ChildProcess = spawn(process.execPath, [CLI, 'start', '--config', configPath, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));
@@ -46,11 +46,26 @@ export function svcStart(configPath: string, env: NodeJS.ProcessEnv = cleanEnv()
   };
 }
 
-/** Starts `svc start` and waits for its listening line; returns the process and its gateway and admin URLs. */
-export async function startServiceProcess(t: { teardown(fn: () => unknown): void }, configPath: string): Promise<{ process: ServiceProcess; gatewayUrl: string; adminUrl: string }> {
-  const p = svcStart(configPath);
+/** The URLs of the listening line of each role (src/cli.ts); role `gateway` has a status port where `admin` is. */
+const LISTENING: Record<'all' | 'gateway' | 'admin', RegExp> = {
+  all: /svc gateway listening on (?<gateway>\S+)\/v1, admin on (?<admin>\S+)/,
+  gateway: /svc gateway listening on (?<gateway>\S+)\/v1 \(role gateway\), status on (?<admin>\S+)/,
+  admin: /svc admin listening on (?<admin>\S+)/,
+};
+
+/**
+ * Starts `svc start` (with `--role` when given) and waits for its listening line; returns the process and its
+ * gateway URL ('' for role admin, which has none) and admin URL (role gateway: its status port).
+ */
+export async function startServiceProcess(
+  t: { teardown(fn: () => unknown): void },
+  configPath: string,
+  options: { role?: 'all' | 'gateway' | 'admin'; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ process: ServiceProcess; gatewayUrl: string; adminUrl: string }> {
+  const role = options.role ?? 'all';
+  const p = svcStart(configPath, options.env, options.role ? ['--role', options.role] : []);
   t.teardown(() => p.stop());
-  const out = await p.waitFor(/listening on/);
-  const m = /listening on (\S+)\/v1, admin on (\S+)/.exec(out)!;
-  return { process: p, gatewayUrl: m[1], adminUrl: m[2] };
+  const out = await p.waitFor(LISTENING[role]);
+  const m = LISTENING[role].exec(out)!.groups!;
+  return { process: p, gatewayUrl: m.gateway ?? '', adminUrl: m.admin };
 }

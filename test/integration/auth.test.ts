@@ -9,8 +9,10 @@ import { stringify } from 'yaml';
 import { addressAllowed, parseAddress, parseNetworks } from '../../src/keys/networks.ts';
 import { systemClock } from '../../src/pipeline/clock.ts';
 import { startService } from '../../src/service.ts';
+import { createApiKey } from '../../src/store/repos/api-keys.ts';
 import { silentLogger } from '../../src/telemetry/logger.ts';
 import { baseConfig, chatBody, postJson, startTestService, TEST_KEY } from '../helpers/service.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -428,6 +430,48 @@ t.test('a key with an empty `key` is generated once per data dir; its plaintext 
   t.equal((await chat(b.gatewayUrl, plaintext.generated)).status, 200, 'the old key still works');
   t.equal((await chat(b.gatewayUrl, plaintext.empty)).status, 200);
   await refusal(t, await chat(b.gatewayUrl, 'sk-svc-not-the-generated-one-000000'), 401, 'invalid_api_key');
+});
+
+t.test('projects[].serving: false refuses every key of the project with 401 invalid_api_key, untraced; other projects are served', async (t) => {
+  const withServing = (serving: boolean) =>
+    baseConfig({
+      projects: [{ id: 'default', name: 'Default' }, { id: 'paused', name: 'Paused', serving }],
+      agents: [{ id: 'paused-bot', project: 'paused', name: 'paused bot' }],
+      keys: [
+        { alias: 'test', key: TEST_KEY, project: 'default', model_groups: ['demo'] },
+        { alias: 'paused', key: key('paused'), project: 'paused', model_groups: ['demo'] },
+        { alias: 'paused-blocked', key: key('paused-blocked'), project: 'paused', model_groups: ['demo'], blocked: true },
+      ],
+      plugins: [{ use: 'auth' }, { use: 'router' }, { use: 'tracing' }],
+    });
+  const svc = await startTestService(t, withServing(false));
+  const db = svc.service.db;
+  const apiKey = await createApiKey(db, { kind: 'project', organizationId: 'default', projectId: 'paused', now: Date.now() });
+  const minted = await fetch(`${svc.adminUrl}/api/public/v1/gateway/keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${apiKey.publicKey}:${apiKey.secretKey}`).toString('base64')}` },
+    body: JSON.stringify({ agentId: 'paused-bot', modelGroups: ['demo'], expiresInHours: 1 }),
+  });
+  t.equal(minted.status, 201, 'a key can still be minted for the project');
+  const mintedKey = ((await minted.json()) as any).key;
+
+  for (const [label, apiKeyText] of [['a gateway.yaml key', key('paused')], ['a blocked one (serving off is checked first)', key('paused-blocked')], ['a minted key', mintedKey]]) {
+    const body = await refusal(t, await chat(svc.gatewayUrl, apiKeyText), 401, 'invalid_api_key');
+    t.equal(body.error.message, "Invalid API key: serving is off for this key's project.", label);
+    await refusal(t, await models(svc.gatewayUrl, { authorization: `Bearer ${apiKeyText}` }), 401, 'invalid_api_key');
+  }
+  const served = await chat(svc.gatewayUrl, TEST_KEY);
+  t.equal(served.status, 200, 'a key of another project is served');
+  // Traces are written in order: once the served request's trace is stored, the refusals' would be too.
+  const servedId = served.headers.get('x-svc-request-id');
+  await waitFor('the served trace', async () => (await db.query('SELECT 1 FROM traces WHERE id = $1', [servedId])).rows.length === 1);
+  t.same((await db.query("SELECT id FROM traces WHERE project_id = 'paused'")).rows, [], 'the refusals were not traced');
+
+  svc.writeConfig(withServing(true));
+  t.same(await svc.service.reload(), { ok: true });
+  t.equal((await chat(svc.gatewayUrl, key('paused'))).status, 200, 'serving: true (the default) serves the project again');
+  t.equal((await chat(svc.gatewayUrl, mintedKey)).status, 200);
+  await refusal(t, await chat(svc.gatewayUrl, key('paused-blocked')), 401, 'key_blocked');
 });
 
 t.test('key_sha256 keys work without the plaintext in the config', async (t) => {

@@ -3,6 +3,7 @@
 // request), the spend ledger and seeding from it after a restart, 409 for unpriced models, 503 for chains that
 // cannot be built; with in-process counters and with two gateway processes sharing Redis (no overshoot).
 import t, { type Test } from 'tap';
+import { systemClock } from '../../src/pipeline/clock.ts';
 import type { Database } from '../../src/store/database.ts';
 import { getTrace } from '../../src/store/repos/traces.ts';
 import { startFakeOpenAI } from '../helpers/fake-openai.ts';
@@ -40,12 +41,17 @@ async function ledger(db: Database, budgetId: string): Promise<{ requests: numbe
   return { requests: Number(r.rows[0].requests), nano: Number(r.rows[0].nano) };
 }
 
-async function checkBudgetExceeded(t: Test, res: Response, label: RegExp): Promise<void> {
+/** Longest a period can still run: a day, or 31 days. */
+const PERIOD_SECONDS = { daily: 86_400, monthly: 31 * 86_400 } as const;
+
+async function checkBudgetExceeded(t: Test, res: Response, label: RegExp, period: 'total' | 'daily' | 'monthly'): Promise<void> {
   t.equal(res.status, 429);
   const body = await res.json();
   t.same(body, { error: { message: body.error.message, type: 'rate_limit_error', param: null, code: 'budget_exceeded' } });
   t.match(body.error.message, label, 'the message names the budget');
-  t.equal(res.headers.get('retry-after'), null, 'no retry-after: waiting does not refill a budget');
+  const retryAfter = res.headers.get('retry-after');
+  if (period === 'total') t.equal(retryAfter, null, 'no retry-after: waiting does not refill a total budget');
+  else t.ok(/^\d+$/.test(retryAfter ?? '') && Number(retryAfter) >= 1 && Number(retryAfter) <= PERIOD_SECONDS[period], `retry-after within the ${period} period (${retryAfter})`);
 }
 
 function config(upUrl: string, extra: Record<string, any> = {}) {
@@ -103,7 +109,7 @@ for (const mode of COUNTERS_MODES) {
       const refused = results.filter((r) => r.status === 429);
       t.equal(passed.length, 10, 'exactly ten reservations of $0.10 fit in $1');
       t.equal(refused.length, 40);
-      await checkBudgetExceeded(t, refused[0], /key 'k10' has \$0\.\d+ of its total budget of \$1\.00 left, and this request may cost up to \$0\.10/);
+      await checkBudgetExceeded(t, refused[0], /key 'k10' has \$0\.\d+ of its total budget of \$1\.00 left, and this request may cost up to \$0\.10/, 'total');
       await Promise.all(refused.slice(1).map((r) => r.arrayBuffer()));
       const perRequest = (await passed[0].json()).usage.total_tokens * 0.001;
       await Promise.all(passed.slice(1).map((r) => r.arrayBuffer()));
@@ -118,7 +124,7 @@ for (const mode of COUNTERS_MODES) {
       for (;;) {
         const res = await chat(at(served), 'k10', { model: 'fast', max_tokens: TENTH });
         if (res.status !== 200) {
-          await checkBudgetExceeded(t, res, /key 'k10'/);
+          await checkBudgetExceeded(t, res, /key 'k10'/, 'total');
           break;
         }
         await res.arrayBuffer();
@@ -141,7 +147,7 @@ for (const mode of COUNTERS_MODES) {
       for (;;) {
         const res = await chat(at(served), 'unit-key', { max_tokens: TENTH });
         if (res.status !== 200) {
-          await checkBudgetExceeded(t, res, /unit 'eng' has \$0\.\d+ of its daily budget of \$0\.25 left/);
+          await checkBudgetExceeded(t, res, /unit 'eng' has \$0\.\d+ of its daily budget of \$0\.25 left/, 'daily');
           break;
         }
         perRequest = (await res.json()).usage.total_tokens * 0.001;
@@ -159,13 +165,13 @@ for (const mode of COUNTERS_MODES) {
       const rows = await db.query<{ period_id: string }>("SELECT DISTINCT period_id FROM budget_spend WHERE budget_id = 'unit:eng:daily'");
       t.same(rows.rows.map((r) => r.period_id), [day], 'daily spend is kept per UTC day');
 
-      await checkBudgetExceeded(t, await chat(a, 'agent-key', { max_tokens: TENTH }), /agent 'bot' has \$0\.05 of its monthly budget of \$0\.05 left/);
+      await checkBudgetExceeded(t, await chat(a, 'agent-key', { max_tokens: TENTH }), /agent 'bot' has \$0\.05 of its monthly budget of \$0\.05 left/, 'monthly');
       t.equal((await chat(b, 'agent-key', { max_tokens: 20 })).status, 200, 'a request whose worst case fits the agent budget passes');
 
       // The project 'capped' ($0.30): three worst cases of $0.10 fit, the fourth does not, in any order.
       const results = await Promise.all(Array.from({ length: 4 }, (_, i) => chat(at(i), 'capped-key', { max_tokens: TENTH })));
       t.same(results.map((r) => r.status).sort(), [200, 200, 200, 429]);
-      await checkBudgetExceeded(t, results.find((r) => r.status === 429)!, /project 'capped'/);
+      await checkBudgetExceeded(t, results.find((r) => r.status === 429)!, /project 'capped'/, 'monthly');
     });
 
     t.test('soft budgets never refuse; the overrun is noted in the trace', async (t) => {
@@ -268,4 +274,50 @@ t.test('spend is durable: a new process seeds its counters from the ledger', asy
   // spent 2 × cost; another worst case of $0.10 no longer fits in $0.20 once 2 × cost > $0.10.
   const third = await chat(second.gatewayUrl, 'durable', { max_tokens: TENTH });
   t.equal(third.status, 2 * cost + 0.1 <= 0.2 ? 200 : 429);
+});
+
+t.test('budget_exceeded carries retry-after: the seconds until a daily or monthly period resets (UTC), none for a total budget', async (t) => {
+  let now = Date.parse('2027-02-27T23:59:58.400Z');
+  const clock = { now: () => now, sleep: systemClock.sleep };
+  const svc = await startTestService(
+    t,
+    baseConfig({
+      model_groups: [{ name: 'demo', deployments: [{ id: 'demo-mock', provider: 'mock', model: 'mock-small', price: PRICE }] }],
+      // Each budget holds one worst case of $0.10: the first request is admitted, the next refused until the period resets.
+      keys: (['daily', 'monthly', 'total'] as const).map((period) => ({ alias: period, key: key(period), project: 'default', model_groups: ['demo'], budget_usd: 0.1, budget_period: period })),
+      plugins: [{ use: 'auth' }, { use: 'budget' }, { use: 'router' }],
+    }),
+    { clock },
+  );
+  const ask = (period: string) => chat(svc.gatewayUrl, period, { max_tokens: TENTH });
+  async function refusedFor(t: Test, period: string, retryAfter: string | null) {
+    const res = await ask(period);
+    t.equal(res.status, 429, `${period} at ${new Date(now).toISOString()}: refused`);
+    t.equal((await res.json()).error.code, 'budget_exceeded');
+    t.equal(res.headers.get('retry-after'), retryAfter, `${period} at ${new Date(now).toISOString()}: retry-after ${retryAfter}`);
+  }
+  async function admittedFor(t: Test, period: string) {
+    const res = await ask(period);
+    t.equal(res.status, 200, `${period} at ${new Date(now).toISOString()}: admitted`);
+    await res.arrayBuffer();
+  }
+  for (const period of ['daily', 'monthly', 'total']) await admittedFor(t, period);
+  await refusedFor(t, 'daily', '2');
+  await refusedFor(t, 'monthly', String(86_400 + 2));
+  await refusedFor(t, 'total', null);
+
+  now = Date.parse('2027-02-27T23:59:59.999Z');
+  await refusedFor(t, 'daily', '1');
+  now = Date.parse('2027-02-28T00:00:00.000Z');
+  await admittedFor(t, 'daily');
+  await refusedFor(t, 'daily', '86400');
+  await refusedFor(t, 'monthly', '86400');
+
+  now = Date.parse('2027-02-28T23:59:59.000Z');
+  await refusedFor(t, 'monthly', '1');
+  now = Date.parse('2027-03-01T00:00:00.000Z');
+  await admittedFor(t, 'monthly');
+  await admittedFor(t, 'daily');
+  await refusedFor(t, 'monthly', String(31 * 86_400));
+  await refusedFor(t, 'total', null);
 });

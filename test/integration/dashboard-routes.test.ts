@@ -99,6 +99,8 @@ const ROUTES: [string, string, unknown?][] = [
   ['POST', `${P}/agents/agent-a/suspend`],
   ['POST', `${P}/agents/agent-a/resume`],
   ['GET', `${P}/budgets`],
+  ['GET', `${P}/serving`],
+  ['PUT', `${P}/serving`, { serving: true }],
 ];
 
 for (const backend of STORE_BACKENDS) {
@@ -423,6 +425,33 @@ for (const backend of STORE_BACKENDS) {
       t.match(await member.call('POST', `${P}/agents/nope/suspend`), { status: 404, body: error('not_found') });
     });
 
+    t.test("serving: admins turn the project's gateway serving off (its keys get 401 invalid_api_key) and on again, audited", async (t) => {
+      await addAgent(db, { id: 'agent-o', projectId: 'other', name: 'Other agent' });
+      const otherKey = (await owner.call('POST', '/projects/other/keys', { agentId: 'agent-o', modelGroups: ['demo'], expiresInHours: 2 })).body.key;
+      const mintedKey = (await member.call('POST', `${P}/keys`, { agentId: 'agent-b', modelGroups: ['demo'], expiresInHours: 2 })).body.key;
+      t.same((await viewer.call('GET', `${P}/serving`)).body, { serving: true, servingInConfig: true, effective: true });
+      t.match(await member.call('PUT', `${P}/serving`, { serving: false }), { status: 403, body: error('permission_denied') }, 'members may not');
+      t.match(await owner.call('PUT', `${P}/serving`, { serving: 'no' }), { status: 400, body: error('invalid_request') });
+      t.match(await owner.call('PUT', '/projects/nope/serving', { serving: false }), { status: 404, body: error('not_found') });
+      t.equal(await gatewayAnswer(s, TEST_KEY), '200', 'nothing changed yet');
+
+      const off = await owner.call('PUT', `${P}/serving`, { serving: false });
+      t.same(off, { ...off, status: 200, body: { serving: false, servingInConfig: true, effective: false } });
+      t.equal(await gatewayAnswer(s, TEST_KEY), '401 invalid_api_key', 'a gateway.yaml key of the project is refused at once');
+      t.equal(await gatewayAnswer(s, mintedKey), '401 invalid_api_key', 'a minted key of the project too');
+      t.equal(await gatewayAnswer(s, otherKey), '200', "another project's key is served");
+      const refused = await chat(s, TEST_KEY);
+      t.match((await refused.json()) as any, { error: { type: 'authentication_error', code: 'invalid_api_key', message: /serving is off/ } });
+
+      t.same((await owner.call('PUT', `${P}/serving`, { serving: true })).body, { serving: true, servingInConfig: true, effective: true });
+      t.equal(await gatewayAnswer(s, TEST_KEY), '200', 'served again');
+      t.equal(await gatewayAnswer(s, mintedKey), '200');
+
+      const rows = (await listAudit(db, 'default', 500)).filter((r) => r.resourceType === 'project');
+      t.match(rows.filter((r) => r.action === 'project.serving_off'), [{ actor: 'dashboard:owner@localhost', resourceId: 'default', details: { from: true, to: false, servingInConfig: true } }]);
+      t.match(rows.filter((r) => r.action === 'project.serving_on'), [{ actor: 'dashboard:owner@localhost', resourceId: 'default', details: { from: false, to: true } }]);
+    });
+
     t.test('model groups: deployments with health and bench state', async (t) => {
       const r = await viewer.call('GET', '/model-groups');
       t.same(r.body.data.map((g: any) => [g.name, g.fallback]), [['demo', null]]);
@@ -466,3 +495,18 @@ for (const backend of STORE_BACKENDS) {
     });
   });
 }
+
+t.test('the serving switch set through one process reaches another on the same store within key_poll_ms', async (t) => {
+  const shared = { ...config(), store: { key_poll_ms: 200 } };
+  const first = await startTestService(t, shared, { backend: 'postgres' });
+  const second = await startTestService(t, { ...shared, store: { ...shared.store, postgres_url: first.service.current().config.store.postgres_url } });
+  const owner = await signIn(first, 'owner@localhost', first.service.firstOwner!.password);
+  const answers = async () => [await gatewayAnswer(first, TEST_KEY), await gatewayAnswer(second, TEST_KEY)].join(', ');
+  t.equal(await answers(), '200, 200');
+  t.equal((await owner.call('PUT', `${P}/serving`, { serving: false })).status, 200);
+  t.equal(await gatewayAnswer(first, TEST_KEY), '401 invalid_api_key', 'the changing process refuses at once');
+  // Polled every 200 ms; 1 s leaves room for a slow poll on a loaded machine.
+  t.equal(await waitFor('the second process refuses', async () => (await answers()) === '401 invalid_api_key, 401 invalid_api_key' && 'both', 1000), 'both');
+  t.equal((await owner.call('PUT', `${P}/serving`, { serving: true })).status, 200);
+  t.equal(await waitFor('both processes serve again', async () => (await answers()) === '200, 200' && 'both', 1000), 'both');
+});

@@ -75,7 +75,7 @@ t.test('what a guardrail matched is redacted before the trace is written', async
     return { rest, publicTrace, publicObservations, dashboard, rows };
   }
 
-  /** The trace of a gateway answer, checked to hold no secret anywhere; answers its REST form. */
+  /** The trace of a gateway answer, checked to hold no secret anywhere; answers its REST form with input and output parsed. */
   async function redactedTrace(t: Test, res: Response): Promise<any> {
     const id = res.headers.get('x-svc-request-id')!;
     const reads = await everyRead(id);
@@ -88,7 +88,11 @@ t.test('what a guardrail matched is redacted before the trace is written', async
       for (const secret of SECRETS) t.notOk(text.includes(secret), `${name}: no ${secret}`);
     }
     t.same(reads.publicTrace.metadata['gateway.redactions'], reads.rest.metadata['gateway.redactions'], 'the public API shows the same record');
-    return reads.rest;
+    // /v1 answers input and output as JSON text (docs/rest-api.md); the public API keeps the structured values.
+    const input = JSON.parse(reads.rest.input);
+    const output = reads.rest.output === null ? null : JSON.parse(reads.rest.output);
+    t.same(input, reads.publicTrace.input, 'the REST input is the JSON text of the public API input');
+    return { ...reads.rest, input, output };
   }
 
   t.test('a blocked prompt with an AWS key: the trace input keeps the text around a marker, the record says where', async (t) => {

@@ -171,13 +171,14 @@ t.test('guardrails through the gateway', async (t) => {
   const chat = (model: string, content: unknown, extra: Record<string, unknown> = {}, key = TEST_KEY) =>
     postJson(svc.gatewayUrl, '/v1/chat/completions', chatBody({ model, messages: [{ role: 'user', content }], ...extra }), { authorization: `Bearer ${key}` });
 
-  /** The stored trace of a gateway answer, read through the REST API once the writer has stored it. */
+  /** The stored trace of a gateway answer, read through the REST API once the writer has stored it; its input (JSON
+   * text on /v1) parsed. */
   async function traceOf(res: Response, key = projectKey): Promise<any> {
     const id = res.headers.get('x-svc-request-id');
     if (!id) throw new Error('no x-svc-request-id');
     for (const until = Date.now() + 10_000; ; await sleep(25)) {
       const r = await call(svc.adminUrl, 'GET', `/traces/${id}`, { auth: bearer(key) });
-      if (r.status === 200) return r.body;
+      if (r.status === 200) return { ...r.body, input: r.body.input === null ? null : JSON.parse(r.body.input) };
       if (Date.now() > until) throw new Error(`trace ${id} not stored: ${r.status}`);
     }
   }

@@ -8,6 +8,7 @@ import type { AdminContext } from '../../admin/context.ts';
 import { registerRestApi } from '../../admin/rest-api/register.ts';
 import type { GatewayConfig } from '../../src/config/types.ts';
 import { systemClock } from '../../src/pipeline/clock.ts';
+import { MemoryCounters } from '../../src/store/counters/memory-counters.ts';
 import type { Database, QueryResult } from '../../src/store/database.ts';
 import { secretSha256 } from '../../src/store/repos/api-keys.ts';
 import { checkError } from '../helpers/rest-api.ts';
@@ -47,6 +48,7 @@ async function serve(t: Test, failAuth: boolean) {
   const ctx = {
     db: failingStore(failAuth),
     clock: systemClock,
+    counters: new MemoryCounters(systemClock),
     log,
     config: () => ({ api: { rate_limit: { requests_per_minute: 1000, burst: 100 } } }) as GatewayConfig,
   } as unknown as AdminContext;

@@ -5,6 +5,7 @@ import t, { type Test } from 'tap';
 import { addAgent } from '../../src/store/repos/agents.ts';
 import { createApiKey, type CreatedApiKey } from '../../src/store/repos/api-keys.ts';
 import { getObservation, getTrace, insertObservations, insertTraces, type TraceRow } from '../../src/store/repos/traces.ts';
+import { signIn } from '../helpers/dashboard.ts';
 import { startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { basic, bearer, call, checkCommonHeaders, checkError, type CallOptions } from '../helpers/rest-api.ts';
 import { TEST_KEY, baseConfig, chatBody, openaiDeployment, postJson, startTestService } from '../helpers/service.ts';
@@ -161,13 +162,13 @@ for (const backend of STORE_BACKENDS) {
       t.not(a.headers.get('x-request-id'), b.headers.get('x-request-id'), 'a new id per request');
     });
 
-    t.test('rate-limit headers on successes and errors, from the configured bucket', async (t) => {
+    t.test('rate-limit headers on successes and errors, from the configured limit', async (t) => {
       const before = Math.floor(Date.now() / 1000);
       for (const r of [await api('GET', '/agents'), await api('GET', '/nope'), await api('GET', '/traces', { auth: 'Bearer nope' })]) {
         checkCommonHeaders(t, r);
-        t.equal(r.headers.get('x-ratelimit-limit'), '100000', 'limit is the configured burst');
-        t.ok(Number(r.headers.get('x-ratelimit-reset')) >= before, 'reset is a Unix time in seconds, not before now');
-        t.ok(Number(r.headers.get('x-ratelimit-reset')) < before + 120, 'and not far in the future');
+        t.equal(r.headers.get('x-ratelimit-limit'), '1000000', 'limit is the configured requests per minute');
+        t.ok(Number(r.headers.get('x-ratelimit-reset')) > before, 'reset is a Unix time in seconds, after now');
+        t.ok(Number(r.headers.get('x-ratelimit-reset')) <= before + 61, 'at most a minute away: the end of the minute');
       }
     });
 
@@ -546,6 +547,54 @@ for (const backend of STORE_BACKENDS) {
       t.not(r.body.spans[0].attributes['gateway.deployment'], r.body.spans[1].attributes['gateway.deployment'], 'the retry used the other deployment');
       const listed = await api('GET', '/traces?status=completed&limit=1000');
       t.ok(idsOf(listed).includes(id), 'and it is listed');
+    });
+
+    t.test('trace input and output are strings on /v1 (JSON text for structured values); /api/public and the dashboard keep them structured', async (t) => {
+      const res = await postJson(svc.gatewayUrl, '/v1/chat/completions', chatBody({ model: 'demo' }), { authorization: `Bearer ${TEST_KEY}` });
+      t.equal(res.status, 200);
+      await res.arrayBuffer();
+      const gatewayId = res.headers.get('x-svc-request-id')!;
+      const ingested = await fetch(`${svc.adminUrl}/api/public/ingestion`, {
+        method: 'POST',
+        headers: { authorization: basic(key.publicKey, key.secretKey), 'content-type': 'application/json' },
+        body: JSON.stringify({
+          batch: [
+            { id: 'ev-structured', type: 'trace-create', timestamp: new Date().toISOString(), body: { id: 'tr-structured', name: 'ingested', input: { question: 'q', n: 2 }, output: 'plain text' } },
+            { id: 'ev-span', type: 'span-create', timestamp: new Date().toISOString(), body: { id: 'sp-structured', traceId: 'tr-structured', name: 'step', output: { rows: 3 } } },
+          ],
+        }),
+      });
+      t.equal(ingested.status, 207);
+      let one = await api('GET', `/traces/${gatewayId}`);
+      for (let waited = 0; waited < 5000 && (one.status !== 200 || one.body.spans.length === 0); waited += 50) {
+        await sleep(50);
+        one = await api('GET', `/traces/${gatewayId}`);
+      }
+      t.equal(one.status, 200, 'the gateway trace arrived');
+      t.type(one.body.input, 'string');
+      t.type(one.body.output, 'string');
+      t.same(JSON.parse(one.body.input), [{ role: 'user', content: 'Hello' }], 'the messages, as JSON text');
+      t.match(JSON.parse(one.body.output), { role: 'assistant', content: 'Hello from fake' }, 'the answer, as JSON text');
+
+      const ingestedTrace = await api('GET', '/traces/tr-structured');
+      t.type(ingestedTrace.body.input, 'string');
+      t.same(JSON.parse(ingestedTrace.body.input), { question: 'q', n: 2 }, 'an object sent as trace input is JSON text');
+      t.equal(ingestedTrace.body.output, 'plain text', 'a string stays the string');
+      t.same(ingestedTrace.body.spans.map((x: { output: unknown }) => x.output), [{ rows: 3 }], 'span output stays any JSON value');
+
+      const listed = (await api('GET', '/traces?limit=1000')).body.data as { id: string; input: unknown; output: unknown }[];
+      t.same(listed.find((x) => x.id === gatewayId), { ...listed.find((x) => x.id === gatewayId), input: one.body.input, output: one.body.output }, 'the list has the same strings');
+      t.match(listed.find((x) => x.id === 'tr-structured'), { input: ingestedTrace.body.input, output: 'plain text' });
+
+      const publicTrace = await fetch(`${svc.adminUrl}/api/public/traces/${gatewayId}`, { headers: { authorization: basic(key.publicKey, key.secretKey) } });
+      t.same((await publicTrace.json()).input, [{ role: 'user', content: 'Hello' }], '/api/public keeps the structured value (Langfuse clients expect it)');
+      const publicIngested = await fetch(`${svc.adminUrl}/api/public/traces/tr-structured`, { headers: { authorization: basic(key.publicKey, key.secretKey) } });
+      t.same((await publicIngested.json()).input, { question: 'q', n: 2 });
+
+      const owner = await signIn(svc, 'owner@localhost', svc.service.firstOwner!.password);
+      const dashboard = await owner.call('GET', `/projects/default/traces/${gatewayId}`);
+      t.same(dashboard.body.input, [{ role: 'user', content: 'Hello' }], 'the dashboard keeps the structured value');
+      t.match(dashboard.body.output, { role: 'assistant', content: 'Hello from fake' });
     });
   });
 }

@@ -708,3 +708,63 @@ t.test("the provider's JSON text passes through byte for byte unless a plugin wi
   t.equal(changed.note, 'seen', 'an in-place change by onResponse reaches the client');
   t.equal(changed.id, 'chatcmpl-raw');
 });
+
+t.test('embeddings ignore stream: true: the embeddings API answers as JSON, priced on its input tokens', async (t) => {
+  const up = await fake(t);
+  // An output price that a chat estimate would charge: embeddings must not be priced with one.
+  const price = { input_per_mtok: 0.02, output_per_mtok: 10 };
+  const { gatewayUrl } = await startTestService(t, configWith([{ name: 'emb', deployments: [openaiDeployment('e1', up.url, { price })] }]));
+  const res = await postJson(gatewayUrl, '/v1/embeddings', { model: 'emb', input: 'hello world', stream: true, stream_options: { include_usage: true } });
+  t.equal(res.status, 200);
+  t.match(res.headers.get('content-type'), /^application\/json/, 'a JSON answer, not server-sent events');
+  t.same(await res.json(), {
+    object: 'list',
+    data: [{ object: 'embedding', index: 0, embedding: [0.5, -0.25, 0.125] }],
+    model: 'fake-embed',
+    usage: { prompt_tokens: 10, total_tokens: 10 },
+  });
+  t.equal(up.requests.length, 1);
+  t.equal(up.requests[0].path, '/v1/embeddings', 'the embeddings API was called, not chat completions');
+  t.same(up.requests[0].body, { model: 'model-e1', input: 'hello world' }, 'the provider was not asked to stream');
+  t.equal(res.headers.get('x-svc-cost'), '0.0000002', "the provider's 10 input tokens at 0.02 USD per Mtok");
+  t.equal(res.headers.get('x-svc-cost-estimated'), 'false');
+  matchAttempts(t, res, [{ d: 'e1', o: 'ok' }]);
+});
+
+t.test('x-svc-deployment names the last deployment tried on every failure after a provider attempt, streamed or not', async (t) => {
+  const up = await fake(t);
+  const { gatewayUrl } = await startTestService(
+    t,
+    configWith([
+      { name: 'g', fallback: 'spare', routing: { retries: 1, bench_ms: 0, timeout_ms: 150, max_backoff_ms: 10 }, deployments: [openaiDeployment('a', up.url), openaiDeployment('b', up.url)] },
+      { name: 'spare', routing: { retries: 0, timeout_ms: 150 }, deployments: [openaiDeployment('s', up.url)] },
+    ], { backoff_base_ms: 1 }),
+  );
+  const refusal = { error: { message: "Invalid value for 'temperature'", type: 'invalid_request_error', param: 'temperature', code: 'invalid_value' } };
+  const overloaded = { error: { message: 'The server is overloaded', type: 'server_error', param: null, code: 'overloaded' } };
+  const cases: { label: string; behaviour: Behaviour; status: number; code: string; attempts: number }[] = [
+    { label: 'a provider 400, passed through at once', behaviour: { type: 'error', status: 400, envelope: refusal }, status: 400, code: 'invalid_value', attempts: 1 },
+    { label: 'provider 503s, the last passed through', behaviour: { type: 'error', status: 503, envelope: overloaded }, status: 503, code: 'overloaded', attempts: 3 },
+    { label: 'connection resets', behaviour: { type: 'reset' }, status: 502, code: 'upstream_unreachable', attempts: 3 },
+    { label: 'a 2xx body that is not JSON', behaviour: { type: 'invalid-json' }, status: 502, code: 'upstream_invalid_response', attempts: 3 },
+    { label: 'providers that do not answer', behaviour: { type: 'hang' }, status: 504, code: 'upstream_timeout', attempts: 3 },
+  ];
+  for (const stream of [false, true]) {
+    for (const c of cases) {
+      const label = `${stream ? 'streamed' : 'not streamed'}, ${c.label}`;
+      up.fallback = c.behaviour;
+      const before = up.requests.length;
+      const res = await chat(gatewayUrl, 'g', { stream });
+      t.equal(res.status, c.status, `${label}: ${c.status}`);
+      const body = (await res.json()) as any;
+      t.equal(body.error.code, c.code, `${label}: ${c.code}`);
+      const attempts = attemptsOf(res);
+      t.equal(attempts.length, c.attempts, `${label}: ${c.attempts} attempt(s)`);
+      const last = attempts.at(-1)!.d;
+      t.equal(res.headers.get('x-svc-deployment'), last, `${label}: x-svc-deployment is the last deployment tried (${last})`);
+      t.equal(up.requests.at(-1)!.body.model, `model-${last}`, `${label}: the last request upstream went to it`);
+      t.equal(up.requests.length - before, c.attempts);
+      t.equal(res.headers.get('x-svc-model-group'), c.attempts === 1 ? 'g' : 'spare');
+    }
+  }
+});

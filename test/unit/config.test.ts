@@ -146,7 +146,7 @@ t.test('defaults are applied', async (t) => {
   t.same(config.store, { postgres_url: '', data_dir: './data', key_poll_ms: 500, max_key_staleness_s: 120, trace_queue_capacity: 10000, trace_batch_size: 500, redis_url: '', redis_prefix: 'svc:', encryption_key: '' });
   t.same(config.organization, { id: 'default', name: 'Default organization' });
   t.same(config.agents, []);
-  t.same(config.projects, [{ id: 'default', name: 'Default', max_key_expiry_hours: 720, ingestion_only: false, budgets: [] }]);
+  t.same(config.projects, [{ id: 'default', name: 'Default', max_key_expiry_hours: 720, ingestion_only: false, serving: true, budgets: [] }]);
   t.same(config.org_units, []);
   t.same(config.keys, []);
   t.same(config.model_groups[0].routing, { retries: 2, timeout_ms: 30_000, bench_ms: 5000, max_backoff_ms: 2000 });

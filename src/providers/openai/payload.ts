@@ -15,8 +15,10 @@ export function chatPayload(body: JsonObject, model: string | undefined, stream:
   return payload;
 }
 
+/** The client's body for an embeddings API: the gateway answers embeddings unstreamed (spec 4B), so a `stream`
+ * flag the client sent is not passed on for the provider to stream or refuse. */
 export function embeddingsPayload(body: JsonObject, model: string | undefined): JsonObject {
-  const payload: JsonObject = { ...body };
+  const { stream: _stream, stream_options: _streamOptions, ...payload } = body;
   if (model === undefined) delete payload.model;
   else payload.model = model;
   return payload;

@@ -1,10 +1,12 @@
-// Counters shared by every gateway process of a deployment (ARCHITECTURE.md section 6): rate-limit windows, budget
-// spend and reservations, and the shared response cache. Two implementations with one contract: in-process
-// (memory-counters.ts, one process) and Redis (redis-counters.ts, many replicas, atomic Lua scripts on Redis time).
-// Keys passed in are base names; the implementation adds its prefix and the window or period suffix. Keys of one
-// call must share a hash tag (see `projectTag`) so a Redis Cluster keeps them in one slot.
+// Counters shared by every process of a deployment (ARCHITECTURE.md section 6): rate-limit windows (the gateway's
+// and the REST API's), budget spend and reservations, the shared response cache, and timed marks (deployment bench
+// state, refusal-trace sampling). Two implementations with one contract: in-process (memory-counters.ts, one
+// process) and Redis (redis-counters.ts, many replicas, atomic Lua scripts on Redis time). Keys passed in are base
+// names; the implementation adds its prefix and the window or period suffix. Keys of one call must share a hash tag
+// (see `projectTag`) so a Redis Cluster keeps them in one slot.
 
 import type { BudgetPeriod } from '../../config/types.ts';
+import type { RateLimitDecision, RateLimitRule } from '../../ratelimit/rate-limiter.ts';
 
 export type { BudgetPeriod };
 
@@ -64,6 +66,17 @@ export interface Counters {
   adjustPeriod(adjustments: readonly PeriodAdjustment[]): Promise<void>;
   /** Reads period counters; null where the counter does not exist. */
   readPeriods(entries: readonly { key: string; periodId: string }[]): Promise<(number | null)[]>;
+  /**
+   * Reads marks (a mark is a key that holds its end, epoch ms on the store's clock, and is gone after it): the end,
+   * or null where there is none. In-process this answers synchronously, so a hot path pays no promise for it.
+   */
+  readMarks(keys: readonly string[]): (number | null)[] | Promise<(number | null)[]>;
+  /** Makes the mark last `ms` from now unless it lasts longer already; resolves with its end. */
+  extendMark(key: string, ms: number): Promise<number>;
+  /** Sets the mark for `ms` when there is none. `claimed`: this call set it; `msLeft`: how long the mark lasts. */
+  claimMark(key: string, ms: number): Promise<{ claimed: boolean; msLeft: number }>;
+  /** Takes one request from the rate limit of `key` (calendar-minute window plus burst), or refuses and takes none. */
+  admitRate(key: string, rule: RateLimitRule): Promise<RateLimitDecision>;
   /** Present when values are shared across replicas (Redis). */
   readonly shared?: SharedValues;
   /** False while the backing store cannot be reached: limits cannot be enforced (503 gateway_config_stale). */
@@ -76,3 +89,6 @@ export class CountersUnavailableError extends Error {}
 
 /** The hash tag that keeps one project's counters in one Redis Cluster slot. */
 export const projectTag = (projectId: string) => `{p:${projectId}}`;
+
+/** The hash tag that keeps one model group's bench state in one Redis Cluster slot (read in one call). */
+export const groupTag = (groupName: string) => `{g:${groupName}}`;

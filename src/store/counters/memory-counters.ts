@@ -1,5 +1,7 @@
 // In-process counters: one process enforces its own limits. Time comes from the injected clock.
 import type { Clock } from '../../pipeline/clock.ts';
+import { memoryRateLimiter } from '../../ratelimit/memory-rate-limiter.ts';
+import type { RateLimitDecision, RateLimitRule } from '../../ratelimit/rate-limiter.ts';
 import type { Counters, MinuteAdmission, MinuteCheck, PeriodAdjustment, PeriodAdmission, PeriodCheck } from './counters.ts';
 import { MINUTE_TTL_MS, PERIOD_TTL_MS, periodId, periodOfId } from './periods.ts';
 
@@ -12,6 +14,7 @@ export class MemoryCounters implements Counters {
   readonly kind = 'memory' as const;
   readonly #clock: Clock;
   readonly #entries = new Map<string, Entry>();
+  readonly #rates = memoryRateLimiter();
   #sweptMinute = 0;
 
   constructor(clock: Clock) {
@@ -96,6 +99,32 @@ export class MemoryCounters implements Counters {
   async readPeriods(entries: readonly { key: string; periodId: string }[]): Promise<(number | null)[]> {
     const now = this.#clock.now();
     return entries.map((e) => this.#get(`${e.key}:${e.periodId}`, now) ?? null);
+  }
+
+  readMarks(keys: readonly string[]): (number | null)[] {
+    const now = this.#clock.now();
+    return keys.map((k) => this.#get(k, now) ?? null);
+  }
+
+  async extendMark(key: string, ms: number): Promise<number> {
+    const now = this.#clock.now();
+    this.#sweep(now);
+    const end = Math.max(this.#get(key, now) ?? 0, now + ms);
+    this.#entries.set(key, { value: end, expiresAt: end });
+    return end;
+  }
+
+  async claimMark(key: string, ms: number): Promise<{ claimed: boolean; msLeft: number }> {
+    const now = this.#clock.now();
+    this.#sweep(now);
+    const end = this.#get(key, now);
+    if (end !== undefined) return { claimed: false, msLeft: end - now };
+    this.#entries.set(key, { value: now + ms, expiresAt: now + ms });
+    return { claimed: true, msLeft: ms };
+  }
+
+  async admitRate(key: string, rule: RateLimitRule): Promise<RateLimitDecision> {
+    return this.#rates.take(key, rule, this.#clock.now());
   }
 
   available(): boolean {

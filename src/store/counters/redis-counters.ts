@@ -5,16 +5,20 @@
 // short timeout: while it is not answering, available() is false (/ready 503) and calls fail at once without
 // being sent, until a ping is answered again.
 import { Redis } from 'ioredis';
+import { rateDecision, slotIntervalUs, type RateLimitDecision, type RateLimitRule } from '../../ratelimit/rate-limiter.ts';
 import type { Logger } from '../../telemetry/logger.ts';
 import { CountersUnavailableError, type Counters, type MinuteAdmission, type MinuteCheck, type PeriodAdjustment, type PeriodAdmission, type PeriodCheck, type SharedValues } from './counters.ts';
 import { MINUTE_TTL_MS, PERIOD_TTL_MS, periodOfId } from './periods.ts';
-import { ADJUST_EXISTING, ADMIT_MINUTE, ADMIT_PERIOD } from './redis-scripts.ts';
+import { ADJUST_EXISTING, ADMIT_MINUTE, ADMIT_PERIOD, ADMIT_RATE, CLAIM_MARK, EXTEND_MARK } from './redis-scripts.ts';
 
 type Reply = (string | number)[];
 interface ScriptedRedis extends Redis {
   svcAdmitMinute(n: number, ...args: (string | number)[]): Promise<Reply>;
   svcAdjust(n: number, ...args: (string | number)[]): Promise<number>;
   svcAdmitPeriod(n: number, ...args: (string | number)[]): Promise<Reply>;
+  svcExtendMark(n: number, ...args: (string | number)[]): Promise<number>;
+  svcClaimMark(n: number, ...args: (string | number)[]): Promise<Reply>;
+  svcAdmitRate(n: number, ...args: (string | number)[]): Promise<Reply>;
 }
 
 export interface RedisCountersOptions {
@@ -66,6 +70,9 @@ export class RedisCounters implements Counters {
     redis.defineCommand('svcAdmitMinute', { lua: ADMIT_MINUTE });
     redis.defineCommand('svcAdjust', { lua: ADJUST_EXISTING });
     redis.defineCommand('svcAdmitPeriod', { lua: ADMIT_PERIOD });
+    redis.defineCommand('svcExtendMark', { lua: EXTEND_MARK });
+    redis.defineCommand('svcClaimMark', { lua: CLAIM_MARK });
+    redis.defineCommand('svcAdmitRate', { lua: ADMIT_RATE });
     this.#redis = redis as ScriptedRedis;
     this.#pinger = setInterval(() => void this.#ping(), options.pingIntervalMs ?? 1_000).unref();
     const key = (k: string) => this.#prefix + k;
@@ -154,6 +161,28 @@ export class RedisCounters implements Counters {
     if (entries.length === 0) return [];
     const values = await this.#run(() => this.#redis.mget(...entries.map((e) => `${this.#prefix}${e.key}:${e.periodId}`)));
     return values.map((v) => (v === null ? null : Number(v)));
+  }
+
+  async readMarks(keys: readonly string[]): Promise<(number | null)[]> {
+    if (keys.length === 0) return [];
+    const values = await this.#run(() => this.#redis.mget(...keys.map((k) => this.#prefix + k)));
+    return values.map((v) => (v === null ? null : Number(v)));
+  }
+
+  async extendMark(key: string, ms: number): Promise<number> {
+    return Number(await this.#run(() => this.#redis.svcExtendMark(1, this.#prefix + key, Math.max(1, Math.round(ms)))));
+  }
+
+  async claimMark(key: string, ms: number): Promise<{ claimed: boolean; msLeft: number }> {
+    const r = await this.#run(() => this.#redis.svcClaimMark(1, this.#prefix + key, Math.max(1, Math.round(ms))));
+    return { claimed: r[0] === 1, msLeft: Number(r[1]) };
+  }
+
+  async admitRate(key: string, rule: RateLimitRule): Promise<RateLimitDecision> {
+    const r = await this.#run(() => this.#redis.svcAdmitRate(1, this.#prefix + key, rule.requestsPerMinute, rule.burst, slotIntervalUs(rule), MINUTE_TTL_MS));
+    const msLeftInMinute = Number(r[2]);
+    // The decision's times are read against this process's clock; Redis only says how far off they are.
+    return rateDecision(rule, { admitted: r[0] === 1, count: Number(r[1]), msLeftInMinute, windowFull: r[3] === 1, burstWaitUs: Number(r[4]) }, Date.now());
   }
 
   available(): boolean {

@@ -94,3 +94,44 @@ end
 for i = 1, n do out[#out + 1] = values[i] end
 return out
 `;
+
+/** KEYS: a mark. ARGV: ms. Makes the mark (its value: its end, epoch ms) last ms from now unless it lasts longer; returns its end. */
+export const EXTEND_MARK = `${NOW}
+local ms = tonumber(ARGV[1])
+local endMs = nowMs + ms
+local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
+if cur >= endMs then return cur end
+redis.call('SET', KEYS[1], string.format('%d', endMs), 'PX', ms)
+return endMs
+`;
+
+/** KEYS: a mark. ARGV: ms. Returns {1, ms} when this call set the mark, {0, ms left} when one was there. */
+export const CLAIM_MARK = `${NOW}
+local ms = tonumber(ARGV[1])
+if redis.call('SET', KEYS[1], string.format('%d', nowMs + ms), 'NX', 'PX', ms) then return {1, ms} end
+return {0, math.max(0, redis.call('PTTL', KEYS[1]))}
+`;
+
+/**
+ * The REST API's rate limit (src/ratelimit/rate-limiter.ts). KEYS: the key's base name (its minute counters are
+ * `<base>:<minute>`, its burst bucket `<base>:burst`, holding the theoretical arrival time in µs). ARGV: requests
+ * per minute, burst, the slot interval in µs, the minute counters' ttl ms.
+ * Returns {admitted 0|1, count, msLeftInMinute, windowFull 0|1, burstWaitUs}.
+ */
+export const ADMIT_RATE = `${NOW}
+local nowUs = sec * 1000000 + tonumber(t[2])
+local rpm, burst, interval = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local minute = math.floor(sec / 60)
+local msLeft = (minute + 1) * 60000 - nowMs
+local windowKey = KEYS[1] .. ':' .. minute
+local bucketKey = KEYS[1] .. ':burst'
+local count = tonumber(redis.call('GET', windowKey) or '0')
+local tat = math.max(tonumber(redis.call('GET', bucketKey) or '0'), nowUs) + interval
+local waitUs = math.max(0, tat - interval * burst - nowUs)
+local windowFull = count >= rpm
+if windowFull or waitUs > 0 then return {0, count, msLeft, windowFull and 1 or 0, waitUs} end
+redis.call('INCR', windowKey)
+redis.call('PEXPIRE', windowKey, ARGV[4])
+redis.call('SET', bucketKey, string.format('%d', tat), 'PX', math.ceil((tat - nowUs) / 1000))
+return {1, count + 1, msLeft, 0, 0}
+`;

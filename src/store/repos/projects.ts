@@ -1,5 +1,5 @@
 import type { Queryable } from '../database.ts';
-import { iso, json } from './rows.ts';
+import { iso, json, num } from './rows.ts';
 
 export interface Project {
   id: string;
@@ -11,6 +11,8 @@ export interface Project {
   metadata: Record<string, unknown>;
   /** Days traces are kept; 0: forever. */
   retentionDays: number;
+  /** The dashboard's serving switch; gateway.yaml's `serving` applies as well (both must be on). */
+  serving: boolean;
   createdAt: string;
 }
 
@@ -51,6 +53,7 @@ function toProject(r: Record<string, any>): Project {
     ingestionOnly: r.ingestion_only === true,
     metadata: r.metadata ?? {},
     retentionDays: Number(r.retention_days ?? 0),
+    serving: r.serving !== false,
     createdAt: iso(r.created_at)!,
   };
 }
@@ -93,6 +96,17 @@ export async function updateProject(db: Queryable, id: string, change: { name: s
     json(change.metadata),
     change.retentionDays ?? null,
   ]);
+}
+
+/** Sets the dashboard's serving switch; a new revision tells every replica's key cache. */
+export async function setProjectServing(db: Queryable, id: string, serving: boolean): Promise<void> {
+  await db.query(`UPDATE projects SET serving = $2, revision = nextval('change_revision') WHERE id = $1`, [id, serving]);
+}
+
+/** Projects whose serving switch changed after `revision` (all when 0), for the key cache. */
+export async function projectsChangedSince(db: Queryable, revision: number): Promise<{ id: string; serving: boolean; revision: number }[]> {
+  const r = await db.query<{ id: string; serving: boolean; revision: unknown }>('SELECT id, serving, revision FROM projects WHERE revision > $1 ORDER BY revision', [revision]);
+  return r.rows.map((x) => ({ id: x.id, serving: x.serving !== false, revision: num(x.revision) }));
 }
 
 /** The projects that keep traces for a limited time, with that time in days. */

@@ -1,7 +1,7 @@
 // Gateway keys of a project: list (keys declared in gateway.yaml too, read-only); members and up mint, block,
 // unblock, rotate (the old key lasts a grace window) and delete. A key's plaintext is shown once, after minting or
-// rotating.
-import { del, get, inProject, post } from '../api.ts';
+// rotating. Admins and owners turn the project's gateway serving off and on.
+import { del, get, inProject, post, put } from '../api.ts';
 import { h } from '../dom.ts';
 import { setFlash, takeFlash } from '../flash.ts';
 import { dateTime, usd } from '../format.ts';
@@ -27,6 +27,13 @@ interface Key {
   createdAt: string | null;
   /** Declared in gateway.yaml: changed in the file, not here. */
   readOnly: boolean;
+}
+
+/** The project's serving switch: the dashboard's, gateway.yaml's, and whether keys work (both on). */
+interface Serving {
+  serving: boolean;
+  servingInConfig: boolean;
+  effective: boolean;
 }
 
 const STATE_KIND = { active: 'ok', blocked: 'bad', expired: 'muted' } as const;
@@ -73,8 +80,32 @@ function mintForm(ctx: ViewContext, agents: { id: string; name: string; status: 
   );
 }
 
+function servingSection(ctx: ViewContext, s: Serving): HTMLElement {
+  const mayChange = ctx.user.role === 'admin' || ctx.user.role === 'owner';
+  const why = !s.servingInConfig
+    ? 'Turned off in gateway.yaml (projects[].serving): change it in the file.'
+    : s.serving
+      ? "The gateway serves requests with this project's keys."
+      : 'Turned off here: every gateway key of this project is refused (401 invalid_api_key).';
+  const toggle = actionButton(
+    s.serving ? 'Turn serving off' : 'Turn serving on',
+    async () => {
+      await put(inProject(ctx.project, '/serving'), { serving: !s.serving });
+      ctx.refresh();
+    },
+    s.serving
+      ? { class: 'danger', testid: 'toggle-serving', confirmText: 'Turn serving off? Every gateway key of this project is refused, on every replica within seconds.' }
+      : { testid: 'toggle-serving' },
+  );
+  return section(
+    'Gateway serving',
+    h('div', { class: 'row', 'data-testid': 'serving' }, s.effective ? badge('serving', 'ok') : badge('off', 'bad'), h('span', { class: 'hint' }, why), mayChange && s.servingInConfig ? toggle : null),
+  );
+}
+
 export async function keysPage(ctx: ViewContext): Promise<Node> {
-  const [keys, agents, groups] = await Promise.all([
+  const [serving, keys, agents, groups] = await Promise.all([
+    get<Serving>(inProject(ctx.project, '/serving')),
     get<Page<Key>>(inProject(ctx.project, '/keys')),
     ctx.canChange ? get<Page<{ id: string; name: string; status: string }>>(inProject(ctx.project, '/agents')) : Promise.resolve({ data: [] }),
     ctx.canChange ? get<Page<{ name: string }>>('/model-groups') : Promise.resolve({ data: [] }),
@@ -113,6 +144,7 @@ export async function keysPage(ctx: ViewContext): Promise<Node> {
     { class: 'page' },
     pageHeader('Gateway keys'),
     flash,
+    servingSection(ctx, serving),
     section(
       'Keys',
       table(keys.data, [
