@@ -13,7 +13,11 @@ const STATUS_ONLY = '/health, /ready and /metrics only (this process runs with -
 export function adminNotFoundHandler(statusOnly = false) {
   return (req: FastifyRequest, reply: FastifyReply) => {
     const path = req.url.split('?', 1)[0];
-    const err = new RestApiError('not_found', `No admin route ${req.method} ${path}. The admin port serves ${statusOnly ? STATUS_ONLY : SURFACES}.`, { method: req.method, path });
+    const err = new RestApiError(
+      'not_found',
+      `No admin route ${req.method} ${path}. The admin port serves ${statusOnly ? STATUS_ONLY : SURFACES}.`,
+      { method: req.method, path },
+    );
     return reply.code(err.status).send(err.body());
   };
 }
@@ -27,7 +31,13 @@ export function adminErrorHandler(log: Logger) {
       return reply.code(known.status).send(known.body());
     }
     const errorId = randomUUID();
-    log.error('admin request failed', { errorId, method: req.method, url: req.url, error: err.message, stack: err.stack });
+    log.error('admin request failed', {
+      errorId,
+      method: req.method,
+      url: req.url,
+      error: err.message,
+      stack: err.stack,
+    });
     const internal = new RestApiError('internal_error', `Internal server error (error id ${errorId}).`, { errorId });
     return reply.code(internal.status).send(internal.body());
   };
@@ -35,5 +45,8 @@ export function adminErrorHandler(log: Logger) {
 
 /** A path Fastify could not decode (a malformed percent-escape), outside every surface. */
 export function undecodablePath(err: Error) {
-  return new RestApiError('invalid_request', `The request path cannot be decoded: ${err.message}.`, { reason: 'malformed URL', location: 'path' });
+  return new RestApiError('invalid_request', `The request path cannot be decoded: ${err.message}.`, {
+    reason: 'malformed URL',
+    location: 'path',
+  });
 }

@@ -55,14 +55,24 @@ export function registerDashboardStatic(app: FastifyInstance, dir: string = defa
     try {
       html = await readFile(join(root, 'index.html'));
     } catch {
-      return reply.code(503).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store').header('retry-after', '60').send(NOT_BUILT);
+      return reply
+        .code(503)
+        .header('content-type', 'text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header('retry-after', '60')
+        .send(NOT_BUILT);
     }
-    return reply.header('content-type', CONTENT_TYPES['.html']).header('cache-control', 'no-cache').headers(PAGE_HEADERS).send(html);
+    return reply
+      .header('content-type', CONTENT_TYPES['.html'])
+      .header('cache-control', 'no-cache')
+      .headers(PAGE_HEADERS)
+      .send(html);
   }
 
   async function sendAsset(segments: string[], reply: FastifyReply) {
     // Decoded segments: no parent or current-directory steps, no separators or NULs smuggled inside one.
-    if (segments.length === 0 || segments.some((s) => s === '' || s === '.' || s === '..' || /[\\/\0]/.test(s))) return notFound(reply);
+    if (segments.length === 0 || segments.some((s) => s === '' || s === '.' || s === '..' || /[\\/\0]/.test(s)))
+      return notFound(reply);
     const file = join(assets, ...segments);
     if (!file.startsWith(assets + sep)) return notFound(reply);
     try {
@@ -94,5 +104,9 @@ export function registerDashboardStatic(app: FastifyInstance, dir: string = defa
 }
 
 function notFound(reply: FastifyReply) {
-  return reply.code(404).header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-store').send('Not found\n');
+  return reply
+    .code(404)
+    .header('content-type', 'text/plain; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .send('Not found\n');
 }

@@ -43,7 +43,9 @@ export function createAdminServer(host: AdminHost, surfaces: AdminSurfaces = 'al
         const e = new PublicApiError('InvalidRequestError', `The request path cannot be decoded: ${err.message}.`);
         void reply.code(e.status).send(e.body);
       } else if (url.startsWith('/dashboard/api')) {
-        void reply.code(400).send(new DashboardApiError('invalid_request', `The request path cannot be decoded: ${err.message}.`).body());
+        void reply
+          .code(400)
+          .send(new DashboardApiError('invalid_request', `The request path cannot be decoded: ${err.message}.`).body());
       } else {
         const e = undecodablePath(err);
         void reply.code(e.status).send(e.body());
@@ -59,7 +61,11 @@ export function createAdminServer(host: AdminHost, surfaces: AdminSurfaces = 'al
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     parseJson(req, body as string, (err: Error | null, value?: unknown) => {
       if (err) done(err, undefined);
-      else if (exceedsJsonDepth(value)) done(Object.assign(new Error(tooDeepMessage('The request body')), { statusCode: 400, code: JSON_TOO_DEEP }), undefined);
+      else if (exceedsJsonDepth(value))
+        done(
+          Object.assign(new Error(tooDeepMessage('The request body')), { statusCode: 400, code: JSON_TOO_DEEP }),
+          undefined,
+        );
       else done(null, value);
     });
   });
@@ -79,18 +85,27 @@ export function createAdminServer(host: AdminHost, surfaces: AdminSurfaces = 'al
     return host.metricsJson();
   });
   if (surfaces === 'status') return app;
-  void app.register((scope, _opts, done) => {
-    registerRestApi(scope, host);
-    done();
-  }, { prefix: '/v1' });
-  void app.register((scope, _opts, done) => {
-    registerPublicApi(scope, host);
-    done();
-  }, { prefix: '/api/public' });
-  void app.register((scope, _opts, done) => {
-    registerDashboardApi(scope, host);
-    done();
-  }, { prefix: '/dashboard/api' });
+  void app.register(
+    (scope, _opts, done) => {
+      registerRestApi(scope, host);
+      done();
+    },
+    { prefix: '/v1' },
+  );
+  void app.register(
+    (scope, _opts, done) => {
+      registerPublicApi(scope, host);
+      done();
+    },
+    { prefix: '/api/public' },
+  );
+  void app.register(
+    (scope, _opts, done) => {
+      registerDashboardApi(scope, host);
+      done();
+    },
+    { prefix: '/dashboard/api' },
+  );
   registerDashboardStatic(app);
   return app;
 }

@@ -27,19 +27,31 @@ async function measure(fn: () => unknown, iterations: number): Promise<{ ms: num
   const elu = performance.eventLoopUtilization();
   const start = performance.now();
   for (let i = 0; i < iterations; i++) await fn();
-  return { ms: (performance.now() - start) / iterations, busyMs: performance.eventLoopUtilization(elu).active / iterations };
+  return {
+    ms: (performance.now() - start) / iterations,
+    busyMs: performance.eventLoopUtilization(elu).active / iterations,
+  };
 }
 
 if (isMainThread) {
   const pool = new Piscina({ filename: import.meta.url, minThreads: 2, maxThreads: 2 });
-  const shapes: Array<[number, number]> = [[10_000, 200], [100_000, 200], [1_000_000, 200], [4_000_000, 200], [1_000_000, 100_000], [4_000_000, 1_000_000]];
+  const shapes: Array<[number, number]> = [
+    [10_000, 200],
+    [100_000, 200],
+    [1_000_000, 200],
+    [4_000_000, 200],
+    [1_000_000, 100_000],
+    [4_000_000, 1_000_000],
+  ];
   console.log('body bytes | messages | inline ms (busy) | worker ms (main-thread busy)');
   for (const [bytes, messageBytes] of shapes) {
     const b = body(bytes, messageBytes);
     const inline = await measure(() => translate(b), 20);
     const worker = await measure(() => pool.run(b, { name: 'translate' }), 20);
     const f = (n: number) => n.toFixed(2);
-    console.log(`${bytes} | ${(b.messages as unknown[]).length} | ${f(inline.ms)} (${f(inline.busyMs)}) | ${f(worker.ms)} (${f(worker.busyMs)})`);
+    console.log(
+      `${bytes} | ${(b.messages as unknown[]).length} | ${f(inline.ms)} (${f(inline.busyMs)}) | ${f(worker.ms)} (${f(worker.busyMs)})`,
+    );
   }
   await pool.close();
 }

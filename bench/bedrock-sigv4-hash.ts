@@ -32,6 +32,8 @@ for (const size of [1024, 2048, 4096, 8192, 16384, 32768, 65536, 262144, 1048576
     await pending;
   }
   const roundTrip = (performance.now() - start) / ROUNDS;
-  console.log(`${String(size).padEnd(9)} ${inline.toFixed(3).padStart(9)}   ${roundTrip.toFixed(3).padStart(18)}   ${(dispatch / ROUNDS).toFixed(3).padStart(19)}`);
+  console.log(
+    `${String(size).padEnd(9)} ${inline.toFixed(3).padStart(9)}   ${roundTrip.toFixed(3).padStart(18)}   ${(dispatch / ROUNDS).toFixed(3).padStart(19)}`,
+  );
 }
 await pool.close();

@@ -10,7 +10,14 @@ const COMPLETION = JSON.stringify({
   object: 'chat.completion',
   created: 1_700_000_000,
   model: 'fake-model',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'Hello! How can I help you today?', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+  choices: [
+    {
+      index: 0,
+      message: { role: 'assistant', content: 'Hello! How can I help you today?', refusal: null },
+      logprobs: null,
+      finish_reason: 'stop',
+    },
+  ],
   usage: { prompt_tokens: 24, completion_tokens: 9, total_tokens: 33, prompt_tokens_details: { cached_tokens: 0 } },
   system_fingerprint: 'fp_bench',
 });
@@ -58,13 +65,27 @@ const MESSAGE = JSON.stringify({
   usage: { input_tokens: 24, output_tokens: 9, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
 });
 const MESSAGE_LENGTH = String(Buffer.byteLength(MESSAGE));
-const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+const event = (type: string, data: Record<string, unknown>) =>
+  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 /** Anthropic's event sequence for the same streamed answer. */
 const MESSAGE_EVENTS = [
-  event('message_start', { message: { id: 'msg_bench', type: 'message', role: 'assistant', model: 'claude-bench', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 24, output_tokens: 1 } } }),
+  event('message_start', {
+    message: {
+      id: 'msg_bench',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-bench',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 24, output_tokens: 1 },
+    },
+  }),
   event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
   event('ping', {}),
-  ...['Hello!', ' How can I', ' help you today?'].map((text) => event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } })),
+  ...['Hello!', ' How can I', ' help you today?'].map((text) =>
+    event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } }),
+  ),
   event('content_block_stop', { index: 0 }),
   event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 9 } }),
 ];

@@ -22,7 +22,18 @@ export const BENCH_GROUP = 'bench';
  * repeats one request, so it would answer from memory and measure no proxying.
  */
 const POLICY_PLUGINS = [
-  { use: 'guardrails', config: { policies: [{ name: 'no-secrets', detectors: [{ type: 'secrets' }, { type: 'pii', entities: ['credit_card'] }], check: { response: false } }] } },
+  {
+    use: 'guardrails',
+    config: {
+      policies: [
+        {
+          name: 'no-secrets',
+          detectors: [{ type: 'secrets' }, { type: 'pii', entities: ['credit_card'] }],
+          check: { response: false },
+        },
+      ],
+    },
+  },
   { use: 'rate-limit' },
   { use: 'budget' },
 ];
@@ -35,7 +46,10 @@ export function benchConfig(
   policies = process.env.SVC_BENCH_POLICIES,
   deployments = Number(process.env.SVC_BENCH_DEPLOYMENTS ?? 1),
 ): Record<string, unknown> {
-  const redis = policies && policies !== 'memory' ? { redis_url: policies, redis_prefix: `svc-bench-${randomBytes(4).toString('hex')}:` } : {};
+  const redis =
+    policies && policies !== 'memory'
+      ? { redis_url: policies, redis_prefix: `svc-bench-${randomBytes(4).toString('hex')}:` }
+      : {};
   const limits = policies ? { rpm: 100_000_000, tpm: 2_000_000_000 } : {};
   const budgets = policies ? [{ usd: 1_000_000, period: 'monthly' }] : [];
   return {
@@ -47,7 +61,9 @@ export function benchConfig(
       {
         name: BENCH_GROUP,
         created_at: '2026-01-01T00:00:00Z',
-        deployments: Array.from({ length: deployments }, (_, i) => (i === 0 ? 'fake-upstream' : `fake-upstream-${i + 1}`)).map((id) =>
+        deployments: Array.from({ length: deployments }, (_, i) =>
+          i === 0 ? 'fake-upstream' : `fake-upstream-${i + 1}`,
+        ).map((id) =>
           provider === 'anthropic'
             ? {
                 id,
@@ -69,8 +85,22 @@ export function benchConfig(
         ),
       },
     ],
-    keys: [{ alias: 'bench', key: BENCH_KEY, project: 'default', model_groups: [BENCH_GROUP], ...limits, ...(policies ? { budget_usd: 1_000_000 } : {}) }],
-    plugins: [{ use: 'auth' }, ...(policies ? POLICY_PLUGINS : []), { use: 'router' }, ...(tracing ? [{ use: 'tracing' }] : [])],
+    keys: [
+      {
+        alias: 'bench',
+        key: BENCH_KEY,
+        project: 'default',
+        model_groups: [BENCH_GROUP],
+        ...limits,
+        ...(policies ? { budget_usd: 1_000_000 } : {}),
+      },
+    ],
+    plugins: [
+      { use: 'auth' },
+      ...(policies ? POLICY_PLUGINS : []),
+      { use: 'router' },
+      ...(tracing ? [{ use: 'tracing' }] : []),
+    ],
   };
 }
 
@@ -85,7 +115,7 @@ export interface GatewayTarget {
 async function dropRedisKeys(url: string, prefix: string): Promise<void> {
   const redis = new Redis(url);
   try {
-    for (let cursor = '0'; ; ) {
+    for (let cursor = '0'; ;) {
       const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
       if (keys.length > 0) await redis.del(...keys);
       if ((cursor = next) === '0') break;
@@ -95,7 +125,10 @@ async function dropRedisKeys(url: string, prefix: string): Promise<void> {
   }
 }
 
-export async function startGatewayTarget(upstreamBaseUrl: string, options: { tracing: boolean; provider?: 'anthropic' }): Promise<GatewayTarget> {
+export async function startGatewayTarget(
+  upstreamBaseUrl: string,
+  options: { tracing: boolean; provider?: 'anthropic' },
+): Promise<GatewayTarget> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const configPath = join(dir, 'gateway.yaml');
   const config = benchConfig(upstreamBaseUrl, join(dir, 'data'), options.tracing, options.provider);

@@ -19,7 +19,13 @@ export interface ThroughputResult {
 }
 
 /** `rate`, when set, caps the total requests per second (autocannon overallRate); otherwise as fast as possible. */
-export async function throughput(target: Target, body: string, connections: number, seconds: number, rate?: number): Promise<ThroughputResult> {
+export async function throughput(
+  target: Target,
+  body: string,
+  connections: number,
+  seconds: number,
+  rate?: number,
+): Promise<ThroughputResult> {
   const result = await autocannon({
     ...(rate ? { overallRate: rate } : {}),
     url: target.url + target.path,
@@ -57,7 +63,12 @@ interface OneTiming {
  * Sends requests one after another on one connection for `seconds` and times each. A request counts as
  * failed unless its status is 200 and its body ends with `endsWith`.
  */
-export async function timedSequential(target: Target, body: string, seconds: number, endsWith: string): Promise<TimedResult> {
+export async function timedSequential(
+  target: Target,
+  body: string,
+  seconds: number,
+  endsWith: string,
+): Promise<TimedResult> {
   const origin = new URL(target.url).origin;
   const client = new Client(origin, { pipelining: 1, keepAliveTimeout: 30_000 });
   const cap = 200_000;
@@ -87,7 +98,11 @@ export async function timedSequential(target: Target, body: string, seconds: num
         },
         onResponseEnd() {
           const t = performance.now();
-          const ok = status === 200 && last !== undefined && last.length >= tail.length && last.subarray(last.length - tail.length).equals(tail);
+          const ok =
+            status === 200 &&
+            last !== undefined &&
+            last.length >= tail.length &&
+            last.subarray(last.length - tail.length).equals(tail);
           resolve({ headers: tHeaders - t0, firstByte: (tFirst || t) - t0, total: t - t0, ok });
         },
         onResponseError() {
@@ -108,7 +123,13 @@ export async function timedSequential(target: Target, body: string, seconds: num
     count++;
   }
   await client.close();
-  return { total: total.subarray(0, count), headers: headers.subarray(0, count), firstByte: firstByte.subarray(0, count), count, bad };
+  return {
+    total: total.subarray(0, count),
+    headers: headers.subarray(0, count),
+    firstByte: firstByte.subarray(0, count),
+    count,
+    bad,
+  };
 }
 
 /** Nearest-rank percentile of a sample (p in 0..100). */

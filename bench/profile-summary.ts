@@ -24,7 +24,10 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' }, requests: { type: 'string' } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { top: { type: 'string', default: '25' }, requests: { type: 'string' } },
+});
 if (positionals.length !== 1) {
   console.error('usage: node bench/profile-summary.ts <file.cpuprofile> [--top 25] [--requests N]');
   process.exit(2);
@@ -38,7 +41,8 @@ const shortUrl = (url: string) => {
   const path = url.replace(/^file:\/\//, '');
   return path.startsWith(root + '/') ? path.slice(root.length + 1) : path;
 };
-const nameOf = (cf: CallFrame) => `${shortUrl(cf.url) || '(native)'}:${cf.functionName || '(anonymous)'}:${cf.lineNumber + 1}`;
+const nameOf = (cf: CallFrame) =>
+  `${shortUrl(cf.url) || '(native)'}:${cf.functionName || '(anonymous)'}:${cf.lineNumber + 1}`;
 const areaOf = (cf: CallFrame): string => {
   const url = shortUrl(cf.url);
   if (!url) return cf.functionName.startsWith('(') ? cf.functionName : '(native / builtins)';
@@ -94,13 +98,22 @@ for (let i = 0; i < profile.samples.length; i++) {
   }
 }
 
-const pct = (v: number) => `${((100 * v) / busy).toFixed(1).padStart(5)}%` + (REQUESTS ? `  ${(v / REQUESTS).toFixed(2).padStart(6)} µs/req` : '');
+const pct = (v: number) =>
+  `${((100 * v) / busy).toFixed(1).padStart(5)}%` +
+  (REQUESTS ? `  ${(v / REQUESTS).toFixed(2).padStart(6)} µs/req` : '');
 const print = (title: string, m: Map<string, number>, n: number) => {
   console.log(`\n${title}`);
   for (const [k, v] of [...m].sort((a, b) => b[1] - a[1]).slice(0, n)) console.log(`  ${pct(v)}  ${k}`);
 };
-console.log(`${positionals[0]}: busy ${(busy / 1000).toFixed(0)} ms, idle ${(idle / 1000).toFixed(0)} ms` + (REQUESTS ? `, ${(busy / REQUESTS).toFixed(1)} µs busy per request` : ''));
+console.log(
+  `${positionals[0]}: busy ${(busy / 1000).toFixed(0)} ms, idle ${(idle / 1000).toFixed(0)} ms` +
+    (REQUESTS ? `, ${(busy / REQUESTS).toFixed(1)} µs busy per request` : ''),
+);
 print('By area (self time):', area, TOP);
 print('By function (self time):', self, TOP);
-print('Project functions (inclusive time, src/ and plugins/; async functions only count from their last resumption):', inclusive, TOP);
+print(
+  'Project functions (inclusive time, src/ and plugins/; async functions only count from their last resumption):',
+  inclusive,
+  TOP,
+);
 print('Each sample charged to the nearest project function on its stack, else to the area it ran in:', nearest, TOP);

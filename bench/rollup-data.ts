@@ -50,7 +50,11 @@ function drawRequest(random: () => number, d: (typeof DEPLOYMENTS)[number]): Req
   const cacheHit = cacheLookup && random() < 0.2;
   const tokens = refusal || cacheHit ? 0 : 200 + Math.floor(random() * 1300);
   return {
-    latencyMs: cacheHit ? Math.floor(random() * 3) : refusal ? 1 + Math.floor(random() * 5) : Math.round(d.medianMs * Math.exp(0.6 * normal)),
+    latencyMs: cacheHit
+      ? Math.floor(random() * 3)
+      : refusal
+        ? 1 + Math.floor(random() * 5)
+        : Math.round(d.medianMs * Math.exp(0.6 * normal)),
     tokens,
     costUsd: cacheHit ? 0 : tokens * d.usdPerToken,
     refusal,
@@ -96,7 +100,10 @@ export interface FillStats {
  * and per agent × deployment, a request count around the mean (with a day/night swing), each request drawn (latency,
  * tokens, cost, refusal, cache, fallback); coarser periods are the sums of their minutes.
  */
-export async function fillRollups(db: Queryable, o: { projectId: string; traces: number; days: number; now: number; chunk?: number }): Promise<FillStats> {
+export async function fillRollups(
+  db: Queryable,
+  o: { projectId: string; traces: number; days: number; now: number; chunk?: number },
+): Promise<FillStats> {
   const t0 = performance.now();
   const random = seededRandom(7);
   const minutes = o.days * 1440;
@@ -134,7 +141,8 @@ export async function fillRollups(db: Queryable, o: { projectId: string; traces:
             pending.push(row);
             row = undefined;
           }
-          if (!row) open.set(key, (row = emptyRollupRow(o.projectId, periodS, periodStart, AGENTS[a], d.group, d.deployment)));
+          if (!row)
+            open.set(key, (row = emptyRollupRow(o.projectId, periodS, periodStart, AGENTS[a], d.group, d.deployment)));
           addRow(row, minute);
         }
       }
@@ -151,7 +159,14 @@ export async function fillRollups(db: Queryable, o: { projectId: string; traces:
  * them, oldest first (as the trace writer's queue holds them), spread over every agent and deployment or, with
  * `oneKey`, all of one.
  */
-export function sampleTraceItems(projectId: string, n: number, now: number, spanMs: number, seed = 11, oneKey = false): TraceItem[] {
+export function sampleTraceItems(
+  projectId: string,
+  n: number,
+  now: number,
+  spanMs: number,
+  seed = 11,
+  oneKey = false,
+): TraceItem[] {
   const random = seededRandom(seed);
   const items: TraceItem[] = [];
   for (let i = 0; i < n; i++) {
@@ -161,7 +176,10 @@ export function sampleTraceItems(projectId: string, n: number, now: number, span
     const r = drawRequest(random, d);
     const start = now - spanMs + Math.floor((i * spanMs) / n);
     const id = `sample-${seed}-${i}`;
-    const metadata: Record<string, unknown> = { 'gateway.route': '/v1/chat/completions', 'gateway.status': r.error ? 429 : 200 };
+    const metadata: Record<string, unknown> = {
+      'gateway.route': '/v1/chat/completions',
+      'gateway.status': r.error ? 429 : 200,
+    };
     if (r.cacheLookup) metadata['gateway.cache'] = r.cacheHit ? 'hit' : 'miss';
     if (r.fallback) metadata['gateway.fallback_from'] = 'primary';
     items.push({
@@ -181,9 +199,21 @@ export function sampleTraceItems(projectId: string, n: number, now: number, span
         errorCode: r.refusal ?? null,
         cacheHit: r.cacheHit,
       },
-      observations: r.refusal || r.cacheHit
-        ? []
-        : [{ projectId, id: `${id}.1`, traceId: id, type: 'GENERATION', startTime: new Date(start).toISOString(), endTime: new Date(start + r.latencyMs).toISOString(), totalTokens: r.tokens, totalCost: r.costUsd }],
+      observations:
+        r.refusal || r.cacheHit
+          ? []
+          : [
+              {
+                projectId,
+                id: `${id}.1`,
+                traceId: id,
+                type: 'GENERATION',
+                startTime: new Date(start).toISOString(),
+                endTime: new Date(start + r.latencyMs).toISOString(),
+                totalTokens: r.tokens,
+                totalCost: r.costUsd,
+              },
+            ],
     });
   }
   return items;

@@ -72,14 +72,21 @@ async function timeWrites(db: Database, n: number, now: number, oneKey: boolean,
           await flusher.flush();
           flushed = performance.now();
         }
-      } else await insertTraceBatch(db, batch.map((b) => b.trace), batch.flatMap((b) => b.observations));
+      } else
+        await insertTraceBatch(
+          db,
+          batch.map((b) => b.trace),
+          batch.flatMap((b) => b.observations),
+        );
       wall[which] += performance.now() - w0;
       cpu[which] += cpuMs() - c0;
     }
   }
   const per1000 = (ms: number) => ((ms / n) * 1000).toFixed(1);
   const keys = oneKey ? '1 agent × deployment' : `${AGENTS.length} agents × ${DEPLOYMENTS.length} deployments`;
-  console.log(`  writing ${n} traces (${keys}) in batches of ${BATCH}, per 1000 traces: traces alone ${per1000(wall.plain)} ms wall / ${per1000(cpu.plain)} ms CPU; with rollups ${per1000(wall.rollups)} ms wall / ${per1000(cpu.rollups)} ms CPU`);
+  console.log(
+    `  writing ${n} traces (${keys}) in batches of ${BATCH}, per 1000 traces: traces alone ${per1000(wall.plain)} ms wall / ${per1000(cpu.plain)} ms CPU; with rollups ${per1000(wall.rollups)} ms wall / ${per1000(cpu.rollups)} ms CPU`,
+  );
 }
 
 /** The metrics route's totals for the sample against sums over its stored traces and generations. */
@@ -87,18 +94,35 @@ async function checkSample(db: Database, now: number): Promise<boolean> {
   const w = customWindow(now - (SAMPLE_MINUTES + 1) * 60_000, now + 60_000)!;
   const chart = await metricsChart(db, 'sample', w, {});
   const byAgent = await metricsChart(db, 'sample', w, { groupBy: 'agent' });
-  const r = await db.query<Record<string, unknown>>(`SELECT count(*) AS requests, count(*) FILTER (WHERE t.status = 'error') AS errors,
+  const r = await db.query<
+    Record<string, unknown>
+  >(`SELECT count(*) AS requests, count(*) FILTER (WHERE t.status = 'error') AS errors,
       COALESCE(sum(g.tokens), 0) AS tokens, COALESCE(sum(g.cost), 0) AS cost
     FROM traces t LEFT JOIN LATERAL (SELECT sum(o.total_tokens) AS tokens, sum(o.total_cost) AS cost FROM observations o
       WHERE o.project_id = t.project_id AND o.trace_id = t.id AND o.type = 'GENERATION') g ON true
     WHERE t.project_id = 'sample'`);
-  const agents = await db.query<{ k: string; n: unknown }>(`SELECT COALESCE(agent_id, '') AS k, count(*) AS n FROM traces WHERE project_id = 'sample' GROUP BY 1`);
-  const stored = { requests: Number(r.rows[0].requests), errors: Number(r.rows[0].errors), tokens: Number(r.rows[0].tokens), cost: Number(r.rows[0].cost) };
+  const agents = await db.query<{ k: string; n: unknown }>(
+    `SELECT COALESCE(agent_id, '') AS k, count(*) AS n FROM traces WHERE project_id = 'sample' GROUP BY 1`,
+  );
+  const stored = {
+    requests: Number(r.rows[0].requests),
+    errors: Number(r.rows[0].errors),
+    tokens: Number(r.rows[0].tokens),
+    cost: Number(r.rows[0].cost),
+  };
   const t = chart.totals;
   const perAgent = new Map(byAgent.series.map((s) => [s.key, s.totals.requests]));
-  const agentsMatch = agents.rows.every((a) => perAgent.get(a.k) === Number(a.n)) && perAgent.size === agents.rows.length;
-  const ok = t.requests === stored.requests && t.errors === stored.errors && t.token_count === stored.tokens && Math.abs(t.cost - stored.cost) < 1e-6 && agentsMatch;
-  console.log(`  sample: rollups ${t.requests} requests, ${t.errors} errors, ${t.token_count} tokens, $${t.cost.toFixed(6)}; traces ${stored.requests}, ${stored.errors}, ${stored.tokens}, $${stored.cost.toFixed(6)}; per agent ${agentsMatch ? 'equal' : 'DIFFERENT'} → ${ok ? 'equal' : 'MISMATCH'}`);
+  const agentsMatch =
+    agents.rows.every((a) => perAgent.get(a.k) === Number(a.n)) && perAgent.size === agents.rows.length;
+  const ok =
+    t.requests === stored.requests &&
+    t.errors === stored.errors &&
+    t.token_count === stored.tokens &&
+    Math.abs(t.cost - stored.cost) < 1e-6 &&
+    agentsMatch;
+  console.log(
+    `  sample: rollups ${t.requests} requests, ${t.errors} errors, ${t.token_count} tokens, $${t.cost.toFixed(6)}; traces ${stored.requests}, ${stored.errors}, ${stored.tokens}, $${stored.cost.toFixed(6)}; per agent ${agentsMatch ? 'equal' : 'DIFFERENT'} → ${ok ? 'equal' : 'MISMATCH'}`,
+  );
   return ok;
 }
 
@@ -121,7 +145,9 @@ for (const backend of opts.backends.split(',')) {
     await migrate(db);
     await db.exec(`INSERT INTO organizations (id, name) VALUES ('o', 'o');
       INSERT INTO projects (id, organization_id, name) SELECT id, 'o', id FROM unnest(ARRAY['p', 'sample', 'plain', 'one-key', 'one-key-plain']) AS id;
-      INSERT INTO agents (id, project_id, name) VALUES ${AGENTS.filter((a) => a !== '').map((a) => `('${a}', 'sample', '${a}')`).join(', ')};`);
+      INSERT INTO agents (id, project_id, name) VALUES ${AGENTS.filter((a) => a !== '')
+        .map((a) => `('${a}', 'sample', '${a}')`)
+        .join(', ')};`);
     const now = Date.now();
     const n = Number(opts.sample);
     await timeWrites(db, n, now, true, ['one-key', 'one-key-plain']);
@@ -130,8 +156,12 @@ for (const backend of opts.backends.split(',')) {
 
     const fill = await fillRollups(db, { projectId: 'p', traces: Number(opts.traces), days: Number(opts.days), now });
     await db.exec('ANALYZE metric_rollups');
-    const size = await db.query<{ n: unknown; bytes: unknown }>(`SELECT count(*) AS n, pg_total_relation_size('metric_rollups') AS bytes FROM metric_rollups`);
-    console.log(`  filled ${fill.rows} rollup rows for ${fill.traces} traces over ${opts.days} days in ${fill.seconds.toFixed(1)} s; table ${(Number(size.rows[0].bytes) / 1e6).toFixed(0)} MB`);
+    const size = await db.query<{ n: unknown; bytes: unknown }>(
+      `SELECT count(*) AS n, pg_total_relation_size('metric_rollups') AS bytes FROM metric_rollups`,
+    );
+    console.log(
+      `  filled ${fill.rows} rollup rows for ${fill.traces} traces over ${opts.days} days in ${fill.seconds.toFixed(1)} s; table ${(Number(size.rows[0].bytes) / 1e6).toFixed(0)} MB`,
+    );
 
     const cases: [string, WindowName, GroupBy | undefined][] = [
       ['30d', '30d', undefined],

@@ -83,7 +83,9 @@ class ServerProcess {
 
   static start(role: Role, args: string[], execArgv: string[] = []): Promise<ServerProcess> {
     const entry = fileURLToPath(new URL('./server-process.ts', import.meta.url));
-    const child = spawn(process.execPath, [...execArgv, entry, role, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = spawn(process.execPath, [...execArgv, entry, role, ...args], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     const proc = new ServerProcess(role, child);
     return new Promise((resolve, reject) => {
       child.once('exit', (code) => reject(new Error(`${role} server exited with code ${code} before it was ready`)));
@@ -243,7 +245,10 @@ async function measure(proc: ServerProcess, upstream: ServerProcess): Promise<Ro
   const s1 = systemTicks();
   const o1 = ourTicks();
   const cores = availableParallelism();
-  const otherLoad = s0 && s1 && s1.total > s0.total ? Math.max(0, (s1.busy - s0.busy - (o1 - o0)) / ((s1.total - s0.total) / cores)) : Number.NaN;
+  const otherLoad =
+    s0 && s1 && s1.total > s0.total
+      ? Math.max(0, (s1.busy - s0.busy - (o1 - o0)) / ((s1.total - s0.total) / cores))
+      : Number.NaN;
   return {
     rps: tp.rps,
     cpuPerReq: (c1 - c0) / tp.ok,
@@ -272,7 +277,12 @@ async function sanityCheck(name: string, url: string): Promise<void> {
   const stream = await request(url + PATH, { method: 'POST', headers: HEADERS, body: STREAM_BODY });
   const text = await stream.body.text();
   const events = text.split('\n\n').filter((e) => e.startsWith('data: '));
-  if (stream.statusCode !== 200 || events.length < 3 || events.at(-1) !== 'data: [DONE]' || !text.includes('"content":"Hello!"')) {
+  if (
+    stream.statusCode !== 200 ||
+    events.length < 3 ||
+    events.at(-1) !== 'data: [DONE]' ||
+    !text.includes('"content":"Hello!"')
+  ) {
     throw new Error(`${name}: streamed chat completion failed (${stream.statusCode}): ${text.slice(0, 500)}`);
   }
 }
@@ -304,7 +314,9 @@ function roundLine(round: number, name: string, r: RoundResult): string {
 
 function table(rows: string[][]): string {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   ')).join('\n');
+  return rows
+    .map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   '))
+    .join('\n');
 }
 
 async function main(): Promise<void> {
@@ -339,7 +351,14 @@ async function main(): Promise<void> {
   if (!opts['no-pin'] && cores >= 2) {
     const targetCpu = String(cores >= 3 ? 2 : 1);
     const upstreamCpu = cores >= 3 ? '1' : '0';
-    const ok = [pin(process.pid, '0'), pin(upstream.child.pid!, upstreamCpu), pin(floor.child.pid!, targetCpu), pin(gateway.child.pid!, targetCpu), pin(traced.child.pid!, targetCpu), pin(anthropic.child.pid!, targetCpu)];
+    const ok = [
+      pin(process.pid, '0'),
+      pin(upstream.child.pid!, upstreamCpu),
+      pin(floor.child.pid!, targetCpu),
+      pin(gateway.child.pid!, targetCpu),
+      pin(traced.child.pid!, targetCpu),
+      pin(anthropic.child.pid!, targetCpu),
+    ];
     placement = ok.every(Boolean)
       ? `pinned: server under test on CPU ${targetCpu}, upstream on CPU ${upstreamCpu}, load generator on CPU 0`
       : 'not pinned (taskset unavailable or refused)';
@@ -352,10 +371,20 @@ async function main(): Promise<void> {
     ['anthropic', anthropic],
   ];
   const started = performance.now();
-  console.log(`store: ${store ? `PostgreSQL (${new URL(store.url).host}, a database for this run)` : 'embedded (PGlite)'}`);
-  if (process.env.SVC_BENCH_POLICIES) console.log(`policies: guardrails, rate-limit and budget on both gateways; counters ${process.env.SVC_BENCH_POLICIES === 'memory' ? 'in-process' : `in Redis (${process.env.SVC_BENCH_POLICIES})`}`);
-  if (Number(process.env.SVC_BENCH_DEPLOYMENTS) > 1) console.log(`deployments: ${process.env.SVC_BENCH_DEPLOYMENTS} in the bench group, equal weights, all at the fake upstream`);
-  console.log(`svc bench: node ${process.version}, ${cores} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${placement}`);
+  console.log(
+    `store: ${store ? `PostgreSQL (${new URL(store.url).host}, a database for this run)` : 'embedded (PGlite)'}`,
+  );
+  if (process.env.SVC_BENCH_POLICIES)
+    console.log(
+      `policies: guardrails, rate-limit and budget on both gateways; counters ${process.env.SVC_BENCH_POLICIES === 'memory' ? 'in-process' : `in Redis (${process.env.SVC_BENCH_POLICIES})`}`,
+    );
+  if (Number(process.env.SVC_BENCH_DEPLOYMENTS) > 1)
+    console.log(
+      `deployments: ${process.env.SVC_BENCH_DEPLOYMENTS} in the bench group, equal weights, all at the fake upstream`,
+    );
+  console.log(
+    `svc bench: node ${process.version}, ${cores} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${placement}`,
+  );
   console.log(
     `${ROUNDS} rounds; each round and target: ${DURATION} s at ${CONNECTIONS} connections, ${LATENCY_DURATION} s of sequential ` +
       `requests on 1 connection, ${TTFB_DURATION} s of sequential streamed requests on 1 connection` +
@@ -375,7 +404,10 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       // Interleaved, and the order alternates so neither target always runs first in a round. The upstream
       // alone ("direct", no proxy) is measured too, as a reference for the load generator's own ceiling.
-      const order: [string, ServerProcess][] = [['direct', upstream], ...(round % 2 === 1 ? targets : [...targets].reverse())];
+      const order: [string, ServerProcess][] = [
+        ['direct', upstream],
+        ...(round % 2 === 1 ? targets : [...targets].reverse()),
+      ];
       for (const [name, proc] of order) {
         const r = await measure(proc, upstream);
         results[name].push(r);
@@ -417,13 +449,37 @@ async function main(): Promise<void> {
   const cols = (k: keyof RoundResult, digits: number) => [dr, fl, gw, tr, an].map((rs) => f(med(rs, k), digits));
   const rows: string[][] = [
     ['median of rounds', 'direct', 'floor', 'gateway', 'traced', 'anthropic', 'gateway vs floor', 'target', ''],
-    [`req/s at ${CONNECTIONS} connections`, ...cols('rps', 0), `${f(rpsRatio, 2)}x`, `>= ${GOALS.rpsRatio}x`, verdict(rpsRatio >= GOALS.rpsRatio)],
-    ['latency p50, 1 connection (ms)', ...cols('p50', 3), `${signed(addedP50, 3)} ms`, `< +${GOALS.addedP50Ms} ms`, verdict(addedP50 < GOALS.addedP50Ms)],
+    [
+      `req/s at ${CONNECTIONS} connections`,
+      ...cols('rps', 0),
+      `${f(rpsRatio, 2)}x`,
+      `>= ${GOALS.rpsRatio}x`,
+      verdict(rpsRatio >= GOALS.rpsRatio),
+    ],
+    [
+      'latency p50, 1 connection (ms)',
+      ...cols('p50', 3),
+      `${signed(addedP50, 3)} ms`,
+      `< +${GOALS.addedP50Ms} ms`,
+      verdict(addedP50 < GOALS.addedP50Ms),
+    ],
     ['latency p99, 1 connection (ms)', ...cols('p99', 3), `${signed(addedP99, 3)} ms`, '', ''],
-    ['stream first byte p50, 1 conn (ms)', ...cols('ttfbP50', 3), `${signed(addedTtfb, 3)} ms`, `< +${GOALS.addedTtfbMs} ms`, verdict(addedTtfb < GOALS.addedTtfbMs)],
+    [
+      'stream first byte p50, 1 conn (ms)',
+      ...cols('ttfbP50', 3),
+      `${signed(addedTtfb, 3)} ms`,
+      `< +${GOALS.addedTtfbMs} ms`,
+      verdict(addedTtfb < GOALS.addedTtfbMs),
+    ],
     ['stream headers p50, 1 conn (ms)', ...cols('ttfbHeadersP50', 3), '', '', ''],
     ['stream complete p50, 1 conn (ms)', ...cols('streamTotalP50', 3), '', '', ''],
-    [`server CPU/request, ${CONNECTIONS} conns (µs)`, ...cols('cpuPerReq', 1), `${f(cpuRatio, 2)}x (${signed(addedCpu, 1)} µs)`, '', ''],
+    [
+      `server CPU/request, ${CONNECTIONS} conns (µs)`,
+      ...cols('cpuPerReq', 1),
+      `${f(cpuRatio, 2)}x (${signed(addedCpu, 1)} µs)`,
+      '',
+      '',
+    ],
     ['server CPU/request, 1 conn (µs)', ...cols('cpuPerReq1', 1), `${f(cpuRatio1, 2)}x`, '', ''],
     [`server CPU use at ${CONNECTIONS} conns (cores)`, ...cols('cpuCores', 2), '', '', ''],
     ['upstream CPU/request (µs)', ...cols('upstreamCpuPerReq', 1), '', '', ''],
@@ -432,7 +488,8 @@ async function main(): Promise<void> {
     ['other load on the machine (cores)', ...cols('otherLoad', 2), '', '', ''],
   ];
   console.log(`\n${table(rows)}\n`);
-  const perRound = (fn: (g: RoundResult, l: RoundResult) => number, digits: number) => gw.map((g, i) => f(fn(g, fl[i]), digits)).join(' ');
+  const perRound = (fn: (g: RoundResult, l: RoundResult) => number, digits: number) =>
+    gw.map((g, i) => f(fn(g, fl[i]), digits)).join(' ');
   console.log(`per round, gateway/floor req/s:     ${perRound((g, l) => g.rps / l.rps, 2)}`);
   console.log(`per round, added p50 (ms):          ${perRound((g, l) => g.p50 - l.p50, 3)}`);
   console.log(`per round, added first byte (ms):   ${perRound((g, l) => g.ttfbP50 - l.ttfbP50, 3)}`);
@@ -448,11 +505,16 @@ async function main(): Promise<void> {
   const failed = [...fl, ...gw, ...tr, ...an].reduce((n, r) => n + r.bad, 0);
   if (failed > 0) console.log(`WARNING: ${failed} requests failed or had an unexpected body; figures are suspect.`);
   if (!RATE && med(fl, 'cpuCores') < 0.85) {
-    console.log('NOTE: the floor did not keep its core busy at full load; the load generator or upstream may be the bottleneck.');
+    console.log(
+      'NOTE: the floor did not keep its core busy at full load; the load generator or upstream may be the bottleneck.',
+    );
   }
   const measured = [...dr, ...fl, ...gw, ...tr, ...an];
   const noisy = measured.filter((r) => r.otherLoad > 0.1).length;
-  if (noisy > 0) console.log(`NOTE: other processes used more than 0.1 cores during ${noisy} of ${measured.length} measurements; expect noise.`);
+  if (noisy > 0)
+    console.log(
+      `NOTE: other processes used more than 0.1 cores during ${noisy} of ${measured.length} measurements; expect noise.`,
+    );
   console.log(`bench time ${elapsed.toFixed(0)} s`);
   if (profiled.size > 0) {
     console.log('CPU profiles (measured rounds only, after warm-up):');
@@ -483,7 +545,10 @@ async function main(): Promise<void> {
           connections: CONNECTIONS,
           results,
           medians: Object.fromEntries(
-            Object.entries(results).map(([name, rs]) => [name, Object.fromEntries(Object.keys(rs[0]).map((k) => [k, med(rs, k as keyof RoundResult)]))]),
+            Object.entries(results).map(([name, rs]) => [
+              name,
+              Object.fromEntries(Object.keys(rs[0]).map((k) => [k, med(rs, k as keyof RoundResult)])),
+            ]),
           ),
           ratios: { rpsRatio, addedP50, addedP99, addedTtfb, cpuRatio, cpuRatio1, addedCpu },
           tracedRatios,

@@ -30,15 +30,21 @@ const PROFILE_INTERVAL_US = 250;
 
 async function main(): Promise<void> {
   const [role, upstreamUrl] = process.argv.slice(2) as [Role, string | undefined];
-  if (!process.send) throw new Error('bench/server-process.ts must be started by bench/run.ts (it needs an IPC channel)');
+  if (!process.send)
+    throw new Error('bench/server-process.ts must be started by bench/run.ts (it needs an IPC channel)');
   const send = (m: FromChild) => process.send!(m);
   let target: { url: string; close(): Promise<void>; settle?(): Promise<void> };
   // Imported on demand: the floor and upstream processes never load the gateway's code.
   if (role === 'upstream') target = await (await import('./fake-upstream.ts')).startFakeUpstream();
   else if (role === 'floor') target = await (await import('./floor-proxy.ts')).startFloorProxy(upstreamUrl!);
-  else if (role === 'gateway') target = await (await import('./gateway-target.ts')).startGatewayTarget(upstreamUrl!, { tracing: false });
-  else if (role === 'gateway-traced') target = await (await import('./gateway-target.ts')).startGatewayTarget(upstreamUrl!, { tracing: true });
-  else if (role === 'gateway-anthropic') target = await (await import('./gateway-target.ts')).startGatewayTarget(upstreamUrl!, { tracing: false, provider: 'anthropic' });
+  else if (role === 'gateway')
+    target = await (await import('./gateway-target.ts')).startGatewayTarget(upstreamUrl!, { tracing: false });
+  else if (role === 'gateway-traced')
+    target = await (await import('./gateway-target.ts')).startGatewayTarget(upstreamUrl!, { tracing: true });
+  else if (role === 'gateway-anthropic')
+    target = await (
+      await import('./gateway-target.ts')
+    ).startGatewayTarget(upstreamUrl!, { tracing: false, provider: 'anthropic' });
   else throw new Error(`unknown role '${String(role)}'`);
 
   let stopping = false;

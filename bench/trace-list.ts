@@ -8,7 +8,12 @@ import { migrate } from '../src/store/migrate.ts';
 import { listTraces } from '../src/store/repos/traces.ts';
 import { scratchPostgres } from './scratch-database.ts';
 
-const { values: opts } = parseArgs({ options: { traces: { type: 'string', default: '2000000' }, url: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' } } });
+const { values: opts } = parseArgs({
+  options: {
+    traces: { type: 'string', default: '2000000' },
+    url: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
+  },
+});
 const N = Number(opts.traces);
 const { db, url, drop } = await scratchPostgres(opts.url, 'svc_bench_traces');
 try {

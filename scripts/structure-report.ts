@@ -13,7 +13,9 @@ const FOLDERS = ['src', 'admin', 'plugins'];
 /** The dashboard's front end runs in the browser and is built apart; its modules form their own graph. */
 const SKIP = [join('admin', 'dashboard') + '/'];
 
-const { values } = parseArgs({ options: { top: { type: 'string', default: '15' }, json: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { top: { type: 'string', default: '15' }, json: { type: 'boolean', default: false } },
+});
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -23,15 +25,20 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const files = FOLDERS.flatMap((f) => sourceFiles(join(ROOT, f))).filter((f) => !SKIP.some((s) => relative(ROOT, f).startsWith(s)));
+const files = FOLDERS.flatMap((f) => sourceFiles(join(ROOT, f))).filter(
+  (f) => !SKIP.some((s) => relative(ROOT, f).startsWith(s)),
+);
 const known = new Set(files);
-const parsed = new Map(files.map((f) => [f, ts.createSourceFile(f, readFileSync(f, 'utf8'), ts.ScriptTarget.Latest, true)]));
+const parsed = new Map(
+  files.map((f) => [f, ts.createSourceFile(f, readFileSync(f, 'utf8'), ts.ScriptTarget.Latest, true)]),
+);
 
 /** Relative imports and re-exports of a file that land on another file of the graph. */
 function importsOf(source: ts.SourceFile): string[] {
   const out = new Set<string>();
   for (const statement of source.statements) {
-    const specifier = (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) && statement.moduleSpecifier;
+    const specifier =
+      (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) && statement.moduleSpecifier;
     if (!specifier || !ts.isStringLiteral(specifier) || !specifier.text.startsWith('.')) continue;
     const target = resolve(dirname(source.fileName), specifier.text);
     if (known.has(target)) out.add(target);
@@ -84,9 +91,18 @@ interface FunctionSpan {
 /** A name for a function node: its own, or the variable, property or method it is assigned to. */
 function nameOf(node: ts.Node): string {
   const named = node as ts.Node & { name?: ts.Node };
-  if (named.name && (ts.isIdentifier(named.name) || ts.isStringLiteral(named.name) || ts.isPrivateIdentifier(named.name))) return named.name.text;
+  if (
+    named.name &&
+    (ts.isIdentifier(named.name) || ts.isStringLiteral(named.name) || ts.isPrivateIdentifier(named.name))
+  )
+    return named.name.text;
   const parent = node.parent;
-  if (parent && (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) && ts.isIdentifier(parent.name)) return parent.name.text;
+  if (
+    parent &&
+    (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) &&
+    ts.isIdentifier(parent.name)
+  )
+    return parent.name.text;
   if (parent && ts.isCallExpression(parent)) return `(callback of ${parent.expression.getText().slice(0, 40)})`;
   return '(anonymous)';
 }
@@ -98,7 +114,11 @@ function longestFunctions(top: number): FunctionSpan[] {
       if (ts.isFunctionLike(node) && (node as ts.FunctionLikeDeclaration).body) {
         const start = source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
         const end = source.getLineAndCharacterOfPosition(node.getEnd()).line + 1;
-        spans.push({ name: nameOf(node), where: `${relative(ROOT, source.fileName)}:${start}`, lines: end - start + 1 });
+        spans.push({
+          name: nameOf(node),
+          where: `${relative(ROOT, source.fileName)}:${start}`,
+          lines: end - start + 1,
+        });
       }
       ts.forEachChild(node, walk);
     };
@@ -111,7 +131,9 @@ const report = { files: files.length, cycles: cycles(), longestFunctions: longes
 if (values.json) console.log(JSON.stringify(report, null, 2));
 else {
   console.log(`${report.files} files in ${FOLDERS.join(', ')} (the dashboard front end apart)`);
-  console.log(`\nimport cycles: ${report.cycles.length}${report.cycles.length ? ` (files in them: ${report.cycles.flat().length})` : ''}`);
+  console.log(
+    `\nimport cycles: ${report.cycles.length}${report.cycles.length ? ` (files in them: ${report.cycles.flat().length})` : ''}`,
+  );
   for (const group of report.cycles) console.log(`  ${group.length} files: ${group.join(', ')}`);
   console.log(`\nlongest functions:`);
   for (const f of report.longestFunctions) console.log(`  ${String(f.lines).padStart(4)} lines  ${f.name}  ${f.where}`);

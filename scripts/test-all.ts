@@ -18,7 +18,10 @@ function run(command: string, args: string[]): Promise<{ code: number; output: s
   return new Promise((done) => {
     const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    for (const [from, to] of [[child.stdout, process.stdout], [child.stderr, process.stderr]] as const) {
+    for (const [from, to] of [
+      [child.stdout, process.stdout],
+      [child.stderr, process.stderr],
+    ] as const) {
       from.on('data', (chunk: Buffer) => {
         to.write(chunk);
         output += chunk.toString('utf8');
@@ -37,7 +40,12 @@ function tapCounts(output: string): Counts {
 
 /** pytest's closing line, e.g. `3 failed, 120 passed, 1 error in 31.20s`. */
 function pytestCounts(output: string): Counts {
-  const line = output.trimEnd().split('\n').reverse().find((l) => / in [\d.]+s/.test(l)) ?? '';
+  const line =
+    output
+      .trimEnd()
+      .split('\n')
+      .reverse()
+      .find((l) => / in [\d.]+s/.test(l)) ?? '';
   const n = (word: string) => Number(new RegExp(`(\\d+) ${word}`).exec(line)?.[1] ?? 0);
   return { passed: n('passed'), failed: n('failed') + n('errors?') };
 }
@@ -68,6 +76,8 @@ results.push(['java', surefireCounts(), java.code]);
 const ok = results.every(([, c, code]) => code === 0 && c.failed === 0 && c.passed > 0);
 const passed = results.reduce((sum, [, c]) => sum + c.passed, 0);
 const failed = results.reduce((sum, [, c]) => sum + c.failed, 0);
-console.log(`\nsuites: ${results.map(([name, c, code]) => `${name} ${c.passed} passed, ${c.failed} failed${code === 0 ? '' : ` (exit ${code})`}`).join('; ')}`);
+console.log(
+  `\nsuites: ${results.map(([name, c, code]) => `${name} ${c.passed} passed, ${c.failed} failed${code === 0 ? '' : ` (exit ${code})`}`).join('; ')}`,
+);
 console.log(`tests: ${passed} passed, ${failed} failed`);
 process.exitCode = ok ? 0 : 1;

@@ -34,7 +34,12 @@ The store commands work while svc runs (an embedded store is reached through <da
 
 /** `0.0.0.0:8080 (all interfaces)`: what a listener is bound to and who can reach it. */
 function boundText(a: AddressInfo): string {
-  const scope = a.address === '0.0.0.0' || a.address === '::' ? 'all interfaces' : isLoopback(a.address) ? 'loopback only' : 'this address only';
+  const scope =
+    a.address === '0.0.0.0' || a.address === '::'
+      ? 'all interfaces'
+      : isLoopback(a.address)
+        ? 'loopback only'
+        : 'this address only';
   return `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port} (${scope})`;
 }
 
@@ -45,7 +50,8 @@ function isLoopback(address: string): boolean {
 function portOption(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--${name} must be an integer from 0 to 65535`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--${name} must be an integer from 0 to 65535`);
   return port;
 }
 
@@ -87,8 +93,11 @@ async function start(args: string[]): Promise<void> {
       adminPort: portOption(values['admin-port'], 'admin-port'),
       onGeneratedKey: (g) => console.log(`Generated gateway key for '${g.alias}' (shown once; keep it): ${g.key}`),
       onCreatedApiKey: (k) =>
-        console.log(`Created project key pair for '${k.projectId}' (shown once; keep it):\n  public key: ${k.publicKey}\n  secret key: ${k.secretKey}`),
-      onFirstOwner: (o, url) => console.log(`Dashboard sign-in (shown once; keep it): ${url} as ${o.email} with password ${o.password}`),
+        console.log(
+          `Created project key pair for '${k.projectId}' (shown once; keep it):\n  public key: ${k.publicKey}\n  secret key: ${k.secretKey}`,
+        ),
+      onFirstOwner: (o, url) =>
+        console.log(`Dashboard sign-in (shown once; keep it): ${url} as ${o.email} with password ${o.password}`),
     });
   } catch (err) {
     if (err instanceof UsageError) {
@@ -111,7 +120,9 @@ async function start(args: string[]): Promise<void> {
     console.log(`svc admin listening on ${service.adminUrl} (role admin; no gateway listener)`);
     console.log(`  bound: admin ${boundText(service.adminBound)}`);
   } else if (service.role === 'gateway') {
-    console.log(`svc gateway listening on ${service.gatewayUrl}/v1 (role gateway), status on ${service.adminUrl} (/health, /ready, /metrics only)`);
+    console.log(
+      `svc gateway listening on ${service.gatewayUrl}/v1 (role gateway), status on ${service.adminUrl} (/health, /ready, /metrics only)`,
+    );
     console.log(`  bound: gateway ${boundText(service.gatewayBound)}, status ${boundText(service.adminBound)}`);
   } else {
     console.log(`svc gateway listening on ${service.gatewayUrl}/v1, admin on ${service.adminUrl} (role all)`);
@@ -150,7 +161,12 @@ async function main(argv: string[]): Promise<void> {
     case 'automations':
     case 'users':
       try {
-        process.exitCode = command === 'automations' ? await automationsCommand(rest) : command === 'users' ? await usersCommand(rest) : await storeCommand(command, rest);
+        process.exitCode =
+          command === 'automations'
+            ? await automationsCommand(rest)
+            : command === 'users'
+              ? await usersCommand(rest)
+              : await storeCommand(command, rest);
       } catch (err) {
         if (!(err instanceof UsageError)) throw err;
         console.error(`svc: ${err.message}\n${USAGE}`);

@@ -78,7 +78,9 @@ export interface StartOptions<R extends ServiceRole = 'all'> {
 }
 
 /** The gateway listener's URL and address (as the operating system reports it); none in role `admin`. */
-type GatewayListener<R extends ServiceRole> = R extends 'admin' ? { gatewayUrl?: undefined; gatewayBound?: undefined } : { gatewayUrl: string; gatewayBound: AddressInfo };
+type GatewayListener<R extends ServiceRole> = R extends 'admin'
+  ? { gatewayUrl?: undefined; gatewayBound?: undefined }
+  : { gatewayUrl: string; gatewayBound: AddressInfo };
 
 /** A started service; `R` is its role when the caller knows it (default `all`: both listeners). */
 export type RunningService<R extends ServiceRole = 'all'> = RunningServiceParts & GatewayListener<R>;
@@ -113,7 +115,9 @@ interface RunningServiceParts {
   stop(): Promise<void>;
 }
 
-export async function startService<R extends ServiceRole = 'all'>(options: StartOptions<R>): Promise<RunningService<R>> {
+export async function startService<R extends ServiceRole = 'all'>(
+  options: StartOptions<R>,
+): Promise<RunningService<R>> {
   const role = options.role ?? 'all';
   const servesGateway = role !== 'admin';
   const servesAdmin = role !== 'gateway';
@@ -132,7 +136,14 @@ export async function startService<R extends ServiceRole = 'all'>(options: Start
   const localState = new LocalStateFile(dataDir);
   const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 256 });
   const workers = createWorkerPool();
-  const providers: ProviderRegistry = createProviderRegistry({ dispatcher, now: () => clock.now(), clock, workers, baseDir: first.baseDir, log });
+  const providers: ProviderRegistry = createProviderRegistry({
+    dispatcher,
+    now: () => clock.now(),
+    clock,
+    workers,
+    baseDir: first.baseDir,
+    log,
+  });
   const metrics = new GatewayMetrics({ processMetrics: options.processMetrics });
   const generatedKeys: GeneratedKey[] = [];
 
@@ -171,7 +182,13 @@ export async function startService<R extends ServiceRole = 'all'>(options: Start
 
   // --- Webhook automations (docs/webhooks.md): events go to the outbox in the changing transaction; this loop
   // delivers them, on every replica (claims keep replicas off each other's rows). Settings follow reloads.
-  const webhooks = new WebhookDelivery({ db, workers, log, settings: () => active.loaded.config.webhooks, now: () => clock.now() });
+  const webhooks = new WebhookDelivery({
+    db,
+    workers,
+    log,
+    settings: () => active.loaded.config.webhooks,
+    now: () => clock.now(),
+  });
   metrics.webhooks = () => webhooks.stats;
   const retention = new RetentionSweep(db, log, () => clock.now());
   const promptVersionEvents = new OutboxRecorder({ now: () => clock.now(), recorded: () => webhooks.wake() });
@@ -179,8 +196,10 @@ export async function startService<R extends ServiceRole = 'all'>(options: Start
 
   const build = async (loaded: LoadedConfig, isFirst = false): Promise<ActiveConfig> => {
     if (!isFirst) {
-      if (loaded.config.store.postgres_url !== storeUrl) log.warn('store.postgres_url changed; it takes effect on restart');
-      if (loaded.config.store.redis_url !== countersUrl) log.warn('store.redis_url changed; it takes effect on restart');
+      if (loaded.config.store.postgres_url !== storeUrl)
+        log.warn('store.postgres_url changed; it takes effect on restart');
+      if (loaded.config.store.redis_url !== countersUrl)
+        log.warn('store.redis_url changed; it takes effect on restart');
       // A project added by the reload gets its key pair now: printed like the first start's, once.
       for (const k of await bootstrapStore(db, loaded.config, clock.now())) {
         createdApiKeys.push(k);
@@ -198,7 +217,12 @@ export async function startService<R extends ServiceRole = 'all'>(options: Start
       baseDir: loaded.baseDir,
       clock,
       dispatcher,
-      keys: combinedKeyStore(keys.store, storedKeys, loaded.config.store.max_key_staleness_s * 1000, new Set(loaded.config.projects.filter((p) => !p.serving).map((p) => p.id))),
+      keys: combinedKeyStore(
+        keys.store,
+        storedKeys,
+        loaded.config.store.max_key_staleness_s * 1000,
+        new Set(loaded.config.projects.filter((p) => !p.serving).map((p) => p.id)),
+      ),
       modelGroups: createModelGroupRegistry(loaded.config.model_groups, localState, clock.now()),
       providers,
       bench,
@@ -232,7 +256,12 @@ export async function startService<R extends ServiceRole = 'all'>(options: Start
     retention.start();
   }
   for (const w of first.warnings) log.warn(w);
-  metrics.config = { version: first.config.version, source: first.path, loadedAt: new Date(clock.now()).toISOString(), reloads: 0 };
+  metrics.config = {
+    version: first.config.version,
+    source: first.path,
+    loadedAt: new Date(clock.now()).toISOString(),
+    reloads: 0,
+  };
   let draining = false;
   let inFlight = 0;
   let onIdle: (() => void) | undefined;
@@ -275,7 +304,12 @@ export async function startService<R extends ServiceRole = 'all'>(options: Start
         active = next;
         retire(previous);
         for (const w of next.loaded.warnings) log.warn(w);
-        metrics.config = { ...metrics.config, loadedAt: new Date(clock.now()).toISOString(), reloads: metrics.config.reloads + 1, lastReloadError: undefined };
+        metrics.config = {
+          ...metrics.config,
+          loadedAt: new Date(clock.now()).toISOString(),
+          reloads: metrics.config.reloads + 1,
+          lastReloadError: undefined,
+        };
         metrics.configReloads.inc({ result: 'ok' });
         metrics.configStale.set(0);
         log.info('configuration reloaded', { source: next.loaded.path });
@@ -301,27 +335,41 @@ export async function startService<R extends ServiceRole = 'all'>(options: Start
 
   const gateway = servesGateway ? createGatewayServer(host, first.config.server) : undefined;
   const adminSurfaces: AdminSurfaces = servesAdmin ? 'all' : 'status';
-  const admin: FastifyInstance = createAdminServer({
-    db,
-    clock,
-    log,
-    config: () => active.loaded.config,
-    modelGroups: () => active.services.modelGroups,
-    keys: storedKeys,
-    bench,
-    providers,
-    spend,
-    counters,
-    // The webhook outbox always records; a recorder passed in (tests) sees the same events in the same transaction.
-    promptEvents: options.promptEvents ? { record: async (tx, events) => (await promptVersionEvents.record(tx, events), options.promptEvents!.record(tx, events)) } : promptVersionEvents,
-    health: host.health,
-    metricsJson: async () => {
-      const state = await metrics.benchState();
-      const benchedUntil = Object.fromEntries(state.benched.map((b) => [b.deployment, new Date(b.until).toISOString()]));
-      return metrics.json({ deployments: { benched_until: benchedUntil, ...(state.error ? { bench_state_error: state.error } : {}) } });
+  const admin: FastifyInstance = createAdminServer(
+    {
+      db,
+      clock,
+      log,
+      config: () => active.loaded.config,
+      modelGroups: () => active.services.modelGroups,
+      keys: storedKeys,
+      bench,
+      providers,
+      spend,
+      counters,
+      // The webhook outbox always records; a recorder passed in (tests) sees the same events in the same transaction.
+      promptEvents: options.promptEvents
+        ? {
+            record: async (tx, events) => (
+              await promptVersionEvents.record(tx, events),
+              options.promptEvents!.record(tx, events)
+            ),
+          }
+        : promptVersionEvents,
+      health: host.health,
+      metricsJson: async () => {
+        const state = await metrics.benchState();
+        const benchedUntil = Object.fromEntries(
+          state.benched.map((b) => [b.deployment, new Date(b.until).toISOString()]),
+        );
+        return metrics.json({
+          deployments: { benched_until: benchedUntil, ...(state.error ? { bench_state_error: state.error } : {}) },
+        });
+      },
+      metricsText: async () => ({ contentType: metrics.registry.contentType, text: await metrics.registry.metrics() }),
     },
-    metricsText: async () => ({ contentType: metrics.registry.contentType, text: await metrics.registry.metrics() }),
-  }, adminSurfaces);
+    adminSurfaces,
+  );
   const gatewayHost = options.host ?? first.config.server.host;
   const adminHost = options.host ?? first.config.server.admin_host;
   try {
@@ -336,19 +384,28 @@ export async function startService<R extends ServiceRole = 'all'>(options: Start
   }
 
   let watcher: FSWatcher | undefined;
-  if (first.path && (options.watch ?? first.config.server.watch_config)) watcher = watchConfig(first.path, () => void reload());
+  if (first.path && (options.watch ?? first.config.server.watch_config))
+    watcher = watchConfig(first.path, () => void reload());
 
   /** A URL to reach a listener from this machine (a wildcard address is reached on loopback). */
   const urlOf = (address: AddressInfo | string | null) => {
     const a = address as AddressInfo;
-    const hostname = a.address === '0.0.0.0' || a.address === '::' ? '127.0.0.1' : a.address.includes(':') ? `[${a.address}]` : a.address;
+    const hostname =
+      a.address === '0.0.0.0' || a.address === '::'
+        ? '127.0.0.1'
+        : a.address.includes(':')
+          ? `[${a.address}]`
+          : a.address;
     return `http://${hostname}:${a.port}`;
   };
 
   if (firstOwner) {
     const dashboardUrl = `${urlOf(admin.server.address())}/dashboard/`;
     // The password goes to stdout only (the CLI prints it): structured logs are often shipped where secrets must not go.
-    log.info('dashboard owner created; its sign-in is printed on stdout once', { dashboardUrl, email: firstOwner.email });
+    log.info('dashboard owner created; its sign-in is printed on stdout once', {
+      dashboardUrl,
+      email: firstOwner.email,
+    });
     options.onFirstOwner?.(firstOwner, dashboardUrl);
   }
 

@@ -12,7 +12,10 @@ import { DashboardApiError, requireSession } from './session-guard.ts';
 type IdParams = { project: string; id: string };
 
 /** Agents declared in gateway.yaml take the file's status again when it is loaded; the view says which those are. */
-const agentView = (a: Agent, declared: ReadonlySet<string>) => ({ ...restAgent(a), declaredInConfig: declared.has(a.id) });
+const agentView = (a: Agent, declared: ReadonlySet<string>) => ({
+  ...restAgent(a),
+  declaredInConfig: declared.has(a.id),
+});
 
 export function registerDashboardAgents(app: FastifyInstance, ctx: AdminContext): void {
   const declared = () => new Set(ctx.config().agents.map((a) => a.id));
@@ -23,16 +26,28 @@ export function registerDashboardAgents(app: FastifyInstance, ctx: AdminContext)
     return { data: (await listAgents(ctx.db, project.id)).map((a) => agentView(a, d)) };
   });
 
-  for (const [verb, status] of [['suspend', 'suspended'], ['resume', 'active']] as const) {
-    app.post<{ Params: IdParams }>(`/projects/:project/agents/:id/${verb}`, { onRequest: requireSession(ctx, 'member') }, async (req) => {
-      const project = await projectOf(ctx, req);
-      const agent = await ctx.db.transaction(async (tx) => {
-        if (!(await setAgentStatus(tx, project.id, req.params.id, status))) throw new DashboardApiError('not_found', `No agent '${req.params.id}'`);
-        await auditDashboardChange(tx, req, project, { action: `agent.${verb}`, resourceType: 'agent', resourceId: req.params.id });
-        return (await getAgent(tx, project.id, req.params.id))!;
-      });
-      await refreshKeyCache(ctx);
-      return { agent: agentView(agent, declared()) };
-    });
+  for (const [verb, status] of [
+    ['suspend', 'suspended'],
+    ['resume', 'active'],
+  ] as const) {
+    app.post<{ Params: IdParams }>(
+      `/projects/:project/agents/:id/${verb}`,
+      { onRequest: requireSession(ctx, 'member') },
+      async (req) => {
+        const project = await projectOf(ctx, req);
+        const agent = await ctx.db.transaction(async (tx) => {
+          if (!(await setAgentStatus(tx, project.id, req.params.id, status)))
+            throw new DashboardApiError('not_found', `No agent '${req.params.id}'`);
+          await auditDashboardChange(tx, req, project, {
+            action: `agent.${verb}`,
+            resourceType: 'agent',
+            resourceId: req.params.id,
+          });
+          return (await getAgent(tx, project.id, req.params.id))!;
+        });
+        await refreshKeyCache(ctx);
+        return { agent: agentView(agent, declared()) };
+      },
+    );
   }
 }

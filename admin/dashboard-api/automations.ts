@@ -68,7 +68,12 @@ const fields = {
   action,
 };
 const createBody = { type: 'object', additionalProperties: false, required: ['action'], properties: fields };
-const patchBody = { type: 'object', additionalProperties: false, minProperties: 1, properties: { ...fields, enabled: { type: 'boolean' } } };
+const patchBody = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { ...fields, enabled: { type: 'boolean' } },
+};
 
 function parsedUrl(url: string): URL | undefined {
   try {
@@ -117,15 +122,30 @@ const attemptView = (d: DeliveryAttempt) => ({
 });
 
 /** The action rules shared with `svc automations create`, plus the SSRF rules deliveries follow. */
-function checkAction(ctx: AdminContext, a: ActionBody, events: readonly AutomationAction[], keptRoutingKey = false): void {
+function checkAction(
+  ctx: AdminContext,
+  a: ActionBody,
+  events: readonly AutomationAction[],
+  keptRoutingKey = false,
+): void {
   const { allow_private_networks, allowed_hosts } = ctx.config().webhooks;
   try {
     checkAutomationSpec(
-      { type: a.type, url: a.url, headers: a.headers ?? {}, routingKey: a.routingKey ?? (keptRoutingKey ? 'kept' : undefined), actions: events },
+      {
+        type: a.type,
+        url: a.url,
+        headers: a.headers ?? {},
+        routingKey: a.routingKey ?? (keptRoutingKey ? 'kept' : undefined),
+        actions: events,
+      },
       { allowPrivateNetworks: allow_private_networks, allowedHosts: allowed_hosts },
     );
   } catch (err) {
-    if (err instanceof AutomationRuleError) throw new DashboardApiError('invalid_request', `${err.field === 'actions' ? 'events' : `action.${err.field}`} ${err.reason}`);
+    if (err instanceof AutomationRuleError)
+      throw new DashboardApiError(
+        'invalid_request',
+        `${err.field === 'actions' ? 'events' : `action.${err.field}`} ${err.reason}`,
+      );
     throw err;
   }
 }
@@ -135,10 +155,13 @@ export function registerDashboardAutomations(app: FastifyInstance, ctx: AdminCon
   const change = requireSession(ctx, 'member');
 
   /** The automation of `:id` in the project, or 404. */
-  async function automationOf(req: FastifyRequest<{ Params: IdParams }>): Promise<{ project: Project; automation: Automation }> {
+  async function automationOf(
+    req: FastifyRequest<{ Params: IdParams }>,
+  ): Promise<{ project: Project; automation: Automation }> {
     const project = await projectOf(ctx, req);
     const automation = await getAutomation(ctx.db, req.params.id);
-    if (!automation || automation.projectId !== project.id) throw new DashboardApiError('not_found', `No automation '${req.params.id}'`);
+    if (!automation || automation.projectId !== project.id)
+      throw new DashboardApiError('not_found', `No automation '${req.params.id}'`);
     return { project, automation };
   }
 
@@ -148,65 +171,113 @@ export function registerDashboardAutomations(app: FastifyInstance, ctx: AdminCon
     return { data: (await listAutomations(ctx.db, project.id)).map((a) => automationView(a, fullUrl)) };
   });
 
-  app.post<{ Body: CreateBody }>('/projects/:project/automations', { onRequest: change, schema: { body: createBody } }, async (req, reply) => {
-    const project = await projectOf(ctx, req);
-    const { name, events = AUTOMATION_ACTIONS, action: a } = req.body;
-    checkAction(ctx, a, events);
-    const created = await ctx.db.transaction(async (tx) => {
-      const c = await createAutomation(tx, { projectId: project.id, name, actions: events, type: a.type, url: a.url, headers: a.headers, pagerdutyRoutingKey: a.routingKey });
-      await auditDashboardChange(tx, req, project, { action: 'automation.create', resourceType: 'automation', resourceId: c.id, details: { type: c.type, host: urlHost(c.url), actions: c.actions } });
-      return c;
-    });
-    reply.code(201).header('cache-control', 'no-store');
-    return { automation: automationView(created), ...(created.signingSecret ? { signingSecret: created.signingSecret } : {}) };
-  });
+  app.post<{ Body: CreateBody }>(
+    '/projects/:project/automations',
+    { onRequest: change, schema: { body: createBody } },
+    async (req, reply) => {
+      const project = await projectOf(ctx, req);
+      const { name, events = AUTOMATION_ACTIONS, action: a } = req.body;
+      checkAction(ctx, a, events);
+      const created = await ctx.db.transaction(async (tx) => {
+        const c = await createAutomation(tx, {
+          projectId: project.id,
+          name,
+          actions: events,
+          type: a.type,
+          url: a.url,
+          headers: a.headers,
+          pagerdutyRoutingKey: a.routingKey,
+        });
+        await auditDashboardChange(tx, req, project, {
+          action: 'automation.create',
+          resourceType: 'automation',
+          resourceId: c.id,
+          details: { type: c.type, host: urlHost(c.url), actions: c.actions },
+        });
+        return c;
+      });
+      reply.code(201).header('cache-control', 'no-store');
+      return {
+        automation: automationView(created),
+        ...(created.signingSecret ? { signingSecret: created.signingSecret } : {}),
+      };
+    },
+  );
 
-  app.patch<{ Params: IdParams; Body: PatchBody }>('/projects/:project/automations/:id', { onRequest: change, schema: { body: patchBody } }, async (req, reply) => {
-    const { project, automation } = await automationOf(req);
-    const { name, events, action: a, enabled } = req.body;
-    if (a) checkAction(ctx, a, events ?? automation.actions, a.type === automation.type);
-    const changed = await ctx.db.transaction(async (tx) => {
-      let updated = await updateAutomation(tx, automation.id, {
-        name,
-        actions: events,
-        action: a && { type: a.type, url: a.url, headers: a.headers, pagerdutyRoutingKey: a.routingKey },
+  app.patch<{ Params: IdParams; Body: PatchBody }>(
+    '/projects/:project/automations/:id',
+    { onRequest: change, schema: { body: patchBody } },
+    async (req, reply) => {
+      const { project, automation } = await automationOf(req);
+      const { name, events, action: a, enabled } = req.body;
+      if (a) checkAction(ctx, a, events ?? automation.actions, a.type === automation.type);
+      const changed = await ctx.db.transaction(async (tx) => {
+        let updated = await updateAutomation(tx, automation.id, {
+          name,
+          actions: events,
+          action: a && { type: a.type, url: a.url, headers: a.headers, pagerdutyRoutingKey: a.routingKey },
+        });
+        if (enabled !== undefined && enabled !== automation.enabled) {
+          const toggled = await setAutomationEnabled(tx, automation.id, enabled, 'disabled in the dashboard');
+          updated = { ...toggled!, signingSecret: updated!.signingSecret };
+        }
+        await auditDashboardChange(tx, req, project, {
+          action: 'automation.update',
+          resourceType: 'automation',
+          resourceId: automation.id,
+          details: {
+            changed: Object.keys(req.body),
+            ...(a ? { type: a.type, host: urlHost(a.url) } : {}),
+            ...(enabled !== undefined ? { enabled } : {}),
+          },
+        });
+        return updated!;
       });
-      if (enabled !== undefined && enabled !== automation.enabled) {
-        const toggled = await setAutomationEnabled(tx, automation.id, enabled, 'disabled in the dashboard');
-        updated = { ...toggled!, signingSecret: updated!.signingSecret };
-      }
-      await auditDashboardChange(tx, req, project, {
-        action: 'automation.update',
-        resourceType: 'automation',
-        resourceId: automation.id,
-        details: { changed: Object.keys(req.body), ...(a ? { type: a.type, host: urlHost(a.url) } : {}), ...(enabled !== undefined ? { enabled } : {}) },
-      });
-      return updated!;
-    });
-    if (changed.signingSecret) reply.header('cache-control', 'no-store');
-    return { automation: automationView(changed), ...(changed.signingSecret ? { signingSecret: changed.signingSecret } : {}) };
-  });
+      if (changed.signingSecret) reply.header('cache-control', 'no-store');
+      return {
+        automation: automationView(changed),
+        ...(changed.signingSecret ? { signingSecret: changed.signingSecret } : {}),
+      };
+    },
+  );
 
   app.delete<{ Params: IdParams }>('/projects/:project/automations/:id', { onRequest: change }, async (req, reply) => {
     const { project, automation } = await automationOf(req);
     await ctx.db.transaction(async (tx) => {
       await deleteAutomation(tx, automation.id);
-      await auditDashboardChange(tx, req, project, { action: 'automation.delete', resourceType: 'automation', resourceId: automation.id, details: { name: automation.name } });
+      await auditDashboardChange(tx, req, project, {
+        action: 'automation.delete',
+        resourceType: 'automation',
+        resourceId: automation.id,
+        details: { name: automation.name },
+      });
     });
     return reply.code(204).send();
   });
 
-  app.post<{ Params: IdParams }>('/projects/:project/automations/:id/rotate-secret', { onRequest: change }, async (req, reply) => {
-    const { project, automation } = await automationOf(req);
-    if (automation.type !== 'webhook') throw new DashboardApiError('conflict', `Automation '${automation.id}' is a ${automation.type} action: only webhooks have a signing secret`);
-    const signingSecret = await ctx.db.transaction(async (tx) => {
-      const secret = await rotateSigningSecret(tx, automation.id);
-      await auditDashboardChange(tx, req, project, { action: 'automation.rotate_secret', resourceType: 'automation', resourceId: automation.id });
-      return secret;
-    });
-    reply.header('cache-control', 'no-store');
-    return { signingSecret };
-  });
+  app.post<{ Params: IdParams }>(
+    '/projects/:project/automations/:id/rotate-secret',
+    { onRequest: change },
+    async (req, reply) => {
+      const { project, automation } = await automationOf(req);
+      if (automation.type !== 'webhook')
+        throw new DashboardApiError(
+          'conflict',
+          `Automation '${automation.id}' is a ${automation.type} action: only webhooks have a signing secret`,
+        );
+      const signingSecret = await ctx.db.transaction(async (tx) => {
+        const secret = await rotateSigningSecret(tx, automation.id);
+        await auditDashboardChange(tx, req, project, {
+          action: 'automation.rotate_secret',
+          resourceType: 'automation',
+          resourceId: automation.id,
+        });
+        return secret;
+      });
+      reply.header('cache-control', 'no-store');
+      return { signingSecret };
+    },
+  );
 
   app.get<{ Params: IdParams; Querystring: PagingQuery }>(
     '/projects/:project/automations/:id/deliveries',
@@ -219,16 +290,29 @@ export function registerDashboardAutomations(app: FastifyInstance, ctx: AdminCon
     },
   );
 
-  app.post<{ Params: IdParams & { eventId: string } }>('/projects/:project/automations/:id/deliveries/:eventId/resend', { onRequest: change }, async (req, reply) => {
-    const { project, automation } = await automationOf(req);
-    if (!automation.enabled) throw new DashboardApiError('conflict', `Automation '${automation.id}' is disabled: enable it to deliver again`);
-    const { eventId } = req.params;
-    const queued = await ctx.db.transaction(async (tx) => {
-      if (!(await requeueDelivery(tx, automation.id, eventId))) return false;
-      await auditDashboardChange(tx, req, project, { action: 'automation.resend', resourceType: 'automation', resourceId: automation.id, details: { eventId } });
-      return true;
-    });
-    if (!queued) throw new DashboardApiError('not_found', `No event '${eventId}' for automation '${automation.id}'`);
-    return reply.code(202).send();
-  });
+  app.post<{ Params: IdParams & { eventId: string } }>(
+    '/projects/:project/automations/:id/deliveries/:eventId/resend',
+    { onRequest: change },
+    async (req, reply) => {
+      const { project, automation } = await automationOf(req);
+      if (!automation.enabled)
+        throw new DashboardApiError(
+          'conflict',
+          `Automation '${automation.id}' is disabled: enable it to deliver again`,
+        );
+      const { eventId } = req.params;
+      const queued = await ctx.db.transaction(async (tx) => {
+        if (!(await requeueDelivery(tx, automation.id, eventId))) return false;
+        await auditDashboardChange(tx, req, project, {
+          action: 'automation.resend',
+          resourceType: 'automation',
+          resourceId: automation.id,
+          details: { eventId },
+        });
+        return true;
+      });
+      if (!queued) throw new DashboardApiError('not_found', `No event '${eventId}' for automation '${automation.id}'`);
+      return reply.code(202).send();
+    },
+  );
 }

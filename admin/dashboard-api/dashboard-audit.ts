@@ -12,6 +12,16 @@ export interface AuditedChange {
   details?: Record<string, unknown>;
 }
 
-export function auditDashboardChange(tx: Queryable, req: FastifyRequest, project: Pick<Project, 'id' | 'organizationId'>, change: AuditedChange): Promise<void> {
-  return writeAudit(tx, { organizationId: project.organizationId, projectId: project.id, actor: dashboardActor(dashboardUserOf(req)), ...change });
+export function auditDashboardChange(
+  tx: Queryable,
+  req: FastifyRequest,
+  project: Pick<Project, 'id' | 'organizationId'>,
+  change: AuditedChange,
+): Promise<void> {
+  return writeAudit(tx, {
+    organizationId: project.organizationId,
+    projectId: project.id,
+    actor: dashboardActor(dashboardUserOf(req)),
+    ...change,
+  });
 }

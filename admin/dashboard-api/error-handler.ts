@@ -9,7 +9,8 @@ function toDashboardError(err: FastifyError): DashboardApiError | undefined {
   if (err instanceof DashboardApiError) return err;
   if (err.validation) return new DashboardApiError('invalid_request', `Invalid request: ${err.message}`);
   // Fastify's own 4xx (JSON that does not parse, an unsupported media type, a body too large).
-  if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) return new DashboardApiError('invalid_request', err.message);
+  if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500)
+    return new DashboardApiError('invalid_request', err.message);
   return undefined;
 }
 
@@ -23,12 +24,20 @@ export function dashboardErrorHandler(log: Logger) {
       return reply.code(status).send(known.body());
     }
     const errorId = randomUUID();
-    log.error('dashboard API request failed', { errorId, method: req.method, url: req.url, error: err.message, stack: err.stack });
+    log.error('dashboard API request failed', {
+      errorId,
+      method: req.method,
+      url: req.url,
+      error: err.message,
+      stack: err.stack,
+    });
     return reply.code(500).send(new DashboardApiError('internal_error', `Internal error (error id ${errorId})`).body());
   };
 }
 
 export function dashboardNotFoundHandler(req: FastifyRequest, reply: FastifyReply) {
   const path = req.url.split('?', 1)[0];
-  return reply.code(404).send(new DashboardApiError('not_found', `No dashboard API route at ${req.method} ${path}`).body());
+  return reply
+    .code(404)
+    .send(new DashboardApiError('not_found', `No dashboard API route at ${req.method} ${path}`).body());
 }

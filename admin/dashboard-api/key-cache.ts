@@ -5,5 +5,9 @@ import type { AdminContext } from '../context.ts';
  * audited already; if this read fails, the next poll applies it.
  */
 export function refreshKeyCache(ctx: AdminContext): Promise<void> {
-  return ctx.keys.refresh().catch((err: Error) => ctx.log.warn('gateway key refresh after a dashboard change failed; the next poll applies it', { error: err.message }));
+  return ctx.keys.refresh().catch((err: Error) =>
+    ctx.log.warn('gateway key refresh after a dashboard change failed; the next poll applies it', {
+      error: err.message,
+    }),
+  );
 }

@@ -6,7 +6,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { BudgetPeriod, KeyConfig } from '../../src/config/types.ts';
 import { generateKey, hashKey, keyExpiry } from '../../src/keys/key-store.ts';
 import { mintGatewayKey, MintKeyError, parseMintKeyRequest } from '../../src/keys/mint-key.ts';
-import { deleteGatewayKey, getGatewayKey, listGatewayKeys, rotateGatewayKey, setGatewayKeyBlocked, type StoredGatewayKey } from '../../src/store/repos/gateway-keys.ts';
+import {
+  deleteGatewayKey,
+  getGatewayKey,
+  listGatewayKeys,
+  rotateGatewayKey,
+  setGatewayKeyBlocked,
+  type StoredGatewayKey,
+} from '../../src/store/repos/gateway-keys.ts';
 import { listAgents } from '../../src/store/repos/agents.ts';
 import type { AdminContext } from '../context.ts';
 import { auditDashboardChange } from './dashboard-audit.ts';
@@ -35,7 +42,18 @@ type KeyState = 'active' | 'blocked' | 'expired';
 /** What the list shows of a key, kept in the store or declared in gateway.yaml. */
 type ListedKey = Pick<
   StoredGatewayKey,
-  'id' | 'alias' | 'agentId' | 'modelGroups' | 'expiresAt' | 'rotatedAt' | 'rotationGraceHours' | 'blocked' | 'allowedNetworks' | 'rpm' | 'tpm' | 'budgetUsd'
+  | 'id'
+  | 'alias'
+  | 'agentId'
+  | 'modelGroups'
+  | 'expiresAt'
+  | 'rotatedAt'
+  | 'rotationGraceHours'
+  | 'blocked'
+  | 'allowedNetworks'
+  | 'rpm'
+  | 'tpm'
+  | 'budgetUsd'
 > & { budgetPeriod: BudgetPeriod; source: string; createdAt: string | null; readOnly: boolean };
 
 // Minted keys have one budget over their whole life (mint-key.ts).
@@ -63,8 +81,17 @@ const declared = (k: KeyConfig): ListedKey => ({
 
 /** A key without its hash; `state` per spec part 3 (blocked includes a suspended agent's keys). */
 function keyView(k: ListedKey, now: number, suspendedAgents: ReadonlySet<string>) {
-  const expiresAtMs = keyExpiry({ expires_at: k.expiresAt, rotated_at: k.rotatedAt, rotation_grace_hours: k.rotationGraceHours });
-  const state: KeyState = k.blocked || (k.agentId !== undefined && suspendedAgents.has(k.agentId)) ? 'blocked' : expiresAtMs !== undefined && now >= expiresAtMs ? 'expired' : 'active';
+  const expiresAtMs = keyExpiry({
+    expires_at: k.expiresAt,
+    rotated_at: k.rotatedAt,
+    rotation_grace_hours: k.rotationGraceHours,
+  });
+  const state: KeyState =
+    k.blocked || (k.agentId !== undefined && suspendedAgents.has(k.agentId))
+      ? 'blocked'
+      : expiresAtMs !== undefined && now >= expiresAtMs
+        ? 'expired'
+        : 'active';
   return {
     id: k.id,
     alias: k.alias,
@@ -74,7 +101,9 @@ function keyView(k: ListedKey, now: number, suspendedAgents: ReadonlySet<string>
     rotatedAt: k.rotatedAt ?? null,
     rotationGraceHours: k.rotationGraceHours,
     /** When a rotated key stops working. */
-    graceEndsAt: k.rotatedAt ? new Date(Date.parse(k.rotatedAt) + k.rotationGraceHours * 3_600_000).toISOString() : null,
+    graceEndsAt: k.rotatedAt
+      ? new Date(Date.parse(k.rotatedAt) + k.rotationGraceHours * 3_600_000).toISOString()
+      : null,
     blocked: k.blocked,
     state,
     allowedNetworks: k.allowedNetworks ?? null,
@@ -91,7 +120,8 @@ function keyView(k: ListedKey, now: number, suspendedAgents: ReadonlySet<string>
 export function registerDashboardKeys(app: FastifyInstance, ctx: AdminContext): void {
   const change = requireSession(ctx, 'member');
 
-  const suspendedAgents = async (projectId: string) => new Set((await listAgents(ctx.db, projectId)).filter((a) => a.status === 'suspended').map((a) => a.id));
+  const suspendedAgents = async (projectId: string) =>
+    new Set((await listAgents(ctx.db, projectId)).filter((a) => a.status === 'suspended').map((a) => a.id));
 
   async function viewOf(k: StoredGatewayKey) {
     return keyView(stored(k), ctx.clock.now(), await suspendedAgents(k.projectId));
@@ -103,7 +133,10 @@ export function registerDashboardKeys(app: FastifyInstance, ctx: AdminContext): 
     const project = await projectOf(ctx, req);
     const kept = await getGatewayKey(ctx.db, project.id, req.params.id);
     if (!kept && configuredKeys(project.id).some((k) => k.alias === req.params.id)) {
-      throw new DashboardApiError('conflict', `Gateway key '${req.params.id}' is declared in gateway.yaml; change it in the file`);
+      throw new DashboardApiError(
+        'conflict',
+        `Gateway key '${req.params.id}' is declared in gateway.yaml; change it in the file`,
+      );
     }
     return { project, key: found(kept, `gateway key '${req.params.id}'`) };
   }
@@ -112,7 +145,9 @@ export function registerDashboardKeys(app: FastifyInstance, ctx: AdminContext): 
     const project = await projectOf(ctx, req);
     const [keys, suspended] = await Promise.all([listGatewayKeys(ctx.db, project.id), suspendedAgents(project.id)]);
     const now = ctx.clock.now();
-    return { data: [...configuredKeys(project.id).map(declared), ...keys.map(stored)].map((k) => keyView(k, now, suspended)) };
+    return {
+      data: [...configuredKeys(project.id).map(declared), ...keys.map(stored)].map((k) => keyView(k, now, suspended)),
+    };
   });
 
   app.post('/projects/:project/keys', { onRequest: change }, async (req, reply) => {
@@ -120,23 +155,44 @@ export function registerDashboardKeys(app: FastifyInstance, ctx: AdminContext): 
     try {
       const minted = await mintGatewayKey(
         { db: ctx.db, now: ctx.clock.now(), modelGroupExists: (name) => ctx.modelGroups().get(name) !== undefined },
-        { project, request: parseMintKeyRequest(req.body), actor: dashboardActor(dashboardUserOf(req)), source: 'dashboard' },
+        {
+          project,
+          request: parseMintKeyRequest(req.body),
+          actor: dashboardActor(dashboardUserOf(req)),
+          source: 'dashboard',
+        },
       );
       await refreshKeyCache(ctx);
       reply.code(201).header('cache-control', 'no-store');
-      return { id: minted.id, key: minted.key, alias: minted.alias, agentId: minted.agentId, modelGroups: minted.modelGroups, expiresAt: minted.expiresAt };
+      return {
+        id: minted.id,
+        key: minted.key,
+        alias: minted.alias,
+        agentId: minted.agentId,
+        modelGroups: minted.modelGroups,
+        expiresAt: minted.expiresAt,
+      };
     } catch (err) {
-      if (err instanceof MintKeyError) throw new DashboardApiError(err.conflict ? 'conflict' : 'invalid_request', err.message, { cause: err });
+      if (err instanceof MintKeyError)
+        throw new DashboardApiError(err.conflict ? 'conflict' : 'invalid_request', err.message, { cause: err });
       throw err;
     }
   });
 
-  for (const [verb, blocked] of [['block', true], ['unblock', false]] as const) {
+  for (const [verb, blocked] of [
+    ['block', true],
+    ['unblock', false],
+  ] as const) {
     app.post<{ Params: IdParams }>(`/projects/:project/keys/:id/${verb}`, { onRequest: change }, async (req) => {
       const { project, key } = await keyOf(req);
       const changed = await ctx.db.transaction(async (tx) => {
         const k = await setGatewayKeyBlocked(tx, project.id, key.id, blocked);
-        await auditDashboardChange(tx, req, project, { action: `gateway_key.${verb}`, resourceType: 'gateway_key', resourceId: key.id, details: { alias: key.alias } });
+        await auditDashboardChange(tx, req, project, {
+          action: `gateway_key.${verb}`,
+          resourceType: 'gateway_key',
+          resourceId: key.id,
+          details: { alias: key.alias },
+        });
         return k!;
       });
       await refreshKeyCache(ctx);
@@ -146,7 +202,11 @@ export function registerDashboardKeys(app: FastifyInstance, ctx: AdminContext): 
 
   app.post<{ Params: IdParams }>('/projects/:project/keys/:id/rotate', { onRequest: change }, async (req, reply) => {
     const { project, key } = await keyOf(req);
-    if (key.rotatedAt) throw new DashboardApiError('conflict', `Gateway key '${key.alias}' was replaced by a rotation and only lasts its grace window; rotate the key that replaced it`);
+    if (key.rotatedAt)
+      throw new DashboardApiError(
+        'conflict',
+        `Gateway key '${key.alias}' was replaced by a rotation and only lasts its grace window; rotate the key that replaced it`,
+      );
     const graceHours = graceHoursOf(req.body);
     const plaintext = generateKey();
     const rotated = await ctx.db.transaction(async (tx) => {
@@ -169,14 +229,23 @@ export function registerDashboardKeys(app: FastifyInstance, ctx: AdminContext): 
     await refreshKeyCache(ctx);
     reply.header('cache-control', 'no-store');
     const [suspended, now] = [await suspendedAgents(project.id), ctx.clock.now()];
-    return { key: keyView(stored(rotated.key), now, suspended), plaintext, previous: keyView(stored(rotated.grace), now, suspended) };
+    return {
+      key: keyView(stored(rotated.key), now, suspended),
+      plaintext,
+      previous: keyView(stored(rotated.grace), now, suspended),
+    };
   });
 
   app.delete<{ Params: IdParams }>('/projects/:project/keys/:id', { onRequest: change }, async (req, reply) => {
     const { project, key } = await keyOf(req);
     await ctx.db.transaction(async (tx) => {
       await deleteGatewayKey(tx, project.id, key.id);
-      await auditDashboardChange(tx, req, project, { action: 'gateway_key.delete', resourceType: 'gateway_key', resourceId: key.id, details: { alias: key.alias } });
+      await auditDashboardChange(tx, req, project, {
+        action: 'gateway_key.delete',
+        resourceType: 'gateway_key',
+        resourceId: key.id,
+        details: { alias: key.alias },
+      });
     });
     await refreshKeyCache(ctx);
     return reply.code(204).send();

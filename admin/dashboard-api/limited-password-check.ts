@@ -5,12 +5,21 @@ import type { SignInLimiter } from '../../src/users/sign-in-limiter.ts';
 import { DashboardApiError } from './dashboard-error.ts';
 
 /** What `check` answered; undefined (a failure, left counted) when it answered nothing. */
-export async function limitedPasswordCheck<T>(limiter: SignInLimiter, email: string, now: number, check: () => Promise<T | undefined>): Promise<T | undefined> {
-  if (!limiter.startHash()) throw new DashboardApiError('rate_limited', 'Too many sign-ins in progress; try again in 1 s', { retryAfter: 1 });
+export async function limitedPasswordCheck<T>(
+  limiter: SignInLimiter,
+  email: string,
+  now: number,
+  check: () => Promise<T | undefined>,
+): Promise<T | undefined> {
+  if (!limiter.startHash())
+    throw new DashboardApiError('rate_limited', 'Too many sign-ins in progress; try again in 1 s', { retryAfter: 1 });
   let result: T | undefined;
   try {
     const wait = limiter.reserve(email, now);
-    if (wait > 0) throw new DashboardApiError('rate_limited', `Too many failed sign-ins for this email; try again in ${wait} s`, { retryAfter: wait });
+    if (wait > 0)
+      throw new DashboardApiError('rate_limited', `Too many failed sign-ins for this email; try again in ${wait} s`, {
+        retryAfter: wait,
+      });
     result = await check();
   } finally {
     limiter.endHash();

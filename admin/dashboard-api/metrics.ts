@@ -1,7 +1,14 @@
 // Dashboard metrics (docs/dashboard.md "Metrics", docs/dashboard-metrics.md): charts and gateway panels read from the
 // per-minute rollups the trace writer keeps (src/metrics/).
 import type { FastifyInstance } from 'fastify';
-import { customWindow, defaultWindow, isWindowName, namedWindow, WINDOWS, type MetricWindow } from '../../src/metrics/metric-window.ts';
+import {
+  customWindow,
+  defaultWindow,
+  isWindowName,
+  namedWindow,
+  WINDOWS,
+  type MetricWindow,
+} from '../../src/metrics/metric-window.ts';
 import { gatewayPanels, GROUP_BY, metricsChart, trafficBounds, type GroupBy } from '../../src/metrics/metrics-query.ts';
 import { benchState } from '../../src/routing/bench-board.ts';
 import type { AdminContext } from '../context.ts';
@@ -27,21 +34,27 @@ const windowProperties = {
   to: { type: 'string', format: 'date-time' },
 };
 const panelsQuery = { type: 'object', properties: windowProperties };
-const metricsQuery = { type: 'object', properties: { ...windowProperties, groupBy: { enum: GROUP_BY }, agent: text, modelGroup: text } };
+const metricsQuery = {
+  type: 'object',
+  properties: { ...windowProperties, groupBy: { enum: GROUP_BY }, agent: text, modelGroup: text },
+};
 
 const DEFAULT_WINDOW = '24h';
 
 /** The window of a request: `window`, or `from` and `to` together; neither: the last 24 hours. */
 function windowOf(q: WindowQuery, now: number): MetricWindow {
   const custom = q.from !== undefined || q.to !== undefined;
-  if (custom && q.window !== undefined) throw new DashboardApiError('invalid_request', 'Give either window or from and to, not both');
+  if (custom && q.window !== undefined)
+    throw new DashboardApiError('invalid_request', 'Give either window or from and to, not both');
   if (!custom) return namedWindow(q.window !== undefined && isWindowName(q.window) ? q.window : DEFAULT_WINDOW, now);
-  if (q.from === undefined || q.to === undefined) throw new DashboardApiError('invalid_request', 'A custom range needs both from and to');
+  if (q.from === undefined || q.to === undefined)
+    throw new DashboardApiError('invalid_request', 'A custom range needs both from and to');
   const from = Date.parse(q.from);
   const to = Date.parse(q.to);
   if (!(from < to)) throw new DashboardApiError('invalid_request', 'from must be before to');
   const w = customWindow(from, to);
-  if (!w) throw new DashboardApiError('invalid_request', 'The range is too long: at most 240 buckets of 6 hours (60 days)');
+  if (!w)
+    throw new DashboardApiError('invalid_request', 'The range is too long: at most 240 buckets of 6 hours (60 days)');
   return w;
 }
 
@@ -49,7 +62,11 @@ function windowOf(q: WindowQuery, now: number): MetricWindow {
 async function benchedNow(ctx: AdminContext) {
   const state = await benchState(ctx.bench, ctx.config().model_groups);
   return {
-    benched: state.benched.map((b) => ({ modelGroup: b.group, deployment: b.deployment, until: new Date(b.until).toISOString() })),
+    benched: state.benched.map((b) => ({
+      modelGroup: b.group,
+      deployment: b.deployment,
+      until: new Date(b.until).toISOString(),
+    })),
     benchStateError: state.error ?? null,
   };
 }
@@ -57,11 +74,19 @@ async function benchedNow(ctx: AdminContext) {
 export function registerDashboardMetrics(app: FastifyInstance, ctx: AdminContext): void {
   const onRequest = requireSession(ctx, 'viewer');
 
-  app.get<{ Querystring: MetricsQuery }>('/projects/:project/metrics', { onRequest, schema: { querystring: metricsQuery } }, async (req) => {
-    const project = await projectOf(ctx, req);
-    const q = req.query;
-    return metricsChart(ctx.db, project.id, windowOf(q, ctx.clock.now()), { groupBy: q.groupBy, agent: q.agent, modelGroup: q.modelGroup });
-  });
+  app.get<{ Querystring: MetricsQuery }>(
+    '/projects/:project/metrics',
+    { onRequest, schema: { querystring: metricsQuery } },
+    async (req) => {
+      const project = await projectOf(ctx, req);
+      const q = req.query;
+      return metricsChart(ctx.db, project.id, windowOf(q, ctx.clock.now()), {
+        groupBy: q.groupBy,
+        agent: q.agent,
+        modelGroup: q.modelGroup,
+      });
+    },
+  );
 
   // The window the pages open on when the address names none (metric-window.ts defaultWindow).
   app.get('/projects/:project/metrics/default-window', { onRequest }, async (req) => {
@@ -69,13 +94,21 @@ export function registerDashboardMetrics(app: FastifyInstance, ctx: AdminContext
     const now = ctx.clock.now();
     const { oldestOfLastDay, newest } = await trafficBounds(ctx.db, project.id, now);
     const iso = (t: number | undefined) => (t === undefined ? null : new Date(t).toISOString());
-    return { window: defaultWindow(now, oldestOfLastDay, newest), oldestTrafficOfLastDay: iso(oldestOfLastDay), newestTraffic: iso(newest) };
+    return {
+      window: defaultWindow(now, oldestOfLastDay, newest),
+      oldestTrafficOfLastDay: iso(oldestOfLastDay),
+      newestTraffic: iso(newest),
+    };
   });
 
-  app.get<{ Querystring: WindowQuery }>('/projects/:project/gateway-panels', { onRequest, schema: { querystring: panelsQuery } }, async (req) => {
-    const project = await projectOf(ctx, req);
-    const now = ctx.clock.now();
-    const panels = await gatewayPanels(ctx.db, project.id, windowOf(req.query, now));
-    return { ...panels, ...(await benchedNow(ctx)) };
-  });
+  app.get<{ Querystring: WindowQuery }>(
+    '/projects/:project/gateway-panels',
+    { onRequest, schema: { querystring: panelsQuery } },
+    async (req) => {
+      const project = await projectOf(ctx, req);
+      const now = ctx.clock.now();
+      const panels = await gatewayPanels(ctx.db, project.id, windowOf(req.query, now));
+      return { ...panels, ...(await benchedNow(ctx)) };
+    },
+  );
 }

@@ -14,18 +14,22 @@ export function registerOverviewRoutes(app: FastifyInstance, ctx: AdminContext):
     return { data: projects.map((p) => ({ id: p.id, name: p.name })) };
   });
 
-  app.get<{ Querystring: PagingQuery }>('/audit', { onRequest, schema: { querystring: PAGING_QUERY_SCHEMA } }, async (req) => {
-    const { data: rows, total } = await listOrganizationAudit(ctx.db, ctx.config().organization.id, req.query);
-    const data = rows.map((r) => ({
-      id: r.id,
-      at: r.at,
-      actor: r.actor,
-      action: r.action,
-      // `<resource type>:<id>`, e.g. `user:3f1c…`, `api_key:…`
-      target: r.resourceId === undefined ? r.resourceType : `${r.resourceType}:${r.resourceId}`,
-      projectId: r.projectId ?? null,
-      details: r.details,
-    }));
-    return { data, pagination: pagination(req.query, total) };
-  });
+  app.get<{ Querystring: PagingQuery }>(
+    '/audit',
+    { onRequest, schema: { querystring: PAGING_QUERY_SCHEMA } },
+    async (req) => {
+      const { data: rows, total } = await listOrganizationAudit(ctx.db, ctx.config().organization.id, req.query);
+      const data = rows.map((r) => ({
+        id: r.id,
+        at: r.at,
+        actor: r.actor,
+        action: r.action,
+        // `<resource type>:<id>`, e.g. `user:3f1c…`, `api_key:…`
+        target: r.resourceId === undefined ? r.resourceType : `${r.resourceType}:${r.resourceId}`,
+        projectId: r.projectId ?? null,
+        details: r.details,
+      }));
+      return { data, pagination: pagination(req.query, total) };
+    },
+  );
 }

@@ -15,7 +15,10 @@ const PASSWORD_SCHEMA = {
   required: ['currentPassword', 'newPassword'],
   additionalProperties: false,
   // Bounds the hashing work; the new password's own rule (12..200) answers with a message of its own.
-  properties: { currentPassword: { type: 'string', maxLength: 1024 }, newPassword: { type: 'string', maxLength: 1024 } },
+  properties: {
+    currentPassword: { type: 'string', maxLength: 1024 },
+    newPassword: { type: 'string', maxLength: 1024 },
+  },
 } as const;
 
 export function registerPasswordRoute(app: FastifyInstance, ctx: AdminContext, limiter: SignInLimiter): void {
@@ -33,7 +36,12 @@ export function registerPasswordRoute(app: FastifyInstance, ctx: AdminContext, l
         changeOwnPassword(
           ctx.db,
           { userId: user.id, email: user.email, currentPassword, newPassword },
-          { actor: dashboardActor(user), organizationId: ctx.config().organization.id, now, sessionLifetimeMs: lifetimeMs },
+          {
+            actor: dashboardActor(user),
+            organizationId: ctx.config().organization.id,
+            now,
+            sessionLifetimeMs: lifetimeMs,
+          },
         ),
       );
       if (!session) throw new DashboardApiError('invalid_credentials', 'The current password is wrong');

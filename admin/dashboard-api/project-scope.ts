@@ -9,7 +9,8 @@ import { DashboardApiError } from './session-guard.ts';
 export async function projectOf(ctx: AdminContext, req: FastifyRequest): Promise<Project> {
   const id = (req.params as { project: string }).project;
   const project = await getProject(ctx.db, id);
-  if (!project || project.organizationId !== ctx.config().organization.id) throw new DashboardApiError('not_found', `No project '${id}'`);
+  if (!project || project.organizationId !== ctx.config().organization.id)
+    throw new DashboardApiError('not_found', `No project '${id}'`);
   return project;
 }
 

@@ -15,7 +15,11 @@ type VersionParams = NameParams & { version: number };
 const versionParams = {
   type: 'object',
   required: ['project', 'name', 'version'],
-  properties: { project: { type: 'string' }, name: { type: 'string', minLength: 1 }, version: { type: 'integer', minimum: 1, maximum: 2147483647 } },
+  properties: {
+    project: { type: 'string' },
+    name: { type: 'string', minLength: 1 },
+    version: { type: 'integer', minimum: 1, maximum: 2147483647 },
+  },
 };
 const labelsBody = {
   type: 'object',
@@ -31,7 +35,9 @@ const ALL_NAMES = 100_000;
 const folderOf = (name: string) => (name.includes('/') ? name.slice(0, name.lastIndexOf('/')) : null);
 
 const fromRepo = (err: unknown) =>
-  err instanceof PromptError ? new DashboardApiError(err.kind === 'not_found' ? 'not_found' : 'invalid_request', err.message, { cause: err }) : err;
+  err instanceof PromptError
+    ? new DashboardApiError(err.kind === 'not_found' ? 'not_found' : 'invalid_request', err.message, { cause: err })
+    : err;
 
 export function registerDashboardPrompts(app: FastifyInstance, ctx: AdminContext): void {
   const read = requireSession(ctx, 'viewer');
@@ -39,7 +45,17 @@ export function registerDashboardPrompts(app: FastifyInstance, ctx: AdminContext
   app.get('/projects/:project/prompts', { onRequest: read }, async (req) => {
     const project = await projectOf(ctx, req);
     const { data } = await listPrompts(ctx.db, project.id, { limit: ALL_NAMES, offset: 0 });
-    return { data: data.map((p) => ({ name: p.name, folder: folderOf(p.name), type: p.type, versions: p.versions, labels: p.labels, tags: p.tags, lastUpdatedAt: p.lastUpdatedAt })) };
+    return {
+      data: data.map((p) => ({
+        name: p.name,
+        folder: folderOf(p.name),
+        type: p.type,
+        versions: p.versions,
+        labels: p.labels,
+        tags: p.tags,
+        lastUpdatedAt: p.lastUpdatedAt,
+      })),
+    };
   });
 
   // The router matches before decoding, so a percent-encoded `folder%2Fname` arrives whole in `:name`.
@@ -56,7 +72,9 @@ export function registerDashboardPrompts(app: FastifyInstance, ctx: AdminContext
     async (req) => {
       const project = await projectOf(ctx, req);
       const { name, version } = req.params;
-      const updated = await setPromptLabels(ctx.db, project.id, name, version, req.body.labels, ctx.promptEvents).catch((err) => Promise.reject(fromRepo(err)));
+      const updated = await setPromptLabels(ctx.db, project.id, name, version, req.body.labels, ctx.promptEvents).catch(
+        (err) => Promise.reject(fromRepo(err)),
+      );
       return publicPrompt(updated);
     },
   );

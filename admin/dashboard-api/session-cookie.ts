@@ -8,7 +8,8 @@ export const SESSION_COOKIE = 'svc_session';
 
 const ATTRIBUTES = 'Path=/dashboard; HttpOnly; SameSite=Strict';
 
-export const sessionCookie = (token: string, maxAgeSeconds: number) => `${SESSION_COOKIE}=${token}; ${ATTRIBUTES}; Max-Age=${maxAgeSeconds}`;
+export const sessionCookie = (token: string, maxAgeSeconds: number) =>
+  `${SESSION_COOKIE}=${token}; ${ATTRIBUTES}; Max-Age=${maxAgeSeconds}`;
 
 export const clearedSessionCookie = () => `${SESSION_COOKIE}=; ${ATTRIBUTES}; Max-Age=0`;
 
@@ -25,8 +26,15 @@ export function sessionTokenOf(req: FastifyRequest): string | undefined {
 export const sessionLifetimeMs = (config: GatewayConfig): number => config.dashboard.session_hours * 3_600_000;
 
 /** Answers with a session just created: its cookie, no caching, the user and the session's CSRF token. */
-export function newSessionAnswer(reply: FastifyReply, user: DashboardUser, session: { token: string; csrfToken: string }, lifetimeMs: number) {
-  reply.header('set-cookie', sessionCookie(session.token, Math.floor(lifetimeMs / 1000))).header('cache-control', 'no-store');
+export function newSessionAnswer(
+  reply: FastifyReply,
+  user: DashboardUser,
+  session: { token: string; csrfToken: string },
+  lifetimeMs: number,
+) {
+  reply
+    .header('set-cookie', sessionCookie(session.token, Math.floor(lifetimeMs / 1000)))
+    .header('cache-control', 'no-store');
   return { user: sessionUser(user), csrfToken: session.csrfToken };
 }
 

@@ -35,9 +35,16 @@ export function requireSession(ctx: AdminContext, minRole: Role): onRequestAsync
     const session = token === undefined ? undefined : await findSession(ctx.db, token, ctx.clock.now());
     if (!session) throw new DashboardApiError('unauthenticated', 'Not signed in, or the session has expired');
     if (!SAFE_METHODS.has(req.method) && !csrfMatches(req.headers[CSRF_HEADER], session.csrfToken)) {
-      throw new DashboardApiError('csrf_failed', `A change needs the session's CSRF token in the ${CSRF_HEADER} header`);
+      throw new DashboardApiError(
+        'csrf_failed',
+        `A change needs the session's CSRF token in the ${CSRF_HEADER} header`,
+      );
     }
-    if (!roleAtLeast(session.user.role, minRole)) throw new DashboardApiError('permission_denied', `This needs the ${minRole} role or above; you are ${session.user.role}`);
+    if (!roleAtLeast(session.user.role, minRole))
+      throw new DashboardApiError(
+        'permission_denied',
+        `This needs the ${minRole} role or above; you are ${session.user.role}`,
+      );
     sessions.set(req, session);
   };
 }

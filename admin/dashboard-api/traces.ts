@@ -3,7 +3,16 @@
 import type { FastifyInstance } from 'fastify';
 import { getAgent } from '../../src/store/repos/agents.ts';
 import { listScoresOfTrace, type StoredScore } from '../../src/store/repos/scores.ts';
-import { getTrace, listObservationsOfTrace, listObservationsOfTraces, listTraces, type StoredObservation, type StoredTrace, type TraceFilter, type TraceStatus } from '../../src/store/repos/traces.ts';
+import {
+  getTrace,
+  listObservationsOfTrace,
+  listObservationsOfTraces,
+  listTraces,
+  type StoredObservation,
+  type StoredTrace,
+  type TraceFilter,
+  type TraceStatus,
+} from '../../src/store/repos/traces.ts';
 import type { AdminContext } from '../context.ts';
 import { restSpan, restTrace } from '../rest-api/representations.ts';
 import { pagination, PAGING_QUERY_SCHEMA } from './paging.ts';
@@ -33,7 +42,12 @@ const listQuery = {
     modelGroup: text,
     userId: text,
     sessionId: text,
-    tag: { anyOf: [{ type: 'string', pattern: '^[^:]+:' }, { type: 'array', items: { type: 'string', pattern: '^[^:]+:' } }] },
+    tag: {
+      anyOf: [
+        { type: 'string', pattern: '^[^:]+:' },
+        { type: 'array', items: { type: 'string', pattern: '^[^:]+:' } },
+      ],
+    },
     from: { type: 'string', format: 'date-time' },
     to: { type: 'string', format: 'date-time' },
     q: text,
@@ -85,12 +99,23 @@ const GATEWAY_CALLS_SHOWN = 200;
  * so the waterfall shows every LLM call in place under the span that made it.
  */
 async function gatewayCallsOf(ctx: AdminContext, projectId: string, traceId: string) {
-  const { data } = await listTraces(ctx.db, projectId, { parentTraceId: traceId, orderBy: { column: 'startTime', direction: 'asc' }, limit: GATEWAY_CALLS_SHOWN, offset: 0 });
-  const observations = await listObservationsOfTraces(ctx.db, projectId, data.map((t) => t.id));
+  const { data } = await listTraces(ctx.db, projectId, {
+    parentTraceId: traceId,
+    orderBy: { column: 'startTime', direction: 'asc' },
+    limit: GATEWAY_CALLS_SHOWN,
+    offset: 0,
+  });
+  const observations = await listObservationsOfTraces(
+    ctx.db,
+    projectId,
+    data.map((t) => t.id),
+  );
   return data.map((t) => ({
     ...traceSummary(t),
     parentSpanId: t.parentSpanId,
-    attempts: observations.filter((o) => o.traceId === t.id && o.attributes['gateway.deployment'] !== undefined).map(attemptOf),
+    attempts: observations
+      .filter((o) => o.traceId === t.id && o.attributes['gateway.deployment'] !== undefined)
+      .map(attemptOf),
   }));
 }
 
@@ -109,29 +134,33 @@ const scoreOf = (s: StoredScore) => ({
 export function registerDashboardTraces(app: FastifyInstance, ctx: AdminContext): void {
   const onRequest = requireSession(ctx, 'viewer');
 
-  app.get<{ Querystring: ListQuery }>('/projects/:project/traces', { onRequest, schema: { querystring: listQuery } }, async (req) => {
-    const project = await projectOf(ctx, req);
-    const q = req.query;
-    const filter: TraceFilter = {
-      status: q.status,
-      modelGroup: q.modelGroup,
-      userId: q.userId,
-      sessionId: q.sessionId,
-      tags: q.tag === undefined ? undefined : [q.tag].flat(),
-      from: q.from,
-      to: q.to,
-      nameContains: q.q,
-      limit: q.limit,
-      offset: q.offset,
-    };
-    // The agent filter takes an agent's id (what the agents page links with) or its name.
-    if (q.agent !== undefined) {
-      if (await getAgent(ctx.db, project.id, q.agent)) filter.agentId = q.agent;
-      else filter.agentName = q.agent;
-    }
-    const { data, total } = await listTraces(ctx.db, project.id, filter);
-    return { data: data.map(traceSummary), pagination: pagination(q, total) };
-  });
+  app.get<{ Querystring: ListQuery }>(
+    '/projects/:project/traces',
+    { onRequest, schema: { querystring: listQuery } },
+    async (req) => {
+      const project = await projectOf(ctx, req);
+      const q = req.query;
+      const filter: TraceFilter = {
+        status: q.status,
+        modelGroup: q.modelGroup,
+        userId: q.userId,
+        sessionId: q.sessionId,
+        tags: q.tag === undefined ? undefined : [q.tag].flat(),
+        from: q.from,
+        to: q.to,
+        nameContains: q.q,
+        limit: q.limit,
+        offset: q.offset,
+      };
+      // The agent filter takes an agent's id (what the agents page links with) or its name.
+      if (q.agent !== undefined) {
+        if (await getAgent(ctx.db, project.id, q.agent)) filter.agentId = q.agent;
+        else filter.agentName = q.agent;
+      }
+      const { data, total } = await listTraces(ctx.db, project.id, filter);
+      return { data: data.map(traceSummary), pagination: pagination(q, total) };
+    },
+  );
 
   app.get<{ Params: { project: string; id: string } }>('/projects/:project/traces/:id', { onRequest }, async (req) => {
     const project = await projectOf(ctx, req);

@@ -13,7 +13,11 @@ const CREATE_SCHEMA = {
   type: 'object',
   required: ['email', 'role'],
   additionalProperties: false,
-  properties: { email: { type: 'string', pattern: EMAIL_PATTERN, maxLength: 320 }, name: { type: 'string', maxLength: 200 }, role: { enum: ROLES } },
+  properties: {
+    email: { type: 'string', pattern: EMAIL_PATTERN, maxLength: 320 },
+    name: { type: 'string', maxLength: 200 },
+    role: { enum: ROLES },
+  },
 } as const;
 
 const CHANGE_SCHEMA = {
@@ -23,32 +27,47 @@ const CHANGE_SCHEMA = {
   properties: { role: { enum: ROLES }, active: { type: 'boolean' } },
 } as const;
 
-const userBody = (u: User) => ({ id: u.id, email: u.email, name: u.name, role: u.role, active: u.active, createdAt: u.createdAt });
+const userBody = (u: User) => ({
+  id: u.id,
+  email: u.email,
+  name: u.name,
+  role: u.role,
+  active: u.active,
+  createdAt: u.createdAt,
+});
 
 function ownerOnly(by: DashboardUser, role: Role | undefined): void {
-  if (role === 'owner' && by.role !== 'owner') throw new DashboardApiError('permission_denied', 'Only an owner may make or change an owner');
+  if (role === 'owner' && by.role !== 'owner')
+    throw new DashboardApiError('permission_denied', 'Only an owner may make or change an owner');
 }
 
 export function registerUserRoutes(app: FastifyInstance, ctx: AdminContext): void {
-  const changedBy = (user: DashboardUser) => ({ actor: dashboardActor(user), organizationId: ctx.config().organization.id });
+  const changedBy = (user: DashboardUser) => ({
+    actor: dashboardActor(user),
+    organizationId: ctx.config().organization.id,
+  });
 
   app.get('/users', { onRequest: requireSession(ctx, 'viewer') }, async () => {
     const { users } = await listUsers(ctx.db);
     return { data: users.map(userBody) };
   });
 
-  app.post<{ Body: { email: string; name?: string; role: Role } }>('/users', { onRequest: requireSession(ctx, 'admin'), schema: { body: CREATE_SCHEMA } }, async (req, reply) => {
-    const by = dashboardUserOf(req);
-    ownerOnly(by, req.body.role);
-    try {
-      const { user, password } = await addUser(ctx.db, req.body, changedBy(by));
-      reply.code(201).header('cache-control', 'no-store');
-      return { user: userBody(user), password };
-    } catch (err) {
-      if (err instanceof UserExistsError) throw new DashboardApiError('conflict', err.message);
-      throw err;
-    }
-  });
+  app.post<{ Body: { email: string; name?: string; role: Role } }>(
+    '/users',
+    { onRequest: requireSession(ctx, 'admin'), schema: { body: CREATE_SCHEMA } },
+    async (req, reply) => {
+      const by = dashboardUserOf(req);
+      ownerOnly(by, req.body.role);
+      try {
+        const { user, password } = await addUser(ctx.db, req.body, changedBy(by));
+        reply.code(201).header('cache-control', 'no-store');
+        return { user: userBody(user), password };
+      } catch (err) {
+        if (err instanceof UserExistsError) throw new DashboardApiError('conflict', err.message);
+        throw err;
+      }
+    },
+  );
 
   app.patch<{ Params: { id: string }; Body: { role?: Role; active?: boolean } }>(
     '/users/:id',

@@ -13,7 +13,8 @@ const FRAMING_ERRORS: Record<string, [number, PublicErrorBody['error']]> = {
 
 function toPublicError(err: FastifyError): PublicApiError | { status: number; body: PublicErrorBody } | undefined {
   if (err instanceof PublicApiError) return err;
-  if (err.validation) return invalidRequestData(err.validation.map((e) => describeAjvError(e as Parameters<typeof describeAjvError>[0])));
+  if (err.validation)
+    return invalidRequestData(err.validation.map((e) => describeAjvError(e as Parameters<typeof describeAjvError>[0])));
   const framing = err.code ? FRAMING_ERRORS[err.code] : undefined;
   if (framing) return { status: framing[0], body: { message: err.message, error: framing[1] } };
   // Fastify's own 4xx (JSON that does not parse, an empty JSON body, a bad Content-Length).
@@ -27,8 +28,17 @@ export function publicErrorHandler(log: Logger) {
     const known = toPublicError(err);
     if (known) return reply.code(known.status).send(known.body);
     const errorId = randomUUID();
-    log.error('public API request failed', { errorId, method: req.method, url: req.url, error: err.message, stack: err.stack });
-    const body: PublicErrorBody = { message: `Internal Server Error (error id ${errorId})`, error: 'InternalServerError' };
+    log.error('public API request failed', {
+      errorId,
+      method: req.method,
+      url: req.url,
+      error: err.message,
+      stack: err.stack,
+    });
+    const body: PublicErrorBody = {
+      message: `Internal Server Error (error id ${errorId})`,
+      error: 'InternalServerError',
+    };
     return reply.code(500).send(body);
   };
 }
@@ -42,10 +52,16 @@ export function publicNotFoundHandler(app: FastifyInstance) {
     const allowed = METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '));
-      const body: PublicErrorBody = { message: `Method ${req.method} is not allowed on ${path}; use ${allowed.join(' or ')}`, error: 'MethodNotAllowedError' };
+      const body: PublicErrorBody = {
+        message: `Method ${req.method} is not allowed on ${path}; use ${allowed.join(' or ')}`,
+        error: 'MethodNotAllowedError',
+      };
       return reply.code(405).send(body);
     }
-    const body: PublicErrorBody = { message: `No public API endpoint at ${req.method} ${path}`, error: 'NotFoundError' };
+    const body: PublicErrorBody = {
+      message: `No public API endpoint at ${req.method} ${path}`,
+      error: 'NotFoundError',
+    };
     return reply.code(404).send(body);
   };
 }

@@ -1,6 +1,11 @@
 // The `filter` query parameter of the trace and observation lists. As in Langfuse, it takes precedence over the
 // simple query parameters: a simple parameter is dropped when the filter names its column; the rest are ANDed.
-import { FilterError, parseFilter, type FilterColumn, type FilterCondition } from '../../src/store/repos/structured-filter.ts';
+import {
+  FilterError,
+  parseFilter,
+  type FilterColumn,
+  type FilterCondition,
+} from '../../src/store/repos/structured-filter.ts';
 import { invalidRequestData } from './public-error.ts';
 
 export interface ReadFilter<Q> {

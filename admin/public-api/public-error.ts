@@ -32,11 +32,16 @@ export class PublicApiError extends Error {
   readonly status: number;
   readonly body: PublicErrorBody;
 
-  constructor(name: PublicErrorName, message: string, options: { details?: Record<string, unknown>; issues?: ValidationIssue[]; cause?: unknown } = {}) {
+  constructor(
+    name: PublicErrorName,
+    message: string,
+    options: { details?: Record<string, unknown>; issues?: ValidationIssue[]; cause?: unknown } = {},
+  ) {
     super(message, { cause: options.cause });
     this.status = PUBLIC_ERROR_STATUS[name];
     this.body = { message, error: options.issues ?? name, ...(options.details ? { details: options.details } : {}) };
   }
 }
 
-export const invalidRequestData = (issues: ValidationIssue[]) => new PublicApiError('InvalidRequestError', 'Invalid request data', { issues });
+export const invalidRequestData = (issues: ValidationIssue[]) =>
+  new PublicApiError('InvalidRequestError', 'Invalid request data', { issues });

@@ -19,7 +19,8 @@ export const ACCESS_MESSAGES = {
   organizationKey: 'Invalid API key. Are you using an organization key?',
   promptWithOrganizationKey: 'Access denied - prompt endpoints need a project API key, not an organization API key',
   needsOrganizationKey: 'Access denied - this endpoint needs an organization API key',
-  ingestionOnly: 'Access denied - this project is ingestion-only: its keys can send data and fetch prompts, not read trace data or manage resources',
+  ingestionOnly:
+    'Access denied - this project is ingestion-only: its keys can send data and fetch prompts, not read trace data or manage resources',
 } as const;
 
 const READ_METHODS = new Set(['GET', 'HEAD']);
@@ -28,7 +29,8 @@ const READ_METHODS = new Set(['GET', 'HEAD']);
 export function checkAccess(routeClass: RouteClass, method: string, principal: PublicPrincipal): void {
   const { apiKey, project } = principal;
   if (routeClass === 'organization') {
-    if (apiKey.kind !== 'organization') throw new PublicApiError('ForbiddenError', ACCESS_MESSAGES.needsOrganizationKey);
+    if (apiKey.kind !== 'organization')
+      throw new PublicApiError('ForbiddenError', ACCESS_MESSAGES.needsOrganizationKey);
     return;
   }
   if (apiKey.kind === 'organization') {
@@ -36,7 +38,10 @@ export function checkAccess(routeClass: RouteClass, method: string, principal: P
     throw new PublicApiError('UnauthorizedError', ACCESS_MESSAGES.organizationKey);
   }
   if (!project?.ingestionOnly) return;
-  const allowed = routeClass === 'ingestion-write' || routeClass === 'credentials' || (routeClass === 'prompt' && READ_METHODS.has(method));
+  const allowed =
+    routeClass === 'ingestion-write' ||
+    routeClass === 'credentials' ||
+    (routeClass === 'prompt' && READ_METHODS.has(method));
   if (!allowed) throw new PublicApiError('ForbiddenError', ACCESS_MESSAGES.ingestionOnly);
 }
 
@@ -62,7 +67,10 @@ export function requireKey(ctx: AdminContext, routeClass: RouteClass): onRequest
  * The onRequest hook of a path that serves both key kinds (GET /projects): an organization key is checked as
  * `organization`, any other as `projectClass`; the handler branches on `principalOf(req).apiKey.kind`.
  */
-export function requireEitherKey(ctx: AdminContext, projectClass: Exclude<RouteClass, 'organization'>): onRequestAsyncHookHandler {
+export function requireEitherKey(
+  ctx: AdminContext,
+  projectClass: Exclude<RouteClass, 'organization'>,
+): onRequestAsyncHookHandler {
   return keyHook(ctx, (principal) => (principal.apiKey.kind === 'organization' ? 'organization' : projectClass));
 }
 

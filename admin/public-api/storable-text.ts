@@ -5,7 +5,13 @@
 // themselves (ingestion, OTel, score batches) declare CHECKS_ITS_OWN_BODY as their config; their paths and queries
 // are still checked here.
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import { fitsIndex, MAX_INDEXED_BYTES, printablePath, UNSTORABLE_REASON, unstorablePath } from '../../src/validation/storable-text.ts';
+import {
+  fitsIndex,
+  MAX_INDEXED_BYTES,
+  printablePath,
+  UNSTORABLE_REASON,
+  unstorablePath,
+} from '../../src/validation/storable-text.ts';
 import { PublicApiError } from './public-error.ts';
 
 export const CHECKS_ITS_OWN_BODY = { checksItsOwnBody: true } as const;
@@ -17,14 +23,18 @@ const LABELS = { path: 'Path parameter', query: 'Query parameter', body: 'Field'
 /** `{ message: "Field name contains …", error: "InvalidRequestError", details: { field, location } }`, as key minting answers. */
 function refusal(location: keyof typeof LABELS, path: string[], reason: string): PublicApiError {
   const field = printablePath(path) || location;
-  return new PublicApiError('InvalidRequestError', `${LABELS[location]} ${field} ${reason}`, { details: { field, location } });
+  return new PublicApiError('InvalidRequestError', `${LABELS[location]} ${field} ${reason}`, {
+    details: { field, location },
+  });
 }
 
 const isPlain = (v: unknown) => v !== null && typeof v === 'object' && !Buffer.isBuffer(v);
 
 /** The top-level body fields the route's schema marks as indexed. */
 function indexedFields(req: FastifyRequest): string[] {
-  const properties = (req.routeOptions.schema?.body as { properties?: Record<string, { 'x-indexed'?: boolean }> } | undefined)?.properties ?? {};
+  const properties =
+    (req.routeOptions.schema?.body as { properties?: Record<string, { 'x-indexed'?: boolean }> } | undefined)
+      ?.properties ?? {};
   return Object.keys(properties).filter((field) => properties[field]['x-indexed'] === true);
 }
 
@@ -33,7 +43,8 @@ export const refuseUnstorableInput: preHandlerAsyncHookHandler = async (req) => 
   const inParams = unstorablePath(params);
   if (inParams) throw refusal('path', inParams, UNSTORABLE_REASON);
   // No stored id is longer (every write bounds them), so a longer one is a client's mistake rather than a miss.
-  for (const [name, value] of Object.entries(params)) if (typeof value === 'string' && !fitsIndex(value)) throw refusal('path', [name], TOO_LONG_FOR_INDEX);
+  for (const [name, value] of Object.entries(params))
+    if (typeof value === 'string' && !fitsIndex(value)) throw refusal('path', [name], TOO_LONG_FOR_INDEX);
   const inQuery = unstorablePath(req.query);
   if (inQuery) throw refusal('query', inQuery, UNSTORABLE_REASON);
   const config = req.routeOptions.config as Partial<typeof CHECKS_ITS_OWN_BODY>;

@@ -23,7 +23,7 @@ export function unknownFieldStripper(ajv: Ajv, root: Schema): (value: unknown) =
   };
   const resolve = (schema: Schema): Schema => {
     const ref = typeof schema.$ref === 'string' ? /^#\/definitions\/(.+)$/.exec(schema.$ref) : null;
-    return ref ? root.definitions?.[ref[1]] ?? schema : schema;
+    return ref ? (root.definitions?.[ref[1]] ?? schema) : schema;
   };
   function strip(given: Schema, value: unknown): void {
     const schema = resolve(given);

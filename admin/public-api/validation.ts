@@ -46,7 +46,10 @@ export function describeAjvError(err: ErrorObject): ValidationIssue {
     case 'additionalProperties':
       return { path: [...path, p.additionalProperty], message: 'is not a known field' };
     case 'enum':
-      return { path, message: `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
+      return {
+        path,
+        message: `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
+      };
     case 'minItems':
       return { path, message: p.limit === 1 ? 'must not be empty' : `must have at least ${p.limit} items` };
     case 'minLength':
@@ -60,7 +63,11 @@ export function describeAjvError(err: ErrorObject): ValidationIssue {
     case 'maximum':
       return { path, message: `must be at most ${p.limit}` };
     case 'format':
-      return { path, message: p.format === 'date-time' ? 'must be an ISO 8601 date-time with a time zone' : `must be a valid ${p.format}` };
+      return {
+        path,
+        message:
+          p.format === 'date-time' ? 'must be an ISO 8601 date-time with a time zone' : `must be a valid ${p.format}`,
+      };
     default:
       return { path, message: err.message ?? 'is invalid' };
   }

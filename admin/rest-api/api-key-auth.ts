@@ -2,7 +2,12 @@
 // `Basic base64(<public key>:<secret key>)` with the same project keys. The spec leaves the relation between the two
 // schemes open; accepting both lets one key pair serve both surfaces.
 import type { Queryable } from '../../src/store/database.ts';
-import { findApiKeyByPublicKey, findApiKeyBySecret, secretMatches, type ApiKey } from '../../src/store/repos/api-keys.ts';
+import {
+  findApiKeyByPublicKey,
+  findApiKeyBySecret,
+  secretMatches,
+  type ApiKey,
+} from '../../src/store/repos/api-keys.ts';
 import { getProject, type Project } from '../../src/store/repos/projects.ts';
 import { RestApiError } from './rest-error.ts';
 
@@ -14,7 +19,8 @@ export interface RestPrincipal {
 
 export const AUTH_MESSAGES = {
   missing: 'Missing Authorization header; send Authorization: Bearer <secret key>.',
-  malformed: 'Malformed Authorization header; send Authorization: Bearer <secret key> or Basic base64(<public key>:<secret key>).',
+  malformed:
+    'Malformed Authorization header; send Authorization: Bearer <secret key> or Basic base64(<public key>:<secret key>).',
   publicKeyOnly: 'A public key alone is not accepted; send the secret key as Bearer, or both keys with Basic auth.',
   invalid: 'Invalid API key.',
   expired: 'API key has expired.',
@@ -66,7 +72,8 @@ export async function authenticate(db: Queryable, header: string | undefined, no
 
 export const ACCESS_MESSAGES = {
   organizationKey: 'The REST API needs a project API key; an organization API key was sent.',
-  ingestionOnly: 'This project is ingestion-only: its API keys may create and update traces and spans but not read them.',
+  ingestionOnly:
+    'This project is ingestion-only: its API keys may create and update traces and spans but not read them.',
 } as const;
 
 const READ_METHODS = new Set(['GET', 'HEAD']);
@@ -75,6 +82,7 @@ const READ_METHODS = new Set(['GET', 'HEAD']);
 export function authorize(principal: RestPrincipal, method: string): Project {
   const { project } = principal;
   if (!project) throw new RestApiError('permission_denied', ACCESS_MESSAGES.organizationKey);
-  if (project.ingestionOnly && READ_METHODS.has(method)) throw new RestApiError('permission_denied', ACCESS_MESSAGES.ingestionOnly);
+  if (project.ingestionOnly && READ_METHODS.has(method))
+    throw new RestApiError('permission_denied', ACCESS_MESSAGES.ingestionOnly);
   return project;
 }

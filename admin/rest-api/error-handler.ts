@@ -22,13 +22,24 @@ function toRestError(err: FastifyError): RestApiError | undefined {
   if (err.validation) return validationError(err.validation, err.validationContext);
   const framing = err.code ? FRAMING[err.code] : undefined;
   if (framing) {
-    const message = framing.field ? `Header ${framing.field} ${framing.reason}.` : `The request body ${framing.reason}.`;
-    return new RestApiError('invalid_request', message, framing.field ? { field: framing.field, reason: framing.reason, location: 'header' } : { reason: framing.reason, location: 'body' });
+    const message = framing.field
+      ? `Header ${framing.field} ${framing.reason}.`
+      : `The request body ${framing.reason}.`;
+    return new RestApiError(
+      'invalid_request',
+      message,
+      framing.field
+        ? { field: framing.field, reason: framing.reason, location: 'header' }
+        : { reason: framing.reason, location: 'body' },
+    );
   }
   // Fastify's other 4xx (a bad Content-Length, an unsupported encoding): the request cannot be read.
   const status = err.statusCode ?? 500;
   if (status >= 400 && status < 500) return new RestApiError('invalid_request', err.message, { reason: err.message });
-  if (storeUnreachable(err)) return new RestApiError('service_unavailable', 'The store is unreachable; retry shortly.', { reason: 'store unreachable' });
+  if (storeUnreachable(err))
+    return new RestApiError('service_unavailable', 'The store is unreachable; retry shortly.', {
+      reason: 'store unreachable',
+    });
   return undefined;
 }
 
@@ -37,7 +48,14 @@ export function restErrorHandler(log: Logger) {
     const known = toRestError(err);
     if (known) return reply.code(known.status).send(known.body());
     const errorId = randomUUID();
-    log.error('REST API request failed', { errorId, requestId: requestIdOf(req), method: req.method, url: req.url, error: err.message, stack: err.stack });
+    log.error('REST API request failed', {
+      errorId,
+      requestId: requestIdOf(req),
+      method: req.method,
+      url: req.url,
+      error: err.message,
+      stack: err.stack,
+    });
     const internal = new RestApiError('internal_error', `Internal server error (error id ${errorId}).`, { errorId });
     return reply.code(internal.status).send(internal.body());
   };

@@ -56,14 +56,37 @@ export function restTraceWithSpans(t: StoredTrace, spans: readonly StoredObserva
  * since such keys may not read trace data (spec part 5) and a no-op PATCH must not become a way to read it.
  */
 export function restTraceReceipt(t: StoredTrace) {
-  return { id: t.id, name: t.name, startTime: t.startTime, endTime: t.endTime, duration: t.durationMs, status: t.status };
+  return {
+    id: t.id,
+    name: t.name,
+    startTime: t.startTime,
+    endTime: t.endTime,
+    duration: t.durationMs,
+    status: t.status,
+  };
 }
 
 /** The span counterpart of `restTraceReceipt`: state without attributes or output. */
 export function restSpanReceipt(o: StoredObservation) {
-  return { id: o.id, traceId: o.traceId, name: o.name, parentId: o.parentObservationId, startTime: o.startTime, endTime: o.endTime, status: o.status };
+  return {
+    id: o.id,
+    traceId: o.traceId,
+    name: o.name,
+    parentId: o.parentObservationId,
+    startTime: o.startTime,
+    endTime: o.endTime,
+    status: o.status,
+  };
 }
 
 export function restAgent(a: Agent) {
-  return { id: a.id, name: a.name, version: a.version, framework: a.framework, model: a.model, status: a.status, createdAt: a.createdAt };
+  return {
+    id: a.id,
+    name: a.name,
+    version: a.version,
+    framework: a.framework,
+    model: a.model,
+    status: a.status,
+    createdAt: a.createdAt,
+  };
 }

@@ -46,13 +46,18 @@ export function requestGuard(ctx: AdminContext): onRequestAsyncHookHandler {
     } catch (err) {
       if (!(err instanceof CountersUnavailableError)) throw err;
       // The limit cannot be counted: refused as the gateway refuses when its counters store is unavailable.
-      throw new RestApiError('service_unavailable', 'The rate-limit store is unreachable; retry shortly.', { reason: 'counters unavailable' });
+      throw new RestApiError('service_unavailable', 'The rate-limit store is unreachable; retry shortly.', {
+        reason: 'counters unavailable',
+      });
     }
     setRateLimitHeaders(reply, decision);
     if (!decision.allowed) {
       const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
       reply.header('retry-after', String(retryAfter));
-      const what = decision.refusedBy === 'burst' ? `more than ${burst} requests in a burst` : `more than ${requests_per_minute} requests this minute`;
+      const what =
+        decision.refusedBy === 'burst'
+          ? `more than ${burst} requests in a burst`
+          : `more than ${requests_per_minute} requests this minute`;
       throw new RestApiError('rate_limit_exceeded', `Too many requests (${what}); retry after ${retryAfter} s.`, {
         limit: decision.limit,
         burst,

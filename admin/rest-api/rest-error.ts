@@ -43,5 +43,8 @@ export function invalidField(field: string, reason: string): RestApiError {
 }
 
 export function notFound(resource: 'Trace' | 'Span', id: string): RestApiError {
-  return new RestApiError('not_found', `${resource} ${JSON.stringify(id)} not found.`, { resource: resource.toLowerCase(), id });
+  return new RestApiError('not_found', `${resource} ${JSON.stringify(id)} not found.`, {
+    resource: resource.toLowerCase(),
+    id,
+  });
 }

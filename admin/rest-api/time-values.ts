@@ -15,7 +15,8 @@ function invalid(field: string, location: 'body' | 'query', reason: string): Res
 /** Epoch ms of a value the schema accepted as date-time; a leap second (23:59:60) passes the format but not Date. */
 export function instantOf(field: string, value: string, location: 'body' | 'query' = 'body'): number {
   const ms = isCalendarDate(value) ? Date.parse(`${value}T00:00:00Z`) : Date.parse(value);
-  if (Number.isNaN(ms) || ms < MIN_MS || ms > MAX_MS) throw invalid(field, location, 'is not a representable instant (years 0001 to 9999, no leap second)');
+  if (Number.isNaN(ms) || ms < MIN_MS || ms > MAX_MS)
+    throw invalid(field, location, 'is not a representable instant (years 0001 to 9999, no leap second)');
   return ms;
 }
 
@@ -28,7 +29,12 @@ export const isoOf = (ms: number) => new Date(ms).toISOString();
  */
 export function traceWindow(startDate?: string, endDate?: string): { from?: string; to?: string } {
   const from = startDate === undefined ? undefined : instantOf('startDate', startDate, 'query');
-  const to = endDate === undefined ? undefined : instantOf('endDate', endDate, 'query') + (isCalendarDate(endDate) ? DAY_MS : 1);
-  if (from !== undefined && to !== undefined && to <= from) throw invalid('endDate', 'query', 'must not be before startDate');
-  return { from: from === undefined ? undefined : isoOf(from), to: to === undefined || to > MAX_MS ? undefined : isoOf(to) };
+  const to =
+    endDate === undefined ? undefined : instantOf('endDate', endDate, 'query') + (isCalendarDate(endDate) ? DAY_MS : 1);
+  if (from !== undefined && to !== undefined && to <= from)
+    throw invalid('endDate', 'query', 'must not be before startDate');
+  return {
+    from: from === undefined ? undefined : isoOf(from),
+    to: to === undefined || to > MAX_MS ? undefined : isoOf(to),
+  };
 }

@@ -40,7 +40,13 @@ function typeName(type: unknown): string {
 }
 
 function describe(err: ErrorObject): { path: string[]; reason: string } {
-  const path = err.instancePath === '' ? [] : err.instancePath.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const path =
+    err.instancePath === ''
+      ? []
+      : err.instancePath
+          .slice(1)
+          .split('/')
+          .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   const p = err.params as Record<string, any>;
   switch (err.keyword) {
     case 'required':

@@ -15,7 +15,10 @@ async function requireJson(req: FastifyRequest): Promise<void> {
 
 /** 400 naming the field first in the message (spec 4B), or 409 for a taken alias. */
 function toPublicError(err: MintKeyError): PublicApiError {
-  return new PublicApiError(err.conflict ? 'ConflictError' : 'InvalidRequestError', err.message, { details: { field: err.field }, cause: err });
+  return new PublicApiError(err.conflict ? 'ConflictError' : 'InvalidRequestError', err.message, {
+    details: { field: err.field },
+    cause: err,
+  });
 }
 
 export function registerGatewayKeys(app: FastifyInstance, ctx: AdminContext): void {
@@ -32,8 +35,19 @@ export function registerGatewayKeys(app: FastifyInstance, ctx: AdminContext): vo
       throw err instanceof MintKeyError ? toPublicError(err) : err;
     }
     // The key is stored and audited; if this read fails the poll picks it up, and the plaintext must still reach the caller.
-    await ctx.keys.refresh().catch((err: Error) => ctx.log.warn('gateway key refresh after minting failed; the next poll applies it', { error: err.message }));
+    await ctx.keys
+      .refresh()
+      .catch((err: Error) =>
+        ctx.log.warn('gateway key refresh after minting failed; the next poll applies it', { error: err.message }),
+      );
     reply.code(201).header('cache-control', 'no-store');
-    return { id: minted.id, key: minted.key, alias: minted.alias, agentId: minted.agentId, modelGroups: minted.modelGroups, expiresAt: minted.expiresAt };
+    return {
+      id: minted.id,
+      key: minted.key,
+      alias: minted.alias,
+      agentId: minted.agentId,
+      modelGroups: minted.modelGroups,
+      expiresAt: minted.expiresAt,
+    };
   });
 }

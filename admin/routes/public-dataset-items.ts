@@ -17,7 +17,12 @@ import { projectOf, requireKey } from '../public-api/route-access.ts';
 import { publicDatasetItem, requireDataset, unversioned } from './public-datasets.ts';
 
 type CreateBody = DatasetItemInput & { datasetName: string; id?: string | null };
-type ListQuery = PageQuery & { datasetName?: string; sourceTraceId?: string; sourceObservationId?: string; version?: string };
+type ListQuery = PageQuery & {
+  datasetName?: string;
+  sourceTraceId?: string;
+  sourceObservationId?: string;
+  version?: string;
+};
 type IdParams = { id: string };
 
 const itemNotFound = () => new PublicApiError('NotFoundError', 'Dataset item not found');
@@ -31,19 +36,31 @@ export function registerPublicDatasetItems(app: FastifyInstance, ctx: AdminConte
     const dataset = await requireDataset(ctx.db, projectId, datasetName);
     const item = await upsertDatasetItem(ctx.db, projectId, dataset.id, { ...fields, id: id ?? undefined });
     // Langfuse answers 404 here; the id is taken, so we say conflict.
-    if (!item) throw new PublicApiError('ConflictError', `The dataset item with id ${id} already exists in a dataset other than ${datasetName}`);
+    if (!item)
+      throw new PublicApiError(
+        'ConflictError',
+        `The dataset item with id ${id} already exists in a dataset other than ${datasetName}`,
+      );
     return publicDatasetItem(item);
   });
 
-  app.get<{ Querystring: ListQuery }>('/dataset-items', { schema: { querystring: listQuerySchema }, onRequest }, async (req) => {
-    const projectId = projectOf(req).id;
-    const q = req.query;
-    if (q.version !== undefined) throw unversioned('version');
-    const datasetId = q.datasetName === undefined ? undefined : (await requireDataset(ctx.db, projectId, q.datasetName)).id;
-    const filter = { datasetId, sourceTraceId: q.sourceTraceId, sourceObservationId: q.sourceObservationId };
-    const { data, total } = await listDatasetItems(ctx.db, projectId, filter, { limit: q.limit, offset: pageOffset(q) });
-    return { data: data.map(publicDatasetItem), meta: pageMeta(q, total) };
-  });
+  app.get<{ Querystring: ListQuery }>(
+    '/dataset-items',
+    { schema: { querystring: listQuerySchema }, onRequest },
+    async (req) => {
+      const projectId = projectOf(req).id;
+      const q = req.query;
+      if (q.version !== undefined) throw unversioned('version');
+      const datasetId =
+        q.datasetName === undefined ? undefined : (await requireDataset(ctx.db, projectId, q.datasetName)).id;
+      const filter = { datasetId, sourceTraceId: q.sourceTraceId, sourceObservationId: q.sourceObservationId };
+      const { data, total } = await listDatasetItems(ctx.db, projectId, filter, {
+        limit: q.limit,
+        offset: pageOffset(q),
+      });
+      return { data: data.map(publicDatasetItem), meta: pageMeta(q, total) };
+    },
+  );
 
   app.get<{ Params: IdParams }>('/dataset-items/:id', { onRequest }, async (req) => {
     const item = await getDatasetItem(ctx.db, projectOf(req).id, req.params.id);

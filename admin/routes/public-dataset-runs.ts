@@ -71,7 +71,8 @@ const itemNotFound = () => new PublicApiError('NotFoundError', 'Dataset item not
 /** The trace a run item links: the one given, else the trace of the observation given (Langfuse's older linking). */
 async function traceOf(db: Queryable, projectId: string, body: CreateBody): Promise<string> {
   if (body.traceId) return body.traceId;
-  if (!body.observationId) throw invalidRequestData([{ path: ['traceId'], message: 'traceId or observationId is required' }]);
+  if (!body.observationId)
+    throw invalidRequestData([{ path: ['traceId'], message: 'traceId or observationId is required' }]);
   const observation = await getObservation(db, projectId, body.observationId);
   if (!observation) throw new PublicApiError('NotFoundError', 'Observation not found');
   return observation.traceId;
@@ -87,17 +88,27 @@ export function registerPublicDatasetRuns(app: FastifyInstance, ctx: AdminContex
     return run;
   };
 
-  app.get<{ Params: DatasetParams; Querystring: PageQuery }>('/datasets/:datasetName/runs', { schema: { querystring: pageQuerySchema }, onRequest }, async (req) => {
-    const projectId = projectOf(req).id;
-    const dataset = await requireDataset(ctx.db, projectId, req.params.datasetName);
-    const { data, total } = await listRuns(ctx.db, projectId, dataset.id, { limit: req.query.limit, offset: pageOffset(req.query) });
-    return { data: data.map(publicDatasetRun), meta: pageMeta(req.query, total) };
-  });
+  app.get<{ Params: DatasetParams; Querystring: PageQuery }>(
+    '/datasets/:datasetName/runs',
+    { schema: { querystring: pageQuerySchema }, onRequest },
+    async (req) => {
+      const projectId = projectOf(req).id;
+      const dataset = await requireDataset(ctx.db, projectId, req.params.datasetName);
+      const { data, total } = await listRuns(ctx.db, projectId, dataset.id, {
+        limit: req.query.limit,
+        offset: pageOffset(req.query),
+      });
+      return { data: data.map(publicDatasetRun), meta: pageMeta(req.query, total) };
+    },
+  );
 
   app.get<{ Params: RunParams }>('/datasets/:datasetName/runs/:runName', { onRequest }, async (req) => {
     const projectId = projectOf(req).id;
     const run = await requireRun(projectId, req.params);
-    return { ...publicDatasetRun(run), datasetRunItems: (await allRunItems(ctx.db, projectId, run.id)).map(publicDatasetRunItem) };
+    return {
+      ...publicDatasetRun(run),
+      datasetRunItems: (await allRunItems(ctx.db, projectId, run.id)).map(publicDatasetRunItem),
+    };
   });
 
   app.delete<{ Params: RunParams }>('/datasets/:datasetName/runs/:runName', { onRequest }, async (req) => {
@@ -127,12 +138,16 @@ export function registerPublicDatasetRuns(app: FastifyInstance, ctx: AdminContex
     return publicDatasetRunItem(runItem);
   });
 
-  app.get<{ Querystring: ListQuery }>('/dataset-run-items', { schema: { querystring: listQuerySchema }, onRequest }, async (req) => {
-    const projectId = projectOf(req).id;
-    const q = req.query;
-    const run = await getRun(ctx.db, projectId, q.datasetId, q.runName);
-    if (!run) throw new PublicApiError('NotFoundError', 'Dataset run not found for the given project and dataset id');
-    const { data, total } = await listRunItems(ctx.db, projectId, run.id, { limit: q.limit, offset: pageOffset(q) });
-    return { data: data.map(publicDatasetRunItem), meta: pageMeta(q, total) };
-  });
+  app.get<{ Querystring: ListQuery }>(
+    '/dataset-run-items',
+    { schema: { querystring: listQuerySchema }, onRequest },
+    async (req) => {
+      const projectId = projectOf(req).id;
+      const q = req.query;
+      const run = await getRun(ctx.db, projectId, q.datasetId, q.runName);
+      if (!run) throw new PublicApiError('NotFoundError', 'Dataset run not found for the given project and dataset id');
+      const { data, total } = await listRunItems(ctx.db, projectId, run.id, { limit: q.limit, offset: pageOffset(q) });
+      return { data: data.map(publicDatasetRunItem), meta: pageMeta(q, total) };
+    },
+  );
 }

@@ -9,7 +9,13 @@ import pageQuerySchema from '../../schemas/api/public-page-query.json' with { ty
 import type { Queryable } from '../../src/store/database.ts';
 import { listItemsOfDatasets, type StoredDatasetItem } from '../../src/store/repos/dataset-items.ts';
 import { runNamesOfDatasets } from '../../src/store/repos/dataset-runs.ts';
-import { getDatasetByName, listDatasets, upsertDataset, type DatasetInput, type StoredDataset } from '../../src/store/repos/datasets.ts';
+import {
+  getDatasetByName,
+  listDatasets,
+  upsertDataset,
+  type DatasetInput,
+  type StoredDataset,
+} from '../../src/store/repos/datasets.ts';
 import type { AdminContext } from '../context.ts';
 import { pageMeta, pageOffset, type PageQuery } from '../public-api/paging.ts';
 import { invalidRequestData, PublicApiError } from '../public-api/public-error.ts';
@@ -58,7 +64,9 @@ export function publicDatasetItem(i: StoredDatasetItem) {
  * the dataset as it is now.
  */
 export const unversioned = (field: string) =>
-  invalidRequestData([{ path: [field], message: 'point-in-time dataset versions are not supported: items are kept as they are now' }]);
+  invalidRequestData([
+    { path: [field], message: 'point-in-time dataset versions are not supported: items are kept as they are now' },
+  ]);
 
 /** The project's dataset of that name, or the 404 Langfuse answers. */
 export async function requireDataset(db: Queryable, projectId: string, name: string): Promise<StoredDataset> {
@@ -84,21 +92,39 @@ export function registerPublicDatasets(app: FastifyInstance, ctx: AdminContext):
     withItemsAndRuns(await upsertDataset(ctx.db, projectOf(req).id, req.body)),
   );
 
-  app.get<{ Querystring: PageQuery }>('/v2/datasets', { schema: { querystring: pageQuerySchema }, onRequest }, async (req) => {
-    const { data, total } = await listDatasets(ctx.db, projectOf(req).id, { limit: req.query.limit, offset: pageOffset(req.query) });
-    return { data: data.map(publicDataset), meta: pageMeta(req.query, total) };
-  });
-  app.get<{ Querystring: PageQuery }>('/datasets', { schema: { querystring: pageQuerySchema }, onRequest }, async (req) => {
-    const projectId = projectOf(req).id;
-    const { data, total } = await listDatasets(ctx.db, projectId, { limit: req.query.limit, offset: pageOffset(req.query) });
-    const ids = data.map((d) => d.id);
-    const items = await listItemsOfDatasets(ctx.db, projectId, ids);
-    const runs = await runNamesOfDatasets(ctx.db, projectId, ids);
-    return {
-      data: data.map((d) => ({ ...publicDataset(d), items: items.filter((i) => i.datasetId === d.id).map((i) => i.id), runs: runs.get(d.id) ?? [] })),
-      meta: pageMeta(req.query, total),
-    };
-  });
+  app.get<{ Querystring: PageQuery }>(
+    '/v2/datasets',
+    { schema: { querystring: pageQuerySchema }, onRequest },
+    async (req) => {
+      const { data, total } = await listDatasets(ctx.db, projectOf(req).id, {
+        limit: req.query.limit,
+        offset: pageOffset(req.query),
+      });
+      return { data: data.map(publicDataset), meta: pageMeta(req.query, total) };
+    },
+  );
+  app.get<{ Querystring: PageQuery }>(
+    '/datasets',
+    { schema: { querystring: pageQuerySchema }, onRequest },
+    async (req) => {
+      const projectId = projectOf(req).id;
+      const { data, total } = await listDatasets(ctx.db, projectId, {
+        limit: req.query.limit,
+        offset: pageOffset(req.query),
+      });
+      const ids = data.map((d) => d.id);
+      const items = await listItemsOfDatasets(ctx.db, projectId, ids);
+      const runs = await runNamesOfDatasets(ctx.db, projectId, ids);
+      return {
+        data: data.map((d) => ({
+          ...publicDataset(d),
+          items: items.filter((i) => i.datasetId === d.id).map((i) => i.id),
+          runs: runs.get(d.id) ?? [],
+        })),
+        meta: pageMeta(req.query, total),
+      };
+    },
+  );
 
   app.get<{ Params: NameParams }>('/v2/datasets/:datasetName', { onRequest }, async (req) =>
     publicDataset(await requireDataset(ctx.db, projectOf(req).id, req.params.datasetName)),

@@ -13,12 +13,21 @@ export const INGESTION_BODY_LIMIT = 4_718_592;
 
 export function registerPublicIngestion(app: FastifyInstance, ctx: AdminContext): void {
   // Each event is checked on its own (process-batch.ts): one unstorable event is that event's 400 in the 207.
-  app.post('/ingestion', { bodyLimit: INGESTION_BODY_LIMIT, config: CHECKS_ITS_OWN_BODY, onRequest: requireKey(ctx, 'ingestion-write') }, async (req, reply) => {
-    const body = req.body as { batch?: unknown } | null;
-    if (body === null || typeof body !== 'object' || Array.isArray(body) || !Array.isArray(body.batch)) {
-      throw invalidRequestData([{ path: ['batch'], message: 'must be an array of events: send { "batch": [ { "id", "type", "timestamp", "body" } ] }' }]);
-    }
-    const result = await processBatch(ctx.db, projectOf(req).id, body.batch, ctx.log);
-    return reply.code(207).send(result);
-  });
+  app.post(
+    '/ingestion',
+    { bodyLimit: INGESTION_BODY_LIMIT, config: CHECKS_ITS_OWN_BODY, onRequest: requireKey(ctx, 'ingestion-write') },
+    async (req, reply) => {
+      const body = req.body as { batch?: unknown } | null;
+      if (body === null || typeof body !== 'object' || Array.isArray(body) || !Array.isArray(body.batch)) {
+        throw invalidRequestData([
+          {
+            path: ['batch'],
+            message: 'must be an array of events: send { "batch": [ { "id", "type", "timestamp", "body" } ] }',
+          },
+        ]);
+      }
+      const result = await processBatch(ctx.db, projectOf(req).id, body.batch, ctx.log);
+      return reply.code(207).send(result);
+    },
+  );
 }

@@ -16,18 +16,31 @@ import { ownProject } from './public-organization.ts';
 
 type LangfuseRole = 'OWNER' | 'ADMIN' | 'MEMBER' | 'VIEWER';
 
-const membershipBody = (u: User) => ({ userId: u.id, role: u.role.toUpperCase() as LangfuseRole, email: u.email, name: u.name });
+const membershipBody = (u: User) => ({
+  userId: u.id,
+  role: u.role.toUpperCase() as LangfuseRole,
+  email: u.email,
+  name: u.name,
+});
 
 const OWNERS_ELSEWHERE = 'an owner manages owners in the dashboard';
 
 /** Refuses the owner role: an organization key grants at most admin. */
 export function refuseOwnerRole(role: Role | undefined): void {
-  if (role === 'owner') throw new PublicApiError('ForbiddenError', `An organization API key cannot grant the owner role; ${OWNERS_ELSEWHERE}`);
+  if (role === 'owner')
+    throw new PublicApiError(
+      'ForbiddenError',
+      `An organization API key cannot grant the owner role; ${OWNERS_ELSEWHERE}`,
+    );
 }
 
 /** Refuses to change or remove an owner with an organization key. */
 export function refuseOwner(user: User): void {
-  if (user.role === 'owner') throw new PublicApiError('ForbiddenError', `${user.email} is an owner: an organization API key cannot change or remove them; ${OWNERS_ELSEWHERE}`);
+  if (user.role === 'owner')
+    throw new PublicApiError(
+      'ForbiddenError',
+      `${user.email} is an owner: an organization API key cannot change or remove them; ${OWNERS_ELSEWHERE}`,
+    );
 }
 
 /** The audit actor and organization of the calling organization key; it may not touch owners. */
@@ -36,7 +49,8 @@ export function keyChangedBy(req: FastifyRequest): ChangedBy {
   return { actor: `api-key:${apiKey.id}`, organizationId: apiKey.organizationId, allow: refuseOwner };
 }
 
-const notFound = (userId: string) => new PublicApiError('NotFoundError', `User ${userId} not found in this organization`);
+const notFound = (userId: string) =>
+  new PublicApiError('NotFoundError', `User ${userId} not found in this organization`);
 
 /** Runs a user change, turning the last-owner refusal into a 409. */
 async function guardLastOwner<T>(work: () => Promise<T>): Promise<T> {
@@ -54,19 +68,27 @@ export function registerPublicMemberships(app: FastifyInstance, ctx: AdminContex
 
   app.get('/organizations/memberships', { onRequest }, memberships);
 
-  app.put<{ Body: { userId: string; role: LangfuseRole } }>('/organizations/memberships', { onRequest, schema: { body: upsertSchema } }, async (req) => {
-    const role = req.body.role.toLowerCase() as Role;
-    refuseOwnerRole(role);
-    const user = await guardLastOwner(() => changeUser(ctx.db, req.body.userId, { role }, keyChangedBy(req)));
-    if (!user) throw notFound(req.body.userId);
-    return membershipBody(user);
-  });
+  app.put<{ Body: { userId: string; role: LangfuseRole } }>(
+    '/organizations/memberships',
+    { onRequest, schema: { body: upsertSchema } },
+    async (req) => {
+      const role = req.body.role.toLowerCase() as Role;
+      refuseOwnerRole(role);
+      const user = await guardLastOwner(() => changeUser(ctx.db, req.body.userId, { role }, keyChangedBy(req)));
+      if (!user) throw notFound(req.body.userId);
+      return membershipBody(user);
+    },
+  );
 
-  app.delete<{ Body: { userId: string } }>('/organizations/memberships', { onRequest, schema: { body: deleteSchema } }, async (req) => {
-    const removed = await guardLastOwner(() => removeUser(ctx.db, req.body.userId, keyChangedBy(req)));
-    if (!removed) throw notFound(req.body.userId);
-    return { message: 'Membership deleted successfully', userId: removed.id };
-  });
+  app.delete<{ Body: { userId: string } }>(
+    '/organizations/memberships',
+    { onRequest, schema: { body: deleteSchema } },
+    async (req) => {
+      const removed = await guardLastOwner(() => removeUser(ctx.db, req.body.userId, keyChangedBy(req)));
+      if (!removed) throw notFound(req.body.userId);
+      return { message: 'Membership deleted successfully', userId: removed.id };
+    },
+  );
 
   app.get<{ Params: { projectId: string } }>('/projects/:projectId/memberships', { onRequest }, async (req) => {
     await ownProject(ctx.db, principalOf(req).apiKey.organizationId, req.params.projectId);

@@ -43,12 +43,19 @@ const builtin = (id: string) => BUILTIN_MODELS.find((m) => m.id === id);
 export function registerPublicModels(app: FastifyInstance, ctx: AdminContext): void {
   const onRequest = requireKey(ctx, 'project');
 
-  app.get<{ Querystring: PageQuery }>('/models', { schema: { querystring: pageQuerySchema }, onRequest }, async (req) => {
-    // A project has a handful of models: the page is cut from the whole list, project models before built-ins.
-    const all = [...(await listModels(ctx.db, projectOf(req).id)), ...BUILTIN_MODELS];
-    const offset = pageOffset(req.query);
-    return { data: all.slice(offset, offset + req.query.limit).map(publicModel), meta: pageMeta(req.query, all.length) };
-  });
+  app.get<{ Querystring: PageQuery }>(
+    '/models',
+    { schema: { querystring: pageQuerySchema }, onRequest },
+    async (req) => {
+      // A project has a handful of models: the page is cut from the whole list, project models before built-ins.
+      const all = [...(await listModels(ctx.db, projectOf(req).id)), ...BUILTIN_MODELS];
+      const offset = pageOffset(req.query);
+      return {
+        data: all.slice(offset, offset + req.query.limit).map(publicModel),
+        meta: pageMeta(req.query, all.length),
+      };
+    },
+  );
 
   app.post<{ Body: ModelCreateBody }>('/models', { schema: { body: createSchema }, onRequest }, async (req) => {
     const project = projectOf(req);
@@ -68,8 +75,10 @@ export function registerPublicModels(app: FastifyInstance, ctx: AdminContext): v
   app.delete<{ Params: IdParams }>('/models/:id', { onRequest }, async (req) => {
     const { id } = req.params;
     if (builtin(id)) {
-      throw new PublicApiError('NotFoundError',
-        `Model ${id} is a built-in model and cannot be deleted; to change its prices, create a model with the same matchPattern (project models are matched first)`);
+      throw new PublicApiError(
+        'NotFoundError',
+        `Model ${id} is a built-in model and cannot be deleted; to change its prices, create a model with the same matchPattern (project models are matched first)`,
+      );
     }
     const project = projectOf(req);
     if (!(await deleteModel(ctx.db, project.id, id))) throw notFound(id);

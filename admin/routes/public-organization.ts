@@ -9,7 +9,14 @@ import apiKeyCreateSchema from '../../schemas/api/public-project-api-key-create.
 import projectSchema from '../../schemas/api/public-project-create.json' with { type: 'json' };
 import { createApiKey, deleteProjectApiKey, listApiKeys, type ApiKey } from '../../src/store/repos/api-keys.ts';
 import { writeAudit, type AuditEntry } from '../../src/store/repos/audit-log.ts';
-import { createProject, deleteProject, findProjectByName, getProject, updateProject, type Project } from '../../src/store/repos/projects.ts';
+import {
+  createProject,
+  deleteProject,
+  findProjectByName,
+  getProject,
+  updateProject,
+  type Project,
+} from '../../src/store/repos/projects.ts';
 import type { Queryable } from '../../src/store/database.ts';
 import type { AdminContext } from '../context.ts';
 import { invalidRequestData, PublicApiError } from '../public-api/public-error.ts';
@@ -33,7 +40,8 @@ function callerOf(req: FastifyRequest) {
 /** The organization's project, or 404 (a project of another organization is not revealed). */
 export async function ownProject(db: Queryable, organizationId: string, projectId: string): Promise<Project> {
   const project = await getProject(db, projectId);
-  if (!project || project.organizationId !== organizationId) throw new PublicApiError('NotFoundError', `Project ${projectId} not found in this organization`);
+  if (!project || project.organizationId !== organizationId)
+    throw new PublicApiError('NotFoundError', `Project ${projectId} not found in this organization`);
   return project;
 }
 
@@ -43,7 +51,11 @@ function declaredInConfig(ctx: AdminContext, projectId: string): boolean {
 
 async function nameIsFree(db: Queryable, organizationId: string, name: string, exceptId?: string): Promise<void> {
   const taken = await findProjectByName(db, organizationId, name);
-  if (taken && taken.id !== exceptId) throw new PublicApiError('ConflictError', `A project named ${JSON.stringify(name)} already exists in this organization`);
+  if (taken && taken.id !== exceptId)
+    throw new PublicApiError(
+      'ConflictError',
+      `A project named ${JSON.stringify(name)} already exists in this organization`,
+    );
 }
 
 /** A project API key as listed: never the secret (Langfuse's ApiKeySummary, plus expiresAt). */
@@ -59,7 +71,11 @@ function apiKeyBody(k: ApiKey) {
   };
 }
 
-async function audit(db: Queryable, req: FastifyRequest, entry: Omit<AuditEntry, 'organizationId' | 'actor'>): Promise<void> {
+async function audit(
+  db: Queryable,
+  req: FastifyRequest,
+  entry: Omit<AuditEntry, 'organizationId' | 'actor'>,
+): Promise<void> {
   const { organizationId, actor } = callerOf(req);
   await writeAudit(db, { organizationId, actor, ...entry });
 }
@@ -73,34 +89,61 @@ export function registerPublicOrganization(app: FastifyInstance, ctx: AdminConte
     const project = await ctx.db.transaction(async (tx) => {
       await nameIsFree(tx, organizationId, name);
       const id = randomUUID();
-      await createProject(tx, { id, organizationId, name, metadata: req.body.metadata ?? {}, retentionDays: req.body.retention ?? 0 });
-      await audit(tx, req, { projectId: id, action: 'project.create', resourceType: 'project', resourceId: id, details: { name } });
+      await createProject(tx, {
+        id,
+        organizationId,
+        name,
+        metadata: req.body.metadata ?? {},
+        retentionDays: req.body.retention ?? 0,
+      });
+      await audit(tx, req, {
+        projectId: id,
+        action: 'project.create',
+        resourceType: 'project',
+        resourceId: id,
+        details: { name },
+      });
       return (await getProject(tx, id))!;
     });
     return projectBody(project);
   });
 
-  app.put<{ Params: ProjectParams; Body: ProjectBody }>('/projects/:projectId', { onRequest, schema: { body: projectSchema } }, async (req) => {
-    const { organizationId } = callerOf(req);
-    const { projectId } = req.params;
-    const name = req.body.name.trim();
-    const project = await ctx.db.transaction(async (tx) => {
-      const before = await ownProject(tx, organizationId, projectId);
-      if (name !== before.name && declaredInConfig(ctx, projectId)) {
-        throw new PublicApiError('ConflictError', `Project ${projectId} is declared in gateway.yaml; rename it there (the next start would undo a rename here)`);
-      }
-      await nameIsFree(tx, organizationId, name, projectId);
-      await updateProject(tx, projectId, { name, metadata: req.body.metadata, retentionDays: req.body.retention });
-      const details = {
-        name: { from: before.name, to: name },
-        ...(req.body.metadata === undefined ? {} : { metadata: req.body.metadata }),
-        ...(req.body.retention === undefined ? {} : { retention: { from: before.retentionDays, to: req.body.retention } }),
-      };
-      await audit(tx, req, { projectId, action: 'project.update', resourceType: 'project', resourceId: projectId, details });
-      return (await getProject(tx, projectId))!;
-    });
-    return projectBody(project);
-  });
+  app.put<{ Params: ProjectParams; Body: ProjectBody }>(
+    '/projects/:projectId',
+    { onRequest, schema: { body: projectSchema } },
+    async (req) => {
+      const { organizationId } = callerOf(req);
+      const { projectId } = req.params;
+      const name = req.body.name.trim();
+      const project = await ctx.db.transaction(async (tx) => {
+        const before = await ownProject(tx, organizationId, projectId);
+        if (name !== before.name && declaredInConfig(ctx, projectId)) {
+          throw new PublicApiError(
+            'ConflictError',
+            `Project ${projectId} is declared in gateway.yaml; rename it there (the next start would undo a rename here)`,
+          );
+        }
+        await nameIsFree(tx, organizationId, name, projectId);
+        await updateProject(tx, projectId, { name, metadata: req.body.metadata, retentionDays: req.body.retention });
+        const details = {
+          name: { from: before.name, to: name },
+          ...(req.body.metadata === undefined ? {} : { metadata: req.body.metadata }),
+          ...(req.body.retention === undefined
+            ? {}
+            : { retention: { from: before.retentionDays, to: req.body.retention } }),
+        };
+        await audit(tx, req, {
+          projectId,
+          action: 'project.update',
+          resourceType: 'project',
+          resourceId: projectId,
+          details,
+        });
+        return (await getProject(tx, projectId))!;
+      });
+      return projectBody(project);
+    },
+  );
 
   app.delete<{ Params: ProjectParams }>('/projects/:projectId', { onRequest }, async (req, reply) => {
     const { organizationId } = callerOf(req);
@@ -108,13 +151,26 @@ export function registerPublicOrganization(app: FastifyInstance, ctx: AdminConte
     await ctx.db.transaction(async (tx) => {
       const project = await ownProject(tx, organizationId, projectId);
       if (declaredInConfig(ctx, projectId)) {
-        throw new PublicApiError('ConflictError', `Project ${projectId} is declared in gateway.yaml; remove it there (the next start would re-create it)`);
+        throw new PublicApiError(
+          'ConflictError',
+          `Project ${projectId} is declared in gateway.yaml; remove it there (the next start would re-create it)`,
+        );
       }
       await deleteProject(tx, projectId);
-      await audit(tx, req, { projectId, action: 'project.delete', resourceType: 'project', resourceId: projectId, details: { name: project.name } });
+      await audit(tx, req, {
+        projectId,
+        action: 'project.delete',
+        resourceType: 'project',
+        resourceId: projectId,
+        details: { name: project.name },
+      });
     });
     // The project's gateway keys go with it; this process stops serving them now, not at the next poll.
-    await ctx.keys.refresh().catch((err: Error) => ctx.log.warn('gateway key refresh after project deletion failed; the next poll applies it', { error: err.message }));
+    await ctx.keys.refresh().catch((err: Error) =>
+      ctx.log.warn('gateway key refresh after project deletion failed; the next poll applies it', {
+        error: err.message,
+      }),
+    );
     reply.code(202);
     return { success: true, message: `Project ${projectId} deleted` };
   });
@@ -144,12 +200,27 @@ export function registerPublicOrganization(app: FastifyInstance, ctx: AdminConte
       // Langfuse lets the caller choose the pair; here the service always generates it, so a chosen one is refused
       // rather than silently replaced.
       for (const field of ['publicKey', 'secretKey'] as const) {
-        if (req.body[field] !== undefined) throw invalidRequestData([{ path: [field], message: 'caller-chosen keys are not supported: the service generates the key pair' }]);
+        if (req.body[field] !== undefined)
+          throw invalidRequestData([
+            { path: [field], message: 'caller-chosen keys are not supported: the service generates the key pair' },
+          ]);
       }
       const key = await ctx.db.transaction(async (tx) => {
         await ownProject(tx, organizationId, projectId);
-        const created = await createApiKey(tx, { kind: 'project', organizationId, projectId, note: req.body.note, now: ctx.clock.now() });
-        await audit(tx, req, { projectId, action: 'api_key.create', resourceType: 'api_key', resourceId: created.id, details: { kind: 'project', publicKey: created.publicKey } });
+        const created = await createApiKey(tx, {
+          kind: 'project',
+          organizationId,
+          projectId,
+          note: req.body.note,
+          now: ctx.clock.now(),
+        });
+        await audit(tx, req, {
+          projectId,
+          action: 'api_key.create',
+          resourceType: 'api_key',
+          resourceId: created.id,
+          details: { kind: 'project', publicKey: created.publicKey },
+        });
         return created;
       });
       reply.header('cache-control', 'no-store');
@@ -157,14 +228,25 @@ export function registerPublicOrganization(app: FastifyInstance, ctx: AdminConte
     },
   );
 
-  app.delete<{ Params: ProjectParams & { apiKeyId: string } }>('/projects/:projectId/apiKeys/:apiKeyId', { onRequest }, async (req) => {
-    const { organizationId } = callerOf(req);
-    const { projectId, apiKeyId } = req.params;
-    await ctx.db.transaction(async (tx) => {
-      await ownProject(tx, organizationId, projectId);
-      if (!(await deleteProjectApiKey(tx, projectId, apiKeyId))) throw new PublicApiError('NotFoundError', `API key ${apiKeyId} not found in project ${projectId}`);
-      await audit(tx, req, { projectId, action: 'api_key.delete', resourceType: 'api_key', resourceId: apiKeyId, details: { kind: 'project' } });
-    });
-    return { success: true };
-  });
+  app.delete<{ Params: ProjectParams & { apiKeyId: string } }>(
+    '/projects/:projectId/apiKeys/:apiKeyId',
+    { onRequest },
+    async (req) => {
+      const { organizationId } = callerOf(req);
+      const { projectId, apiKeyId } = req.params;
+      await ctx.db.transaction(async (tx) => {
+        await ownProject(tx, organizationId, projectId);
+        if (!(await deleteProjectApiKey(tx, projectId, apiKeyId)))
+          throw new PublicApiError('NotFoundError', `API key ${apiKeyId} not found in project ${projectId}`);
+        await audit(tx, req, {
+          projectId,
+          action: 'api_key.delete',
+          resourceType: 'api_key',
+          resourceId: apiKeyId,
+          details: { kind: 'project' },
+        });
+      });
+      return { success: true };
+    },
+  );
 }

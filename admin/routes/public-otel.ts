@@ -3,7 +3,14 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { experimentItemLinksOf } from '../../src/ingestion/otel/experiment-items.ts';
 import { processBatch } from '../../src/ingestion/process-batch.ts';
-import { decodeRequest, decompressed, encodeResponse, encodingOf, OtlpRequestError, type OtlpEncoding } from '../../src/ingestion/otel/otlp-decode.ts';
+import {
+  decodeRequest,
+  decompressed,
+  encodeResponse,
+  encodingOf,
+  OtlpRequestError,
+  type OtlpEncoding,
+} from '../../src/ingestion/otel/otlp-decode.ts';
 import { spansOf } from '../../src/ingestion/otel/otlp-spans.ts';
 import { eventsOfSpans } from '../../src/ingestion/otel/spans-to-events.ts';
 import { linkExperimentItems } from '../../src/store/repos/dataset-runs.ts';
@@ -33,13 +40,25 @@ function checkIngestionVersion(header: string | string[] | undefined): void {
 
 /** An empty ExportTraceServiceResponse in the request's encoding, with OTLP's partial success when spans were refused. */
 function answer(reply: FastifyReply, encoding: OtlpEncoding, partialSuccess?: PartialSuccess) {
-  if (encoding === 'protobuf') return reply.code(200).type('application/x-protobuf').send(encodeResponse(partialSuccess));
+  if (encoding === 'protobuf')
+    return reply.code(200).type('application/x-protobuf').send(encodeResponse(partialSuccess));
   return reply.code(200).send(partialSuccess ? { partialSuccess } : {});
 }
 
-async function exportTraces(ctx: AdminContext, projectId: string, body: Buffer, headers: Record<string, string | string[] | undefined>, encoding: OtlpEncoding) {
+async function exportTraces(
+  ctx: AdminContext,
+  projectId: string,
+  body: Buffer,
+  headers: Record<string, string | string[] | undefined>,
+  encoding: OtlpEncoding,
+) {
   checkIngestionVersion(headers['x-langfuse-ingestion-version']);
-  const raw = await decompressed(body, headers['content-encoding'] as string | undefined, encoding, OTEL_DECOMPRESSED_LIMIT);
+  const raw = await decompressed(
+    body,
+    headers['content-encoding'] as string | undefined,
+    encoding,
+    OTEL_DECOMPRESSED_LIMIT,
+  );
   const spans = spansOf(decodeRequest(raw, encoding), new Date(ctx.clock.now()).toISOString());
   if (spans.length === 0) return undefined;
   const { events, spanOfEvent, fillOnly } = eventsOfSpans(spans);
@@ -50,25 +69,40 @@ async function exportTraces(ctx: AdminContext, projectId: string, body: Buffer, 
   const refused = new Set(rejected.map((r) => r.span));
   await linkExperimentItems(ctx.db, projectId, experimentItemLinksOf(spans.filter((s) => !refused.has(s))));
   if (result.errors.length === 0) return undefined;
-  return { rejectedSpans: refused.size, errorMessage: rejected.map((r) => `span ${r.span.spanId}: ${r.message}`).join('; ') };
+  return {
+    rejectedSpans: refused.size,
+    errorMessage: rejected.map((r) => `span ${r.span.spanId}: ${r.message}`).join('; '),
+  };
 }
 
 export function registerPublicOtel(app: FastifyInstance, ctx: AdminContext): void {
   // Its own scope: the body arrives as bytes whatever the content type, and is checked and decoded here.
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: INGESTION_BODY_LIMIT }, (_req, body, done) => done(null, body));
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: INGESTION_BODY_LIMIT }, (_req, body, done) =>
+      done(null, body),
+    );
     // The spans' events are checked one by one in processBatch; the body is bytes here.
-    scope.post('/otel/v1/traces', { bodyLimit: INGESTION_BODY_LIMIT, config: CHECKS_ITS_OWN_BODY, onRequest: requireKey(ctx, 'ingestion-write') }, async (req, reply) => {
-      const encoding = encodingOf(req.headers['content-type']);
-      try {
-        if (!encoding) throw new OtlpRequestError(400, 'Invalid content type', 'Invalid content type: send application/x-protobuf or application/json');
-        const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-        return answer(reply, encoding, await exportTraces(ctx, projectOf(req).id, body, req.headers, encoding));
-      } catch (err) {
-        if (err instanceof OtlpRequestError) return reply.code(err.status).send({ error: err.error, message: err.message });
-        throw err;
-      }
-    });
+    scope.post(
+      '/otel/v1/traces',
+      { bodyLimit: INGESTION_BODY_LIMIT, config: CHECKS_ITS_OWN_BODY, onRequest: requireKey(ctx, 'ingestion-write') },
+      async (req, reply) => {
+        const encoding = encodingOf(req.headers['content-type']);
+        try {
+          if (!encoding)
+            throw new OtlpRequestError(
+              400,
+              'Invalid content type',
+              'Invalid content type: send application/x-protobuf or application/json',
+            );
+          const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+          return answer(reply, encoding, await exportTraces(ctx, projectOf(req).id, body, req.headers, encoding));
+        } catch (err) {
+          if (err instanceof OtlpRequestError)
+            return reply.code(err.status).send({ error: err.error, message: err.message });
+          throw err;
+        }
+      },
+    );
   });
 }

@@ -21,7 +21,8 @@ export function projectBody(project: Project) {
 export function registerPublicProjects(app: FastifyInstance, ctx: AdminContext): void {
   app.get('/projects', { onRequest: requireEitherKey(ctx, 'credentials') }, async (req) => {
     const { apiKey } = principalOf(req);
-    if (apiKey.kind === 'organization') return { data: (await listProjects(ctx.db, apiKey.organizationId)).map(projectBody) };
+    if (apiKey.kind === 'organization')
+      return { data: (await listProjects(ctx.db, apiKey.organizationId)).map(projectBody) };
     return { data: [projectBody(projectOf(req))] };
   });
 }

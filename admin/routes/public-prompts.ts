@@ -67,20 +67,28 @@ const versionParams = {
 function nameProblem(name: string): string | undefined {
   if (name.includes('|')) return 'must not contain |';
   if (/<[^>]*>/.test(name)) return 'must not contain HTML tags';
-  if (name.startsWith('/') || name.endsWith('/') || name.includes('//')) return 'must not start or end with / or contain an empty folder (//)';
+  if (name.startsWith('/') || name.endsWith('/') || name.includes('//'))
+    return 'must not start or end with / or contain an empty folder (//)';
   return undefined;
 }
 
-const invalid = (path: string, message: string) => new PublicApiError('InvalidRequestError', 'Invalid request data', { issues: [{ path: [path], message }] });
+const invalid = (path: string, message: string) =>
+  new PublicApiError('InvalidRequestError', 'Invalid request data', { issues: [{ path: [path], message }] });
 
 function checkCreate(body: CreateBody): void {
   const problem = nameProblem(body.name);
   if (problem) throw invalid('name', problem);
-  if (body.type === 'text' && typeof body.prompt !== 'string') throw invalid('prompt', 'must be a string for a text prompt');
-  if (body.type === 'chat' && !Array.isArray(body.prompt)) throw invalid('prompt', 'must be an array of chat messages for a chat prompt');
+  if (body.type === 'text' && typeof body.prompt !== 'string')
+    throw invalid('prompt', 'must be a string for a text prompt');
+  if (body.type === 'chat' && !Array.isArray(body.prompt))
+    throw invalid('prompt', 'must be an array of chat messages for a chat prompt');
   if (Array.isArray(body.prompt)) {
     // Langfuse's rule: compile() takes variables and placeholders in two maps, and one name in both is ambiguous.
-    const variables = new Set(body.prompt.flatMap((m) => ('content' in m ? [...m.content.matchAll(/\{\{\s*([\w.-]+)\s*\}\}/g)].map((v) => v[1]) : [])));
+    const variables = new Set(
+      body.prompt.flatMap((m) =>
+        'content' in m ? [...m.content.matchAll(/\{\{\s*([\w.-]+)\s*\}\}/g)].map((v) => v[1]) : [],
+      ),
+    );
     const clash = body.prompt.find((m) => m.type === 'placeholder' && 'name' in m && variables.has(m.name));
     if (clash && 'name' in clash) throw invalid('prompt', `placeholder '${clash.name}' has the name of a variable`);
   }
@@ -88,18 +96,25 @@ function checkCreate(body: CreateBody): void {
 
 /** A selector from `?version=` / `?label=`; both at once is a 400 (reference §9). */
 function selectorOf(q: PromptQuery): PromptSelector {
-  if (q.version !== undefined && q.label !== undefined) throw new PublicApiError('InvalidRequestError', 'Cannot specify both version and label');
+  if (q.version !== undefined && q.label !== undefined)
+    throw new PublicApiError('InvalidRequestError', 'Cannot specify both version and label');
   if (q.version !== undefined) return { version: q.version };
   if (q.label !== undefined) return { label: q.label };
   return { all: true };
 }
 
 /** Looks up what a composition tag names in the project. */
-const findReferenced = (ctx: AdminContext, projectId: string): FindPrompt => (ref) =>
-  getPromptVersion(ctx.db, projectId, ref.name, 'version' in ref ? { version: ref.version } : { label: ref.label });
+const findReferenced =
+  (ctx: AdminContext, projectId: string): FindPrompt =>
+  (ref) =>
+    getPromptVersion(ctx.db, projectId, ref.name, 'version' in ref ? { version: ref.version } : { label: ref.label });
 
 const fromRepo = (err: unknown) =>
-  err instanceof PromptError ? new PublicApiError(err.kind === 'not_found' ? 'NotFoundError' : 'InvalidRequestError', err.message, { cause: err }) : err;
+  err instanceof PromptError
+    ? new PublicApiError(err.kind === 'not_found' ? 'NotFoundError' : 'InvalidRequestError', err.message, {
+        cause: err,
+      })
+    : err;
 
 /** Langfuse's prompt object (reference §9). */
 export function publicPrompt(p: StoredPrompt) {
@@ -128,27 +143,44 @@ export function registerPublicPrompts(app: FastifyInstance, ctx: AdminContext): 
     const body = req.body;
     checkCreate(body);
     // Langfuse refuses a version whose references do not resolve (missing, a chat prompt, a cycle, too deep).
-    await resolvePrompt({ name: body.name, prompt: body.prompt }, findReferenced(ctx, project.id)).catch((err: unknown) => {
-      throw err instanceof PromptCompositionError ? new PublicApiError('InvalidRequestError', err.message, { cause: err }) : err;
-    });
+    await resolvePrompt({ name: body.name, prompt: body.prompt }, findReferenced(ctx, project.id)).catch(
+      (err: unknown) => {
+        throw err instanceof PromptCompositionError
+          ? new PublicApiError('InvalidRequestError', err.message, { cause: err })
+          : err;
+      },
+    );
     const created = await createPromptVersion(
       ctx.db,
       project.id,
-      { name: body.name, type: body.type, prompt: body.prompt, config: body.config ?? {}, labels: body.labels, tags: body.tags ?? undefined, commitMessage: body.commitMessage, createdBy: 'API' },
+      {
+        name: body.name,
+        type: body.type,
+        prompt: body.prompt,
+        config: body.config ?? {},
+        labels: body.labels,
+        tags: body.tags ?? undefined,
+        commitMessage: body.commitMessage,
+        createdBy: 'API',
+      },
       ctx.promptEvents,
     ).catch((err) => Promise.reject(fromRepo(err)));
     reply.code(201);
     return publicPrompt(created);
   });
 
-  app.get<{ Querystring: ListQuery }>('/v2/prompts', { schema: { querystring: listQuerySchema }, onRequest }, async (req) => {
-    const project = projectOf(req);
-    const q = req.query;
-    const { data, total } = await listPrompts(ctx.db, project.id, { ...q, limit: q.limit, offset: pageOffset(q) });
-    const meta = pageMeta(q, total);
-    // Langfuse answers the same paging twice, as `meta` and as `pagination`.
-    return { data, meta, pagination: meta };
-  });
+  app.get<{ Querystring: ListQuery }>(
+    '/v2/prompts',
+    { schema: { querystring: listQuerySchema }, onRequest },
+    async (req) => {
+      const project = projectOf(req);
+      const q = req.query;
+      const { data, total } = await listPrompts(ctx.db, project.id, { ...q, limit: q.limit, offset: pageOffset(q) });
+      const meta = pageMeta(q, total);
+      // Langfuse answers the same paging twice, as `meta` and as `pagination`.
+      return { data, meta, pagination: meta };
+    },
+  );
 
   app.get<{ Params: { name: string }; Querystring: PromptQuery }>(
     '/v2/prompts/:name',
@@ -163,11 +195,21 @@ export function registerPublicPrompts(app: FastifyInstance, ctx: AdminContext): 
         const what = 'version' in chosen ? `version ${chosen.version}` : `label '${chosen.label}'`;
         throw new PublicApiError('NotFoundError', `Prompt not found: '${name}' with ${what}`);
       }
-      const composed = req.query.resolve === false ? { prompt: found.prompt, graph: null } : await resolvePrompt(found, findReferenced(ctx, project.id)).catch((err: unknown) => {
-        // A reference that stopped resolving since the version was created: Langfuse's 409.
-        throw err instanceof PromptCompositionError ? new PublicApiError('ConflictError', err.message, { cause: err }) : err;
-      });
-      return { ...publicPrompt(found), prompt: composed.prompt, resolutionGraph: composed.graph, isActive: found.labels.includes('production') };
+      const composed =
+        req.query.resolve === false
+          ? { prompt: found.prompt, graph: null }
+          : await resolvePrompt(found, findReferenced(ctx, project.id)).catch((err: unknown) => {
+              // A reference that stopped resolving since the version was created: Langfuse's 409.
+              throw err instanceof PromptCompositionError
+                ? new PublicApiError('ConflictError', err.message, { cause: err })
+                : err;
+            });
+      return {
+        ...publicPrompt(found),
+        prompt: composed.prompt,
+        resolutionGraph: composed.graph,
+        isActive: found.labels.includes('production'),
+      };
     },
   );
 
@@ -177,7 +219,14 @@ export function registerPublicPrompts(app: FastifyInstance, ctx: AdminContext): 
     async (req) => {
       const project = projectOf(req);
       const { name, version } = req.params;
-      const updated = await addPromptLabels(ctx.db, project.id, name, version, req.body.newLabels, ctx.promptEvents).catch((err) => Promise.reject(fromRepo(err)));
+      const updated = await addPromptLabels(
+        ctx.db,
+        project.id,
+        name,
+        version,
+        req.body.newLabels,
+        ctx.promptEvents,
+      ).catch((err) => Promise.reject(fromRepo(err)));
       return publicPrompt(updated);
     },
   );
@@ -187,7 +236,9 @@ export function registerPublicPrompts(app: FastifyInstance, ctx: AdminContext): 
     { schema: { params: nameParams, querystring: promptQuerySchema }, onRequest },
     async (req, reply) => {
       const project = projectOf(req);
-      await deletePromptVersions(ctx.db, project.id, req.params.name, selectorOf(req.query), ctx.promptEvents).catch((err) => Promise.reject(fromRepo(err)));
+      await deletePromptVersions(ctx.db, project.id, req.params.name, selectorOf(req.query), ctx.promptEvents).catch(
+        (err) => Promise.reject(fromRepo(err)),
+      );
       return reply.code(204).send();
     },
   );

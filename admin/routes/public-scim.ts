@@ -29,7 +29,8 @@ function toScimError(err: FastifyError): ScimError | undefined {
   if (err instanceof UserExistsError) return new ScimError(409, err.message, 'uniqueness');
   if (err instanceof LastOwnerError) return new ScimError(409, err.message, 'mutability');
   // Fastify's own 4xx: a body that is not JSON, an unsupported media type, a body too large.
-  if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) return new ScimError(err.statusCode, err.message, err.statusCode === 400 ? 'invalidSyntax' : undefined);
+  if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500)
+    return new ScimError(err.statusCode, err.message, err.statusCode === 400 ? 'invalidSyntax' : undefined);
   return undefined;
 }
 
@@ -42,7 +43,11 @@ function intParam(value: unknown, fallback: number, min: number): number {
 export function registerPublicScim(app: FastifyInstance, ctx: AdminContext): void {
   void app.register(
     (scim, _opts, done) => {
-      scim.addContentTypeParser('application/scim+json', { parseAs: 'string' }, scim.getDefaultJsonParser('error', 'error'));
+      scim.addContentTypeParser(
+        'application/scim+json',
+        { parseAs: 'string' },
+        scim.getDefaultJsonParser('error', 'error'),
+      );
       scim.addHook('onSend', async (_req, reply, payload) => {
         reply.header('content-type', SCIM_TYPE);
         return payload;
@@ -51,10 +56,20 @@ export function registerPublicScim(app: FastifyInstance, ctx: AdminContext): voi
         const known = toScimError(err);
         if (known) return reply.code(known.status).send(known.body());
         const errorId = randomUUID();
-        ctx.log.error('SCIM request failed', { errorId, method: req.method, url: req.url, error: err.message, stack: err.stack });
+        ctx.log.error('SCIM request failed', {
+          errorId,
+          method: req.method,
+          url: req.url,
+          error: err.message,
+          stack: err.stack,
+        });
         return reply.code(500).send(new ScimError(500, `Internal Server Error (error id ${errorId})`).body());
       });
-      scim.setNotFoundHandler((req, reply) => reply.code(404).send(new ScimError(404, `No SCIM endpoint at ${req.method} ${req.url.split('?', 1)[0]}`).body()));
+      scim.setNotFoundHandler((req, reply) =>
+        reply
+          .code(404)
+          .send(new ScimError(404, `No SCIM endpoint at ${req.method} ${req.url.split('?', 1)[0]}`).body()),
+      );
       registerScimRoutes(scim, ctx);
       done();
     },
@@ -77,7 +92,10 @@ function registerScimRoutes(app: FastifyInstance, ctx: AdminContext): void {
       refuseOwner(before);
       // A password set here would let the key's holder sign in as an admin.
       if (rest.password !== undefined && roleAtLeast(before.role, 'admin')) {
-        throw new ScimError(403, `${before.email} is an ${before.role}: SCIM sets passwords only on members and viewers`);
+        throw new ScimError(
+          403,
+          `${before.email} is an ${before.role}: SCIM sets passwords only on members and viewers`,
+        );
       }
     };
     const user = await changeUser(ctx.db, req.params.id, rest, { ...keyChangedBy(req), allow });
@@ -91,21 +109,37 @@ function registerScimRoutes(app: FastifyInstance, ctx: AdminContext): void {
   app.get('/Schemas', { onRequest }, async (req) => schemas(base(req)));
   app.get(`/Schemas/${USER_SCHEMA}`, { onRequest }, async (req) => userSchema(base(req)));
 
-  app.get<{ Querystring: { filter?: string; startIndex?: string; count?: string } }>('/Users', { onRequest }, async (req) => {
-    const email = userNameFilter(req.query.filter);
-    const startIndex = intParam(req.query.startIndex, 1, 1);
-    const count = Math.min(intParam(req.query.count, 100, 0), MAX_COUNT);
-    const { users, total } = await listUsers(ctx.db, { email, offset: startIndex - 1, limit: count });
-    return { schemas: [LIST_RESPONSE_SCHEMA], totalResults: total, startIndex, itemsPerPage: users.length, Resources: users.map((u) => resource(req, u)) };
-  });
+  app.get<{ Querystring: { filter?: string; startIndex?: string; count?: string } }>(
+    '/Users',
+    { onRequest },
+    async (req) => {
+      const email = userNameFilter(req.query.filter);
+      const startIndex = intParam(req.query.startIndex, 1, 1);
+      const count = Math.min(intParam(req.query.count, 100, 0), MAX_COUNT);
+      const { users, total } = await listUsers(ctx.db, { email, offset: startIndex - 1, limit: count });
+      return {
+        schemas: [LIST_RESPONSE_SCHEMA],
+        totalResults: total,
+        startIndex,
+        itemsPerPage: users.length,
+        Resources: users.map((u) => resource(req, u)),
+      };
+    },
+  );
 
-  app.get<{ Params: IdParams }>('/Users/:id', { onRequest }, async (req) => resource(req, await existing(req.params.id)));
+  app.get<{ Params: IdParams }>('/Users/:id', { onRequest }, async (req) =>
+    resource(req, await existing(req.params.id)),
+  );
 
   app.post('/Users', { onRequest }, async (req, reply: FastifyReply) => {
     const { email, name, active, externalId, password, role } = scimUserFields(req.body);
     refuseOwnerRole(role);
     const by = keyChangedBy(req);
-    const { user } = await addUser(ctx.db, { email, name, active, externalId, role: role ?? 'viewer', password: password ?? null }, by);
+    const { user } = await addUser(
+      ctx.db,
+      { email, name, active, externalId, role: role ?? 'viewer', password: password ?? null },
+      by,
+    );
     const body = resource(req, user);
     return reply.code(201).header('location', body.meta.location).send(body);
   });
@@ -119,7 +153,8 @@ function registerScimRoutes(app: FastifyInstance, ctx: AdminContext): void {
   app.patch<{ Params: IdParams }>('/Users/:id', { onRequest }, async (req) => change(req, patchFields(req.body)));
 
   app.delete<{ Params: IdParams }>('/Users/:id', { onRequest }, async (req, reply) => {
-    if (!(await removeUser(ctx.db, req.params.id, keyChangedBy(req)))) throw new ScimError(404, `User ${req.params.id} not found`);
+    if (!(await removeUser(ctx.db, req.params.id, keyChangedBy(req))))
+      throw new ScimError(404, `User ${req.params.id} not found`);
     return reply.code(204).send();
   });
 }

@@ -4,7 +4,11 @@ import type { FastifyInstance } from 'fastify';
 import createSchema from '../../schemas/api/public-score-config-create.json' with { type: 'json' };
 import updateSchema from '../../schemas/api/public-score-config-update.json' with { type: 'json' };
 import pageQuerySchema from '../../schemas/api/public-page-query.json' with { type: 'json' };
-import { scoreConfigIssues, withoutServerCategories, withServerCategories } from '../../src/scores/score-config-rules.ts';
+import {
+  scoreConfigIssues,
+  withoutServerCategories,
+  withServerCategories,
+} from '../../src/scores/score-config-rules.ts';
 import {
   createScoreConfig,
   getScoreConfig,
@@ -18,7 +22,8 @@ import { pageMeta, pageOffset, type PageQuery } from '../public-api/paging.ts';
 import { invalidRequestData, PublicApiError } from '../public-api/public-error.ts';
 import { projectOf, requireKey } from '../public-api/route-access.ts';
 
-type CreateBody = Pick<ScoreConfigFields, 'name' | 'dataType'> & Partial<Omit<ScoreConfigFields, 'name' | 'dataType' | 'isArchived'>>;
+type CreateBody = Pick<ScoreConfigFields, 'name' | 'dataType'> &
+  Partial<Omit<ScoreConfigFields, 'name' | 'dataType' | 'isArchived'>>;
 type UpdateBody = Partial<Omit<ScoreConfigFields, 'dataType'>>;
 type ConfigParams = { configId: string };
 
@@ -64,10 +69,17 @@ export function registerPublicScoreConfigs(app: FastifyInstance, ctx: AdminConte
     return publicScoreConfig(await createScoreConfig(ctx.db, projectOf(req).id, fields));
   });
 
-  app.get<{ Querystring: PageQuery }>('/score-configs', { schema: { querystring: pageQuerySchema }, onRequest }, async (req) => {
-    const { data, total } = await listScoreConfigs(ctx.db, projectOf(req).id, { limit: req.query.limit, offset: pageOffset(req.query) });
-    return { data: data.map(publicScoreConfig), meta: pageMeta(req.query, total) };
-  });
+  app.get<{ Querystring: PageQuery }>(
+    '/score-configs',
+    { schema: { querystring: pageQuerySchema }, onRequest },
+    async (req) => {
+      const { data, total } = await listScoreConfigs(ctx.db, projectOf(req).id, {
+        limit: req.query.limit,
+        offset: pageOffset(req.query),
+      });
+      return { data: data.map(publicScoreConfig), meta: pageMeta(req.query, total) };
+    },
+  );
 
   app.get<{ Params: ConfigParams }>('/score-configs/:configId', { onRequest }, async (req) => {
     const config = await getScoreConfig(ctx.db, projectOf(req).id, req.params.configId);
@@ -75,13 +87,17 @@ export function registerPublicScoreConfigs(app: FastifyInstance, ctx: AdminConte
     return publicScoreConfig(config);
   });
 
-  app.patch<{ Params: ConfigParams; Body: UpdateBody }>('/score-configs/:configId', { schema: { body: updateSchema }, onRequest }, async (req) => {
-    const projectId = projectOf(req).id;
-    const stored = await getScoreConfig(ctx.db, projectId, req.params.configId);
-    if (!stored) throw configNotFound();
-    const fields = checked({ ...withoutServerCategories(stored), ...req.body });
-    const updated = await updateScoreConfig(ctx.db, projectId, stored.id, fields);
-    if (!updated) throw configNotFound();
-    return publicScoreConfig(updated);
-  });
+  app.patch<{ Params: ConfigParams; Body: UpdateBody }>(
+    '/score-configs/:configId',
+    { schema: { body: updateSchema }, onRequest },
+    async (req) => {
+      const projectId = projectOf(req).id;
+      const stored = await getScoreConfig(ctx.db, projectId, req.params.configId);
+      if (!stored) throw configNotFound();
+      const fields = checked({ ...withoutServerCategories(stored), ...req.body });
+      const updated = await updateScoreConfig(ctx.db, projectId, stored.id, fields);
+      if (!updated) throw configNotFound();
+      return publicScoreConfig(updated);
+    },
+  );
 }

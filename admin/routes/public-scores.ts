@@ -8,7 +8,15 @@ import { scoreRowOf } from '../../src/ingestion/score-input.ts';
 import { storableScoreIssues } from '../../src/ingestion/storable-event.ts';
 import { SCORE_FILTER_COLUMNS } from '../../src/store/repos/filter-columns.ts';
 import { getScoreConfigsByIds } from '../../src/store/repos/score-configs.ts';
-import { deleteScore, getScore, listScores, upsertScores, type ScoreDataType, type ScoreSource, type StoredScore } from '../../src/store/repos/scores.ts';
+import {
+  deleteScore,
+  getScore,
+  listScores,
+  upsertScores,
+  type ScoreDataType,
+  type ScoreSource,
+  type StoredScore,
+} from '../../src/store/repos/scores.ts';
 import type { AdminContext } from '../context.ts';
 import { readFilterParam } from '../public-api/filter-param.ts';
 import { commaList, listParam } from '../public-api/list-param.ts';
@@ -43,9 +51,20 @@ interface ScoresQuery {
 
 /** The simple parameters and the filter column each stands for (the filter's condition replaces the parameter). */
 const SIMPLE_SCORE_PARAMS = {
-  name: 'name', userId: 'userId', fromTimestamp: 'timestamp', toTimestamp: 'timestamp', environment: 'environment', source: 'source',
-  operator: 'value', value: 'value', scoreIds: 'id', dataType: 'dataType', traceId: 'traceId', observationId: 'observationId',
-  sessionId: 'sessionId', traceTags: 'trace_tags',
+  name: 'name',
+  userId: 'userId',
+  fromTimestamp: 'timestamp',
+  toTimestamp: 'timestamp',
+  environment: 'environment',
+  source: 'source',
+  operator: 'value',
+  value: 'value',
+  scoreIds: 'id',
+  dataType: 'dataType',
+  traceId: 'traceId',
+  observationId: 'observationId',
+  sessionId: 'sessionId',
+  traceTags: 'trace_tags',
 } as const;
 
 type IdParams = { id: string };
@@ -85,32 +104,46 @@ export function registerPublicScores(app: FastifyInstance, ctx: AdminContext): v
       const unstorable = 'body' in c ? storableScoreIssues(c.body) : [];
       return unstorable.length > 0 ? { issues: unstorable } : c;
     });
-    const configIds = checked.flatMap((c) => ('body' in c && typeof c.body.configId === 'string' ? [c.body.configId] : []));
+    const configIds = checked.flatMap((c) =>
+      'body' in c && typeof c.body.configId === 'string' ? [c.body.configId] : [],
+    );
     const configs = await getScoreConfigsByIds(ctx.db, projectId, configIds);
     const now = new Date(ctx.clock.now()).toISOString();
     return checked.map((c) => ('issues' in c ? c : scoreRowOf(projectId, c.body, now, configs)));
   };
 
   // Each score is checked for what the store cannot take (a batch refuses only its bad scores).
-  app.post('/scores', { config: CHECKS_ITS_OWN_BODY, onRequest: requireKey(ctx, 'ingestion-write') }, async (req, reply) => {
-    const project = projectOf(req);
-    if (!Array.isArray(req.body)) {
-      const [score] = await rowsOf(project.id, [req.body]);
-      if ('issues' in score) throw invalidRequestData(score.issues);
-      await upsertScores(ctx.db, [score.row]);
-      return { id: score.row.id };
-    }
-    // A batch (Langfuse's CreateScoresRequest): the valid scores are stored before the answer; 202 when all were,
-    // else 207 with a message per refused score. The SDK does not retry a 207.
-    if (req.body.length === 0) throw invalidRequestData([{ path: [], message: 'must hold at least one score' }]);
-    const scores = await rowsOf(project.id, req.body);
-    const rows = scores.flatMap((s) => ('row' in s ? [s.row] : []));
-    // One transaction: an id repeated in the batch takes more than one statement (later values win).
-    if (rows.length > 0) await ctx.db.transaction((tx) => upsertScores(tx, rows));
-    const errors = scores.flatMap((s, i) => ('issues' in s ? [{ message: `scores[${i}]: ${s.issues.map((e) => `${e.path.join('.') || 'score'}: ${e.message}`).join('; ')}` }] : []));
-    if (errors.length === 0) return reply.code(202).send({ message: 'Accepted' });
-    return reply.code(207).send({ accepted: rows.length, rejected: errors.length, errors });
-  });
+  app.post(
+    '/scores',
+    { config: CHECKS_ITS_OWN_BODY, onRequest: requireKey(ctx, 'ingestion-write') },
+    async (req, reply) => {
+      const project = projectOf(req);
+      if (!Array.isArray(req.body)) {
+        const [score] = await rowsOf(project.id, [req.body]);
+        if ('issues' in score) throw invalidRequestData(score.issues);
+        await upsertScores(ctx.db, [score.row]);
+        return { id: score.row.id };
+      }
+      // A batch (Langfuse's CreateScoresRequest): the valid scores are stored before the answer; 202 when all were,
+      // else 207 with a message per refused score. The SDK does not retry a 207.
+      if (req.body.length === 0) throw invalidRequestData([{ path: [], message: 'must hold at least one score' }]);
+      const scores = await rowsOf(project.id, req.body);
+      const rows = scores.flatMap((s) => ('row' in s ? [s.row] : []));
+      // One transaction: an id repeated in the batch takes more than one statement (later values win).
+      if (rows.length > 0) await ctx.db.transaction((tx) => upsertScores(tx, rows));
+      const errors = scores.flatMap((s, i) =>
+        'issues' in s
+          ? [
+              {
+                message: `scores[${i}]: ${s.issues.map((e) => `${e.path.join('.') || 'score'}: ${e.message}`).join('; ')}`,
+              },
+            ]
+          : [],
+      );
+      if (errors.length === 0) return reply.code(202).send({ message: 'Accepted' });
+      return reply.code(207).send({ accepted: rows.length, rejected: errors.length, errors });
+    },
+  );
 
   const list = (traceScoresOnly: boolean) => async (req: { query: ScoresQuery } & Parameters<typeof projectOf>[0]) => {
     const project = projectOf(req);
@@ -140,7 +173,12 @@ export function registerPublicScores(app: FastifyInstance, ctx: AdminContext): v
     return {
       data: data.map((s) => ({
         ...publicScore(s),
-        trace: s.trace && { userId: s.trace.userId, sessionId: s.trace.sessionId, tags: tagList(s.trace.tags), environment: s.trace.environment },
+        trace: s.trace && {
+          userId: s.trace.userId,
+          sessionId: s.trace.sessionId,
+          tags: tagList(s.trace.tags),
+          environment: s.trace.environment,
+        },
       })),
       meta: pageMeta(q, total),
     };
@@ -151,9 +189,20 @@ export function registerPublicScores(app: FastifyInstance, ctx: AdminContext): v
     return publicScore(score);
   };
   // v1 answers trace scores only (not session or dataset-run scores), as Langfuse's v1 does; v2 answers every score.
-  for (const [prefix, traceScoresOnly] of [['', true], ['/v2', false]] as const) {
-    app.get<{ Querystring: ScoresQuery }>(`${prefix}/scores`, { schema: { querystring: querySchema }, onRequest: requireKey(ctx, 'project') }, list(traceScoresOnly));
-    app.get<{ Params: IdParams }>(`${prefix}/scores/:id`, { onRequest: requireKey(ctx, 'project') }, get(traceScoresOnly));
+  for (const [prefix, traceScoresOnly] of [
+    ['', true],
+    ['/v2', false],
+  ] as const) {
+    app.get<{ Querystring: ScoresQuery }>(
+      `${prefix}/scores`,
+      { schema: { querystring: querySchema }, onRequest: requireKey(ctx, 'project') },
+      list(traceScoresOnly),
+    );
+    app.get<{ Params: IdParams }>(
+      `${prefix}/scores/:id`,
+      { onRequest: requireKey(ctx, 'project') },
+      get(traceScoresOnly),
+    );
   }
 
   app.delete<{ Params: IdParams }>('/scores/:id', { onRequest: requireKey(ctx, 'project') }, async (req, reply) => {

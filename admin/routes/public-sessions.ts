@@ -18,22 +18,31 @@ interface SessionsQuery {
 }
 
 export function registerPublicSessions(app: FastifyInstance, ctx: AdminContext): void {
-  app.get<{ Querystring: SessionsQuery }>('/sessions', { schema: { querystring: querySchema }, onRequest: requireKey(ctx, 'project') }, async (req) => {
-    const q = req.query;
-    const { data, total } = await listSessions(ctx.db, projectOf(req).id, {
-      from: q.fromTimestamp,
-      to: q.toTimestamp,
-      environments: q.environment,
-      limit: q.limit,
-      offset: pageOffset(q),
-    });
-    return { data, meta: pageMeta(q, total) };
-  });
+  app.get<{ Querystring: SessionsQuery }>(
+    '/sessions',
+    { schema: { querystring: querySchema }, onRequest: requireKey(ctx, 'project') },
+    async (req) => {
+      const q = req.query;
+      const { data, total } = await listSessions(ctx.db, projectOf(req).id, {
+        from: q.fromTimestamp,
+        to: q.toTimestamp,
+        environments: q.environment,
+        limit: q.limit,
+        offset: pageOffset(q),
+      });
+      return { data, meta: pageMeta(q, total) };
+    },
+  );
 
-  app.get<{ Params: { sessionId: string } }>('/sessions/:sessionId', { onRequest: requireKey(ctx, 'project') }, async (req) => {
-    const { sessionId } = req.params;
-    const session = await getSession(ctx.db, projectOf(req).id, sessionId);
-    if (!session) throw new PublicApiError('NotFoundError', `Session ${sessionId} not found within authorized project`);
-    return { ...session, traces: session.traces.map(publicTrace) };
-  });
+  app.get<{ Params: { sessionId: string } }>(
+    '/sessions/:sessionId',
+    { onRequest: requireKey(ctx, 'project') },
+    async (req) => {
+      const { sessionId } = req.params;
+      const session = await getSession(ctx.db, projectOf(req).id, sessionId);
+      if (!session)
+        throw new PublicApiError('NotFoundError', `Session ${sessionId} not found within authorized project`);
+      return { ...session, traces: session.traces.map(publicTrace) };
+    },
+  );
 }

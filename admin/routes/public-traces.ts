@@ -6,7 +6,13 @@ import querySchema from '../../schemas/api/public-traces-query.json' with { type
 import { observationModels } from '../../src/pricing/observation-model.ts';
 import { TRACE_FILTER_COLUMNS } from '../../src/store/repos/filter-columns.ts';
 import { listScoresOfTrace } from '../../src/store/repos/scores.ts';
-import { deleteTraces, getTrace, listObservationsOfTrace, listTraces, type StoredTrace } from '../../src/store/repos/traces.ts';
+import {
+  deleteTraces,
+  getTrace,
+  listObservationsOfTrace,
+  listTraces,
+  type StoredTrace,
+} from '../../src/store/repos/traces.ts';
 import type { AdminContext } from '../context.ts';
 import { readFilterParam } from '../public-api/filter-param.ts';
 import { listParam } from '../public-api/list-param.ts';
@@ -34,12 +40,20 @@ interface TracesQuery {
 
 /** The simple parameters and the filter column each stands for. */
 const SIMPLE_TRACE_PARAMS = {
-  userId: 'userId', name: 'name', sessionId: 'sessionId', fromTimestamp: 'timestamp', toTimestamp: 'timestamp',
-  tags: 'tags', environment: 'environment', release: 'release', version: 'version',
+  userId: 'userId',
+  name: 'name',
+  sessionId: 'sessionId',
+  fromTimestamp: 'timestamp',
+  toTimestamp: 'timestamp',
+  tags: 'tags',
+  environment: 'environment',
+  release: 'release',
+  version: 'version',
 } as const;
 
 /** Our tags are an object; Langfuse's a string list: `k` for an empty value, else `k:v` (the filter accepts both). */
-export const tagList = (tags: Record<string, string>): string[] => Object.entries(tags).map(([k, v]) => (v === '' ? k : `${k}:${v}`));
+export const tagList = (tags: Record<string, string>): string[] =>
+  Object.entries(tags).map(([k, v]) => (v === '' ? k : `${k}:${v}`));
 
 export function publicTrace(t: StoredTrace) {
   return {
@@ -75,31 +89,36 @@ export function publicTrace(t: StoredTrace) {
 
 type TraceParams = { traceId: string };
 
-const traceNotFound = (id: string) => new PublicApiError('NotFoundError', `Trace ${id} not found within authorized project`);
+const traceNotFound = (id: string) =>
+  new PublicApiError('NotFoundError', `Trace ${id} not found within authorized project`);
 
 export function registerPublicTraces(app: FastifyInstance, ctx: AdminContext): void {
-  app.get<{ Querystring: TracesQuery }>('/traces', { schema: { querystring: querySchema }, onRequest: requireKey(ctx, 'project') }, async (req) => {
-    const project = projectOf(req);
-    const { conditions, query: q } = readFilterParam(req.query, TRACE_FILTER_COLUMNS, SIMPLE_TRACE_PARAMS);
-    const [field, direction] = q.orderBy.split('.') as ['timestamp' | 'name', 'asc' | 'desc'];
-    const { data, total } = await listTraces(ctx.db, project.id, {
-      userId: q.userId,
-      name: q.name,
-      sessionId: q.sessionId,
-      from: q.fromTimestamp,
-      to: q.toTimestamp,
-      tags: listParam(q.tags),
-      environments: listParam(q.environment),
-      release: q.release,
-      version: q.version,
-      orderBy: { column: field === 'name' ? 'name' : 'startTime', direction },
-      conditions,
-      withLinkedIds: true,
-      limit: q.limit,
-      offset: pageOffset(q),
-    });
-    return { data: data.map(publicTrace), meta: pageMeta(q, total) };
-  });
+  app.get<{ Querystring: TracesQuery }>(
+    '/traces',
+    { schema: { querystring: querySchema }, onRequest: requireKey(ctx, 'project') },
+    async (req) => {
+      const project = projectOf(req);
+      const { conditions, query: q } = readFilterParam(req.query, TRACE_FILTER_COLUMNS, SIMPLE_TRACE_PARAMS);
+      const [field, direction] = q.orderBy.split('.') as ['timestamp' | 'name', 'asc' | 'desc'];
+      const { data, total } = await listTraces(ctx.db, project.id, {
+        userId: q.userId,
+        name: q.name,
+        sessionId: q.sessionId,
+        from: q.fromTimestamp,
+        to: q.toTimestamp,
+        tags: listParam(q.tags),
+        environments: listParam(q.environment),
+        release: q.release,
+        version: q.version,
+        orderBy: { column: field === 'name' ? 'name' : 'startTime', direction },
+        conditions,
+        withLinkedIds: true,
+        limit: q.limit,
+        offset: pageOffset(q),
+      });
+      return { data: data.map(publicTrace), meta: pageMeta(q, total) };
+    },
+  );
 
   app.get<{ Params: TraceParams }>('/traces/:traceId', { onRequest: requireKey(ctx, 'project') }, async (req) => {
     const projectId = projectOf(req).id;
@@ -107,9 +126,15 @@ export function registerPublicTraces(app: FastifyInstance, ctx: AdminContext): v
     const trace = await getTrace(ctx.db, projectId, traceId);
     if (!trace) throw traceNotFound(traceId);
     const [observations, scores, modelOf] = await Promise.all([
-      listObservationsOfTrace(ctx.db, projectId, traceId), listScoresOfTrace(ctx.db, projectId, traceId), observationModels(ctx.db, projectId),
+      listObservationsOfTrace(ctx.db, projectId, traceId),
+      listScoresOfTrace(ctx.db, projectId, traceId),
+      observationModels(ctx.db, projectId),
     ]);
-    return { ...publicTrace(trace), observations: observations.map((o) => publicObservation(o, modelOf(o))), scores: scores.map(publicScore) };
+    return {
+      ...publicTrace(trace),
+      observations: observations.map((o) => publicObservation(o, modelOf(o))),
+      scores: scores.map(publicScore),
+    };
   });
 
   app.delete<{ Params: TraceParams }>('/traces/:traceId', { onRequest: requireKey(ctx, 'project') }, async (req) => {
@@ -118,9 +143,13 @@ export function registerPublicTraces(app: FastifyInstance, ctx: AdminContext): v
     return { message: 'Trace deleted successfully' };
   });
 
-  app.delete<{ Body: { traceIds: string[] } }>('/traces', { schema: { body: deleteSchema }, onRequest: requireKey(ctx, 'project') }, async (req) => {
-    // Ids not stored in the project are skipped, as Langfuse's background deletion does.
-    await deleteTraces(ctx.db, projectOf(req).id, req.body.traceIds);
-    return { message: 'Traces deleted successfully' };
-  });
+  app.delete<{ Body: { traceIds: string[] } }>(
+    '/traces',
+    { schema: { body: deleteSchema }, onRequest: requireKey(ctx, 'project') },
+    async (req) => {
+      // Ids not stored in the project are skipped, as Langfuse's background deletion does.
+      await deleteTraces(ctx.db, projectOf(req).id, req.body.traceIds);
+      return { message: 'Traces deleted successfully' };
+    },
+  );
 }

@@ -4,7 +4,15 @@ import type { FastifyInstance } from 'fastify';
 import createSchema from '../../schemas/api/rest-trace-create.json' with { type: 'json' };
 import updateSchema from '../../schemas/api/rest-trace-update.json' with { type: 'json' };
 import listSchema from '../../schemas/api/rest-traces-query.json' with { type: 'json' };
-import { getTrace, insertTraces, listObservationsOfTrace, listTraces, lockTrace, updateTrace, type TraceStatus } from '../../src/store/repos/traces.ts';
+import {
+  getTrace,
+  insertTraces,
+  listObservationsOfTrace,
+  listTraces,
+  lockTrace,
+  updateTrace,
+  type TraceStatus,
+} from '../../src/store/repos/traces.ts';
 import type { AdminContext } from '../context.ts';
 import { restTrace, restTraceReceipt, restTraceWithSpans } from '../rest-api/representations.ts';
 import { projectOf } from '../rest-api/request-guard.ts';
@@ -72,7 +80,14 @@ export function registerTraces(app: FastifyInstance, ctx: AdminContext): void {
     const project = projectOf(req);
     const q = req.query;
     const { from, to } = traceWindow(q.startDate, q.endDate);
-    const { data, total } = await listTraces(ctx.db, project.id, { status: q.status, agentName: q.agent, from, to, limit: q.limit, offset: q.offset });
+    const { data, total } = await listTraces(ctx.db, project.id, {
+      status: q.status,
+      agentName: q.agent,
+      from,
+      to,
+      limit: q.limit,
+      offset: q.offset,
+    });
     return {
       data: data.map(restTrace),
       pagination: { total, limit: q.limit, offset: q.offset, hasMore: q.offset + data.length < total },

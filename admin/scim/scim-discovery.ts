@@ -2,7 +2,13 @@
 // a minimal User schema naming the attributes it keeps.
 import { LIST_RESPONSE_SCHEMA, USER_SCHEMA } from './scim-user.ts';
 
-const listOf = (resources: object[]) => ({ schemas: [LIST_RESPONSE_SCHEMA], totalResults: resources.length, startIndex: 1, itemsPerPage: resources.length, Resources: resources });
+const listOf = (resources: object[]) => ({
+  schemas: [LIST_RESPONSE_SCHEMA],
+  totalResults: resources.length,
+  startIndex: 1,
+  itemsPerPage: resources.length,
+  Resources: resources,
+});
 
 export function serviceProviderConfig(base: string) {
   return {
@@ -14,7 +20,12 @@ export function serviceProviderConfig(base: string) {
     sort: { supported: false },
     etag: { supported: false },
     authenticationSchemes: [
-      { type: 'httpbasic', name: 'HTTP Basic', description: 'An organization API key: public key as user name, secret key as password', primary: true },
+      {
+        type: 'httpbasic',
+        name: 'HTTP Basic',
+        description: 'An organization API key: public key as user name, secret key as password',
+        primary: true,
+      },
     ],
     meta: { resourceType: 'ServiceProviderConfig', location: `${base}/ServiceProviderConfig` },
   };
@@ -52,9 +63,19 @@ export function userSchema(base: string) {
     description: 'User Account',
     attributes: [
       attribute('userName', 'string', { required: true, uniqueness: 'server' }),
-      attribute('name', 'complex', { subAttributes: [attribute('formatted', 'string'), attribute('givenName', 'string'), attribute('familyName', 'string')] }),
+      attribute('name', 'complex', {
+        subAttributes: [
+          attribute('formatted', 'string'),
+          attribute('givenName', 'string'),
+          attribute('familyName', 'string'),
+        ],
+      }),
       attribute('displayName', 'string'),
-      attribute('emails', 'complex', { multiValued: true, mutability: 'readOnly', subAttributes: [attribute('value', 'string'), attribute('type', 'string'), attribute('primary', 'boolean')] }),
+      attribute('emails', 'complex', {
+        multiValued: true,
+        mutability: 'readOnly',
+        subAttributes: [attribute('value', 'string'), attribute('type', 'string'), attribute('primary', 'boolean')],
+      }),
       attribute('active', 'boolean'),
       attribute('password', 'string', { mutability: 'writeOnly', returned: 'never' }),
       attribute('externalId', 'string', { caseExact: true }),

@@ -15,7 +15,12 @@ export class ScimError extends Error {
   }
 
   body() {
-    return { schemas: [SCIM_ERROR_SCHEMA], status: String(this.status), detail: this.message, ...(this.scimType ? { scimType: this.scimType } : {}) };
+    return {
+      schemas: [SCIM_ERROR_SCHEMA],
+      status: String(this.status),
+      detail: this.message,
+      ...(this.scimType ? { scimType: this.scimType } : {}),
+    };
   }
 }
 

@@ -8,6 +8,11 @@ const USER_NAME_EQ = /^\s*userName\s+eq\s+"((?:[^"\\]|\\.)*)"\s*$/i;
 export function userNameFilter(filter: string | undefined): string | undefined {
   if (filter === undefined || filter.trim() === '') return undefined;
   const m = USER_NAME_EQ.exec(filter);
-  if (!m) throw new ScimError(400, `Unsupported filter ${JSON.stringify(filter)}: only userName eq "<value>" is supported`, 'invalidFilter');
+  if (!m)
+    throw new ScimError(
+      400,
+      `Unsupported filter ${JSON.stringify(filter)}: only userName eq "<value>" is supported`,
+      'invalidFilter',
+    );
   return m[1].replace(/\\(.)/g, '$1');
 }

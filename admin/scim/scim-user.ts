@@ -53,7 +53,8 @@ const MAX_EMAIL_LENGTH = 254;
 
 export function scimEmail(value: unknown, attribute = 'userName'): string {
   const email = text(value, attribute).trim();
-  if (email.length > MAX_EMAIL_LENGTH) throw invalidValue(`${attribute} must be at most ${MAX_EMAIL_LENGTH} characters`);
+  if (email.length > MAX_EMAIL_LENGTH)
+    throw invalidValue(`${attribute} must be at most ${MAX_EMAIL_LENGTH} characters`);
   if (!isEmail(email)) throw invalidValue(`${attribute} must be an email address, not ${JSON.stringify(email)}`);
   return email;
 }

@@ -47,7 +47,10 @@ export default definePlugin<TenantHeaderConfig>({
           return;
         }
         if (value.length > config.max_length || !PRINTABLE.test(value)) {
-          throw new GatewayError('invalid_request', `The '${config.header}' header must be printable ASCII of at most ${config.max_length} characters.`);
+          throw new GatewayError(
+            'invalid_request',
+            `The '${config.header}' header must be printable ASCII of at most ${config.max_length} characters.`,
+          );
         }
         // Headers added here go out with the response, refusals by later plugins included.
         ctx.responseHeaders[responseHeader] = value;

@@ -23,15 +23,22 @@ export default definePlugin({
       onRequest(ctx) {
         const key = presentedKey(ctx.headers);
         if (key === undefined) {
-          throw new GatewayError('invalid_api_key', 'Missing API key: send it as "Authorization: Bearer <key>" or in the "api-key" header.');
+          throw new GatewayError(
+            'invalid_api_key',
+            'Missing API key: send it as "Authorization: Bearer <key>" or in the "api-key" header.',
+          );
         }
         if (services.keys.stale?.()) {
-          throw new GatewayError('gateway_config_stale', 'The gateway cannot confirm its keys are current: its store is unavailable. Retry shortly.');
+          throw new GatewayError(
+            'gateway_config_stale',
+            'The gateway cannot confirm its keys are current: its store is unavailable. Retry shortly.',
+          );
         }
         const record = services.keys.find(hashKey(key));
         if (!record) throw new GatewayError('invalid_api_key', 'Invalid API key.');
         // Spec part 7 files this under invalid_api_key; checked before the principal is known, so it is not traced.
-        if (record.servingOff) throw new GatewayError('invalid_api_key', "Invalid API key: serving is off for this key's project.");
+        if (record.servingOff)
+          throw new GatewayError('invalid_api_key', "Invalid API key: serving is off for this key's project.");
         ctx.principal = {
           keyId: record.id,
           alias: record.alias,
@@ -49,7 +56,10 @@ export default definePlugin({
           throw new GatewayError('key_expired', 'This API key has expired.');
         }
         if (record.networks && !addressAllowed(ctx.clientIp, record.networks)) {
-          throw new GatewayError('ip_not_allowed', `Requests from ${ctx.clientIp ?? 'an unknown address'} are not allowed for this API key.`);
+          throw new GatewayError(
+            'ip_not_allowed',
+            `Requests from ${ctx.clientIp ?? 'an unknown address'} are not allowed for this API key.`,
+          );
         }
         if (ctx.route === 'models') return;
         const requested = ctx.body?.model;
@@ -67,7 +77,10 @@ export default definePlugin({
         }
         const group = record.modelGroups.includes(name) ? services.modelGroups.get(name) : undefined;
         if (!group) {
-          throw new GatewayError('model_not_allowed', `The model group '${name}' does not exist or this key is not allowed to use it.`);
+          throw new GatewayError(
+            'model_not_allowed',
+            `The model group '${name}' does not exist or this key is not allowed to use it.`,
+          );
         }
         ctx.group = group;
       },

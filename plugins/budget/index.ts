@@ -10,7 +10,12 @@ import { stateSlot } from '../../src/pipeline/state.ts';
 import type { RequestContext } from '../../src/pipeline/types.ts';
 import { deploymentPrice } from '../../src/pricing/prices.ts';
 import { groupChain } from '../../src/routing/model-groups.ts';
-import { CountersUnavailableError, projectTag, type PeriodAdmission, type PeriodCheck } from '../../src/store/counters/counters.ts';
+import {
+  CountersUnavailableError,
+  projectTag,
+  type PeriodAdmission,
+  type PeriodCheck,
+} from '../../src/store/counters/counters.ts';
 import { storeUnreachable } from '../../src/store/store-unreachable.ts';
 import schema from './schema.json' with { type: 'json' };
 import { worstCaseCost } from './worst-case.ts';
@@ -30,7 +35,11 @@ const usd = (nano: number) => `$${(nano / NANO).toFixed(6).replace(/0{1,4}$/, ''
 
 function unavailable(err: unknown): never {
   if (err instanceof CountersUnavailableError) {
-    throw new GatewayError('gateway_config_stale', 'The gateway cannot enforce its budgets: its counters store is unavailable. Retry shortly.', { cause: err });
+    throw new GatewayError(
+      'gateway_config_stale',
+      'The gateway cannot enforce its budgets: its counters store is unavailable. Retry shortly.',
+      { cause: err },
+    );
   }
   throw err;
 }
@@ -38,7 +47,11 @@ function unavailable(err: unknown): never {
 /** A counter is seeded from the spend ledger; with the store unreachable the budget cannot be checked (spec: 503). */
 function ledgerUnavailable(err: unknown): never {
   if (storeUnreachable(err)) {
-    throw new GatewayError('gateway_config_stale', 'The gateway cannot enforce its budgets: its store is unreachable, so the spend so far cannot be read. Retry shortly.', { cause: err });
+    throw new GatewayError(
+      'gateway_config_stale',
+      'The gateway cannot enforce its budgets: its store is unreachable, so the spend so far cannot be read. Retry shortly.',
+      { cause: err },
+    );
   }
   throw err;
 }
@@ -64,7 +77,10 @@ export default definePlugin({
     const priceOf = (d: DeploymentConfig) => prices.get(d.id);
 
     /** Admits, seeding from the ledger each counter the store has no value for yet (a new period, a Redis that restarted). */
-    async function admit(checks: PeriodCheck[], chain: ChainBudget[]): Promise<Exclude<PeriodAdmission, { outcome: 'unseeded' }>> {
+    async function admit(
+      checks: PeriodCheck[],
+      chain: ChainBudget[],
+    ): Promise<Exclude<PeriodAdmission, { outcome: 'unseeded' }>> {
       for (let round = 0; ; round++) {
         const r = await services.counters.admitPeriod(checks).catch(unavailable);
         if (r.outcome !== 'unseeded') return r;
@@ -80,7 +96,10 @@ export default definePlugin({
         if (ctx.route === 'models' || !principal || !ctx.group) return;
         const chain = chains.of(principal);
         if ('invalid' in chain) {
-          throw new GatewayError('budget_config_invalid', `The budget chain of key '${principal.alias}' cannot be built: ${chain.invalid}. Fix org_units in gateway.yaml.`);
+          throw new GatewayError(
+            'budget_config_invalid',
+            `The budget chain of key '${principal.alias}' cannot be built: ${chain.invalid}. Fix org_units in gateway.yaml.`,
+          );
         }
         if (chain.length === 0) return;
         const candidates = groupChain(services.modelGroups, ctx.group)
@@ -124,7 +143,9 @@ export default definePlugin({
             },
           );
         }
-        const overSoft = chain.filter((b, i) => !b.hard && r.values[i] + reservedNano > Math.round(b.usd * NANO)).map((b) => b.id);
+        const overSoft = chain
+          .filter((b, i) => !b.hard && r.values[i] + reservedNano > Math.round(b.usd * NANO))
+          .map((b) => b.id);
         if (overSoft.length > 0) ctx.annotations['gateway.budget_soft_exceeded'] = overSoft;
         ctx.state.set(reservation, { chain, checks, periodIds: r.periodIds, reservedNano });
       },
@@ -132,12 +153,26 @@ export default definePlugin({
         const r = ctx.state.get(reservation);
         if (!r) return;
         const real = realCostNano(ctx, r.reservedNano);
-        const adjustments = r.chain.map((b, i) => ({ key: r.checks[i].key, periodId: r.periodIds[i], delta: b.hard ? real - r.reservedNano : real }));
+        const adjustments = r.chain.map((b, i) => ({
+          key: r.checks[i].key,
+          periodId: r.periodIds[i],
+          delta: b.hard ? real - r.reservedNano : real,
+        }));
         services.counters.adjustPeriod(adjustments).catch((err: Error) => {
-          ctx.log.warn('budget: settlement failed; the reservation stands until the counter is seeded again', { requestId: ctx.id, error: err.message });
+          ctx.log.warn('budget: settlement failed; the reservation stands until the counter is seeded again', {
+            requestId: ctx.id,
+            error: err.message,
+          });
         });
         if (real > 0) {
-          services.spend.record(r.chain.map((b, i) => ({ budgetId: b.id, periodId: r.periodIds[i], projectId: ctx.principal!.projectId, usdNano: real })));
+          services.spend.record(
+            r.chain.map((b, i) => ({
+              budgetId: b.id,
+              periodId: r.periodIds[i],
+              projectId: ctx.principal!.projectId,
+              usdNano: real,
+            })),
+          );
         }
       },
     };

@@ -3,11 +3,19 @@
 import type { DeploymentConfig, PriceConfig } from '../../src/config/types.ts';
 import type { RequestContext } from '../../src/pipeline/types.ts';
 import { costOfTokens } from '../../src/pricing/cost.ts';
-import { estimateChatPromptTokens, estimateEmbeddingTokens, outputAllowance } from '../../src/pricing/token-estimate.ts';
+import {
+  estimateChatPromptTokens,
+  estimateEmbeddingTokens,
+  outputAllowance,
+} from '../../src/pricing/token-estimate.ts';
 
 export type WorstCase = { usd: number } | { unpriced: DeploymentConfig };
 
-export function worstCaseCost(ctx: RequestContext, candidates: readonly DeploymentConfig[], priceOf: (d: DeploymentConfig) => PriceConfig | undefined): WorstCase {
+export function worstCaseCost(
+  ctx: RequestContext,
+  candidates: readonly DeploymentConfig[],
+  priceOf: (d: DeploymentConfig) => PriceConfig | undefined,
+): WorstCase {
   const body = ctx.body ?? {};
   const embeddings = ctx.route === 'embeddings';
   const prompt = embeddings ? estimateEmbeddingTokens(body.input) : estimateChatPromptTokens(body.messages);

@@ -8,14 +8,26 @@ import { projectTag } from '../../src/store/counters/counters.ts';
  * name are one request); the others steer delivery, attribution, storage or the provider's own prompt cache.
  * `parallel_tool_calls`, `n`, `seed`, sampling, tools and formats all change the answer and stay.
  */
-const IGNORED_FIELDS = new Set(['model', 'stream', 'stream_options', 'user', 'safety_identifier', 'metadata', 'store', 'service_tier', 'prompt_cache_key']);
+const IGNORED_FIELDS = new Set([
+  'model',
+  'stream',
+  'stream_options',
+  'user',
+  'safety_identifier',
+  'metadata',
+  'store',
+  'service_tier',
+  'prompt_cache_key',
+]);
 
 const byCodePoint = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** JSON with every object's keys sorted, recursively; array order is kept because it carries meaning. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(byCodePoint)) : v,
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(byCodePoint))
+      : v,
   );
 }
 

@@ -22,7 +22,12 @@ export function isCacheable(body: unknown): body is CachedCompletion {
   const choices = (body as { choices?: unknown } | null)?.choices;
   if (!Array.isArray(choices) || choices.length === 0) return false;
   return choices.every((c: { message?: unknown; finish_reason?: unknown } | null) => {
-    return typeof c?.message === 'object' && c.message !== null && typeof c.finish_reason === 'string' && c.finish_reason !== 'error';
+    return (
+      typeof c?.message === 'object' &&
+      c.message !== null &&
+      typeof c.finish_reason === 'string' &&
+      c.finish_reason !== 'error'
+    );
   });
 }
 
@@ -30,7 +35,10 @@ export function isCacheable(body: unknown): body is CachedCompletion {
  * The completion as the chunks an OpenAI stream of it would carry, per choice: the role, then the rest of the
  * message in one delta (tool calls get their stream index), then the finish reason; a usage chunk last when asked.
  */
-export async function* completionChunks(completion: CachedCompletion, includeUsage: boolean): AsyncGenerator<ChatChunk> {
+export async function* completionChunks(
+  completion: CachedCompletion,
+  includeUsage: boolean,
+): AsyncGenerator<ChatChunk> {
   const chunk = (choices: unknown[]): ChatChunk => ({
     id: completion.id,
     object: 'chat.completion.chunk',
@@ -42,10 +50,15 @@ export async function* completionChunks(completion: CachedCompletion, includeUsa
   });
   for (const { index, message, logprobs, finish_reason } of completion.choices) {
     const { role = 'assistant', content, tool_calls, ...other } = message;
-    yield chunk([{ index, delta: { role, content: typeof content === 'string' ? '' : null }, logprobs: null, finish_reason: null }]);
-    const delta: JsonObject = Object.fromEntries(Object.entries(other).filter(([, v]) => v !== null && v !== undefined));
+    yield chunk([
+      { index, delta: { role, content: typeof content === 'string' ? '' : null }, logprobs: null, finish_reason: null },
+    ]);
+    const delta: JsonObject = Object.fromEntries(
+      Object.entries(other).filter(([, v]) => v !== null && v !== undefined),
+    );
     if (typeof content === 'string' && content !== '') delta.content = content;
-    if (Array.isArray(tool_calls) && tool_calls.length > 0) delta.tool_calls = tool_calls.map((call, i) => ({ index: i, ...call }));
+    if (Array.isArray(tool_calls) && tool_calls.length > 0)
+      delta.tool_calls = tool_calls.map((call, i) => ({ index: i, ...call }));
     if (Object.keys(delta).length > 0) yield chunk([{ index, delta, logprobs: logprobs ?? null, finish_reason: null }]);
     yield chunk([{ index, delta: {}, logprobs: null, finish_reason }]);
   }

@@ -49,7 +49,8 @@ export default definePlugin<CacheConfig>({
   name: 'cache',
   configSchema: schema,
   setup(config, services) {
-    const store: SharedValues | undefined = config.backend === 'redis' ? services.counters.shared : new MemoryStore(config.max_bytes, services.clock);
+    const store: SharedValues | undefined =
+      config.backend === 'redis' ? services.counters.shared : new MemoryStore(config.max_bytes, services.clock);
     if (!store) throw new Error("backend 'redis' needs store.redis_url: the shared store is Redis");
     const ttlMs = config.ttl_s * 1000;
     return {

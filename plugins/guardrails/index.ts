@@ -46,7 +46,10 @@ export default definePlugin<GuardrailsConfig>({
       const answer = covering.filter((p) => p.checkResponse);
       // Embeddings answer with vectors: nothing to read.
       if (answer.length > 0 && ctx.route === 'chat') {
-        ctx.state.set(answerCheck, { policies: answer, stream: ctx.stream ? new StreamText(config.stream_max_chars) : undefined });
+        ctx.state.set(answerCheck, {
+          policies: answer,
+          stream: ctx.stream ? new StreamText(config.stream_max_chars) : undefined,
+        });
       }
     }
 

@@ -9,5 +9,7 @@ export type LocalScan = (policies: readonly Policy[], text: string) => Promise<F
 
 export function localScan(pool: WorkerPool, workerThresholdChars: number): LocalScan {
   return async (policies, text) =>
-    text.length < workerThresholdChars ? policies.map((p) => p.scan(text)) : pool.run('scanText', { policies: policies.map((p) => [...p.specs]), text });
+    text.length < workerThresholdChars
+      ? policies.map((p) => p.scan(text))
+      : pool.run('scanText', { policies: policies.map((p) => [...p.specs]), text });
 }

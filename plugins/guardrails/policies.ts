@@ -23,16 +23,25 @@ export interface Policy {
   readonly remote: readonly RemoteDetector[];
 }
 
-function remoteDetectors(config: Pick<GuardrailsConfig, 'services'>, dispatcher: Dispatcher): Map<string, RemoteDetector> {
+function remoteDetectors(
+  config: Pick<GuardrailsConfig, 'services'>,
+  dispatcher: Dispatcher,
+): Map<string, RemoteDetector> {
   const out = new Map<string, RemoteDetector>();
   for (const [name, service] of Object.entries(config.services)) {
-    out.set(name, service.type === 'presidio' ? presidioService(name, service, dispatcher) : moderationService(name, service, dispatcher));
+    out.set(
+      name,
+      service.type === 'presidio'
+        ? presidioService(name, service, dispatcher)
+        : moderationService(name, service, dispatcher),
+    );
   }
   return out;
 }
 
 function compilePolicy(p: PolicyConfig, services: Map<string, RemoteDetector>): Policy {
-  if (!p.check.prompt && !p.check.response) throw new Error('check.prompt and check.response are both false: the policy would check nothing');
+  if (!p.check.prompt && !p.check.response)
+    throw new Error('check.prompt and check.response are both false: the policy would check nothing');
   const specs: LocalDetectorSpec[] = [];
   const local: LocalDetector[] = [];
   const remote: RemoteDetector[] = [];
@@ -67,7 +76,10 @@ function compilePolicy(p: PolicyConfig, services: Map<string, RemoteDetector>): 
 }
 
 /** Every policy compiled; a throw names the policy and detector at fault and fails the config load. */
-export function compilePolicies(config: Pick<GuardrailsConfig, 'services' | 'policies'>, dispatcher: Dispatcher): Policy[] {
+export function compilePolicies(
+  config: Pick<GuardrailsConfig, 'services' | 'policies'>,
+  dispatcher: Dispatcher,
+): Policy[] {
   const services = remoteDetectors(config, dispatcher);
   const seen = new Set<string>();
   return config.policies.map((p, i) => {
@@ -82,8 +94,14 @@ export function compilePolicies(config: Pick<GuardrailsConfig, 'services' | 'pol
 }
 
 /** The policies that cover a request of this project and requested model group. */
-export function policiesFor(policies: readonly Policy[], projectId: string | undefined, group: string | undefined): Policy[] {
+export function policiesFor(
+  policies: readonly Policy[],
+  projectId: string | undefined,
+  group: string | undefined,
+): Policy[] {
   return policies.filter(
-    (p) => (!p.projects || (projectId !== undefined && p.projects.has(projectId))) && (!p.groups || (group !== undefined && p.groups.has(group))),
+    (p) =>
+      (!p.projects || (projectId !== undefined && p.projects.has(projectId))) &&
+      (!p.groups || (group !== undefined && p.groups.has(group))),
   );
 }

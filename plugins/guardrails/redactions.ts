@@ -8,7 +8,12 @@ import type { Where } from './verdicts.ts';
 const keyOf = (r: Redaction) => `${r.where}|${r.path}|${r.start}|${r.end}|${r.detector}`;
 
 /** Every match of every policy's findings, once (two policies with one detector find the same match). */
-export function recordRedactions(ctx: RequestContext, where: Where, checked: CheckedText, verdicts: readonly PolicyVerdict[]): void {
+export function recordRedactions(
+  ctx: RequestContext,
+  where: Where,
+  checked: CheckedText,
+  verdicts: readonly PolicyVerdict[],
+): void {
   const seen = new Set(ctx.redactions.map(keyOf));
   for (const v of verdicts) {
     for (const f of v.findings) {

@@ -35,7 +35,9 @@ export class StreamText {
   /** One field per choice, as the answer's message would hold it: `choices[<index>].message.content`. */
   checked(): CheckedText {
     const indices = [...this.#choices.keys()].sort((a, b) => a - b);
-    return new CheckedText(indices.map((i) => ({ path: `choices[${i}].message.content`, text: this.#choices.get(i)!.join('') })));
+    return new CheckedText(
+      indices.map((i) => ({ path: `choices[${i}].message.content`, text: this.#choices.get(i)!.join('') })),
+    );
   }
 
   get chars(): number {

@@ -12,16 +12,26 @@ function append(ctx: RequestContext, key: string, entries: unknown[]): void {
   ctx.annotations[key] = Array.isArray(list) ? [...list, ...entries] : entries;
 }
 
-const findingsOf = (v: PolicyVerdict, where: Where) => v.findings.map((f) => ({ policy: v.policy.name, detector: f.detector, where, count: f.count }));
-const unavailableOf = (v: PolicyVerdict, where: Where) => v.unavailable.map((u) => ({ policy: v.policy.name, service: u.service, where, reason: u.reason }));
+const findingsOf = (v: PolicyVerdict, where: Where) =>
+  v.findings.map((f) => ({ policy: v.policy.name, detector: f.detector, where, count: f.count }));
+const unavailableOf = (v: PolicyVerdict, where: Where) =>
+  v.unavailable.map((u) => ({ policy: v.policy.name, service: u.service, where, reason: u.reason }));
 
 /**
  * Records every verdict, then refuses the request: a violation of a block policy first (400; a retry would be
  * refused again), else a fail-closed policy whose service did not answer (503).
  */
 export function enforce(ctx: RequestContext, where: Where, verdicts: readonly PolicyVerdict[]): void {
-  append(ctx, 'guardrails.flagged', verdicts.filter((v) => v.policy.mode === 'flag').flatMap((v) => findingsOf(v, where)));
-  append(ctx, 'guardrails.unavailable', verdicts.flatMap((v) => unavailableOf(v, where)));
+  append(
+    ctx,
+    'guardrails.flagged',
+    verdicts.filter((v) => v.policy.mode === 'flag').flatMap((v) => findingsOf(v, where)),
+  );
+  append(
+    ctx,
+    'guardrails.unavailable',
+    verdicts.flatMap((v) => unavailableOf(v, where)),
+  );
   const blocking = verdicts.find(blocks);
   if (blocking) {
     ctx.annotations['guardrails.blocked'] = findingsOf(blocking, where);
@@ -29,7 +39,10 @@ export function enforce(ctx: RequestContext, where: Where, verdicts: readonly Po
   }
   const failing = verdicts.find((v) => v.policy.failClosed && v.unavailable.length > 0);
   if (failing) {
-    throw new GatewayError('guardrail_unavailable', `Guardrail checks are unavailable: a detection service did not answer. Retry shortly.`);
+    throw new GatewayError(
+      'guardrail_unavailable',
+      `Guardrail checks are unavailable: a detection service did not answer. Retry shortly.`,
+    );
   }
 }
 
@@ -46,12 +59,29 @@ export interface StreamVerdict {
 }
 
 /** The verdict on a streamed answer, recorded as `guardrails.stream_verdict`; it never ends the request. */
-export function recordStreamVerdict(ctx: RequestContext, checked: readonly PolicyVerdict[] | GatewayError, chars: number, truncated: boolean): void {
+export function recordStreamVerdict(
+  ctx: RequestContext,
+  checked: readonly PolicyVerdict[] | GatewayError,
+  chars: number,
+  truncated: boolean,
+): void {
   const verdicts = checked instanceof GatewayError ? [] : checked;
-  const findings = verdicts.flatMap((v) => v.findings.map((f) => ({ policy: v.policy.name, mode: v.policy.mode, detector: f.detector, count: f.count })));
-  append(ctx, 'guardrails.unavailable', verdicts.flatMap((v) => unavailableOf(v, 'response')));
+  const findings = verdicts.flatMap((v) =>
+    v.findings.map((f) => ({ policy: v.policy.name, mode: v.policy.mode, detector: f.detector, count: f.count })),
+  );
+  append(
+    ctx,
+    'guardrails.unavailable',
+    verdicts.flatMap((v) => unavailableOf(v, 'response')),
+  );
   const verdict: StreamVerdict = {
-    verdict: verdicts.some(blocks) ? 'violation' : findings.length > 0 ? 'flagged' : verdicts.some((v) => v.unavailable.length > 0) ? 'incomplete' : 'clean',
+    verdict: verdicts.some(blocks)
+      ? 'violation'
+      : findings.length > 0
+        ? 'flagged'
+        : verdicts.some((v) => v.unavailable.length > 0)
+          ? 'incomplete'
+          : 'clean',
     findings,
     chars,
   };

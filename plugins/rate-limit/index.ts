@@ -59,7 +59,8 @@ export default definePlugin<RateLimitConfig>({
           limits.push(limit);
           if (limit.kind === 'tokens') tokenKeys.push(key);
         };
-        const limitOf = (kind: Limit['kind'], scope: Limit['scope'], value: number | undefined): Limit | undefined => (value === undefined ? undefined : { kind, scope, value });
+        const limitOf = (kind: Limit['kind'], scope: Limit['scope'], value: number | undefined): Limit | undefined =>
+          value === undefined ? undefined : { kind, scope, value };
         const keyRpm = principal.rpm ?? config.key_defaults.rpm;
         const keyTpm = principal.tpm ?? config.key_defaults.tpm;
         add(`${tag}:rpm:k:${principal.keyId}`, 1, limitOf('requests', 'key', keyRpm));
@@ -73,7 +74,11 @@ export default definePlugin<RateLimitConfig>({
           admission = await services.counters.admitMinute(checks);
         } catch (err) {
           if (err instanceof CountersUnavailableError) {
-            throw new GatewayError('gateway_config_stale', 'The gateway cannot enforce its rate limits: its counters store is unavailable. Retry shortly.', { cause: err });
+            throw new GatewayError(
+              'gateway_config_stale',
+              'The gateway cannot enforce its rate limits: its counters store is unavailable. Retry shortly.',
+              { cause: err },
+            );
           }
           throw err;
         }
@@ -85,9 +90,17 @@ export default definePlugin<RateLimitConfig>({
         if (!r) return;
         const delta = tokensUsed(ctx, r.tokens) - r.tokens;
         if (delta === 0) return;
-        services.counters.adjustMinute(r.minute, r.tokenKeys.map((key) => ({ key, delta }))).catch((err: Error) => {
-          ctx.log.warn('rate-limit: token settlement failed; the reservation stands until the window ends', { requestId: ctx.id, error: err.message });
-        });
+        services.counters
+          .adjustMinute(
+            r.minute,
+            r.tokenKeys.map((key) => ({ key, delta })),
+          )
+          .catch((err: Error) => {
+            ctx.log.warn('rate-limit: token settlement failed; the reservation stands until the window ends', {
+              requestId: ctx.id,
+              error: err.message,
+            });
+          });
       },
     };
   },

@@ -1,6 +1,10 @@
 // Tokens a request may use, reserved at admission (spec part 4B rule 5) and settled to what was really used.
 import type { RequestContext } from '../../src/pipeline/types.ts';
-import { estimateChatPromptTokens, estimateEmbeddingTokens, outputAllowance } from '../../src/pricing/token-estimate.ts';
+import {
+  estimateChatPromptTokens,
+  estimateEmbeddingTokens,
+  outputAllowance,
+} from '../../src/pricing/token-estimate.ts';
 
 /** Prompt estimate plus output allowance (max_tokens or max_completion_tokens, else 4096); embeddings have no output. */
 export function tokensToReserve(ctx: RequestContext): number {

@@ -22,9 +22,7 @@ interface RouterConfig {
   disconnect_drain_chunks: number;
 }
 
-type AttemptResult =
-  | { response: GatewayResponse }
-  | { error: UpstreamError; stop: boolean };
+type AttemptResult = { response: GatewayResponse } | { error: UpstreamError; stop: boolean };
 
 const WHY_MAX = 200;
 
@@ -37,7 +35,8 @@ export default definePlugin<RouterConfig>({
     const prices = new Map<string, ReturnType<typeof deploymentPrice>>();
     for (const g of services.config.model_groups) for (const d of g.deployments) prices.set(d.id, deploymentPrice(d));
 
-    const offersEmbeddings = (d: DeploymentConfig, adapter: ProviderAdapter) => adapter.supportsEmbeddings && d.embeddings !== false;
+    const offersEmbeddings = (d: DeploymentConfig, adapter: ProviderAdapter) =>
+      adapter.supportsEmbeddings && d.embeddings !== false;
     const serves = (ctx: RequestContext, d: DeploymentConfig, adapter: ProviderAdapter) =>
       ctx.route !== 'embeddings' || offersEmbeddings(d, adapter);
 
@@ -45,7 +44,10 @@ export default definePlugin<RouterConfig>({
      * The group's bench state for this request. While the counters store cannot be reached the request routes as if
      * nothing were benched (its own failures still move it on at once), as the cache treats a store it cannot reach.
      */
-    const benchedIn = (ctx: RequestContext, group: ModelGroupConfig): BenchedDeployments | Promise<BenchedDeployments> => {
+    const benchedIn = (
+      ctx: RequestContext,
+      group: ModelGroupConfig,
+    ): BenchedDeployments | Promise<BenchedDeployments> => {
       const unreadable = (err: unknown): BenchedDeployments => {
         if (!(err instanceof CountersUnavailableError)) throw err;
         ctx.annotations['gateway.bench_error'] = err.message;
@@ -56,7 +58,12 @@ export default definePlugin<RouterConfig>({
     };
 
     /** Benching the only deployment left in a group without fallback would just turn provider errors into 503s. */
-    const benchIfAllowed = async (ctx: RequestContext, group: ModelGroupConfig, d: DeploymentConfig, benched: BenchedDeployments) => {
+    const benchIfAllowed = async (
+      ctx: RequestContext,
+      group: ModelGroupConfig,
+      d: DeploymentConfig,
+      benched: BenchedDeployments,
+    ) => {
       if (group.routing.bench_ms === 0) return;
       if (group.fallback === undefined) {
         const othersUp = group.deployments.some((o) => o.id !== d.id && o.weight > 0 && !benched.has(o.id));
@@ -67,18 +74,30 @@ export default definePlugin<RouterConfig>({
       await bench.bench(group, d.id, group.routing.bench_ms).catch((err: unknown) => {
         if (!(err instanceof CountersUnavailableError)) throw err;
         ctx.annotations['gateway.bench_error'] = err.message;
-        ctx.log.warn('router: bench state not written; the counters store is unavailable', { requestId: ctx.id, deployment: d.id, error: err.message });
+        ctx.log.warn('router: bench state not written; the counters store is unavailable', {
+          requestId: ctx.id,
+          deployment: d.id,
+          error: err.message,
+        });
       });
     };
 
-    async function attempt(ctx: RequestContext, group: ModelGroupConfig, benched: BenchedDeployments, d: DeploymentConfig, adapter: ProviderAdapter): Promise<AttemptResult> {
+    async function attempt(
+      ctx: RequestContext,
+      group: ModelGroupConfig,
+      benched: BenchedDeployments,
+      d: DeploymentConfig,
+      adapter: ProviderAdapter,
+    ): Promise<AttemptResult> {
       const started = performance.now();
       const startedAt = clock.now();
       const timeoutMs = d.timeout_ms ?? group.routing.timeout_ms;
       // Non-streamed attempts are bounded by the transport's header and body timeouts alone; a stream also needs an
       // abort handle (idle gaps between chunks, the drain deadline after a client disconnect).
       const controller = ctx.stream ? new AbortController() : undefined;
-      const timer = controller && setTimeout(() => controller.abort(new DOMException('attempt timed out', 'TimeoutError')), timeoutMs);
+      const timer =
+        controller &&
+        setTimeout(() => controller.abort(new DOMException('attempt timed out', 'TimeoutError')), timeoutMs);
       const call = { deployment: d, body: ctx.body!, signal: controller?.signal, timeoutMs };
       // The last deployment tried is named on failures too (x-svc-deployment: "a deployment was chosen").
       ctx.deployment = d.id;
@@ -91,10 +110,15 @@ export default definePlugin<RouterConfig>({
           // The attempt timer now bounds each gap between chunks.
           timer.refresh();
           response = { kind: 'stream', status: 200, events: relay(ctx, first.value, iterator, controller, timer) };
-          ctx.cost = costOfTokens(estimateChatPromptTokens(ctx.body!.messages), outputAllowance(ctx.body!), prices.get(d.id));
+          ctx.cost = costOfTokens(
+            estimateChatPromptTokens(ctx.body!.messages),
+            outputAllowance(ctx.body!),
+            prices.get(d.id),
+          );
           ctx.costEstimated = true;
         } else {
-          const result: ProviderResult = ctx.route === 'embeddings' ? await adapter.embeddings(call) : await adapter.chat(call);
+          const result: ProviderResult =
+            ctx.route === 'embeddings' ? await adapter.embeddings(call) : await adapter.chat(call);
           response = { kind: 'json', status: 200, body: result.body, raw: result.raw };
           if (result.usage) ctx.usage = result.usage;
           ctx.cost = result.usage ? costOf(result.usage, prices.get(d.id)) : 0;
@@ -131,7 +155,10 @@ export default definePlugin<RouterConfig>({
       let drainTimer: NodeJS.Timeout | undefined;
       let drained = 0;
       const onAbort = () => {
-        drainTimer = setTimeout(() => controller.abort(new Error('client disconnected; drain time is over')), config.disconnect_drain_ms);
+        drainTimer = setTimeout(
+          () => controller.abort(new Error('client disconnected; drain time is over')),
+          config.disconnect_drain_ms,
+        );
       };
       if (ctx.signal.aborted) onAbort();
       else ctx.signal.addEventListener('abort', onAbort, { once: true });
@@ -163,8 +190,14 @@ export default definePlugin<RouterConfig>({
       async handle(ctx) {
         if (ctx.route === 'models') return { kind: 'json', status: 200, body: listModels(ctx.principal, modelGroups) };
         const group = ctx.group!;
-        if (ctx.route === 'embeddings' && !group.deployments.some((d) => offersEmbeddings(d, providers.forDeployment(d)))) {
-          throw new GatewayError('embeddings_not_supported', `No deployment in model group '${group.name}' offers an embeddings API.`);
+        if (
+          ctx.route === 'embeddings' &&
+          !group.deployments.some((d) => offersEmbeddings(d, providers.forDeployment(d)))
+        ) {
+          throw new GatewayError(
+            'embeddings_not_supported',
+            `No deployment in model group '${group.name}' offers an embeddings API.`,
+          );
         }
         let lastError: UpstreamError | undefined;
         for (const g of groupChain(modelGroups, group)) {
@@ -189,7 +222,10 @@ export default definePlugin<RouterConfig>({
             }
             let candidates = eligible.filter((d) => !tried.has(d.id));
             if (candidates.length === 0) {
-              await clock.sleep(backoffDelay(backoffStep++, lastError?.retryAfterMs, g.routing.max_backoff_ms), ctx.signal);
+              await clock.sleep(
+                backoffDelay(backoffStep++, lastError?.retryAfterMs, g.routing.max_backoff_ms),
+                ctx.signal,
+              );
               candidates = eligible;
             }
             const d = weightedChoice(candidates);
@@ -204,7 +240,10 @@ export default definePlugin<RouterConfig>({
         }
         if (!lastError) {
           ctx.servedGroup = group.name;
-          throw new GatewayError('no_deployment_available', `Model group '${group.name}' has no eligible deployment right now.`);
+          throw new GatewayError(
+            'no_deployment_available',
+            `Model group '${group.name}' has no eligible deployment right now.`,
+          );
         }
         ctx.annotations['gateway.refusal'] = 'all_deployments_failed';
         throw lastError;

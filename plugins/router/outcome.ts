@@ -27,7 +27,8 @@ export function judgeFailure(err: UpstreamError): FailureVerdict {
       if (RETRYABLE_STATUS.has(status) || status >= 500) {
         return { outcome: 'retryable', tryElsewhere: true, healthSignal: status === 429 || status >= 500 };
       }
-      if (DEPLOYMENT_FAULT_STATUS.has(status)) return { outcome: 'failed', tryElsewhere: true, healthSignal: status !== 403 };
+      if (DEPLOYMENT_FAULT_STATUS.has(status))
+        return { outcome: 'failed', tryElsewhere: true, healthSignal: status !== 403 };
       return { outcome: 'failed', tryElsewhere: false, healthSignal: false };
     }
   }

@@ -1,7 +1,10 @@
 import type { DeploymentConfig } from '../../src/config/types.ts';
 
 /** Picks one deployment with probability proportional to its weight (all weights are > 0 here). */
-export function weightedChoice(candidates: readonly DeploymentConfig[], random: () => number = Math.random): DeploymentConfig {
+export function weightedChoice(
+  candidates: readonly DeploymentConfig[],
+  random: () => number = Math.random,
+): DeploymentConfig {
   if (candidates.length === 1) return candidates[0];
   let total = 0;
   for (const d of candidates) total += d.weight;

@@ -15,7 +15,15 @@ interface TracingConfig {
 }
 
 /** Refusals never traced: the caller is unknown or the request never reached a decision worth keeping. */
-const UNTRACED = new Set(['invalid_api_key', 'gateway_config_stale', 'invalid_request', 'invalid_json', 'unknown_route', 'request_too_large', 'unsupported_media_type']);
+const UNTRACED = new Set([
+  'invalid_api_key',
+  'gateway_config_stale',
+  'invalid_request',
+  'invalid_json',
+  'unknown_route',
+  'request_too_large',
+  'unsupported_media_type',
+]);
 /** Refusals traced at most once per minute per key and reason. */
 const SAMPLED = new Set(['key_blocked', 'key_expired', 'ip_not_allowed']);
 
@@ -42,7 +50,8 @@ export default definePlugin<TracingConfig>({
       onLog(ctx) {
         if (ctx.route === 'models' || !ctx.principal) return;
         // An unexpected gateway failure (500 without a code) is logged with its error id, not traced (spec part 7).
-        if (ctx.status === 500 && ctx.errorCode === null && ctx.error !== undefined && refusalCode(ctx) === undefined) return;
+        if (ctx.status === 500 && ctx.errorCode === null && ctx.error !== undefined && refusalCode(ctx) === undefined)
+          return;
         const code = refusalCode(ctx);
         if (code !== undefined && UNTRACED.has(code)) return;
         const now = services.clock.now();
@@ -60,7 +69,11 @@ export default definePlugin<TracingConfig>({
         const { projectId, keyId } = ctx.principal;
         sampler.admit(projectId, keyId, code).then(
           (admitted) => admitted && trace(),
-          (err: Error) => ctx.log.error('tracing: refusal sampling failed; the refusal is not traced', { requestId: ctx.id, error: err.message }),
+          (err: Error) =>
+            ctx.log.error('tracing: refusal sampling failed; the refusal is not traced', {
+              requestId: ctx.id,
+              error: err.message,
+            }),
         );
       },
     };

@@ -21,9 +21,20 @@ export function unitChain(units: ReadonlyMap<string, OrgUnitConfig>, unitId: str
   const seen = new Set<string>();
   for (let id: string | undefined = unitId; id !== undefined; id = units.get(id)?.parent) {
     const unit = units.get(id);
-    if (!unit) return { ok: false, reason: chain.length === 0 ? `unknown organization unit '${id}'` : `organization unit '${chain.at(-1)!.id}' has an unknown parent '${id}'` };
+    if (!unit)
+      return {
+        ok: false,
+        reason:
+          chain.length === 0
+            ? `unknown organization unit '${id}'`
+            : `organization unit '${chain.at(-1)!.id}' has an unknown parent '${id}'`,
+      };
     if (seen.has(id)) return { ok: false, reason: `organization units form a cycle through '${id}'` };
-    if (unit.project !== projectId) return { ok: false, reason: `organization unit '${id}' belongs to project '${unit.project}', not '${projectId}'` };
+    if (unit.project !== projectId)
+      return {
+        ok: false,
+        reason: `organization unit '${id}' belongs to project '${unit.project}', not '${projectId}'`,
+      };
     seen.add(id);
     chain.push(unit);
   }
@@ -32,7 +43,13 @@ export function unitChain(units: ReadonlyMap<string, OrgUnitConfig>, unitId: str
 
 /** The chain entries of one holder's budgets (also listed by the dashboard). */
 export const budgetsOf = (scope: string, id: string, label: string, budgets: readonly BudgetConfig[]): ChainBudget[] =>
-  budgets.map((b) => ({ id: `${scope}:${id}:${b.period}${b.mode === 'soft' ? ':soft' : ''}`, label, usd: b.usd, period: b.period, hard: b.mode === 'hard' }));
+  budgets.map((b) => ({
+    id: `${scope}:${id}:${b.period}${b.mode === 'soft' ? ':soft' : ''}`,
+    label,
+    usd: b.usd,
+    period: b.period,
+    hard: b.mode === 'hard',
+  }));
 
 /** Builds chains from one configuration; a chain depends only on the key, so it is computed once per key. */
 export class BudgetChains {
@@ -61,9 +78,14 @@ export class BudgetChains {
   #build(p: Principal): ChainBudget[] | { invalid: string } {
     const out: ChainBudget[] = [];
     if (p.budgetUsd !== undefined) {
-      out.push(...budgetsOf('key', p.keyId, `key '${p.alias}'`, [{ usd: p.budgetUsd, period: p.budgetPeriod ?? 'total', mode: 'hard' }]));
+      out.push(
+        ...budgetsOf('key', p.keyId, `key '${p.alias}'`, [
+          { usd: p.budgetUsd, period: p.budgetPeriod ?? 'total', mode: 'hard' },
+        ]),
+      );
     }
-    if (p.agentId !== undefined) out.push(...budgetsOf('agent', p.agentId, `agent '${p.agentId}'`, this.#agents.get(p.agentId) ?? []));
+    if (p.agentId !== undefined)
+      out.push(...budgetsOf('agent', p.agentId, `agent '${p.agentId}'`, this.#agents.get(p.agentId) ?? []));
     if (p.unit !== undefined) {
       const chain = unitChain(this.#units, p.unit, p.projectId);
       if (!chain.ok) return { invalid: chain.reason };

@@ -73,7 +73,11 @@ export class DurableSpendLedger implements SpendLedger {
 
   async spent(budgetId: string, periodId: string): Promise<number> {
     const k = keyOf(budgetId, periodId);
-    return (await spentInPeriod(this.#db, budgetId, periodId)) + (this.#summing.get(k)?.usdNano ?? 0) + (this.#unstored.get(k) ?? 0);
+    return (
+      (await spentInPeriod(this.#db, budgetId, periodId)) +
+      (this.#summing.get(k)?.usdNano ?? 0) +
+      (this.#unstored.get(k) ?? 0)
+    );
   }
 
   #flush(): void {

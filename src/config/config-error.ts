@@ -15,7 +15,9 @@ export function formatIssue(issue: ConfigIssue): string {
 export class ConfigError extends Error {
   readonly issues: ConfigIssue[];
   constructor(issues: ConfigIssue[], source?: string) {
-    super(`${source ? `${source}: ` : ''}invalid configuration\n${issues.map((i) => `  ${formatIssue(i)}`).join('\n')}`);
+    super(
+      `${source ? `${source}: ` : ''}invalid configuration\n${issues.map((i) => `  ${formatIssue(i)}`).join('\n')}`,
+    );
     this.name = 'ConfigError';
     this.issues = issues;
   }

@@ -47,7 +47,9 @@ function syntaxIssue(error: YAMLError, text: string, lineCounter: LineCounter): 
   if (error.pos[0] < 0) return { path: '', message };
   const { line, col } = lineCounter.linePos(error.pos[0]);
   const source = text.split(/\r?\n/)[line - 1] ?? '';
-  const reference = UNQUOTED_REFERENCE.exec(source.replace(/"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'/g, (q) => ' '.repeat(q.length)))?.[0];
+  const reference = UNQUOTED_REFERENCE.exec(
+    source.replace(/"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'/g, (q) => ' '.repeat(q.length)),
+  )?.[0];
   const hint = reference
     ? `. Hint: inside { } or [ ], quote values that use \${...} (an unquoted { starts a nested map): "${reference}"`
     : '';
@@ -80,8 +82,16 @@ export function parseConfig(text: string, options: { env: Env; path?: string; ba
   }
   const config = data;
   const warnings: string[] = [];
-  const issues = crossCheck(config, warnings).map((i) => ({ ...i, line: lineOf(i.segments), path: yamlPath(i.segments) }));
-  if (issues.length > 0) throw new ConfigError(issues.map(({ path, message, line }) => ({ path, message, line })), source);
+  const issues = crossCheck(config, warnings).map((i) => ({
+    ...i,
+    line: lineOf(i.segments),
+    path: yamlPath(i.segments),
+  }));
+  if (issues.length > 0)
+    throw new ConfigError(
+      issues.map(({ path, message, line }) => ({ path, message, line })),
+      source,
+    );
   const baseDir = options.baseDir ?? (options.path ? dirname(options.path) : process.cwd());
   return { config, path: options.path, baseDir, warnings, lineOf };
 }
@@ -104,18 +114,23 @@ function crossCheck(config: GatewayConfig, warnings: string[]): PendingIssue[] {
   const issues: PendingIssue[] = [];
   const projectIds = new Set<string>();
   config.projects.forEach((p, i) => {
-    if (projectIds.has(p.id)) issues.push({ segments: ['projects', i, 'id'], message: `duplicate project id '${p.id}'` });
+    if (projectIds.has(p.id))
+      issues.push({ segments: ['projects', i, 'id'], message: `duplicate project id '${p.id}'` });
     projectIds.add(p.id);
   });
   const groups = new Map<string, number>();
   const deploymentIds = new Set<string>();
   config.model_groups.forEach((g, gi) => {
-    if (groups.has(g.name)) issues.push({ segments: ['model_groups', gi, 'name'], message: `duplicate model group '${g.name}'` });
+    if (groups.has(g.name))
+      issues.push({ segments: ['model_groups', gi, 'name'], message: `duplicate model group '${g.name}'` });
     groups.set(g.name, gi);
     g.deployments.forEach((d, di) => {
       // Deployment ids key bench state and attempt records, so they are unique across groups.
       if (deploymentIds.has(d.id)) {
-        issues.push({ segments: ['model_groups', gi, 'deployments', di, 'id'], message: `duplicate deployment id '${d.id}'` });
+        issues.push({
+          segments: ['model_groups', gi, 'deployments', di, 'id'],
+          message: `duplicate deployment id '${d.id}'`,
+        });
       }
       deploymentIds.add(d.id);
       if ((d.provider === 'openai' || d.provider === 'azure') && !d.api_key) {
@@ -125,18 +140,24 @@ function crossCheck(config: GatewayConfig, warnings: string[]): PendingIssue[] {
   });
   config.model_groups.forEach((g, gi) => {
     if (g.fallback === undefined) return;
-    if (g.fallback === g.name) issues.push({ segments: ['model_groups', gi, 'fallback'], message: 'a group cannot fall back to itself' });
-    else if (!groups.has(g.fallback)) issues.push({ segments: ['model_groups', gi, 'fallback'], message: `unknown model group '${g.fallback}'` });
+    if (g.fallback === g.name)
+      issues.push({ segments: ['model_groups', gi, 'fallback'], message: 'a group cannot fall back to itself' });
+    else if (!groups.has(g.fallback))
+      issues.push({ segments: ['model_groups', gi, 'fallback'], message: `unknown model group '${g.fallback}'` });
   });
   const aliases = new Set<string>();
   config.keys.forEach((k, ki) => {
-    if (aliases.has(k.alias)) issues.push({ segments: ['keys', ki, 'alias'], message: `duplicate key alias '${k.alias}'` });
+    if (aliases.has(k.alias))
+      issues.push({ segments: ['keys', ki, 'alias'], message: `duplicate key alias '${k.alias}'` });
     aliases.add(k.alias);
-    if (!projectIds.has(k.project)) issues.push({ segments: ['keys', ki, 'project'], message: `unknown project '${k.project}'` });
+    if (!projectIds.has(k.project))
+      issues.push({ segments: ['keys', ki, 'project'], message: `unknown project '${k.project}'` });
     k.model_groups.forEach((name, i) => {
-      if (!groups.has(name)) issues.push({ segments: ['keys', ki, 'model_groups', i], message: `unknown model group '${name}'` });
+      if (!groups.has(name))
+        issues.push({ segments: ['keys', ki, 'model_groups', i], message: `unknown model group '${name}'` });
     });
-    if (k.key && k.key_sha256) issues.push({ segments: ['keys', ki], message: 'set either key or key_sha256, not both' });
+    if (k.key && k.key_sha256)
+      issues.push({ segments: ['keys', ki], message: 'set either key or key_sha256, not both' });
     if (k.key !== undefined && k.key !== '' && k.key.length < 16) {
       issues.push({ segments: ['keys', ki, 'key'], message: 'must be at least 16 characters' });
     }
@@ -154,15 +175,22 @@ function crossCheck(config: GatewayConfig, warnings: string[]): PendingIssue[] {
     if (agentIds.has(a.id)) issues.push({ segments: ['agents', ai, 'id'], message: `duplicate agent id '${a.id}'` });
     agentIds.add(a.id);
     const name = `${a.project}\u0000${a.name}\u0000${a.version}`;
-    if (agentNames.has(name)) issues.push({ segments: ['agents', ai, 'name'], message: `duplicate agent '${a.name}' version '${a.version}' in project '${a.project}'` });
+    if (agentNames.has(name))
+      issues.push({
+        segments: ['agents', ai, 'name'],
+        message: `duplicate agent '${a.name}' version '${a.version}' in project '${a.project}'`,
+      });
     agentNames.add(name);
-    if (!projectIds.has(a.project)) issues.push({ segments: ['agents', ai, 'project'], message: `unknown project '${a.project}'` });
+    if (!projectIds.has(a.project))
+      issues.push({ segments: ['agents', ai, 'project'], message: `unknown project '${a.project}'` });
   });
   const units = new Map<string, OrgUnitConfig>();
   config.org_units.forEach((u, ui) => {
-    if (units.has(u.id)) issues.push({ segments: ['org_units', ui, 'id'], message: `duplicate organization unit '${u.id}'` });
+    if (units.has(u.id))
+      issues.push({ segments: ['org_units', ui, 'id'], message: `duplicate organization unit '${u.id}'` });
     units.set(u.id, u);
-    if (!projectIds.has(u.project)) issues.push({ segments: ['org_units', ui, 'project'], message: `unknown project '${u.project}'` });
+    if (!projectIds.has(u.project))
+      issues.push({ segments: ['org_units', ui, 'project'], message: `unknown project '${u.project}'` });
   });
   // A chain that cannot be built is a warning, not an error: the keys it concerns are refused with
   // 503 budget_config_invalid (spec part 7) while every other key keeps working.

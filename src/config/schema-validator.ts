@@ -14,7 +14,10 @@ export function createConfigAjv(): Ajv {
 
 function decodePointer(pointer: string): string[] {
   if (pointer === '') return [];
-  return pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 /** ajv errors as issues with path segments relative to `base`; drops the noise of `if` wrappers. */
@@ -38,4 +41,3 @@ export function ajvIssues(
   }
   return out;
 }
-

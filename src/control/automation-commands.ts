@@ -33,7 +33,10 @@ export interface AutomationsCreateArgs {
 export type AutomationRequest =
   | { command: 'automations.create'; args: AutomationsCreateArgs }
   | { command: 'automations.list'; args: { project?: string } }
-  | { command: 'automations.enable' | 'automations.disable' | 'automations.delete' | 'automations.deliveries'; args: { id: string } };
+  | {
+      command: 'automations.enable' | 'automations.disable' | 'automations.delete' | 'automations.deliveries';
+      args: { id: string };
+    };
 
 export type AutomationResult = CreatedAutomation | Automation | Automation[] | DeliveryAttempt[] | { deleted: string };
 
@@ -44,8 +47,12 @@ export function checkAutomationRequest(value: unknown): AutomationRequest | unde
   const r = value as { command?: unknown; args?: Record<string, any> } | null;
   const a = r?.args;
   if (typeof r?.command !== 'string' || !r.command.startsWith('automations.') || !a) return undefined;
-  if (r.command === 'automations.list' && (a.project === undefined || isText(a.project))) return { command: r.command, args: { project: a.project } };
-  if (['automations.enable', 'automations.disable', 'automations.delete', 'automations.deliveries'].includes(r.command) && isText(a.id)) {
+  if (r.command === 'automations.list' && (a.project === undefined || isText(a.project)))
+    return { command: r.command, args: { project: a.project } };
+  if (
+    ['automations.enable', 'automations.disable', 'automations.delete', 'automations.deliveries'].includes(r.command) &&
+    isText(a.id)
+  ) {
     return { command: r.command as 'automations.enable', args: { id: a.id } };
   }
   if (
@@ -65,7 +72,12 @@ export function checkAutomationRequest(value: unknown): AutomationRequest | unde
   return undefined;
 }
 
-const FLAGS: Record<AutomationField, string> = { url: '--url', routingKey: '--routing-key', headers: '--header', actions: '--actions' };
+const FLAGS: Record<AutomationField, string> = {
+  url: '--url',
+  routingKey: '--routing-key',
+  headers: '--header',
+  actions: '--actions',
+};
 
 function checkCreate(args: AutomationsCreateArgs): void {
   try {
@@ -76,9 +88,22 @@ function checkCreate(args: AutomationsCreateArgs): void {
   }
 }
 
-async function audit(ctx: CommandContext, a: Automation, action: string, details: Record<string, unknown> = {}): Promise<void> {
+async function audit(
+  ctx: CommandContext,
+  a: Automation,
+  action: string,
+  details: Record<string, unknown> = {},
+): Promise<void> {
   const project = await getProject(ctx.db, a.projectId);
-  await writeAudit(ctx.db, { organizationId: project?.organizationId, projectId: a.projectId, actor: 'cli', action, resourceType: 'automation', resourceId: a.id, details });
+  await writeAudit(ctx.db, {
+    organizationId: project?.organizationId,
+    projectId: a.projectId,
+    actor: 'cli',
+    action,
+    resourceType: 'automation',
+    resourceId: a.id,
+    details,
+  });
 }
 
 export async function runAutomationCommand(ctx: CommandContext, r: AutomationRequest): Promise<AutomationResult> {
@@ -87,7 +112,10 @@ export async function runAutomationCommand(ctx: CommandContext, r: AutomationReq
       checkCreate(r.args);
       return ctx.db.transaction(async (tx) => {
         const project = await getProject(tx, r.args.project);
-        if (!project) throw new CommandError(`unknown project '${r.args.project}' (projects come from gateway.yaml and are created when svc starts)`);
+        if (!project)
+          throw new CommandError(
+            `unknown project '${r.args.project}' (projects come from gateway.yaml and are created when svc starts)`,
+          );
         const created = await createAutomation(tx, {
           projectId: project.id,
           name: r.args.name,
@@ -120,7 +148,8 @@ export async function runAutomationCommand(ctx: CommandContext, r: AutomationReq
     }
     case 'automations.delete': {
       const found = await getAutomation(ctx.db, r.args.id);
-      if (!found || !(await deleteAutomation(ctx.db, r.args.id))) throw new CommandError(`unknown automation '${r.args.id}'`);
+      if (!found || !(await deleteAutomation(ctx.db, r.args.id)))
+        throw new CommandError(`unknown automation '${r.args.id}'`);
       await audit(ctx, found, 'automation.delete');
       return { deleted: found.id };
     }

@@ -1,6 +1,14 @@
 // `svc automations create|list|enable|disable|delete|deliveries`: flags in, a store command run (see store-cli.ts),
 // the result printed for people or (--json) for scripts. The signing secret of a webhook is printed once, at create.
-import { AUTOMATION_ACTIONS, AUTOMATION_TYPES, type Automation, type AutomationAction, type AutomationType, type CreatedAutomation, type DeliveryAttempt } from '../store/repos/automations.ts';
+import {
+  AUTOMATION_ACTIONS,
+  AUTOMATION_TYPES,
+  type Automation,
+  type AutomationAction,
+  type AutomationType,
+  type CreatedAutomation,
+  type DeliveryAttempt,
+} from '../store/repos/automations.ts';
 import type { AutomationRequest } from './automation-commands.ts';
 import { optional, parse, required, runRequest, subcommandOf, UsageError } from './store-cli.ts';
 
@@ -29,8 +37,13 @@ function headerPairs(values: string[] | undefined): Record<string, string> {
 
 function actionList(value: string | undefined): AutomationAction[] {
   if (value === undefined) return [...AUTOMATION_ACTIONS];
-  const actions = value.split(',').map((a) => a.trim()).filter((a) => a !== '');
-  for (const a of actions) if (!AUTOMATION_ACTIONS.includes(a as AutomationAction)) throw new UsageError(`--actions: '${a}' is not one of ${AUTOMATION_ACTIONS.join(', ')}`);
+  const actions = value
+    .split(',')
+    .map((a) => a.trim())
+    .filter((a) => a !== '');
+  for (const a of actions)
+    if (!AUTOMATION_ACTIONS.includes(a as AutomationAction))
+      throw new UsageError(`--actions: '${a}' is not one of ${AUTOMATION_ACTIONS.join(', ')}`);
   if (actions.length === 0) throw new UsageError('--actions needs at least one action');
   return [...new Set(actions)] as AutomationAction[];
 }
@@ -39,7 +52,8 @@ function request(sub: Subcommand, args: string[]): { request: AutomationRequest;
   if (sub === 'create') {
     const values = parse(args, CREATE_FLAGS, sub) as Record<string, any>;
     const type = values.type as string;
-    if (!AUTOMATION_TYPES.includes(type as AutomationType)) throw new UsageError(`--type must be one of ${AUTOMATION_TYPES.join(', ')}, not '${type}'`);
+    if (!AUTOMATION_TYPES.includes(type as AutomationType))
+      throw new UsageError(`--type must be one of ${AUTOMATION_TYPES.join(', ')}, not '${type}'`);
     return {
       values,
       request: {
@@ -68,7 +82,10 @@ function request(sub: Subcommand, args: string[]): { request: AutomationRequest;
 
 export async function automationsCommand(args: string[]): Promise<number> {
   const sub = subcommandOf(args, { ...CREATE_FLAGS, ...ID_FLAGS });
-  if (!SUBCOMMANDS.includes(sub as Subcommand)) throw new UsageError(sub ? `unknown subcommand 'automations ${sub}'` : `missing subcommand: one of ${SUBCOMMANDS.join(', ')}`);
+  if (!SUBCOMMANDS.includes(sub as Subcommand))
+    throw new UsageError(
+      sub ? `unknown subcommand 'automations ${sub}'` : `missing subcommand: one of ${SUBCOMMANDS.join(', ')}`,
+    );
   const { request: r, values } = request(sub as Subcommand, args);
   const result = await runRequest(values.config as string, r);
   if (typeof result === 'number') return result;
@@ -93,7 +110,10 @@ function printCreated(a: CreatedAutomation): void {
       `  trigger:  prompt-version ${a.actions.join(', ')}`,
       `  target:   ${target(a)}`,
       ...(a.signingSecret
-        ? [`  signing secret: ${a.signingSecret}`, 'The signing secret is shown once and cannot be shown again: keep it now (docs/webhooks.md verifies with it).']
+        ? [
+            `  signing secret: ${a.signingSecret}`,
+            'The signing secret is shown once and cannot be shown again: keep it now (docs/webhooks.md verifies with it).',
+          ]
         : []),
     ].join('\n'),
   );
@@ -103,13 +123,17 @@ function printList(list: Automation[]): void {
   if (list.length === 0) console.log('No automations.');
   for (const a of list) {
     const state = a.enabled ? 'enabled' : `disabled${a.disabledReason ? ` (${a.disabledReason})` : ''}`;
-    console.log(`${a.id}  ${a.projectId}  ${a.type}  ${a.name}  [${a.actions.join(',')}]  ${target(a)}  ${state}  failed events in a row: ${a.consecutiveFailures}`);
+    console.log(
+      `${a.id}  ${a.projectId}  ${a.type}  ${a.name}  [${a.actions.join(',')}]  ${target(a)}  ${state}  failed events in a row: ${a.consecutiveFailures}`,
+    );
   }
 }
 
 function printAttempts(list: DeliveryAttempt[]): void {
   if (list.length === 0) console.log('No delivery attempts.');
   for (const x of list) {
-    console.log(`${x.at}  event ${x.eventId} (${x.action}, ${x.state})  attempt ${x.attempt}  ${x.status ?? '-'}  ${x.latencyMs} ms${x.error ? `  ${x.error}` : ''}`);
+    console.log(
+      `${x.at}  event ${x.eventId} (${x.action}, ${x.state})  attempt ${x.attempt}  ${x.status ?? '-'}  ${x.latencyMs} ms${x.error ? `  ${x.error}` : ''}`,
+    );
   }
 }

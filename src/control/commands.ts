@@ -55,7 +55,8 @@ export interface CommandContext {
 
 async function requireProject(db: Queryable, id: string) {
   const project = await getProject(db, id);
-  if (!project) throw new CommandError(`unknown project '${id}' (projects come from gateway.yaml and are created when svc starts)`);
+  if (!project)
+    throw new CommandError(`unknown project '${id}' (projects come from gateway.yaml and are created when svc starts)`);
   return project;
 }
 
@@ -63,7 +64,13 @@ export async function createKey(ctx: CommandContext, args: KeysCreateArgs): Prom
   const key = await ctx.db.transaction(async (tx) => {
     const project = await requireProject(tx, args.project);
     const projectId = args.kind === 'project' ? project.id : undefined;
-    const created = await createApiKey(tx, { kind: args.kind, organizationId: project.organizationId, projectId, note: args.note, now: ctx.now() });
+    const created = await createApiKey(tx, {
+      kind: args.kind,
+      organizationId: project.organizationId,
+      projectId,
+      note: args.note,
+      now: ctx.now(),
+    });
     await writeAudit(tx, {
       organizationId: project.organizationId,
       projectId,
@@ -84,7 +91,13 @@ export async function addAgentCommand(ctx: CommandContext, args: AgentsAddArgs):
     const project = await requireProject(tx, args.project);
     let added: Agent;
     try {
-      added = await addAgent(tx, { projectId: project.id, name: args.name, version: args.version, framework: args.framework, model: args.model });
+      added = await addAgent(tx, {
+        projectId: project.id,
+        name: args.name,
+        version: args.version,
+        framework: args.framework,
+        model: args.model,
+      });
     } catch (err) {
       if (err instanceof AgentExistsError) throw new CommandError(err.message);
       throw err;
@@ -116,10 +129,24 @@ function checkRequest(value: unknown): ControlRequest {
   const r = value as { command?: unknown; args?: Record<string, unknown> } | null;
   if (r && r.command === 'migrate') return { command: 'migrate' };
   const a = r?.args;
-  if (r?.command === 'keys.create' && a && isText(a.project) && (a.kind === 'project' || a.kind === 'organization') && optionalText(a.note)) {
+  if (
+    r?.command === 'keys.create' &&
+    a &&
+    isText(a.project) &&
+    (a.kind === 'project' || a.kind === 'organization') &&
+    optionalText(a.note)
+  ) {
     return { command: 'keys.create', args: { project: a.project, kind: a.kind, note: a.note as string | undefined } };
   }
-  if (r?.command === 'agents.add' && a && isText(a.project) && isText(a.name) && optionalText(a.version) && optionalText(a.framework) && optionalText(a.model)) {
+  if (
+    r?.command === 'agents.add' &&
+    a &&
+    isText(a.project) &&
+    isText(a.name) &&
+    optionalText(a.version) &&
+    optionalText(a.framework) &&
+    optionalText(a.model)
+  ) {
     const { project, name, version, framework, model } = a as unknown as AgentsAddArgs;
     return { command: 'agents.add', args: { project, name, version, framework, model } };
   }

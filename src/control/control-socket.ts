@@ -20,7 +20,8 @@ export function controlSocketPath(dataDir: string): SocketPath {
   const path = join(dataDir, CONTROL_SOCKET_NAME);
   if (process.platform === 'win32') return { ok: false, path, reason: 'control sockets are not supported on Windows' };
   const bytes = Buffer.byteLength(path);
-  if (bytes > MAX_PATH_BYTES) return { ok: false, path, reason: `the path is ${bytes} bytes, longer than the ${MAX_PATH_BYTES} the OS allows` };
+  if (bytes > MAX_PATH_BYTES)
+    return { ok: false, path, reason: `the path is ${bytes} bytes, longer than the ${MAX_PATH_BYTES} the OS allows` };
   return { ok: true, path };
 }
 
@@ -72,12 +73,18 @@ export class StoreInUseError extends Error {}
 export async function serviceControlSocket(dataDir: string, log: Logger): Promise<ControlSocket | undefined> {
   const where = controlSocketPath(dataDir);
   if (!where.ok) {
-    log.warn('no control socket: `svc keys create`, `svc agents add` and `svc migrate` cannot run while this service runs', { path: where.path, reason: where.reason });
+    log.warn(
+      'no control socket: `svc keys create`, `svc agents add` and `svc migrate` cannot run while this service runs',
+      { path: where.path, reason: where.reason },
+    );
     return undefined;
   }
   mkdirSync(dataDir, { recursive: true });
   const claimed = await claimControlSocket(where.path);
-  if (claimed === 'live') throw new StoreInUseError(`another svc process is using ${dataDir} (its control socket ${where.path} answers); the embedded store can be opened by one process only`);
+  if (claimed === 'live')
+    throw new StoreInUseError(
+      `another svc process is using ${dataDir} (its control socket ${where.path} answers); the embedded store can be opened by one process only`,
+    );
   return claimed;
 }
 
@@ -97,10 +104,14 @@ function listenOn(path: string): Promise<ControlSocket> {
     } catch {
       request = undefined;
     }
-    if (request === undefined) response = { ok: false, error: 'the control request is not one line of JSON', exitCode: 2 };
+    if (request === undefined)
+      response = { ok: false, error: 'the control request is not one line of JSON', exitCode: 2 };
     else {
       await served;
-      response = closing || !handler ? { ok: false, error: 'svc is stopping; try again once it has stopped', exitCode: 1 } : await handler(request);
+      response =
+        closing || !handler
+          ? { ok: false, error: 'svc is stopping; try again once it has stopped', exitCode: 1 }
+          : await handler(request);
     }
     socket.end(`${JSON.stringify(response)}\n`);
   };

@@ -10,12 +10,18 @@ import { describeError, runCommand, type ControlRequest, type ControlResponse } 
 import { sendControlRequest } from './control-client.ts';
 import { claimControlSocket, controlSocketPath, type ControlSocket } from './control-socket.ts';
 
-export async function runStoreCommand(loaded: LoadedConfig, request: ControlRequest, warn: (message: string) => void): Promise<ControlResponse> {
+export async function runStoreCommand(
+  loaded: LoadedConfig,
+  request: ControlRequest,
+  warn: (message: string) => void,
+): Promise<ControlResponse> {
   const dataDir = resolve(loaded.baseDir, loaded.config.store.data_dir);
   if (loaded.config.store.postgres_url) return runHere(loaded, request);
   const where = controlSocketPath(dataDir);
   if (!where.ok) {
-    warn(`cannot tell whether svc is running on ${dataDir} (control socket ${where.path}: ${where.reason}); stop it before running this command`);
+    warn(
+      `cannot tell whether svc is running on ${dataDir} (control socket ${where.path}: ${where.reason}); stop it before running this command`,
+    );
     return runHere(loaded, request);
   }
   // The holder can exit between our look and our request; then the store is free and we look again.
@@ -35,13 +41,20 @@ export async function runStoreCommand(loaded: LoadedConfig, request: ControlRequ
 }
 
 /** Opens the store in this process, runs the command, and closes the store (and socket) before returning. */
-async function runHere(loaded: LoadedConfig, request: ControlRequest, control?: ControlSocket): Promise<ControlResponse> {
+async function runHere(
+  loaded: LoadedConfig,
+  request: ControlRequest,
+  control?: ControlSocket,
+): Promise<ControlResponse> {
   const { config, baseDir } = loaded;
   let db: Database;
   try {
     // `svc migrate` reports what it applies, so it migrates itself; the others migrate on open, as `svc start` does.
     if (request.command === 'migrate') {
-      const opened = await openDatabase({ postgresUrl: config.store.postgres_url, dataDir: resolve(baseDir, config.store.data_dir) });
+      const opened = await openDatabase({
+        postgresUrl: config.store.postgres_url,
+        dataDir: resolve(baseDir, config.store.data_dir),
+      });
       // Postgres connects lazily: find an unreachable server here, not halfway through.
       await opened.query('SELECT 1').catch(async (err: unknown) => {
         await opened.close().catch(() => {});
@@ -51,7 +64,11 @@ async function runHere(loaded: LoadedConfig, request: ControlRequest, control?: 
     } else db = await openStore(config, baseDir);
   } catch (err) {
     await control?.close();
-    return { ok: false, error: `cannot open the store (${config.store.postgres_url ? 'postgres' : 'embedded, ' + resolve(baseDir, config.store.data_dir)}): ${describeError(err)}`, exitCode: 1 };
+    return {
+      ok: false,
+      error: `cannot open the store (${config.store.postgres_url ? 'postgres' : 'embedded, ' + resolve(baseDir, config.store.data_dir)}): ${describeError(err)}`,
+      exitCode: 1,
+    };
   }
   const ctx = { db, now: () => Date.now() };
   // Other CLIs that find our socket meanwhile are served from this same open store.

@@ -12,7 +12,10 @@ export class UsageError extends Error {}
 
 type Values = Record<string, string | boolean | undefined>;
 
-const COMMON: ParseArgsOptionsConfig = { config: { type: 'string', short: 'c', default: 'gateway.yaml' }, json: { type: 'boolean', default: false } };
+const COMMON: ParseArgsOptionsConfig = {
+  config: { type: 'string', short: 'c', default: 'gateway.yaml' },
+  json: { type: 'boolean', default: false },
+};
 
 /** The flags after `svc <command> [subcommand]`; `subcommand` is the one positional allowed (and required). */
 export function parse(args: string[], options: ParseArgsOptionsConfig, subcommand?: string): Values {
@@ -53,15 +56,39 @@ export async function storeCommand(command: 'migrate' | 'keys' | 'agents', args:
     values = parse(args, {});
     request = { command: 'migrate' };
   } else if (command === 'keys') {
-    values = parse(args, { project: { type: 'string' }, kind: { type: 'string', default: 'project' }, note: { type: 'string' } }, 'create');
+    values = parse(
+      args,
+      { project: { type: 'string' }, kind: { type: 'string', default: 'project' }, note: { type: 'string' } },
+      'create',
+    );
     const kind = values.kind;
-    if (kind !== 'project' && kind !== 'organization') throw new UsageError(`--kind must be 'project' or 'organization', not '${String(kind)}'`);
-    request = { command: 'keys.create', args: { project: required(values, 'project'), kind, note: optional(values, 'note') } };
+    if (kind !== 'project' && kind !== 'organization')
+      throw new UsageError(`--kind must be 'project' or 'organization', not '${String(kind)}'`);
+    request = {
+      command: 'keys.create',
+      args: { project: required(values, 'project'), kind, note: optional(values, 'note') },
+    };
   } else {
-    values = parse(args, { project: { type: 'string' }, name: { type: 'string' }, version: { type: 'string' }, framework: { type: 'string' }, model: { type: 'string' } }, 'add');
+    values = parse(
+      args,
+      {
+        project: { type: 'string' },
+        name: { type: 'string' },
+        version: { type: 'string' },
+        framework: { type: 'string' },
+        model: { type: 'string' },
+      },
+      'add',
+    );
     request = {
       command: 'agents.add',
-      args: { project: required(values, 'project'), name: required(values, 'name'), version: optional(values, 'version'), framework: optional(values, 'framework'), model: optional(values, 'model') },
+      args: {
+        project: required(values, 'project'),
+        name: required(values, 'name'),
+        version: optional(values, 'version'),
+        framework: optional(values, 'framework'),
+        model: optional(values, 'model'),
+      },
     };
   }
 
@@ -96,7 +123,10 @@ export async function runRequest(configPath: string, request: ControlRequest): P
 function printMigrate(r: MigrateResult, json: boolean): void {
   if (json) console.log(JSON.stringify({ applied: r.applied }));
   else if (r.applied.length === 0) console.log('The store is up to date: no migrations to apply.');
-  else console.log(`Applied ${r.applied.length} migration${r.applied.length === 1 ? '' : 's'}:\n${r.applied.map((m) => `  ${m}`).join('\n')}`);
+  else
+    console.log(
+      `Applied ${r.applied.length} migration${r.applied.length === 1 ? '' : 's'}:\n${r.applied.map((m) => `  ${m}`).join('\n')}`,
+    );
 }
 
 function printKey(k: CreatedApiKey, json: boolean): void {

@@ -5,7 +5,8 @@ import { isRole, ROLES, type Role } from '../users/roles.ts';
 import { listUsers, UserExistsError, type User } from '../users/users.ts';
 import { CommandError, type CommandContext } from './commands.ts';
 
-export type UserRequest = { command: 'users.add'; args: { email: string; role: Role; name?: string } } | { command: 'users.list' };
+export type UserRequest =
+  { command: 'users.add'; args: { email: string; role: Role; name?: string } } | { command: 'users.list' };
 
 export type UserResult = AddedUser | User[];
 
@@ -14,7 +15,13 @@ export function checkUserRequest(value: unknown): UserRequest | undefined {
   const r = value as { command?: unknown; args?: Record<string, unknown> } | null;
   if (r?.command === 'users.list') return { command: 'users.list' };
   const a = r?.args;
-  if (r?.command === 'users.add' && a && typeof a.email === 'string' && isRole(a.role) && (a.name === undefined || typeof a.name === 'string')) {
+  if (
+    r?.command === 'users.add' &&
+    a &&
+    typeof a.email === 'string' &&
+    isRole(a.role) &&
+    (a.name === undefined || typeof a.name === 'string')
+  ) {
     return { command: 'users.add', args: { email: a.email, role: a.role, name: a.name } };
   }
   return undefined;

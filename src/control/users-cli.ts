@@ -16,17 +16,26 @@ function subcommandOf(args: string[]): string | undefined {
   return parseArgs({ args, options, allowPositionals: true, strict: false }).positionals[0];
 }
 
-function request(sub: (typeof SUBCOMMANDS)[number], args: string[]): { request: UserRequest; values: Record<string, unknown> } {
+function request(
+  sub: (typeof SUBCOMMANDS)[number],
+  args: string[],
+): { request: UserRequest; values: Record<string, unknown> } {
   if (sub === 'list') return { values: parse(args, {}, sub), request: { command: 'users.list' } };
   const values = parse(args, ADD_FLAGS, sub);
   const role = required(values, 'role');
   if (!isRole(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}, not '${role}'`);
-  return { values, request: { command: 'users.add', args: { email: required(values, 'email'), role, name: optional(values, 'name') } } };
+  return {
+    values,
+    request: { command: 'users.add', args: { email: required(values, 'email'), role, name: optional(values, 'name') } },
+  };
 }
 
 export async function usersCommand(args: string[]): Promise<number> {
   const sub = subcommandOf(args);
-  if (!SUBCOMMANDS.includes(sub as 'add')) throw new UsageError(sub ? `unknown subcommand 'users ${sub}'` : `missing subcommand: one of ${SUBCOMMANDS.join(', ')}`);
+  if (!SUBCOMMANDS.includes(sub as 'add'))
+    throw new UsageError(
+      sub ? `unknown subcommand 'users ${sub}'` : `missing subcommand: one of ${SUBCOMMANDS.join(', ')}`,
+    );
   const { request: r, values } = request(sub as 'add', args);
   const result = await runRequest(values.config as string, r);
   if (typeof result === 'number') return result;
@@ -49,5 +58,6 @@ function printAdded({ user, password }: AddedUser): void {
 
 function printList(users: User[]): void {
   if (users.length === 0) console.log('No users.');
-  for (const u of users) console.log(`${u.id}  ${u.email}  ${u.role}  ${u.active ? 'active' : 'deactivated'}${u.name ? `  ${u.name}` : ''}`);
+  for (const u of users)
+    console.log(`${u.id}  ${u.email}  ${u.role}  ${u.active ? 'active' : 'deactivated'}${u.name ? `  ${u.name}` : ''}`);
 }

@@ -39,4 +39,3 @@ export function errorTypeForStatus(status: number): string {
   if (status >= 500) return 'server_error';
   return 'invalid_request_error';
 }
-

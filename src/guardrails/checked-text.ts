@@ -56,7 +56,8 @@ function contentFields(content: unknown, path: string, out: TextField[]): void {
   if (typeof content === 'string') out.push({ path, text: content });
   else if (Array.isArray(content)) {
     content.forEach((part, i) => {
-      if (typeof part?.text === 'string' && part.type === 'text') out.push({ path: `${path}[${i}].text`, text: part.text });
+      if (typeof part?.text === 'string' && part.type === 'text')
+        out.push({ path: `${path}[${i}].text`, text: part.text });
     });
   }
 }
@@ -69,7 +70,8 @@ export function requestText(route: RouteName, body: JsonObject | undefined): Che
     // Token-id arrays carry no text to check.
     const input = body?.input;
     if (typeof input === 'string') out.push({ path: 'input', text: input });
-    else if (Array.isArray(input)) input.forEach((item, i) => typeof item === 'string' && out.push({ path: `input[${i}]`, text: item }));
+    else if (Array.isArray(input))
+      input.forEach((item, i) => typeof item === 'string' && out.push({ path: `input[${i}]`, text: item }));
   }
   return new CheckedText(out);
 }
@@ -78,6 +80,7 @@ export function requestText(route: RouteName, body: JsonObject | undefined): Che
 export function responseText(body: unknown): CheckedText {
   const out: TextField[] = [];
   const choices = (body as { choices?: unknown } | null)?.choices;
-  if (Array.isArray(choices)) choices.forEach((c, i) => contentFields(c?.message?.content, `choices[${i}].message.content`, out));
+  if (Array.isArray(choices))
+    choices.forEach((c, i) => contentFields(c?.message?.content, `choices[${i}].message.content`, out));
   return new CheckedText(out);
 }

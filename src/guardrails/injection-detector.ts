@@ -27,7 +27,9 @@ export const BUILTIN_INJECTION_PHRASES: readonly string[] = [
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export function injectionDetector(builtin: boolean, extra: readonly string[]): LocalDetector {
-  const phrases = [...(builtin ? BUILTIN_INJECTION_PHRASES : []), ...extra].map((p) => p.trim()).filter((p) => p !== '');
+  const phrases = [...(builtin ? BUILTIN_INJECTION_PHRASES : []), ...extra]
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   if (phrases.length === 0) return () => [];
   // Longest first, so "ignore all previous instructions" counts once and not also as a shorter phrase.
   phrases.sort((a, b) => b.length - a.length);

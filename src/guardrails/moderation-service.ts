@@ -28,17 +28,29 @@ function results(answer: unknown): ModerationResult[] {
   return list as ModerationResult[];
 }
 
-export function moderationService(name: string, config: ModerationServiceConfig, dispatcher: Dispatcher): RemoteDetector {
+export function moderationService(
+  name: string,
+  config: ModerationServiceConfig,
+  dispatcher: Dispatcher,
+): RemoteDetector {
   const url = new URL(config.url);
   const headers: Record<string, string> = config.api_key ? { authorization: `Bearer ${config.api_key}` } : {};
   const only = config.categories ? new Set(config.categories) : undefined;
   return {
     service: name,
     async check(text, timeoutMs) {
-      const answer = await postDetection(dispatcher, url, { input: text, ...(config.model ? { model: config.model } : {}) }, headers, timeoutMs);
+      const answer = await postDetection(
+        dispatcher,
+        url,
+        { input: text, ...(config.model ? { model: config.model } : {}) },
+        headers,
+        timeoutMs,
+      );
       const hits: string[] = [];
       for (const r of results(answer)) {
-        const categories = Object.keys(r.categories).filter((c) => r.categories[c] === true && (only ? only.has(c) : r.flagged));
+        const categories = Object.keys(r.categories).filter(
+          (c) => r.categories[c] === true && (only ? only.has(c) : r.flagged),
+        );
         hits.push(...categories.map((c) => `${name}.${c}`));
         if (!only && r.flagged && categories.length === 0) hits.push(`${name}.flagged`);
       }

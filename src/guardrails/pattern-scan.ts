@@ -16,7 +16,8 @@ export function scanPatterns(patterns: readonly DetectorPattern[], text: string)
   for (const p of patterns) {
     for (const m of text.matchAll(p.regex)) {
       // An empty match (a custom pattern such as `a*`) is not a finding.
-      if (m[0] !== '' && (!p.valid || p.valid(m))) hits.push({ detector: p.detector, at: [m.index, m.index + m[0].length] });
+      if (m[0] !== '' && (!p.valid || p.valid(m)))
+        hits.push({ detector: p.detector, at: [m.index, m.index + m[0].length] });
     }
   }
   return tally(hits);

@@ -6,10 +6,12 @@ import type { LocalDetector, PiiEntity } from './types.ts';
 
 // IBAN lengths by country (SWIFT IBAN registry); a candidate of another length or country is not an IBAN.
 const IBAN_LENGTHS = new Map(
-  ('AD24 AE23 AL28 AT20 AZ28 BA20 BE16 BG22 BH22 BR29 BY28 CH21 CR22 CY28 CZ24 DE22 DK18 DO28 EE20 EG29 ES24 FI18 ' +
+  (
+    'AD24 AE23 AL28 AT20 AZ28 BA20 BE16 BG22 BH22 BR29 BY28 CH21 CR22 CY28 CZ24 DE22 DK18 DO28 EE20 EG29 ES24 FI18 ' +
     'FO18 FR27 GB22 GE22 GI23 GL18 GR27 GT28 HR21 HU28 IE22 IL23 IQ23 IS26 IT27 JO30 KW30 KZ20 LB28 LC32 LI21 LT20 ' +
     'LU20 LV21 MC27 MD24 ME22 MK19 MR27 MT31 MU30 NL18 NO15 PK24 PL28 PS29 PT25 QA29 RO24 RS22 SA24 SC31 SE24 SI19 ' +
-    'SK24 SM27 ST25 SV28 TL23 TN24 TR26 UA29 VA22 VG24 XK20')
+    'SK24 SM27 ST25 SV28 TL23 TN24 TR26 UA29 VA22 VG24 XK20'
+  )
     .split(' ')
     .map((e) => [e.slice(0, 2), Number(e.slice(2))] as const),
 );
@@ -31,7 +33,8 @@ const PATTERNS: Record<PiiEntity, DetectorPattern> = {
   // International numbers need the leading + and 8 to 15 digits; national ones the North American plan's shape.
   phone: {
     detector: 'pii.phone',
-    regex: /(?<![\w+])(?:\+[1-9](?:[\s.-]?\(?\d\)?){7,14}|(?:\([2-9]\d{2}\)\s?|[2-9]\d{2}[\s.-])[2-9]\d{2}[\s.-]\d{4})(?![\w-])/g,
+    regex:
+      /(?<![\w+])(?:\+[1-9](?:[\s.-]?\(?\d\)?){7,14}|(?:\([2-9]\d{2}\)\s?|[2-9]\d{2}[\s.-])[2-9]\d{2}[\s.-]\d{4})(?![\w-])/g,
   },
   // Unbroken, or grouped 4-4-4-4(-3) / 4-6-5 / 4-6-4 with one separator throughout.
   credit_card: {

@@ -22,7 +22,15 @@ interface RecognizerResult {
 
 /** Presidio (Python) counts offsets in code points, JavaScript strings in UTF-16 units; nonsense offsets give none. */
 function utf16Range(text: string, start: unknown, end: unknown): MatchRange | undefined {
-  if (typeof start !== 'number' || typeof end !== 'number' || !Number.isInteger(start) || !Number.isInteger(end) || start < 0 || end <= start) return undefined;
+  if (
+    typeof start !== 'number' ||
+    typeof end !== 'number' ||
+    !Number.isInteger(start) ||
+    !Number.isInteger(end) ||
+    start < 0 ||
+    end <= start
+  )
+    return undefined;
   if (!/[\uD800-\uDFFF]/.test(text)) return end <= text.length ? [start, end] : undefined;
   let codePoint = 0;
   let unit = 0;
@@ -37,7 +45,8 @@ function utf16Range(text: string, start: unknown, end: unknown): MatchRange | un
 }
 
 function recognized(answer: unknown): RecognizerResult[] {
-  const valid = Array.isArray(answer) && answer.every((r) => typeof r?.entity_type === 'string' && typeof r.score === 'number');
+  const valid =
+    Array.isArray(answer) && answer.every((r) => typeof r?.entity_type === 'string' && typeof r.score === 'number');
   if (!valid) throw new DetectionUnavailable('invalid answer');
   return answer as RecognizerResult[];
 }
@@ -56,7 +65,11 @@ export function presidioService(name: string, config: PresidioServiceConfig, dis
     async check(text, timeoutMs) {
       const answer = await postDetection(dispatcher, url, request(text), {}, timeoutMs);
       // The threshold is applied again here: a compatible service may ignore it.
-      return tally(recognized(answer).filter((r) => r.score >= threshold).map((r) => ({ detector: `${name}.${r.entity_type}`, at: utf16Range(text, r.start, r.end) })));
+      return tally(
+        recognized(answer)
+          .filter((r) => r.score >= threshold)
+          .map((r) => ({ detector: `${name}.${r.entity_type}`, at: utf16Range(text, r.start, r.end) })),
+      );
     },
   };
 }

@@ -9,7 +9,10 @@ function looksRandom(match: RegExpExecArray): boolean {
 }
 
 const PATTERNS: Record<SecretKind, DetectorPattern> = {
-  aws_access_key: { detector: 'secrets.aws_access_key', regex: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/g },
+  aws_access_key: {
+    detector: 'secrets.aws_access_key',
+    regex: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
+  },
   private_key: { detector: 'secrets.private_key', regex: /-----BEGIN[A-Z ]{0,40} PRIVATE KEY(?: BLOCK)?-----/g },
   openai_key: {
     detector: 'secrets.openai_key',

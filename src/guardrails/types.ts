@@ -14,7 +14,8 @@ export interface Finding {
 }
 
 export type PiiEntity = 'email' | 'phone' | 'credit_card' | 'iban' | 'us_ssn';
-export type SecretKind = 'aws_access_key' | 'private_key' | 'openai_key' | 'github_token' | 'slack_token' | 'stripe_key' | 'google_api_key';
+export type SecretKind =
+  'aws_access_key' | 'private_key' | 'openai_key' | 'github_token' | 'slack_token' | 'stripe_key' | 'google_api_key';
 
 /** A built-in detector as plain data: the same spec builds it inline or in a worker thread. */
 export type LocalDetectorSpec =

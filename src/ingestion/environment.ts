@@ -3,7 +3,7 @@
 export function normalizeEnvironment(value: unknown): string {
   if (typeof value !== 'string') return 'default';
   let env = value.toLowerCase();
-  for (let prev = ''; prev !== env; ) {
+  for (let prev = ''; prev !== env;) {
     prev = env;
     env = env.replace(/^langfuse[-_]?/, '');
   }

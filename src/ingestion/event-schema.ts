@@ -50,16 +50,38 @@ const envelope = {
 const traceBody = {
   type: 'object',
   properties: {
-    id, timestamp: time, name: { type: 'string', maxLength: 1000 }, userId: str, sessionId: str, release: str, version: str,
-    tags: { type: 'array', items: str }, public: { type: 'boolean' }, environment: str,
+    id,
+    timestamp: time,
+    name: { type: 'string', maxLength: 1000 },
+    userId: str,
+    sessionId: str,
+    release: str,
+    version: str,
+    tags: { type: 'array', items: str },
+    public: { type: 'boolean' },
+    environment: str,
   },
 };
 
 const observationProperties = {
-  id, traceId: id, parentObservationId: id, name: str, startTime: time, endTime: time, completionStartTime: time,
-  level: { enum: ['DEBUG', 'DEFAULT', 'WARNING', 'ERROR'] }, statusMessage: str, version: str, environment: str,
-  model: str, modelParameters: { type: 'object' }, usage: { type: 'object' }, usageDetails: numberMap, costDetails: numberMap,
-  promptName: str, promptVersion: { type: 'integer' },
+  id,
+  traceId: id,
+  parentObservationId: id,
+  name: str,
+  startTime: time,
+  endTime: time,
+  completionStartTime: time,
+  level: { enum: ['DEBUG', 'DEFAULT', 'WARNING', 'ERROR'] },
+  statusMessage: str,
+  version: str,
+  environment: str,
+  model: str,
+  modelParameters: { type: 'object' },
+  usage: { type: 'object' },
+  usageDetails: numberMap,
+  costDetails: numberMap,
+  promptName: str,
+  promptVersion: { type: 'integer' },
 };
 const observationBody = { type: 'object', required: ['id'], properties: observationProperties };
 const legacyObservationBody = {
@@ -72,10 +94,20 @@ const scoreBody = {
   type: 'object',
   required: ['name', 'value'],
   properties: {
-    id: { type: 'string', maxLength: 800, pattern: '^[^\\r]*$' }, name: { type: 'string', minLength: 1 },
-    value: { type: ['number', 'string'] }, dataType: { enum: ['NUMERIC', 'CATEGORICAL', 'BOOLEAN', 'TEXT'] },
-    configId: str, traceId: id, observationId: id, sessionId: id, datasetRunId: id, comment: str, environment: str,
-    queueId: str, source: { enum: ['API', 'ANNOTATION', 'EVAL'] }, timestamp: time,
+    id: { type: 'string', maxLength: 800, pattern: '^[^\\r]*$' },
+    name: { type: 'string', minLength: 1 },
+    value: { type: ['number', 'string'] },
+    dataType: { enum: ['NUMERIC', 'CATEGORICAL', 'BOOLEAN', 'TEXT'] },
+    configId: str,
+    traceId: id,
+    observationId: id,
+    sessionId: id,
+    datasetRunId: id,
+    comment: str,
+    environment: str,
+    queueId: str,
+    source: { enum: ['API', 'ANNOTATION', 'EVAL'] },
+    timestamp: time,
   },
 };
 
@@ -91,14 +123,18 @@ const validators = {
  * A score's comment given as null clears a stored one (Langfuse's last-write-wins), so it survives `withoutNulls`
  * once the shape is checked.
  */
-const keepClearedComment = (raw: Record<string, unknown>, body: Record<string, any>) => (raw.comment === null ? { ...body, comment: null } : body);
+const keepClearedComment = (raw: Record<string, unknown>, body: Record<string, any>) =>
+  raw.comment === null ? { ...body, comment: null } : body;
 
 /** A copy without null-valued fields: Langfuse's schemas are `nullish`, and absent and null merge alike. */
 export function withoutNulls(body: Record<string, unknown>): Record<string, any> {
   return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null && v !== undefined));
 }
 
-function issuesOf(validate: { errors?: Parameters<typeof describeAjvError>[0][] | null }, prefix: string[]): ValidationIssue[] {
+function issuesOf(
+  validate: { errors?: Parameters<typeof describeAjvError>[0][] | null },
+  prefix: string[],
+): ValidationIssue[] {
   return (validate.errors ?? []).map((e) => {
     const issue = describeAjvError(e);
     return { path: [...prefix, ...issue.path], message: issue.message };
@@ -106,7 +142,8 @@ function issuesOf(validate: { errors?: Parameters<typeof describeAjvError>[0][] 
 }
 
 /** `body.traceId: must be …; type: must be one of …` */
-export const issueText = (issues: readonly ValidationIssue[]) => issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`).join('; ');
+export const issueText = (issues: readonly ValidationIssue[]) =>
+  issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`).join('; ');
 
 export interface IngestionEvent {
   id: string;
@@ -125,21 +162,40 @@ export function checkEvent(raw: unknown): { event: IngestionEvent } | { issues: 
   if (!validators.envelope(raw)) return { issues: issuesOf(validators.envelope, []) };
   const e = raw as unknown as IngestionEvent;
   const body = withoutNulls(e.body);
-  const validate = e.type === 'trace-create' ? validators.trace
-    : e.type === 'score-create' ? validators.score
-    : e.type === 'sdk-log' ? undefined
-    : e.type.startsWith('observation-') ? validators.legacyObservation
-    : validators.observation;
+  const validate =
+    e.type === 'trace-create'
+      ? validators.trace
+      : e.type === 'score-create'
+        ? validators.score
+        : e.type === 'sdk-log'
+          ? undefined
+          : e.type.startsWith('observation-')
+            ? validators.legacyObservation
+            : validators.observation;
   if (validate && !validate(body)) return { issues: issuesOf(validate, ['body']) };
-  if ((body.promptName === undefined) !== (body.promptVersion === undefined) && e.type !== 'trace-create' && e.type !== 'score-create') {
-    return { issues: [{ path: ['body', 'promptName'], message: 'promptName and promptVersion must be given together' }] };
+  if (
+    (body.promptName === undefined) !== (body.promptVersion === undefined) &&
+    e.type !== 'trace-create' &&
+    e.type !== 'score-create'
+  ) {
+    return {
+      issues: [{ path: ['body', 'promptName'], message: 'promptName and promptVersion must be given together' }],
+    };
   }
-  return { event: { id: e.id, type: e.type, timestamp: e.timestamp, body: e.type === 'score-create' ? keepClearedComment(e.body, body) : body } };
+  return {
+    event: {
+      id: e.id,
+      type: e.type,
+      timestamp: e.timestamp,
+      body: e.type === 'score-create' ? keepClearedComment(e.body, body) : body,
+    },
+  };
 }
 
 /** The score body rules alone, for POST /scores. */
 export function checkScoreBody(raw: unknown): { body: Record<string, any> } | { issues: ValidationIssue[] } {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { issues: [{ path: [], message: 'must be a JSON object' }] };
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    return { issues: [{ path: [], message: 'must be a JSON object' }] };
   const body = withoutNulls(raw as Record<string, unknown>);
   if (!validators.score(body)) return { issues: issuesOf(validators.score, []) };
   return { body: keepClearedComment(raw as Record<string, unknown>, body) };

@@ -18,7 +18,10 @@ export type CostModels = Map<string, string | null>;
  * the cost model of each row already stored (absent: a new row).
  */
 export function priceObservations(
-  rows: ObservationRow[], events: ReadonlyMap<string, readonly IngestionEvent[]>, match: ModelMatcher, stored: CostModels,
+  rows: ObservationRow[],
+  events: ReadonlyMap<string, readonly IngestionEvent[]>,
+  match: ModelMatcher,
+  stored: CostModels,
 ): CostModels {
   const decided: CostModels = new Map();
   for (const row of rows) {
@@ -30,7 +33,9 @@ export function priceObservations(
     const hasEventCost = stored.has(row.id) && !wasCalculated && Object.keys(row.costDetails ?? {}).length > 0;
     if (hasEventCost || !row.usageDetails || !row.model) continue;
     const model = match(row.model);
-    const tier = model && selectTier(model, { usage: row.usageDetails, modelParameters: row.modelParameters, metadata: row.attributes });
+    const tier =
+      model &&
+      selectTier(model, { usage: row.usageDetails, modelParameters: row.modelParameters, metadata: row.attributes });
     const cost = tier && modelCostDetails(tier, row.usageDetails);
     if (cost) {
       row.costDetails = cost;

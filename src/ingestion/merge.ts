@@ -9,7 +9,8 @@ import type { IngestionEvent } from './event-schema.ts';
 import { OBSERVATION_EVENT_TYPES } from './event-schema.ts';
 import { costDetailsOf, totalOf, usageDetailsOf } from './usage.ts';
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 export function deepMerge(base: Record<string, unknown>, change: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
@@ -26,7 +27,7 @@ const metadataOf = (v: unknown): Record<string, unknown> => (isPlainObject(v) ? 
 const earliest = (a: string | undefined, b: string | undefined) =>
   a === undefined ? b : b === undefined ? a : Date.parse(b) < Date.parse(a) ? b : a;
 const latest = (a: string | null | undefined, b: string | null | undefined) =>
-  a == null ? b ?? null : b == null ? a : Date.parse(b) > Date.parse(a) ? b : a;
+  a == null ? (b ?? null) : b == null ? a : Date.parse(b) > Date.parse(a) ? b : a;
 
 /** Creates first, then updates, each by envelope timestamp (stable for equal ones). */
 export function mergeOrder(events: readonly IngestionEvent[]): IngestionEvent[] {
@@ -35,7 +36,12 @@ export function mergeOrder(events: readonly IngestionEvent[]): IngestionEvent[] 
 }
 
 /** Sets the fields of `body` that are present, under their row names; those in `fillOnly` only where the row has none. */
-function assign<R>(row: R, body: Record<string, any>, fields: [string, keyof R][], fillOnly: readonly string[] = []): void {
+function assign<R>(
+  row: R,
+  body: Record<string, any>,
+  fields: [string, keyof R][],
+  fillOnly: readonly string[] = [],
+): void {
   for (const [from, to] of fields) {
     if (body[from] === undefined) continue;
     const current = (row as Record<string, unknown>)[to as string];
@@ -45,26 +51,56 @@ function assign<R>(row: R, body: Record<string, any>, fields: [string, keyof R][
 }
 
 export function traceRowOf(t: StoredTrace): TraceRow {
-  const { agentName: _a, createdAt: _c, updatedAt: _u, durationMs: _d, observationLatencySeconds: _l, tokens: _t, cost: _k, observationIds: _o, scoreIds: _s, ...row } = t;
+  const {
+    agentName: _a,
+    createdAt: _c,
+    updatedAt: _u,
+    durationMs: _d,
+    observationLatencySeconds: _l,
+    tokens: _t,
+    cost: _k,
+    observationIds: _o,
+    scoreIds: _s,
+    ...row
+  } = t;
   return row;
 }
 
 /** The trace after `events` (trace-create, in merge order) on the stored one. */
-export function mergeTrace(projectId: string, id: string, stored: TraceRow | undefined, events: readonly IngestionEvent[]): TraceRow {
+export function mergeTrace(
+  projectId: string,
+  id: string,
+  stored: TraceRow | undefined,
+  events: readonly IngestionEvent[],
+): TraceRow {
   const row: TraceRow = stored
     ? { ...stored, metadata: { ...stored.metadata }, tags: { ...stored.tags } }
     : { projectId, id, status: 'completed', startTime: '', source: 'ingestion', metadata: {}, tags: {} };
   let start = stored?.startTime;
   for (const e of events) {
     const b = e.body;
-    start = b.timestamp !== undefined ? earliest(start, b.timestamp) : start ?? e.timestamp;
-    assign(row, b, [['name', 'name'], ['userId', 'userId'], ['sessionId', 'sessionId'], ['input', 'input'], ['output', 'output'],
-      ['release', 'release'], ['version', 'version'], ['public', 'public']], e.fillOnly);
+    start = b.timestamp !== undefined ? earliest(start, b.timestamp) : (start ?? e.timestamp);
+    assign(
+      row,
+      b,
+      [
+        ['name', 'name'],
+        ['userId', 'userId'],
+        ['sessionId', 'sessionId'],
+        ['input', 'input'],
+        ['output', 'output'],
+        ['release', 'release'],
+        ['version', 'version'],
+        ['public', 'public'],
+      ],
+      e.fillOnly,
+    );
     if (b.metadata !== undefined) row.metadata = deepMerge(row.metadata ?? {}, metadataOf(b.metadata));
     // Langfuse tags are a list; ours an object, a bare tag being a key with an empty value (public-traces.ts tagList).
     // Built as entries so that tags named like Object.prototype members (`__proto__` too) are own keys.
     const added = ((b.tags as string[] | undefined) ?? []).filter((tag) => !Object.hasOwn(row.tags!, tag));
-    if (added.length > 0) row.tags = Object.fromEntries([...Object.entries(row.tags!), ...added.map((tag) => [tag, ''])]);
+    if (added.length > 0)
+      row.tags = Object.fromEntries([...Object.entries(row.tags!), ...added.map((tag) => [tag, ''])]);
     if (!stored && row.environment === undefined) row.environment = normalizeEnvironment(b.environment);
   }
   row.startTime = start!;
@@ -79,7 +115,12 @@ export function observationRowOf(o: StoredObservation): ObservationRow {
 }
 
 /** The observation after `events` (in merge order) on the stored one; undefined traceId means none was ever given. */
-export function mergeObservation(projectId: string, id: string, stored: ObservationRow | undefined, events: readonly IngestionEvent[]): ObservationRow {
+export function mergeObservation(
+  projectId: string,
+  id: string,
+  stored: ObservationRow | undefined,
+  events: readonly IngestionEvent[],
+): ObservationRow {
   const row: ObservationRow = stored
     ? { ...stored, attributes: { ...stored.attributes } }
     : { projectId, id, traceId: '', type: 'SPAN', startTime: '', attributes: {} };
@@ -90,18 +131,30 @@ export function mergeObservation(projectId: string, id: string, stored: Observat
     // An update names the kind of event, not a new type: the stored type stays.
     if (!e.type.endsWith('-update') || !stored) row.type = type;
     if (row.traceId === '' && b.traceId !== undefined) row.traceId = b.traceId;
-    start = b.startTime !== undefined ? earliest(start, b.startTime) : start ?? e.timestamp;
-    assign(row, b, [['name', 'name'], ['parentObservationId', 'parentObservationId'], ['endTime', 'endTime'],
-      ['completionStartTime', 'completionStartTime'], ['input', 'input'], ['output', 'output'], ['level', 'level'],
-      ['statusMessage', 'statusMessage'], ['version', 'version'], ['model', 'model'], ['modelParameters', 'modelParameters'],
-      ['promptName', 'promptName'], ['promptVersion', 'promptVersion']]);
+    start = b.startTime !== undefined ? earliest(start, b.startTime) : (start ?? e.timestamp);
+    assign(row, b, [
+      ['name', 'name'],
+      ['parentObservationId', 'parentObservationId'],
+      ['endTime', 'endTime'],
+      ['completionStartTime', 'completionStartTime'],
+      ['input', 'input'],
+      ['output', 'output'],
+      ['level', 'level'],
+      ['statusMessage', 'statusMessage'],
+      ['version', 'version'],
+      ['model', 'model'],
+      ['modelParameters', 'modelParameters'],
+      ['promptName', 'promptName'],
+      ['promptVersion', 'promptVersion'],
+    ]);
     // Langfuse's observation metadata is our span `attributes` (the REST API's free-form span keys).
     if (b.metadata !== undefined) row.attributes = deepMerge(row.attributes ?? {}, metadataOf(b.metadata));
     const usage = usageDetailsOf(b);
     if (usage) row.usageDetails = usage;
     const cost = costDetailsOf(b);
     if (cost) row.costDetails = cost;
-    if (!stored && row.environment === undefined && b.environment !== undefined) row.environment = normalizeEnvironment(b.environment);
+    if (!stored && row.environment === undefined && b.environment !== undefined)
+      row.environment = normalizeEnvironment(b.environment);
   }
   row.startTime = start!;
   row.environment ??= 'default';

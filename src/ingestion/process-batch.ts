@@ -8,7 +8,13 @@ import type { ModelMatcher } from '../pricing/model-matcher.ts';
 import type { Database, Queryable } from '../store/database.ts';
 import { getScoreConfigsByIds } from '../store/repos/score-configs.ts';
 import { upsertScores, type ScoreRow } from '../store/repos/scores.ts';
-import { getObservationsByIds, getTracesByIds, upsertTraceBatch, type ObservationRow, type TraceRow } from '../store/repos/traces.ts';
+import {
+  getObservationsByIds,
+  getTracesByIds,
+  upsertTraceBatch,
+  type ObservationRow,
+  type TraceRow,
+} from '../store/repos/traces.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { checkEvent, issueText, type IngestionEvent } from './event-schema.ts';
 import { priceObservations, recordCostModels } from './generation-cost.ts';
@@ -33,7 +39,12 @@ export interface BatchResult {
   errors: EventError[];
 }
 
-const invalid = (id: string, detail: string): EventError => ({ id, status: 400, message: `Invalid request data: ${detail}`, error: 'InvalidRequestError' });
+const invalid = (id: string, detail: string): EventError => ({
+  id,
+  status: 400,
+  message: `Invalid request data: ${detail}`,
+  error: 'InvalidRequestError',
+});
 
 function groupBy(events: readonly IngestionEvent[], key: (e: IngestionEvent) => string): Map<string, IngestionEvent[]> {
   const groups = new Map<string, IngestionEvent[]>();
@@ -51,7 +62,10 @@ function groupBy(events: readonly IngestionEvent[], key: (e: IngestionEvent) => 
 async function lockEntities(tx: Queryable, keys: string[]): Promise<void> {
   const sorted = [...new Set(keys)].sort();
   if (sorted.length === 0) return;
-  await tx.query('SELECT count(pg_advisory_xact_lock(hashtext(k))) FROM (SELECT k FROM unnest($1::text[]) AS k ORDER BY k) s', [sorted]);
+  await tx.query(
+    'SELECT count(pg_advisory_xact_lock(hashtext(k))) FROM (SELECT k FROM unnest($1::text[]) AS k ORDER BY k) s',
+    [sorted],
+  );
 }
 
 interface Plan {
@@ -61,12 +75,21 @@ interface Plan {
 }
 
 /** Writes the plan; returns the events refused while merging (an observation without a trace). */
-async function write(tx: Queryable, projectId: string, plan: Plan, models: ModelMatcher): Promise<Map<IngestionEvent, EventError>> {
+async function write(
+  tx: Queryable,
+  projectId: string,
+  plan: Plan,
+  models: ModelMatcher,
+): Promise<Map<IngestionEvent, EventError>> {
   const errors = new Map<IngestionEvent, EventError>();
   const observationIds = [...plan.observations.keys()];
   const mentionedTraces = new Set(plan.traces.keys());
-  for (const events of plan.observations.values()) for (const e of events) if (e.body.traceId !== undefined) mentionedTraces.add(e.body.traceId);
-  await lockEntities(tx, [...[...mentionedTraces].map((id) => `trace:${projectId}:${id}`), ...observationIds.map((id) => `observation:${projectId}:${id}`)]);
+  for (const events of plan.observations.values())
+    for (const e of events) if (e.body.traceId !== undefined) mentionedTraces.add(e.body.traceId);
+  await lockEntities(tx, [
+    ...[...mentionedTraces].map((id) => `trace:${projectId}:${id}`),
+    ...observationIds.map((id) => `observation:${projectId}:${id}`),
+  ]);
 
   const stored = await getObservationsByIds(tx, projectId, observationIds);
   const storedObservations = new Map(stored.map((o) => [o.id, observationRowOf(o)]));
@@ -74,15 +97,24 @@ async function write(tx: Queryable, projectId: string, plan: Plan, models: Model
   for (const [id, events] of plan.observations) {
     const row = mergeObservation(projectId, id, storedObservations.get(id), mergeOrder(events));
     if (row.traceId === '') {
-      for (const e of events) errors.set(e, invalid(e.id, `body.traceId: is required for observation ${id}, which is not stored yet`));
+      for (const e of events)
+        errors.set(e, invalid(e.id, `body.traceId: is required for observation ${id}, which is not stored yet`));
       continue;
     }
     observations.push(row);
   }
-  const costModels = priceObservations(observations, plan.observations, models, new Map(stored.map((o) => [o.id, o.costModelId])));
+  const costModels = priceObservations(
+    observations,
+    plan.observations,
+    models,
+    new Map(stored.map((o) => [o.id, o.costModelId])),
+  );
   const traceIds = [...new Set([...plan.traces.keys(), ...observations.map((o) => o.traceId)])];
   // Observations may name a trace this batch did not lock (their stored trace id); lock those too.
-  await lockEntities(tx, traceIds.filter((id) => !mentionedTraces.has(id)).map((id) => `trace:${projectId}:${id}`));
+  await lockEntities(
+    tx,
+    traceIds.filter((id) => !mentionedTraces.has(id)).map((id) => `trace:${projectId}:${id}`),
+  );
   const storedTraces = new Map((await getTracesByIds(tx, projectId, traceIds)).map((t) => [t.id, traceRowOf(t)]));
   const traces: TraceRow[] = [];
   for (const traceId of traceIds) {
@@ -90,15 +122,32 @@ async function write(tx: Queryable, projectId: string, plan: Plan, models: Model
     const events = plan.traces.get(traceId) ?? [];
     const own = observations.filter((o) => o.traceId === traceId);
     // An observation before its trace: the trace row is created from it, as Langfuse shows such traces.
-    const implicitStart = own.reduce((min, o) => (min === '' || Date.parse(o.startTime) < Date.parse(min) ? o.startTime : min), '');
-    const base = stored ?? (events.length === 0 ? { projectId, id: traceId, status: 'completed' as const, startTime: implicitStart, source: 'ingestion' as const, environment: own[0]?.environment } : undefined);
+    const implicitStart = own.reduce(
+      (min, o) => (min === '' || Date.parse(o.startTime) < Date.parse(min) ? o.startTime : min),
+      '',
+    );
+    const base =
+      stored ??
+      (events.length === 0
+        ? {
+            projectId,
+            id: traceId,
+            status: 'completed' as const,
+            startTime: implicitStart,
+            source: 'ingestion' as const,
+            environment: own[0]?.environment,
+          }
+        : undefined);
     const merged = events.length > 0 ? mergeTrace(projectId, traceId, base, mergeOrder(events)) : base!;
     const settled = settleTrace(merged, own);
     if (settled !== stored) traces.push(settled);
   }
   await upsertTraceBatch(tx, traces, observations);
   await recordCostModels(tx, projectId, costModels);
-  await upsertScores(tx, plan.scores.map((s) => s.row));
+  await upsertScores(
+    tx,
+    plan.scores.map((s) => s.row),
+  );
   return errors;
 }
 
@@ -112,17 +161,30 @@ function entityPlans(plan: Plan): Plan[] {
   ];
 }
 
-const eventsOf = (plan: Plan): IngestionEvent[] => [...[...plan.traces.values()].flat(), ...[...plan.observations.values()].flat(), ...plan.scores.map((s) => s.event)];
+const eventsOf = (plan: Plan): IngestionEvent[] => [
+  ...[...plan.traces.values()].flat(),
+  ...[...plan.observations.values()].flat(),
+  ...plan.scores.map((s) => s.event),
+];
 
 /**
  * Writes the plan in one transaction; if the store refuses it, each entity in a transaction of its own. Returns the
  * events refused, each with its error (an entity the store still refuses is a 500, logged once with an error id).
  */
-async function writePlan(db: Database, projectId: string, plan: Plan, models: ModelMatcher, log: Logger): Promise<Map<IngestionEvent, EventError>> {
+async function writePlan(
+  db: Database,
+  projectId: string,
+  plan: Plan,
+  models: ModelMatcher,
+  log: Logger,
+): Promise<Map<IngestionEvent, EventError>> {
   try {
     return await db.transaction((tx) => write(tx, projectId, plan, models));
   } catch (batchError) {
-    log.warn('ingestion batch refused by the store; writing its entities one by one', { projectId, error: (batchError as Error).message });
+    log.warn('ingestion batch refused by the store; writing its entities one by one', {
+      projectId,
+      error: (batchError as Error).message,
+    });
   }
   const errors = new Map<IngestionEvent, EventError>();
   for (const one of entityPlans(plan)) {
@@ -131,8 +193,19 @@ async function writePlan(db: Database, projectId: string, plan: Plan, models: Mo
     } catch (err) {
       const errorId = randomUUID();
       const events = eventsOf(one);
-      log.error('ingestion event failed', { errorId, projectId, events: events.map((e) => e.id), error: (err as Error).message });
-      for (const e of events) errors.set(e, { id: e.id, status: 500, message: `Internal Server Error (error id ${errorId})`, error: 'InternalServerError' });
+      log.error('ingestion event failed', {
+        errorId,
+        projectId,
+        events: events.map((e) => e.id),
+        error: (err as Error).message,
+      });
+      for (const e of events)
+        errors.set(e, {
+          id: e.id,
+          status: 500,
+          message: `Internal Server Error (error id ${errorId})`,
+          error: 'InternalServerError',
+        });
     }
   }
   return errors;
@@ -142,13 +215,24 @@ async function writePlan(db: Database, projectId: string, plan: Plan, models: Mo
  * Checks, merges and stores a batch. `fillOnly` (by event id, from the OTel intake) names the trace fields an event
  * gives only as defaults (IngestionEvent.fillOnly).
  */
-export async function processBatch(db: Database, projectId: string, batch: readonly unknown[], log: Logger, fillOnly?: ReadonlyMap<string, readonly string[]>): Promise<BatchResult> {
+export async function processBatch(
+  db: Database,
+  projectId: string,
+  batch: readonly unknown[],
+  log: Logger,
+  fillOnly?: ReadonlyMap<string, readonly string[]>,
+): Promise<BatchResult> {
   const errors: EventError[] = [];
   const valid: IngestionEvent[] = [];
   for (const raw of batch) {
     const checked = checkEvent(raw);
     const issues = 'event' in checked ? storableIssues(checked.event) : checked.issues;
-    if ('event' in checked && issues.length === 0) valid.push(fillOnly?.has(checked.event.id) ? { ...checked.event, fillOnly: fillOnly.get(checked.event.id) } : checked.event);
+    if ('event' in checked && issues.length === 0)
+      valid.push(
+        fillOnly?.has(checked.event.id)
+          ? { ...checked.event, fillOnly: fillOnly.get(checked.event.id) }
+          : checked.event,
+      );
     else {
       const id = (raw as { id?: unknown } | null)?.id;
       errors.push(invalid(typeof id === 'string' ? id : 'unknown', issueText(issues)));
@@ -158,11 +242,16 @@ export async function processBatch(db: Database, projectId: string, batch: reado
   const stored = valid.filter((e) => e.type !== 'sdk-log');
   const plan: Plan = { traces: new Map(), observations: new Map(), scores: [] };
   const accepted: IngestionEvent[] = [];
-  const configs = await getScoreConfigsByIds(db, projectId, stored.flatMap((e) => (e.type === 'score-create' && typeof e.body.configId === 'string' ? [e.body.configId] : [])));
+  const configs = await getScoreConfigsByIds(
+    db,
+    projectId,
+    stored.flatMap((e) => (e.type === 'score-create' && typeof e.body.configId === 'string' ? [e.body.configId] : [])),
+  );
   for (const e of stored) {
     if (e.type === 'score-create') {
       const score = scoreRowOf(projectId, e.body, e.timestamp, configs);
-      if ('issues' in score) errors.push(invalid(e.id, issueText(score.issues.map((i) => ({ ...i, path: ['body', ...i.path] })))));
+      if ('issues' in score)
+        errors.push(invalid(e.id, issueText(score.issues.map((i) => ({ ...i, path: ['body', ...i.path] })))));
       else {
         plan.scores.push({ event: e, row: score.row });
         accepted.push(e);
@@ -173,8 +262,14 @@ export async function processBatch(db: Database, projectId: string, batch: reado
     if (e.type === 'trace-create') e.body.id ??= randomUUID();
     accepted.push(e);
   }
-  plan.traces = groupBy(accepted.filter((e) => e.type === 'trace-create'), (e) => e.body.id);
-  plan.observations = groupBy(accepted.filter((e) => e.type !== 'trace-create' && e.type !== 'score-create'), (e) => e.body.id);
+  plan.traces = groupBy(
+    accepted.filter((e) => e.type === 'trace-create'),
+    (e) => e.body.id,
+  );
+  plan.observations = groupBy(
+    accepted.filter((e) => e.type !== 'trace-create' && e.type !== 'score-create'),
+    (e) => e.body.id,
+  );
   // Repeated score ids apply in envelope time order (upsertScores applies rows in turn), as Langfuse sorts them.
   plan.scores.sort((a, b) => Date.parse(a.event.timestamp) - Date.parse(b.event.timestamp));
   // Loaded before the transaction: the embedded store runs one statement at a time.

@@ -12,7 +12,13 @@ const count = (v: unknown): number | undefined => {
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** OpenAI usage (`prompt_tokens` or `input_tokens` families) as exclusive buckets. */
-function fromOpenAi(u: Record<string, unknown>, inKey: string, outKey: string, inDetails: string, outDetails: string): Counts {
+function fromOpenAi(
+  u: Record<string, unknown>,
+  inKey: string,
+  outKey: string,
+  inDetails: string,
+  outDetails: string,
+): Counts {
   const out: Counts = {};
   const bucket = (total: unknown, details: unknown, name: 'input' | 'output') => {
     let rest = count(total);
@@ -36,14 +42,23 @@ function fromOpenAi(u: Record<string, unknown>, inKey: string, outKey: string, i
 function fromLegacy(u: Record<string, unknown>): Counts {
   const openAi = 'promptTokens' in u || 'completionTokens' in u || 'totalTokens' in u;
   const pairs: [string, unknown][] = openAi
-    ? [['input', u.promptTokens], ['output', u.completionTokens], ['total', u.totalTokens]]
-    : [['input', u.input], ['output', u.output], ['total', u.total]];
+    ? [
+        ['input', u.promptTokens],
+        ['output', u.completionTokens],
+        ['total', u.totalTokens],
+      ]
+    : [
+        ['input', u.input],
+        ['output', u.output],
+        ['total', u.total],
+      ];
   const out: Counts = {};
   for (const [k, v] of pairs) {
     const n = count(v);
     if (n !== undefined) out[k] = n;
   }
-  if (out.total === undefined && (out.input !== undefined || out.output !== undefined)) out.total = (out.input ?? 0) + (out.output ?? 0);
+  if (out.total === undefined && (out.input !== undefined || out.output !== undefined))
+    out.total = (out.input ?? 0) + (out.output ?? 0);
   return out;
 }
 
@@ -53,7 +68,13 @@ export function usageDetailsOf(body: Record<string, unknown>): Counts | undefine
   const details = body.usageDetails;
   if (isObject(details) && Object.keys(details).length > 0) {
     if ('prompt_tokens' in details || 'completion_tokens' in details) {
-      out = fromOpenAi(details, 'prompt_tokens', 'completion_tokens', 'prompt_tokens_details', 'completion_tokens_details');
+      out = fromOpenAi(
+        details,
+        'prompt_tokens',
+        'completion_tokens',
+        'prompt_tokens_details',
+        'completion_tokens_details',
+      );
     } else if ('input_tokens' in details || 'output_tokens' in details) {
       out = fromOpenAi(details, 'input_tokens', 'output_tokens', 'input_tokens_details', 'output_tokens_details');
     } else {
@@ -62,7 +83,8 @@ export function usageDetailsOf(body: Record<string, unknown>): Counts | undefine
         if (n !== undefined) out[k] = n;
       }
     }
-    if (out.total === undefined && Object.keys(out).length > 0) out.total = Object.values(out).reduce((a, b) => a + b, 0);
+    if (out.total === undefined && Object.keys(out).length > 0)
+      out.total = Object.values(out).reduce((a, b) => a + b, 0);
   } else if (isObject(body.usage)) {
     out = fromLegacy(body.usage);
   }
@@ -78,7 +100,11 @@ export function costDetailsOf(body: Record<string, unknown>): Counts | undefined
     }
   } else if (isObject(body.usage)) {
     const u = body.usage;
-    for (const [k, from] of [['input', u.inputCost], ['output', u.outputCost], ['total', u.totalCost]] as const) {
+    for (const [k, from] of [
+      ['input', u.inputCost],
+      ['output', u.outputCost],
+      ['total', u.totalCost],
+    ] as const) {
       if (typeof from === 'number' && Number.isFinite(from) && from >= 0) out[k] = from;
     }
   }

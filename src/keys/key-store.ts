@@ -42,7 +42,9 @@ export function generateKey(): string {
 }
 
 /** When a configured key stops working: its expiry, or the end of the grace window after a rotation. */
-export function keyExpiry(k: Pick<KeyConfig, 'expires_at' | 'rotated_at' | 'rotation_grace_hours'>): number | undefined {
+export function keyExpiry(
+  k: Pick<KeyConfig, 'expires_at' | 'rotated_at' | 'rotation_grace_hours'>,
+): number | undefined {
   const expires = k.expires_at ? Date.parse(k.expires_at) : undefined;
   const graceEnd = k.rotated_at ? Date.parse(k.rotated_at) + k.rotation_grace_hours * 3_600_000 : undefined;
   if (expires === undefined) return graceEnd;
@@ -59,7 +61,10 @@ export interface GeneratedKey {
  * Keys declared in gateway.yaml. A key whose `key` is empty (for example `${SVC_DEMO_KEY}` unset) gets a
  * generated key on first start: its hash is kept under data_dir and the plaintext is returned once to print.
  */
-export function configKeyStore(keys: readonly KeyConfig[], localState: LocalStateFile): { store: KeyStore; generated: GeneratedKey[] } {
+export function configKeyStore(
+  keys: readonly KeyConfig[],
+  localState: LocalStateFile,
+): { store: KeyStore; generated: GeneratedKey[] } {
   const generated: GeneratedKey[] = [];
   const byHash = new Map<string, KeyRecord>();
   for (const k of keys) {

@@ -63,7 +63,12 @@ function reasonOf(err: ErrorObject): MintKeyError {
       return new MintKeyError(field, `${what}must be ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`);
     }
     case 'minItems':
-      return new MintKeyError(field, field === 'allowedNetworks' ? 'must not be empty (omit it to allow any network)' : 'must list at least one model group');
+      return new MintKeyError(
+        field,
+        field === 'allowedNetworks'
+          ? 'must not be empty (omit it to allow any network)'
+          : 'must list at least one model group',
+      );
     case 'minLength':
       return new MintKeyError(field, `${what}must not be empty`);
     case 'uniqueItems':
@@ -83,7 +88,8 @@ function reasonOf(err: ErrorObject): MintKeyError {
 
 /** The request as typed values, or a MintKeyError naming the first field at fault. */
 export function parseMintKeyRequest(body: unknown): MintKeyRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new MintKeyError('body', 'must be a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new MintKeyError('body', 'must be a JSON object');
   if (!validate(body)) throw reasonOf(validate.errors![0]);
   if (body.allowedNetworks) {
     try {
@@ -115,7 +121,11 @@ const ALIAS_ATTEMPTS = 5;
 
 /** `<agent name>-<8 hex>`, the name reduced to the characters an alias may hold. */
 function generatedAlias(agentName: string): string {
-  const base = agentName.replace(/[^A-Za-z0-9._:-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 55) || 'key';
+  const base =
+    agentName
+      .replace(/[^A-Za-z0-9._:-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 55) || 'key';
   return `${base}-${randomBytes(4).toString('hex')}`;
 }
 
@@ -131,7 +141,10 @@ export async function mintGatewayKey(deps: MintKeyDeps, input: MintKeyInput): Pr
   const unknown = request.modelGroups.find((g) => !deps.modelGroupExists(g));
   if (unknown !== undefined) throw new MintKeyError('modelGroups', `unknown model group '${unknown}'`);
   if (request.expiresInHours > project.maxKeyExpiryHours) {
-    throw new MintKeyError('expiresInHours', `must be at most ${project.maxKeyExpiryHours} (the project's maximum key expiry, in hours)`);
+    throw new MintKeyError(
+      'expiresInHours',
+      `must be at most ${project.maxKeyExpiryHours} (the project's maximum key expiry, in hours)`,
+    );
   }
 
   const key = generateKey();
@@ -157,7 +170,8 @@ export async function mintGatewayKey(deps: MintKeyDeps, input: MintKeyInput): Pr
         });
       } catch (err) {
         if (!(err instanceof AliasTakenError)) throw err;
-        if (request.alias !== undefined) throw new MintKeyError('alias', `'${alias}' is already used in project '${project.id}'`, true);
+        if (request.alias !== undefined)
+          throw new MintKeyError('alias', `'${alias}' is already used in project '${project.id}'`, true);
         if (attempt === ALIAS_ATTEMPTS) throw err;
       }
     }
@@ -180,6 +194,14 @@ export async function mintGatewayKey(deps: MintKeyDeps, input: MintKeyInput): Pr
         ...(request.allowedNetworks !== undefined ? { allowedNetworks: request.allowedNetworks } : {}),
       },
     });
-    return { id: stored.id, key, alias: stored.alias, agentId: agent.id, modelGroups: stored.modelGroups, expiresAt, stored };
+    return {
+      id: stored.id,
+      key,
+      alias: stored.alias,
+      agentId: agent.id,
+      modelGroups: stored.modelGroups,
+      expiresAt,
+      stored,
+    };
   });
 }

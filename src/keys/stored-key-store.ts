@@ -40,7 +40,9 @@ export class StoredKeyStore implements KeyStore {
   async start(pollMs: number): Promise<void> {
     await this.refresh();
     this.#timer = setInterval(() => {
-      this.refresh().catch((err: Error) => this.#log.warn('gateway key refresh failed; serving keys from memory', { error: err.message }));
+      this.refresh().catch((err: Error) =>
+        this.#log.warn('gateway key refresh failed; serving keys from memory', { error: err.message }),
+      );
     }, pollMs);
     this.#timer.unref();
   }
@@ -95,7 +97,11 @@ export class StoredKeyStore implements KeyStore {
       agentId: k.agentId,
       modelGroups: k.modelGroups,
       hash: Buffer.from(k.keySha256, 'hex'),
-      expiresAtMs: keyExpiry({ expires_at: k.expiresAt, rotated_at: k.rotatedAt, rotation_grace_hours: k.rotationGraceHours }),
+      expiresAtMs: keyExpiry({
+        expires_at: k.expiresAt,
+        rotated_at: k.rotatedAt,
+        rotation_grace_hours: k.rotationGraceHours,
+      }),
       blocked: k.blocked,
       networks,
       rpm: k.rpm,
@@ -124,14 +130,21 @@ export class StoredKeyStore implements KeyStore {
  * whose project has serving off (in gateway.yaml, `servingOffInConfig`, or in the store) as `servingOff`.
  * Stale once the store has not answered for `maxStalenessMs` (a block made meanwhile could not be seen).
  */
-export function combinedKeyStore(configured: KeyStore, stored: StoredKeyStore, maxStalenessMs: number, servingOffInConfig: ReadonlySet<string>): KeyStore {
+export function combinedKeyStore(
+  configured: KeyStore,
+  stored: StoredKeyStore,
+  maxStalenessMs: number,
+  servingOffInConfig: ReadonlySet<string>,
+): KeyStore {
   return {
     stale: () => stored.sinceLastRefresh() > maxStalenessMs,
     find(hash) {
       const record = (configured.find(hash) as KeyRecord | undefined) ?? stored.find(hash);
       if (record === undefined) return undefined;
-      if (servingOffInConfig.has(record.projectId) || !stored.projectServing(record.projectId)) return { ...record, servingOff: true };
-      if (record.agentId !== undefined && !record.blocked && stored.agentSuspended(record.agentId)) return { ...record, blocked: true };
+      if (servingOffInConfig.has(record.projectId) || !stored.projectServing(record.projectId))
+        return { ...record, servingOff: true };
+      if (record.agentId !== undefined && !record.blocked && stored.agentSuspended(record.agentId))
+        return { ...record, blocked: true };
       return record;
     },
   };

@@ -31,13 +31,21 @@ const nonEmpty = (v: unknown) => typeof v === 'string' && v !== '';
 function adapterIssues(b: ConnectionBody): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   if (b.adapter === 'bedrock') {
-    if (!nonEmpty(b.config?.region)) issues.push({ path: ['config', 'region'], message: 'is required for the bedrock adapter (an AWS region)' });
+    if (!nonEmpty(b.config?.region))
+      issues.push({ path: ['config', 'region'], message: 'is required for the bedrock adapter (an AWS region)' });
     const credentials = jsonObject(b.secretKey);
     if (!credentials || !nonEmpty(credentials.accessKeyId) || !nonEmpty(credentials.secretAccessKey)) {
-      issues.push({ path: ['secretKey'], message: 'must be JSON credentials {"accessKeyId", "secretAccessKey"} for the bedrock adapter' });
+      issues.push({
+        path: ['secretKey'],
+        message: 'must be JSON credentials {"accessKeyId", "secretAccessKey"} for the bedrock adapter',
+      });
     }
   } else if (b.adapter === 'google-vertex-ai') {
-    if (!jsonObject(b.secretKey)) issues.push({ path: ['secretKey'], message: 'must be a service account key (JSON) for the google-vertex-ai adapter' });
+    if (!jsonObject(b.secretKey))
+      issues.push({
+        path: ['secretKey'],
+        message: 'must be a service account key (JSON) for the google-vertex-ai adapter',
+      });
   } else if (b.config != null) {
     issues.push({ path: ['config'], message: 'is only for the bedrock and google-vertex-ai adapters' });
   }
@@ -47,7 +55,12 @@ function adapterIssues(b: ConnectionBody): ValidationIssue[] {
 /** `...` and the last four characters: enough to tell keys apart, never enough to use one. A short secret shows none. */
 export const displaySecret = (secret: string) => (secret.length >= 12 ? `...${secret.slice(-4)}` : '...');
 
-export function connectionRowOf(projectId: string, id: string, b: ConnectionBody, box: SecretBox): { row: LlmConnectionRow } | { issues: ValidationIssue[] } {
+export function connectionRowOf(
+  projectId: string,
+  id: string,
+  b: ConnectionBody,
+  box: SecretBox,
+): { row: LlmConnectionRow } | { issues: ValidationIssue[] } {
   const issues = adapterIssues(b);
   if (issues.length > 0) return { issues };
   const headers = b.extraHeaders ?? {};

@@ -38,7 +38,11 @@ export function namedWindow(name: WindowName, now: number): MetricWindow {
  * hours (so a newcomer's first requests fill the last hour instead of one spike at the edge of a day); without traffic
  * in the last 24 hours, the smallest holding the most recent traffic; without any, the last hour.
  */
-export function defaultWindow(now: number, oldestOfLastDay: number | undefined, newest: number | undefined): WindowName {
+export function defaultWindow(
+  now: number,
+  oldestOfLastDay: number | undefined,
+  newest: number | undefined,
+): WindowName {
   const holds = (name: WindowName, t: number) => t >= namedWindow(name, now).from;
   if (oldestOfLastDay !== undefined) return holds('1h', oldestOfLastDay) ? '1h' : '24h';
   if (newest !== undefined) return holds('7d', newest) ? '7d' : '30d';

@@ -8,7 +8,11 @@ import { namedWindow, type MetricWindow } from './metric-window.ts';
 
 export const GROUP_BY = ['agent', 'model_group', 'deployment'] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
-const GROUP_COLUMN: Record<GroupBy, string> = { agent: 'agent_id', model_group: 'model_group', deployment: 'deployment' };
+const GROUP_COLUMN: Record<GroupBy, string> = {
+  agent: 'agent_id',
+  model_group: 'model_group',
+  deployment: 'deployment',
+};
 
 export interface MetricsFilter {
   /** Agent id, or agent name (every version). */
@@ -41,12 +45,29 @@ function windowConditions(projectId: string, w: MetricWindow) {
   return c;
 }
 
-export async function metricsChart(db: Queryable, projectId: string, w: MetricWindow, f: MetricsFilter): Promise<MetricsChart> {
+export async function metricsChart(
+  db: Queryable,
+  projectId: string,
+  w: MetricWindow,
+  f: MetricsFilter,
+): Promise<MetricsChart> {
   const c = windowConditions(projectId, w);
-  if (f.agent !== undefined) c.add((p) => `(r.agent_id = ${p} OR r.agent_id IN (SELECT id FROM agents WHERE project_id = $1 AND name = ${p}))`, f.agent);
+  if (f.agent !== undefined)
+    c.add(
+      (p) => `(r.agent_id = ${p} OR r.agent_id IN (SELECT id FROM agents WHERE project_id = $1 AND name = ${p}))`,
+      f.agent,
+    );
   if (f.modelGroup !== undefined) c.add((p) => `r.model_group = ${p}`, f.modelGroup);
   const key = f.groupBy ? `r.${GROUP_COLUMN[f.groupBy]}` : `'all'`;
-  const r = await db.query<{ t: unknown; k: string; requests: unknown; errors: unknown; tokens: unknown; cost: unknown; latency: Histogram }>(
+  const r = await db.query<{
+    t: unknown;
+    k: string;
+    requests: unknown;
+    errors: unknown;
+    tokens: unknown;
+    cost: unknown;
+    latency: Histogram;
+  }>(
     `SELECT r.period_start AS t, ${key} AS k, r.requests, r.errors, r.tokens, r.cost_nano_usd AS cost, r.latency
      FROM metric_rollups r WHERE ${c.sql()}`,
     c.params,
@@ -60,7 +81,13 @@ export async function metricsChart(db: Queryable, projectId: string, w: MetricWi
     if (!sums) bySeries.set(row.k, (sums = Array.from({ length: buckets }, emptySums)));
     const t = row.t instanceof Date ? row.t.getTime() : Date.parse(String(row.t));
     const i = Math.round((t - w.from) / size);
-    addSums(sums[i], { requests: num(row.requests), errors: num(row.errors), tokens: num(row.tokens), costNanoUsd: num(row.cost), latency: row.latency });
+    addSums(sums[i], {
+      requests: num(row.requests),
+      errors: num(row.errors),
+      tokens: num(row.tokens),
+      costNanoUsd: num(row.cost),
+      latency: row.latency,
+    });
   }
   if (!f.groupBy && bySeries.size === 0) bySeries.set('all', Array.from({ length: buckets }, emptySums));
   const spanSeconds = (w.to - w.from) / 1000;
@@ -75,7 +102,13 @@ export async function metricsChart(db: Queryable, projectId: string, w: MetricWi
     addSums(all, total);
     series.push({ key: k, totals: pointOf(total, spanSeconds), points });
   }
-  return { from: new Date(w.from).toISOString(), to: new Date(w.to).toISOString(), bucketSeconds: w.bucketSeconds, totals: pointOf(all, spanSeconds), series };
+  return {
+    from: new Date(w.from).toISOString(),
+    to: new Date(w.to).toISOString(),
+    bucketSeconds: w.bucketSeconds,
+    totals: pointOf(all, spanSeconds),
+    series,
+  };
 }
 
 export interface GatewayPanels {
@@ -109,13 +142,22 @@ export async function gatewayPanels(db: Queryable, projectId: string, w: MetricW
  * The start of the oldest minute with traffic in the last 24 hours, and of the newest hour with traffic in the last
  * 30 days (epoch ms; undefined without any): what `defaultWindow` chooses from.
  */
-export async function trafficBounds(db: Queryable, projectId: string, now: number): Promise<{ oldestOfLastDay?: number; newest?: number }> {
+export async function trafficBounds(
+  db: Queryable,
+  projectId: string,
+  now: number,
+): Promise<{ oldestOfLastDay?: number; newest?: number }> {
   const r = await db.query<{ oldest: unknown; newest: unknown }>(
     `SELECT
        (SELECT min(period_start) FROM metric_rollups WHERE project_id = $1 AND period_s = 60 AND period_start >= $2::timestamptz AND requests > 0) AS oldest,
        (SELECT max(period_start) FROM metric_rollups WHERE project_id = $1 AND period_s = 3600 AND period_start >= $3::timestamptz AND requests > 0) AS newest`,
-    [projectId, new Date(namedWindow('24h', now).from).toISOString(), new Date(namedWindow('30d', now).from).toISOString()],
+    [
+      projectId,
+      new Date(namedWindow('24h', now).from).toISOString(),
+      new Date(namedWindow('30d', now).from).toISOString(),
+    ],
   );
-  const ms = (v: unknown) => (v === null || v === undefined ? undefined : v instanceof Date ? v.getTime() : Date.parse(String(v)));
+  const ms = (v: unknown) =>
+    v === null || v === undefined ? undefined : v instanceof Date ? v.getTime() : Date.parse(String(v));
   return { oldestOfLastDay: ms(r.rows[0]?.oldest), newest: ms(r.rows[0]?.newest) };
 }

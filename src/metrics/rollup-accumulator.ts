@@ -40,7 +40,8 @@ function keyText(value: string | null | undefined): string {
   return SUSPECT.test(text) ? text.replaceAll('\u0000', '').replace(LONE_SURROGATE, '\ufffd') : text;
 }
 
-const countsInRollups = (item: TraceItem): boolean => item.trace.source === 'gateway' && item.trace.status !== 'in_progress';
+const countsInRollups = (item: TraceItem): boolean =>
+  item.trace.source === 'gateway' && item.trace.status !== 'in_progress';
 
 export class RollupAccumulator {
   readonly #rows = new Map<string, RollupRow>();
@@ -89,17 +90,32 @@ export class RollupAccumulator {
     return [...this.#rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
   }
 
-  #row(projectId: string, periodS: number, startMs: number, agentId: string, modelGroup: string, deployment: string): RollupRow {
+  #row(
+    projectId: string,
+    periodS: number,
+    startMs: number,
+    agentId: string,
+    modelGroup: string,
+    deployment: string,
+  ): RollupRow {
     const size = periodS * 1000;
     const periodStart = Math.floor(startMs / size) * size;
     const key = `${projectId}\u0000${periodS}\u0000${periodStart}\u0000${agentId}\u0000${modelGroup}\u0000${deployment}`;
     let row = this.#rows.get(key);
-    if (!row) this.#rows.set(key, (row = emptyRollupRow(projectId, periodS, periodStart, agentId, modelGroup, deployment)));
+    if (!row)
+      this.#rows.set(key, (row = emptyRollupRow(projectId, periodS, periodStart, agentId, modelGroup, deployment)));
     return row;
   }
 }
 
-export function emptyRollupRow(projectId: string, periodS: number, periodStartMs: number, agentId: string, modelGroup: string, deployment: string): RollupRow {
+export function emptyRollupRow(
+  projectId: string,
+  periodS: number,
+  periodStartMs: number,
+  agentId: string,
+  modelGroup: string,
+  deployment: string,
+): RollupRow {
   return {
     projectId,
     periodS,

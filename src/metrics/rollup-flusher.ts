@@ -55,7 +55,10 @@ export class RollupFlusher {
     this.#timer = undefined;
     await this.#flushing;
     await this.flush();
-    if (this.#inflight || this.#pending.size > 0) this.#log.error('metric rollups not written at stop; the dashboard charts will miss them', { rows: (this.#inflight?.rows.length ?? 0) + this.#pending.size });
+    if (this.#inflight || this.#pending.size > 0)
+      this.#log.error('metric rollups not written at stop; the dashboard charts will miss them', {
+        rows: (this.#inflight?.rows.length ?? 0) + this.#pending.size,
+      });
   }
 
   async #flushOnce(): Promise<void> {
@@ -76,7 +79,8 @@ export class RollupFlusher {
         await pruneFlushes(this.#db, DAY_MS, now).catch(() => {});
       }
     } catch (err) {
-      if (this.#failures++ === 0) this.#log.warn('metric rollups write failed; retrying', { error: (err as Error).message });
+      if (this.#failures++ === 0)
+        this.#log.warn('metric rollups write failed; retrying', { error: (err as Error).message });
     }
   }
 }

@@ -55,5 +55,7 @@ export async function upsertRollups(db: Queryable, rows: readonly RollupRow[], f
 }
 
 export async function pruneFlushes(db: Queryable, olderThanMs: number, now: number): Promise<void> {
-  await db.query('DELETE FROM metric_rollup_flushes WHERE applied_at < $1::timestamptz', [new Date(now - olderThanMs).toISOString()]);
+  await db.query('DELETE FROM metric_rollup_flushes WHERE applied_at < $1::timestamptz', [
+    new Date(now - olderThanMs).toISOString(),
+  ]);
 }

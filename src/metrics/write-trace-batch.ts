@@ -7,8 +7,16 @@ import { insertTraceBatch } from '../store/repos/traces.ts';
 import type { TraceItem } from '../tracing/trace-writer.ts';
 import type { RollupFlusher } from './rollup-flusher.ts';
 
-export async function writeTraceBatch(db: Queryable, batch: readonly TraceItem[], rollups: Pick<RollupFlusher, 'add'>): Promise<void> {
-  await insertTraceBatch(db, batch.map((b) => b.trace), batch.flatMap((b) => b.observations));
+export async function writeTraceBatch(
+  db: Queryable,
+  batch: readonly TraceItem[],
+  rollups: Pick<RollupFlusher, 'add'>,
+): Promise<void> {
+  await insertTraceBatch(
+    db,
+    batch.map((b) => b.trace),
+    batch.flatMap((b) => b.observations),
+  );
   rollups.add(oncePerTrace(batch));
 }
 

@@ -68,7 +68,10 @@ export async function resolvePlugins(loaded: LoadedConfig): Promise<ResolvedPlug
     }
     const def = definition as Partial<PluginDefinition<unknown>> | undefined;
     if (!def || typeof def !== 'object' || typeof def.setup !== 'function') {
-      issue(['plugins', index, 'use'], `'${entry.use}' does not export a plugin definition (use definePlugin({ apiVersion, name, setup }))`);
+      issue(
+        ['plugins', index, 'use'],
+        `'${entry.use}' does not export a plugin definition (use definePlugin({ apiVersion, name, setup }))`,
+      );
       continue;
     }
     if (def.apiVersion !== PLUGIN_API_VERSION) {
@@ -84,11 +87,15 @@ export async function resolvePlugins(loaded: LoadedConfig): Promise<ResolvedPlug
       try {
         validate = ajv.compile(def.configSchema);
       } catch (err) {
-        issue(['plugins', index, 'use'], `plugin '${entry.use}' has an invalid configSchema: ${(err as Error).message}`);
+        issue(
+          ['plugins', index, 'use'],
+          `plugin '${entry.use}' has an invalid configSchema: ${(err as Error).message}`,
+        );
         continue;
       }
       if (!validate(config)) {
-        for (const { segments, message } of ajvIssues(validate.errors, ['plugins', index, 'config'])) issue(segments, message);
+        for (const { segments, message } of ajvIssues(validate.errors, ['plugins', index, 'config']))
+          issue(segments, message);
         continue;
       }
     }
@@ -99,7 +106,11 @@ export async function resolvePlugins(loaded: LoadedConfig): Promise<ResolvedPlug
 }
 
 /** Calls each plugin's setup and checks the shape of the pipeline: exactly one terminal plugin. */
-export async function setupPipeline(loaded: LoadedConfig, resolved: ResolvedPlugin[], services: Services): Promise<Pipeline> {
+export async function setupPipeline(
+  loaded: LoadedConfig,
+  resolved: ResolvedPlugin[],
+  services: Services,
+): Promise<Pipeline> {
   const plugins: LoadedPlugin[] = [];
   const issues: ConfigIssue[] = [];
   for (const r of resolved) {
@@ -108,7 +119,11 @@ export async function setupPipeline(loaded: LoadedConfig, resolved: ResolvedPlug
       plugins.push({ index: r.index, name: r.definition.name ?? r.use, hooks: hooks ?? {} });
     } catch (err) {
       const segments = ['plugins', r.index];
-      issues.push({ path: yamlPath(segments), message: `setup of '${r.use}' failed: ${(err as Error).message}`, line: loaded.lineOf(segments) });
+      issues.push({
+        path: yamlPath(segments),
+        message: `setup of '${r.use}' failed: ${(err as Error).message}`,
+        line: loaded.lineOf(segments),
+      });
     }
   }
   const terminals = plugins.filter((p) => typeof p.hooks.handle === 'function');
@@ -124,7 +139,11 @@ export async function setupPipeline(loaded: LoadedConfig, resolved: ResolvedPlug
   for (const p of after) {
     if (p.hooks.onRequest) {
       const segments = ['plugins', p.index];
-      issues.push({ path: yamlPath(segments), message: `'${p.name}' has an onRequest hook, so it must be listed before the terminal plugin`, line: loaded.lineOf(segments) });
+      issues.push({
+        path: yamlPath(segments),
+        message: `'${p.name}' has an onRequest hook, so it must be listed before the terminal plugin`,
+        line: loaded.lineOf(segments),
+      });
     }
   }
   if (issues.length > 0) {

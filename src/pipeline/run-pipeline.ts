@@ -9,7 +9,11 @@ export interface PipelineOutcome {
   code: string | null;
 }
 
-export async function runPipeline(pipeline: Pipeline, ctx: RequestContext, res: ServerResponse): Promise<PipelineOutcome> {
+export async function runPipeline(
+  pipeline: Pipeline,
+  ctx: RequestContext,
+  res: ServerResponse,
+): Promise<PipelineOutcome> {
   let reached = -1;
   let handled = false;
   let response: GatewayResponse | undefined;
@@ -42,7 +46,13 @@ export async function runPipeline(pipeline: Pipeline, ctx: RequestContext, res: 
     }
     ctx.response = response;
     if (response.kind === 'json') writeJsonResponse(ctx, res, response);
-    else await writeStream(ctx, res, response, responders.filter((p) => p.hooks.onEvent));
+    else
+      await writeStream(
+        ctx,
+        res,
+        response,
+        responders.filter((p) => p.hooks.onEvent),
+      );
     if (ctx.error !== undefined) code = 'upstream_stream_error';
     for (const p of responders) {
       if (!p.hooks.onResponseEnd) continue;

@@ -22,7 +22,8 @@ export const BUILTIN_MODELS: readonly ModelDefinition[] = Object.entries(BUILTIN
     // usage and OTel GenAI spans, `output_reasoning` as Langfuse also names it), so they cost what output costs.
     prices.output_reasoning_tokens = prices.output_reasoning = prices.output;
     // OpenAI reports cache reads as `input_cached_tokens`, Anthropic as `input_cache_read` (reference §4 usage keys).
-    if (price.cached_input_per_mtok !== undefined) prices.input_cached_tokens = prices.input_cache_read = price.cached_input_per_mtok / 1e6;
+    if (price.cached_input_per_mtok !== undefined)
+      prices.input_cached_tokens = prices.input_cache_read = price.cached_input_per_mtok / 1e6;
     return {
       id: `builtin:${name}`,
       projectId: null,
@@ -32,7 +33,9 @@ export const BUILTIN_MODELS: readonly ModelDefinition[] = Object.entries(BUILTIN
       unit: 'TOKENS',
       tokenizerId: null,
       tokenizerConfig: null,
-      pricingTiers: [{ id: `builtin:${name}:default`, name: 'Standard', isDefault: true, priority: 0, conditions: [], prices }],
+      pricingTiers: [
+        { id: `builtin:${name}:default`, name: 'Standard', isDefault: true, priority: 0, conditions: [], prices },
+      ],
       createdAt: BUILTIN_CREATED_AT,
     };
   });

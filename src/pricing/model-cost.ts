@@ -10,8 +10,14 @@ export interface CostInput {
   metadata?: Record<string, unknown>;
 }
 
-const compare = { gt: (a: number, b: number) => a > b, gte: (a: number, b: number) => a >= b, lt: (a: number, b: number) => a < b,
-  lte: (a: number, b: number) => a <= b, eq: (a: number, b: number) => a === b, neq: (a: number, b: number) => a !== b };
+const compare = {
+  gt: (a: number, b: number) => a > b,
+  gte: (a: number, b: number) => a >= b,
+  lt: (a: number, b: number) => a < b,
+  lte: (a: number, b: number) => a <= b,
+  eq: (a: number, b: number) => a === b,
+  neq: (a: number, b: number) => a !== b,
+};
 
 function holds(c: TierCondition, input: CostInput): boolean {
   if ('usageDetailPattern' in c) {
@@ -25,7 +31,9 @@ function holds(c: TierCondition, input: CostInput): boolean {
 
 export function selectTier(model: ModelDefinition, input: CostInput): PricingTier | undefined {
   const conditional = model.pricingTiers.filter((t) => !t.isDefault).sort((a, b) => a.priority - b.priority);
-  return conditional.find((t) => t.conditions.every((c) => holds(c, input))) ?? model.pricingTiers.find((t) => t.isDefault);
+  return (
+    conditional.find((t) => t.conditions.every((c) => holds(c, input))) ?? model.pricingTiers.find((t) => t.isDefault)
+  );
 }
 
 /** Cost details in USD (with `total`), or undefined when the tier prices none of the usage keys. */

@@ -22,42 +22,69 @@ export interface ModelCreateBody {
 
 function flatTier(b: ModelCreateBody, issues: ValidationIssue[]): PricingTier[] {
   const prices: Record<string, number> = {};
-  for (const [key, value] of [['input', b.inputPrice], ['output', b.outputPrice], ['total', b.totalPrice]] as const) if (value != null) prices[key] = value;
+  for (const [key, value] of [
+    ['input', b.inputPrice],
+    ['output', b.outputPrice],
+    ['total', b.totalPrice],
+  ] as const)
+    if (value != null) prices[key] = value;
   if (prices.total !== undefined && (prices.input !== undefined || prices.output !== undefined)) {
     issues.push({ path: ['totalPrice'], message: 'cannot be combined with inputPrice or outputPrice' });
   }
-  if (Object.keys(prices).length === 0) issues.push({ path: [], message: 'give inputPrice and/or outputPrice, totalPrice, or pricingTiers' });
+  if (Object.keys(prices).length === 0)
+    issues.push({ path: [], message: 'give inputPrice and/or outputPrice, totalPrice, or pricingTiers' });
   return [{ id: randomUUID(), name: 'Standard', isDefault: true, priority: 0, conditions: [], prices }];
 }
 
 function checkTiers(tiers: NonNullable<ModelCreateBody['pricingTiers']>, issues: ValidationIssue[]): PricingTier[] {
   const defaults = tiers.filter((t) => t.isDefault);
-  if (defaults.length !== 1) issues.push({ path: ['pricingTiers'], message: `must have exactly one default tier (isDefault: true), found ${defaults.length}` });
+  if (defaults.length !== 1)
+    issues.push({
+      path: ['pricingTiers'],
+      message: `must have exactly one default tier (isDefault: true), found ${defaults.length}`,
+    });
   const seen = { name: new Set<string>(), priority: new Set<number>() };
   tiers.forEach((t, i) => {
     const at = (...rest: (string | number)[]) => ['pricingTiers', i, ...rest];
-    if (t.isDefault && t.priority !== 0) issues.push({ path: at('priority'), message: 'must be 0 for the default tier' });
-    if (t.isDefault && t.conditions.length > 0) issues.push({ path: at('conditions'), message: 'must be empty for the default tier' });
-    if (!t.isDefault && t.conditions.length === 0) issues.push({ path: at('conditions'), message: 'must not be empty for a tier that is not the default' });
+    if (t.isDefault && t.priority !== 0)
+      issues.push({ path: at('priority'), message: 'must be 0 for the default tier' });
+    if (t.isDefault && t.conditions.length > 0)
+      issues.push({ path: at('conditions'), message: 'must be empty for the default tier' });
+    if (!t.isDefault && t.conditions.length === 0)
+      issues.push({ path: at('conditions'), message: 'must not be empty for a tier that is not the default' });
     if (Object.keys(t.prices).length === 0) issues.push({ path: at('prices'), message: 'must set at least one price' });
     if (seen.name.has(t.name)) issues.push({ path: at('name'), message: `repeats the tier name "${t.name}"` });
-    if (seen.priority.has(t.priority)) issues.push({ path: at('priority'), message: `repeats the priority ${t.priority}` });
+    if (seen.priority.has(t.priority))
+      issues.push({ path: at('priority'), message: `repeats the priority ${t.priority}` });
     seen.name.add(t.name);
     seen.priority.add(t.priority);
     t.conditions.forEach((c, j) => {
       const error = 'usageDetailPattern' in c ? patternError(c.usageDetailPattern) : undefined;
-      if (error) issues.push({ path: at('conditions', j, 'usageDetailPattern'), message: `is not a valid regular expression: ${error}` });
+      if (error)
+        issues.push({
+          path: at('conditions', j, 'usageDetailPattern'),
+          message: `is not a valid regular expression: ${error}`,
+        });
     });
   });
-  return tiers.map((t) => ({ id: randomUUID(), name: t.name, isDefault: t.isDefault, priority: t.priority, conditions: t.conditions, prices: t.prices }));
+  return tiers.map((t) => ({
+    id: randomUUID(),
+    name: t.name,
+    isDefault: t.isDefault,
+    priority: t.priority,
+    conditions: t.conditions,
+    prices: t.prices,
+  }));
 }
 
 export function modelOf(projectId: string, b: ModelCreateBody): { model: NewModel } | { issues: ValidationIssue[] } {
   const issues: ValidationIssue[] = [];
   const patternProblem = patternError(b.matchPattern);
-  if (patternProblem) issues.push({ path: ['matchPattern'], message: `is not a valid regular expression: ${patternProblem}` });
+  if (patternProblem)
+    issues.push({ path: ['matchPattern'], message: `is not a valid regular expression: ${patternProblem}` });
   const flat = b.inputPrice != null || b.outputPrice != null || b.totalPrice != null;
-  if (flat && b.pricingTiers) issues.push({ path: ['pricingTiers'], message: 'cannot be combined with inputPrice, outputPrice or totalPrice' });
+  if (flat && b.pricingTiers)
+    issues.push({ path: ['pricingTiers'], message: 'cannot be combined with inputPrice, outputPrice or totalPrice' });
   const pricingTiers = b.pricingTiers ? checkTiers(b.pricingTiers, issues) : flatTier(b, issues);
   if (issues.length > 0) return { issues };
   return {

@@ -10,7 +10,8 @@ export type ModelMatcher = (model: string) => ModelDefinition | undefined;
 /** Longer observation model names match no model: patterns are not run over unbounded text. */
 export const MAX_MATCHED_MODEL_LENGTH = 1_000;
 
-const newestFirst = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : Date.parse(b) - Date.parse(a));
+const newestFirst = (a: string | null, b: string | null) =>
+  a === b ? 0 : a === null ? 1 : b === null ? -1 : Date.parse(b) - Date.parse(a);
 
 interface CompiledModel {
   model: ModelDefinition;
@@ -34,7 +35,10 @@ function compiled(models: readonly ModelDefinition[]): CompiledModel[] {
 const COMPILED_BUILTINS = compiled([...BUILTIN_MODELS].sort((a, b) => b.modelName.length - a.modelName.length));
 
 export function modelMatcher(projectModels: readonly ModelDefinition[]): ModelMatcher {
-  const ordered = [...projectModels].sort((a, b) => newestFirst(a.startDate, b.startDate) || newestFirst(a.createdAt, b.createdAt));
+  const ordered = [...projectModels].sort(
+    (a, b) => newestFirst(a.startDate, b.startDate) || newestFirst(a.createdAt, b.createdAt),
+  );
   const candidates = [...compiled(ordered), ...COMPILED_BUILTINS];
-  return (name) => (name.length > MAX_MATCHED_MODEL_LENGTH ? undefined : candidates.find((c) => c.re.test(name))?.model);
+  return (name) =>
+    name.length > MAX_MATCHED_MODEL_LENGTH ? undefined : candidates.find((c) => c.re.test(name))?.model;
 }

@@ -7,18 +7,26 @@ import { BUILTIN_MODELS } from './builtin-models.ts';
 import { defaultTier, type ModelDefinition } from './model-definition.ts';
 import { modelMatcher } from './model-matcher.ts';
 
-export type ObservationModelOf = (o: { model: string | null; costModelId: string | null }) => ModelDefinition | undefined;
+export type ObservationModelOf = (o: {
+  model: string | null;
+  costModelId: string | null;
+}) => ModelDefinition | undefined;
 
 /** Reads the project's models once; the answer resolves the model of each observation of one response. */
 export async function observationModels(db: Queryable, projectId: string): Promise<ObservationModelOf> {
   const models = await listModels(db, projectId);
   const byId = new Map([...models, ...BUILTIN_MODELS].map((m) => [m.id, m]));
   const match = modelMatcher(models);
-  return (o) => (o.costModelId === null ? undefined : byId.get(o.costModelId)) ?? (o.model === null ? undefined : match(o.model));
+  return (o) =>
+    (o.costModelId === null ? undefined : byId.get(o.costModelId)) ?? (o.model === null ? undefined : match(o.model));
 }
 
 /** Langfuse's flat unit prices of a model: its default tier's `input`, `output` and `total` prices, else null. */
-export function unitPrices(model: ModelDefinition | undefined): { inputPrice: number | null; outputPrice: number | null; totalPrice: number | null } {
-  const prices = model ? defaultTier(model)?.prices ?? {} : {};
+export function unitPrices(model: ModelDefinition | undefined): {
+  inputPrice: number | null;
+  outputPrice: number | null;
+  totalPrice: number | null;
+} {
+  const prices = model ? (defaultTier(model)?.prices ?? {}) : {};
   return { inputPrice: prices.input ?? null, outputPrice: prices.output ?? null, totalPrice: prices.total ?? null };
 }

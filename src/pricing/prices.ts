@@ -3,7 +3,11 @@
 // anything contractual. `cached_input_per_mtok` is the cache-read price.
 import type { DeploymentConfig, PriceConfig } from '../config/types.ts';
 
-const p = (input: number, output: number, cached?: number): PriceConfig => ({ input_per_mtok: input, output_per_mtok: output, ...(cached === undefined ? {} : { cached_input_per_mtok: cached }) });
+const p = (input: number, output: number, cached?: number): PriceConfig => ({
+  input_per_mtok: input,
+  output_per_mtok: output,
+  ...(cached === undefined ? {} : { cached_input_per_mtok: cached }),
+});
 
 export const BUILTIN_PRICES: Readonly<Record<string, PriceConfig>> = {
   // OpenAI
@@ -77,7 +81,8 @@ export function normaliseModelId(model: string): string {
     .replace(/-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$/, '');
 }
 
-const priceOf = (id: string | undefined) => (id !== undefined && Object.hasOwn(BUILTIN_PRICES, id) ? BUILTIN_PRICES[id] : undefined);
+const priceOf = (id: string | undefined) =>
+  id !== undefined && Object.hasOwn(BUILTIN_PRICES, id) ? BUILTIN_PRICES[id] : undefined;
 
 /** The table's price for a model id; an OpenAI four-digit snapshot (`gpt-4-0613`) without an entry of its own costs what its model costs. */
 export function builtinPrice(model: string | undefined): PriceConfig | undefined {

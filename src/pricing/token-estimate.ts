@@ -9,7 +9,8 @@ function contentText(content: unknown): string {
   if (!Array.isArray(content)) return '';
   let text = '';
   for (const part of content) {
-    if (part && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string') text += (part as { text: string }).text;
+    if (part && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string')
+      text += (part as { text: string }).text;
   }
   return text;
 }

@@ -21,10 +21,12 @@ export function referenceOf(inner: string): PromptReference | undefined {
 }
 
 /** `base - label production`, `base - version 2`: how Langfuse names a reference in its messages. */
-export const describeReference = (r: PromptReference) => ('version' in r ? `${r.name} - version ${r.version}` : `${r.name} - label ${r.label}`);
+export const describeReference = (r: PromptReference) =>
+  'version' in r ? `${r.name} - version ${r.version}` : `${r.name} - label ${r.label}`;
 
 /** One text per distinct reference, for maps of resolved references. */
-export const referenceKey = (r: PromptReference) => JSON.stringify('version' in r ? [r.name, 'version', r.version] : [r.name, 'label', r.label]);
+export const referenceKey = (r: PromptReference) =>
+  JSON.stringify('version' in r ? [r.name, 'version', r.version] : [r.name, 'label', r.label]);
 
 const textsOf = (prompt: string | readonly ChatEntry[]): string[] =>
   typeof prompt === 'string' ? [prompt] : prompt.flatMap((m) => ('content' in m ? [m.content] : []));
@@ -42,11 +44,17 @@ export function referencesIn(prompt: string | readonly ChatEntry[]): PromptRefer
 }
 
 /** The prompt with each tag replaced by `textOf` its reference (tags it answers undefined for stay as they are). */
-export function replaceReferences<P extends string | readonly ChatEntry[]>(prompt: P, textOf: (ref: PromptReference) => string | undefined): P {
-  const replace = (text: string) => text.replace(TAG, (tag, inner: string) => {
-    const ref = referenceOf(inner);
-    return (ref && textOf(ref)) ?? tag;
-  });
+export function replaceReferences<P extends string | readonly ChatEntry[]>(
+  prompt: P,
+  textOf: (ref: PromptReference) => string | undefined,
+): P {
+  const replace = (text: string) =>
+    text.replace(TAG, (tag, inner: string) => {
+      const ref = referenceOf(inner);
+      return (ref && textOf(ref)) ?? tag;
+    });
   if (typeof prompt === 'string') return replace(prompt) as P;
-  return (prompt as readonly ChatEntry[]).map((m) => ('content' in m ? { ...m, content: replace(m.content) } : m)) as unknown as P;
+  return (prompt as readonly ChatEntry[]).map((m) =>
+    'content' in m ? { ...m, content: replace(m.content) } : m,
+  ) as unknown as P;
 }

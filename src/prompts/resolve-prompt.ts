@@ -2,7 +2,13 @@
 // name, recursively, at most MAX_PROMPT_NESTING_DEPTH levels deep, refusing cycles (a prompt met again on its own
 // path, or another version of the root's name), references that find no prompt, and references to chat prompts.
 import type { ChatEntry, StoredPrompt } from '../store/repos/prompts.ts';
-import { describeReference, referenceKey, referencesIn, replaceReferences, type PromptReference } from './prompt-references.ts';
+import {
+  describeReference,
+  referenceKey,
+  referencesIn,
+  replaceReferences,
+  type PromptReference,
+} from './prompt-references.ts';
 
 export const MAX_PROMPT_NESTING_DEPTH = 5;
 
@@ -23,15 +29,24 @@ export type ComposedPrompt = Pick<StoredPrompt, 'name' | 'prompt'> & { id?: stri
 export type FindPrompt = (ref: PromptReference) => Promise<StoredPrompt | undefined>;
 
 /** The prompt with its references resolved and the graph of what they resolved to (null when it has none). */
-export async function resolvePrompt(root: ComposedPrompt, find: FindPrompt): Promise<{ prompt: string | ChatEntry[]; graph: ResolutionGraph | null }> {
+export async function resolvePrompt(
+  root: ComposedPrompt,
+  find: FindPrompt,
+): Promise<{ prompt: string | ChatEntry[]; graph: ResolutionGraph | null }> {
   const dependencies: Record<string, PromptNode[]> = {};
   const onPath = new Set<string>();
 
   const resolve = async (current: ComposedPrompt, level: number): Promise<string | ChatEntry[]> => {
-    if (level >= MAX_PROMPT_NESTING_DEPTH) throw new PromptCompositionError(`Maximum nesting depth exceeded (${MAX_PROMPT_NESTING_DEPTH})`);
+    if (level >= MAX_PROMPT_NESTING_DEPTH)
+      throw new PromptCompositionError(`Maximum nesting depth exceeded (${MAX_PROMPT_NESTING_DEPTH})`);
     const isRoot = level === 0;
-    if ((current.id !== undefined && onPath.has(current.id)) || (!isRoot && current.name === root.name && current.id !== root.id)) {
-      throw new PromptCompositionError(`Circular dependency detected involving prompt '${current.name}' version ${current.version}`);
+    if (
+      (current.id !== undefined && onPath.has(current.id)) ||
+      (!isRoot && current.name === root.name && current.id !== root.id)
+    ) {
+      throw new PromptCompositionError(
+        `Circular dependency detected involving prompt '${current.name}' version ${current.version}`,
+      );
     }
     const refs = referencesIn(current.prompt);
     if (refs.length === 0) return current.prompt;
@@ -40,8 +55,13 @@ export async function resolvePrompt(root: ComposedPrompt, find: FindPrompt): Pro
     for (const ref of refs) {
       const dependency = await find(ref);
       if (!dependency) throw new PromptCompositionError(`Prompt dependency not found: ${describeReference(ref)}`);
-      if (dependency.type !== 'text') throw new PromptCompositionError(`Prompt dependency is not a text prompt: ${describeReference(ref)}`);
-      (dependencies[current.id ?? ''] ??= []).push({ id: dependency.id, name: dependency.name, version: dependency.version });
+      if (dependency.type !== 'text')
+        throw new PromptCompositionError(`Prompt dependency is not a text prompt: ${describeReference(ref)}`);
+      (dependencies[current.id ?? ''] ??= []).push({
+        id: dependency.id,
+        name: dependency.name,
+        version: dependency.version,
+      });
       resolved.set(referenceKey(ref), (await resolve(dependency, level + 1)) as string);
     }
     if (current.id !== undefined) onPath.delete(current.id);
@@ -50,5 +70,11 @@ export async function resolvePrompt(root: ComposedPrompt, find: FindPrompt): Pro
 
   const prompt = await resolve(root, 0);
   const hasDependencies = Object.keys(dependencies).length > 0;
-  return { prompt, graph: hasDependencies && root.id !== undefined ? { root: { id: root.id, name: root.name, version: root.version! }, dependencies } : null };
+  return {
+    prompt,
+    graph:
+      hasDependencies && root.id !== undefined
+        ? { root: { id: root.id, name: root.name, version: root.version! }, dependencies }
+        : null,
+  };
 }

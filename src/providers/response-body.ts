@@ -16,7 +16,9 @@ export function classifyThrown(err: unknown, signal: AbortSignal | undefined): U
     }
     return new UpstreamError('timeout', 'provider did not answer in time', { cause: err });
   }
-  return new UpstreamError('connect', `cannot reach provider: ${(err as Error).message ?? String(err)}`, { cause: err });
+  return new UpstreamError('connect', `cannot reach provider: ${(err as Error).message ?? String(err)}`, {
+    cause: err,
+  });
 }
 
 export async function readBounded(body: Body, limit: number): Promise<string> {
@@ -38,20 +40,33 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The body as a JSON object; anything else is `invalid_response`, a broken read is classified as usual. */
-export async function jsonObjectBody(res: Dispatcher.ResponseData, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
+export async function jsonObjectBody(
+  res: Dispatcher.ResponseData,
+  signal: AbortSignal | undefined,
+): Promise<Record<string, unknown>> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(await res.body.text());
   } catch (err) {
-    if (err instanceof SyntaxError) throw new UpstreamError('invalid_response', 'provider answered 2xx with a body that is not JSON', { status: res.statusCode });
+    if (err instanceof SyntaxError)
+      throw new UpstreamError('invalid_response', 'provider answered 2xx with a body that is not JSON', {
+        status: res.statusCode,
+      });
     throw classifyThrown(err, signal);
   }
-  if (!isObject(parsed)) throw new UpstreamError('invalid_response', 'provider answered 2xx with JSON that is not an object', { status: res.statusCode });
+  if (!isObject(parsed))
+    throw new UpstreamError('invalid_response', 'provider answered 2xx with JSON that is not an object', {
+      status: res.statusCode,
+    });
   return parsed;
 }
 
 /** Yields what `decode` makes of the body's bytes; errors leave as UpstreamError. */
-export async function* relayBody<T>(body: Body, decode: (bytes: AsyncIterable<Uint8Array>) => AsyncIterable<T>, signal: AbortSignal | undefined): AsyncGenerator<T> {
+export async function* relayBody<T>(
+  body: Body,
+  decode: (bytes: AsyncIterable<Uint8Array>) => AsyncIterable<T>,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<T> {
   let finished = false;
   try {
     // destroyOnReturn: false, so that `finally` decides between draining (keep-alive) and destroying.

@@ -46,7 +46,8 @@ export function memoryRateLimiter(options: MemoryRateLimiterOptions = {}): Memor
       if (stored) keys.delete(key);
       else if (keys.size >= maxKeys) prune(minute, nowUs);
       // A clock that steps back keeps the later window and arrival time: it must not mint requests.
-      const state: KeyState = stored && stored.minute >= minute ? stored : { minute, count: 0, tatUs: stored?.tatUs ?? 0 };
+      const state: KeyState =
+        stored && stored.minute >= minute ? stored : { minute, count: 0, tatUs: stored?.tatUs ?? 0 };
       keys.set(key, state);
       const interval = slotIntervalUs(rule);
       const tat = Math.max(state.tatUs, nowUs) + interval;

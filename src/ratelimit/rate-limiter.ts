@@ -40,7 +40,11 @@ export interface RateOutcome {
 }
 
 export function rateDecision(rule: RateLimitRule, o: RateOutcome, nowMs: number): RateLimitDecision {
-  const base = { limit: rule.requestsPerMinute, remaining: Math.max(0, rule.requestsPerMinute - o.count), resetAt: nowMs + o.msLeftInMinute };
+  const base = {
+    limit: rule.requestsPerMinute,
+    remaining: Math.max(0, rule.requestsPerMinute - o.count),
+    resetAt: nowMs + o.msLeftInMinute,
+  };
   if (o.admitted) return { allowed: true, ...base, retryAfterMs: 0 };
   const retryAfterMs = Math.max(o.windowFull ? o.msLeftInMinute : 0, Math.ceil(o.burstWaitUs / 1000));
   return { allowed: false, ...base, retryAfterMs, refusedBy: o.windowFull ? 'minute' : 'burst' };

@@ -57,10 +57,17 @@ export interface BenchState {
 }
 
 /** The bench state of the groups, for /metrics and the dashboard: one read per group that can bench. */
-export async function benchState(board: Pick<BenchBoard, 'benched'>, groups: readonly ModelGroupConfig[]): Promise<BenchState> {
+export async function benchState(
+  board: Pick<BenchBoard, 'benched'>,
+  groups: readonly ModelGroupConfig[],
+): Promise<BenchState> {
   try {
     const states = await Promise.all(groups.map((g) => board.benched(g)));
-    return { benched: groups.flatMap((g, i) => [...states[i]].map(([deployment, until]) => ({ group: g.name, deployment, until }))) };
+    return {
+      benched: groups.flatMap((g, i) =>
+        [...states[i]].map(([deployment, until]) => ({ group: g.name, deployment, until })),
+      ),
+    };
   } catch (err) {
     if (!(err instanceof CountersUnavailableError)) throw err;
     return { benched: [], error: err.message };

@@ -14,7 +14,11 @@ export interface ModelGroupRegistry {
   view(name: string): ModelGroupView | undefined;
 }
 
-export function createModelGroupRegistry(groups: readonly ModelGroupConfig[], localState: LocalStateFile, nowMs: number): ModelGroupRegistry {
+export function createModelGroupRegistry(
+  groups: readonly ModelGroupConfig[],
+  localState: LocalStateFile,
+  nowMs: number,
+): ModelGroupRegistry {
   localState.update((s) => {
     let changed = false;
     for (const g of groups) {
@@ -27,7 +31,9 @@ export function createModelGroupRegistry(groups: readonly ModelGroupConfig[], lo
   });
   const views = new Map<string, ModelGroupView>();
   for (const g of groups) {
-    const created = g.created_at ? Math.floor(Date.parse(g.created_at) / 1000) : localState.state.model_groups_created[g.name];
+    const created = g.created_at
+      ? Math.floor(Date.parse(g.created_at) / 1000)
+      : localState.state.model_groups_created[g.name];
     views.set(g.name, { name: g.name, created, ownedBy: g.owned_by ?? 'svc', config: g });
   }
   return {

@@ -16,19 +16,26 @@ function repeated<T>(values: readonly T[]): T | undefined {
 export function scoreConfigIssues(c: ScoreConfigFields): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   if (c.dataType !== 'NUMERIC') {
-    for (const field of ['minValue', 'maxValue'] as const) if (c[field] !== null) issues.push({ path: [field], message: `is only for NUMERIC configs, not ${c.dataType}` });
+    for (const field of ['minValue', 'maxValue'] as const)
+      if (c[field] !== null) issues.push({ path: [field], message: `is only for NUMERIC configs, not ${c.dataType}` });
   } else if (c.minValue !== null && c.maxValue !== null && c.maxValue <= c.minValue) {
     issues.push({ path: ['maxValue'], message: 'must be greater than minValue' });
   }
   if (c.dataType === 'CATEGORICAL') {
     const categories = c.categories ?? [];
-    if (categories.length === 0) issues.push({ path: ['categories'], message: 'must list at least one category for a CATEGORICAL config' });
+    if (categories.length === 0)
+      issues.push({ path: ['categories'], message: 'must list at least one category for a CATEGORICAL config' });
     const label = repeated(categories.map((x) => x.label));
-    if (label !== undefined) issues.push({ path: ['categories'], message: `must have unique labels: ${JSON.stringify(label)} is repeated` });
+    if (label !== undefined)
+      issues.push({ path: ['categories'], message: `must have unique labels: ${JSON.stringify(label)} is repeated` });
     const value = repeated(categories.map((x) => x.value));
-    if (value !== undefined) issues.push({ path: ['categories'], message: `must have unique values: ${value} is repeated` });
+    if (value !== undefined)
+      issues.push({ path: ['categories'], message: `must have unique values: ${value} is repeated` });
   } else if (c.categories !== null) {
-    const message = c.dataType === 'BOOLEAN' ? 'are set by the server for a BOOLEAN config (True = 1, False = 0)' : `are only for CATEGORICAL configs, not ${c.dataType}`;
+    const message =
+      c.dataType === 'BOOLEAN'
+        ? 'are set by the server for a BOOLEAN config (True = 1, False = 0)'
+        : `are only for CATEGORICAL configs, not ${c.dataType}`;
     issues.push({ path: ['categories'], message });
   }
   return issues;

@@ -11,7 +11,10 @@ const generated = new WeakMap<Queryable, Promise<Buffer>>();
 
 async function storedKey(db: Queryable): Promise<Buffer> {
   // Replicas racing on the first use agree: the first insert wins and everyone reads it back.
-  await db.query('INSERT INTO installation_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [NAME, randomBytes(32).toString('base64')]);
+  await db.query('INSERT INTO installation_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [
+    NAME,
+    randomBytes(32).toString('base64'),
+  ]);
   const r = await db.query<{ value: string }>('SELECT value FROM installation_secrets WHERE name = $1', [NAME]);
   return Buffer.from(r.rows[0].value, 'base64');
 }

@@ -35,7 +35,6 @@ export interface GatewayHost {
   requestFinished(active: ActiveConfig): void;
 }
 
-
 /** What the listener knows of a connection's current request, for answering a request timeout on it. */
 interface Exchange {
   id: string;
@@ -49,7 +48,10 @@ interface Exchange {
  * closes. Node applies the request timeout to receiving the request only, never to the response, so long streams
  * are not cut. Connections beyond max_connections are closed as they arrive.
  */
-export function createGatewayServer(host: GatewayHost, limits: Pick<GatewayConfig['server'], 'request_timeout_ms' | 'headers_timeout_ms' | 'max_connections'>): Server {
+export function createGatewayServer(
+  host: GatewayHost,
+  limits: Pick<GatewayConfig['server'], 'request_timeout_ms' | 'headers_timeout_ms' | 'max_connections'>,
+): Server {
   const exchanges = new WeakMap<Socket, Exchange>();
   const server = createServer(
     {
@@ -62,7 +64,13 @@ export function createGatewayServer(host: GatewayHost, limits: Pick<GatewayConfi
     (req, res) => {
       handle(host, req, res, exchanges).catch((err: unknown) => {
         host.log.error('unhandled gateway listener error', { error: (err as Error).stack });
-        if (!res.headersSent) writeJson(res, 500, {}, { error: { message: 'Internal gateway error.', type: 'server_error', param: null, code: null } });
+        if (!res.headersSent)
+          writeJson(
+            res,
+            500,
+            {},
+            { error: { message: 'Internal gateway error.', type: 'server_error', param: null, code: null } },
+          );
         else res.destroy();
       });
     },
@@ -75,7 +83,9 @@ export function createGatewayServer(host: GatewayHost, limits: Pick<GatewayConfi
       if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
         if (exchange) exchange.timedOut = true;
         const message = `The request was not received within ${limits.request_timeout_ms} ms (server.request_timeout_ms).`;
-        socket.write(rawResponse(408, 'Request Timeout', openAIErrorBody(408, 'request_timeout', message), exchange?.id));
+        socket.write(
+          rawResponse(408, 'Request Timeout', openAIErrorBody(408, 'request_timeout', message), exchange?.id),
+        );
       } else socket.write(BARE_RESPONSES[err.code ?? ''] ?? BARE_RESPONSES.default);
     }
     socket.destroy();
@@ -97,7 +107,12 @@ function rawResponse(status: number, reason: string, body: unknown, requestId: s
   return `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${id}connection: close\r\n\r\n${text}`;
 }
 
-async function handle(host: GatewayHost, req: IncomingMessage, res: ServerResponse, exchanges: WeakMap<Socket, Exchange>): Promise<void> {
+async function handle(
+  host: GatewayHost,
+  req: IncomingMessage,
+  res: ServerResponse,
+  exchanges: WeakMap<Socket, Exchange>,
+): Promise<void> {
   const started = performance.now();
   const url = req.url ?? '/';
   const q = url.indexOf('?');
@@ -114,14 +129,23 @@ async function handle(host: GatewayHost, req: IncomingMessage, res: ServerRespon
   res.once('finish', () => exchanges.get(req.socket) === exchange && exchanges.delete(req.socket));
   const route = ROUTES[`${req.method} ${path}`];
   if (route === undefined) {
-    const code = writeError(undefined, res, new GatewayError('unknown_route', `Unknown route: ${req.method} ${path}`), id, host.log);
+    const code = writeError(
+      undefined,
+      res,
+      new GatewayError('unknown_route', `Unknown route: ${req.method} ${path}`),
+      id,
+      host.log,
+    );
     host.metrics.recordRequest('unknown', 404, code, (performance.now() - started) / 1000);
     return;
   }
   if (host.draining) {
     // The listener stays open while in-flight requests finish, so probes can say so; new work goes elsewhere
     // (docs/decisions.md "Draining"). The connection closes after this answer.
-    const refusal = new GatewayError('gateway_config_stale', 'The gateway is shutting down and takes no new requests. Retry shortly; another replica will answer.');
+    const refusal = new GatewayError(
+      'gateway_config_stale',
+      'The gateway is shutting down and takes no new requests. Retry shortly; another replica will answer.',
+    );
     const code = writeError(undefined, res, refusal, id, host.log);
     host.metrics.recordRequest(route, res.statusCode, code, (performance.now() - started) / 1000);
     return;
@@ -138,7 +162,12 @@ async function handle(host: GatewayHost, req: IncomingMessage, res: ServerRespon
           // Expected: the client left (or was too slow); there is nobody to answer.
           const [status, code] = exchange.timedOut ? [408, 'request_timeout'] : [499, null];
           if (!exchange.timedOut) host.metrics.abortedUploads.inc({ route });
-          host.log.debug(exchange.timedOut ? 'request body not received within server.request_timeout_ms' : 'client closed the connection before sending the whole body', { requestId: id, route, error: err.message });
+          host.log.debug(
+            exchange.timedOut
+              ? 'request body not received within server.request_timeout_ms'
+              : 'client closed the connection before sending the whole body',
+            { requestId: id, route, error: err.message },
+          );
           host.metrics.recordRequest(route, status, code, (performance.now() - started) / 1000);
           return;
         }
@@ -160,7 +189,8 @@ async function handle(host: GatewayHost, req: IncomingMessage, res: ServerRespon
       body,
       // Streaming does not apply to embeddings (spec 4B): the flag is ignored there (docs/decisions.md).
       stream: route === 'chat' && body?.stream === true,
-      clientWantsUsage: (body?.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage === true,
+      clientWantsUsage:
+        (body?.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage === true,
       attempts: [],
       responseHeaders: {},
       annotations: {},
@@ -200,7 +230,8 @@ async function framedBody(req: IncomingMessage, route: 'chat' | 'embeddings', li
   } catch (err) {
     throw new GatewayError('invalid_json', `Request body is not valid JSON: ${(err as Error).message}`);
   }
-  if (exceedsJsonDepth(body)) throw new GatewayError('invalid_request', `Invalid request: ${tooDeepMessage('the body')}`);
+  if (exceedsJsonDepth(body))
+    throw new GatewayError('invalid_request', `Invalid request: ${tooDeepMessage('the body')}`);
   const problem = validateRequestBody(route, body);
   if (problem !== undefined) throw new GatewayError('invalid_request', `Invalid request: ${problem}.`);
   return body as JsonObject;

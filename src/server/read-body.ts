@@ -31,7 +31,11 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     };
     const onError = (err: Error) => {
       cleanup();
-      reject(new ClientAbortedError(`the connection closed before the request body was received (${err.message})`, { cause: err }));
+      reject(
+        new ClientAbortedError(`the connection closed before the request body was received (${err.message})`, {
+          cause: err,
+        }),
+      );
     };
     const onClose = () => onError(new Error('closed'));
     const cleanup = () => {

@@ -14,7 +14,8 @@ function describe(err: ErrorObject): string {
     return `'${yamlPath([...segments, missing])}' is required`;
   }
   const where = segments.length === 0 ? 'body' : `'${yamlPath(segments)}'`;
-  if (err.keyword === 'anyOf') return `${where} must be a non-empty string, array of strings, array of tokens or array of token arrays`;
+  if (err.keyword === 'anyOf')
+    return `${where} must be a non-empty string, array of strings, array of tokens or array of token arrays`;
   if (err.keyword === 'minItems') return `${where} must be a non-empty array`;
   if (err.keyword === 'minLength') return `${where} must not be empty`;
   return `${where} ${err.message ?? 'is invalid'}`;

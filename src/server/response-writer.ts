@@ -10,7 +10,10 @@ const DONE = 'data: [DONE]\n\n';
 
 /** Non-ASCII escaped so provider messages are always valid header text. */
 function headerJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** The x-svc-* headers every chat/embeddings response carries, as far as they are known (spec part 4B). */
@@ -23,11 +26,18 @@ export function gatewayHeaders(ctx: RequestContext, served: boolean): Record<str
     headers['x-svc-cost'] = formatUsd(ctx.cost ?? 0);
     headers['x-svc-cost-estimated'] = ctx.costEstimated ? 'true' : 'false';
   }
-  if (ctx.attempts.length > 0) headers['x-svc-attempts'] = headerJson(ctx.attempts.map(({ startedAt: _, ...record }) => record));
+  if (ctx.attempts.length > 0)
+    headers['x-svc-attempts'] = headerJson(ctx.attempts.map(({ startedAt: _, ...record }) => record));
   return headers;
 }
 
-export function writeJson(res: ServerResponse, status: number, headers: Record<string, string>, body: unknown, raw?: string): void {
+export function writeJson(
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: unknown,
+  raw?: string,
+): void {
   const text = raw ?? JSON.stringify(body);
   headers['content-type'] = 'application/json';
   headers['content-length'] = String(Buffer.byteLength(text));
@@ -67,7 +77,12 @@ function streamErrorEvent(err: unknown, ctx: RequestContext): string {
  * Streams chunks through the plugins' onEvent hooks (in the given order) to the client. After a client
  * disconnect the events are still consumed, so usage is settled; nothing more is written.
  */
-export async function writeStream(ctx: RequestContext, res: ServerResponse, response: StreamResponse, eventHooks: LoadedPlugin[]): Promise<void> {
+export async function writeStream(
+  ctx: RequestContext,
+  res: ServerResponse,
+  response: StreamResponse,
+  eventHooks: LoadedPlugin[],
+): Promise<void> {
   ctx.status = response.status;
   const headers = {
     ...gatewayHeaders(ctx, true),
@@ -101,11 +116,18 @@ export async function writeStream(ctx: RequestContext, res: ServerResponse, resp
 }
 
 /** A refusal or failure before anything was committed. */
-export function writeError(ctx: RequestContext | undefined, res: ServerResponse, err: unknown, requestId: string, log: RequestContext['log']): string | null {
+export function writeError(
+  ctx: RequestContext | undefined,
+  res: ServerResponse,
+  err: unknown,
+  requestId: string,
+  log: RequestContext['log'],
+): string | null {
   const reply = errorReply(err, log);
-  const headers = ctx ? { ...gatewayHeaders(ctx, false), ...reply.headers } : { 'x-svc-request-id': requestId, ...reply.headers };
+  const headers = ctx
+    ? { ...gatewayHeaders(ctx, false), ...reply.headers }
+    : { 'x-svc-request-id': requestId, ...reply.headers };
   if (ctx) ctx.status = reply.status;
   writeJson(res, reply.status, headers, reply.body);
   return reply.code;
 }
-

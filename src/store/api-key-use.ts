@@ -26,7 +26,10 @@ class ApiKeyUseRecorder {
     this.#written.set(id, now);
     if (this.#written.size > MAX_REMEMBERED) this.#written.delete(this.#written.keys().next().value!);
     recordApiKeyUse(this.#db, id, new Date(now)).catch((err: unknown) =>
-      this.#log.warn('could not record the last use of an API key', { apiKeyId: id, error: err instanceof Error ? err.message : String(err) }),
+      this.#log.warn('could not record the last use of an API key', {
+        apiKeyId: id,
+        error: err instanceof Error ? err.message : String(err),
+      }),
     );
   }
 }

@@ -20,13 +20,35 @@ export async function bootstrapStore(db: Database, config: GatewayConfig, now: n
         ingestionOnly: p.ingestion_only,
       });
       if (isNew && (await countApiKeys(tx, p.id)) === 0) {
-        const key = await createApiKey(tx, { kind: 'project', organizationId: config.organization.id, projectId: p.id, note: 'created on first start', now });
-        await writeAudit(tx, { organizationId: config.organization.id, projectId: p.id, actor: 'config', action: 'api_key.create', resourceType: 'api_key', resourceId: key.id, details: { kind: 'project', publicKey: key.publicKey } });
+        const key = await createApiKey(tx, {
+          kind: 'project',
+          organizationId: config.organization.id,
+          projectId: p.id,
+          note: 'created on first start',
+          now,
+        });
+        await writeAudit(tx, {
+          organizationId: config.organization.id,
+          projectId: p.id,
+          actor: 'config',
+          action: 'api_key.create',
+          resourceType: 'api_key',
+          resourceId: key.id,
+          details: { kind: 'project', publicKey: key.publicKey },
+        });
         created.push(key);
       }
     }
     for (const a of config.agents) {
-      await upsertDeclaredAgent(tx, { id: a.id, projectId: a.project, name: a.name, version: a.version, framework: a.framework, model: a.model, status: a.status });
+      await upsertDeclaredAgent(tx, {
+        id: a.id,
+        projectId: a.project,
+        name: a.name,
+        version: a.version,
+        framework: a.framework,
+        model: a.model,
+        status: a.status,
+      });
     }
     return created;
   });

@@ -81,10 +81,15 @@ export class DurableWriter<T> {
     this.#maxBackoffMs = options.maxBackoffMs ?? 5_000;
     this.#spill = new SpillDirectory<T>(options.spillDir, (err, items) => {
       this.stats.dropped += items;
-      this.#log.error(`${options.noun} spill write failed; ${items} ${options.noun}(s) dropped`, { error: err.message });
+      this.#log.error(`${options.noun} spill write failed; ${items} ${options.noun}(s) dropped`, {
+        error: err.message,
+      });
     });
     this.#journal = new WriteJournal(options.spillDir, (err) => {
-      this.#log.error(`${options.noun} journal write failed; queued items are kept in memory only until it works again`, { error: err.message });
+      this.#log.error(
+        `${options.noun} journal write failed; queued items are kept in memory only until it works again`,
+        { error: err.message },
+      );
     });
   }
 
@@ -138,7 +143,8 @@ export class DurableWriter<T> {
   #toDisk(): void {
     if (this.#pending > 0) {
       const fresh = this.#queue.slice(this.#queue.length - this.#pending);
-      if (this.#journal.append(fresh.map((item) => `${JSON.stringify(item)}\n`).join(''), fresh.length)) this.#pending = 0;
+      if (this.#journal.append(fresh.map((item) => `${JSON.stringify(item)}\n`).join(''), fresh.length))
+        this.#pending = 0;
       else {
         // Journaling failed (a full disk): keep the items in memory only, and start the journal afresh.
         this.#journal.discard();
@@ -203,7 +209,10 @@ export class DurableWriter<T> {
         this.#failures++;
         this.stats.write_failures++;
         if (this.#failures === 1) {
-          this.#log.warn(`${this.#options.noun} write failed; spilling to disk and retrying with backoff`, { error: (err as Error).message, queued: this.#queue.length });
+          this.#log.warn(`${this.#options.noun} write failed; spilling to disk and retrying with backoff`, {
+            error: (err as Error).message,
+            queued: this.#queue.length,
+          });
           this.#spillQueue();
         }
         const backoff = Math.min(this.#maxBackoffMs, 100 * 2 ** Math.min(this.#failures - 1, 10));
@@ -224,7 +233,8 @@ export class DurableWriter<T> {
   }
 
   #reachable(): void {
-    if (this.#failures > 0) this.#log.info(`${this.#options.noun} store reachable again`, { after_failures: this.#failures });
+    if (this.#failures > 0)
+      this.#log.info(`${this.#options.noun} store reachable again`, { after_failures: this.#failures });
     this.#failures = 0;
   }
 
@@ -237,7 +247,10 @@ export class DurableWriter<T> {
       if (!rowsRefused(err)) throw err;
       if (batch.length === 1) {
         this.stats.dropped++;
-        this.#log.error(`the database refused a ${this.#options.noun}; dropped`, { ...this.#options.describe(batch[0]), error: (err as Error).message });
+        this.#log.error(`the database refused a ${this.#options.noun}; dropped`, {
+          ...this.#options.describe(batch[0]),
+          error: (err as Error).message,
+        });
         return 0;
       }
       const half = Math.ceil(batch.length / 2);

@@ -18,9 +18,13 @@ export class LocalStateFile {
     this.#state = { generated_keys: {}, model_groups_created: {} };
     try {
       const parsed = JSON.parse(readFileSync(this.path, 'utf8')) as Partial<LocalState>;
-      this.#state = { generated_keys: parsed.generated_keys ?? {}, model_groups_created: parsed.model_groups_created ?? {} };
+      this.#state = {
+        generated_keys: parsed.generated_keys ?? {},
+        model_groups_created: parsed.model_groups_created ?? {},
+      };
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read ${this.path}: ${(err as Error).message}`);
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw new Error(`cannot read ${this.path}: ${(err as Error).message}`);
     }
   }
 

@@ -5,7 +5,10 @@ import { migrate } from './migrate.ts';
 
 /** Opens the configured store (Postgres, or embedded PGlite under data_dir) and applies pending migrations. */
 export async function openStore(config: GatewayConfig, baseDir: string): Promise<Database> {
-  const db = await openDatabase({ postgresUrl: config.store.postgres_url, dataDir: resolve(baseDir, config.store.data_dir) });
+  const db = await openDatabase({
+    postgresUrl: config.store.postgres_url,
+    dataDir: resolve(baseDir, config.store.data_dir),
+  });
   try {
     await migrate(db);
   } catch (err) {

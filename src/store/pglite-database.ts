@@ -55,7 +55,8 @@ export async function openPglite(dataDir: string): Promise<Database> {
     throw err;
   }
   const over = (tx?: number): Queryable => ({
-    query: <R>(sql: string, params?: readonly unknown[]) => send<QueryResult<R>>({ type: 'query', sql, params: params as unknown[] | undefined, tx }),
+    query: <R>(sql: string, params?: readonly unknown[]) =>
+      send<QueryResult<R>>({ type: 'query', sql, params: params as unknown[] | undefined, tx }),
     exec: (sql: string) => send<void>({ type: 'exec', sql, tx }),
   });
   const base = over();

@@ -12,7 +12,8 @@ export type WorkerRequest =
   | { id: number; type: 'end'; tx: number; commit: boolean }
   | { id: number; type: 'close' };
 
-export type WorkerReply = { id: number; ok: true; result?: unknown } | { id: number; ok: false; error: { message: string; code?: string } };
+export type WorkerReply =
+  { id: number; ok: true; result?: unknown } | { id: number; ok: false; error: { message: string; code?: string } };
 
 let db: PGlite | undefined;
 const transactions = new Map<number, { tx: Transaction; end: (commit: boolean) => void; settled: Promise<unknown> }>();

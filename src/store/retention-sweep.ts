@@ -24,7 +24,10 @@ export class RetentionSweep {
   }
 
   start(): void {
-    const tick = () => void this.runOnce().catch((err: unknown) => this.#log.warn('retention sweep failed; retried within the hour', { error: (err as Error).message }));
+    const tick = () =>
+      void this.runOnce().catch((err: unknown) =>
+        this.#log.warn('retention sweep failed; retried within the hour', { error: (err as Error).message }),
+      );
     tick();
     this.#timer = setInterval(tick, SWEEP_EVERY_MS).unref();
   }

@@ -7,7 +7,16 @@
 // writer in this process) is appending to it: a process killed while spilling leaves one behind, and after a
 // container restart the new process often has the same pid as the old one. The writer's journal
 // (write-journal.ts) leaves files of the same kind, with checkpoint lines saying how many items are stored already.
-import { closeSync, createReadStream, mkdirSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
@@ -22,7 +31,10 @@ const openHere = new Set<string>();
 
 /** A new file name for items appended by this process, marked open; the caller appends to it. */
 export function openSpillFile(dir: string, kind: '' | typeof JOURNAL_MARK = ''): { path: string; fd: number } {
-  const path = join(dir, `spill-${Date.now()}-${process.pid}-${randomBytes(3).toString('hex')}${kind}.ndjson${OPEN_SUFFIX}`);
+  const path = join(
+    dir,
+    `spill-${Date.now()}-${process.pid}-${randomBytes(3).toString('hex')}${kind}.ndjson${OPEN_SUFFIX}`,
+  );
   const fd = openSync(path, 'a', 0o600);
   openHere.add(path);
   return { path, fd };

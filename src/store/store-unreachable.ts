@@ -3,11 +3,22 @@
 // answer the first with a coded 503 (the request may succeed once the store is back) instead of a 500.
 
 /** Socket errors of a connection that could not be made or was lost. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 /** SQLSTATEs of a server that cannot take the statement now: connection exceptions, shutdown, start-up, too many connections. */
 const SERVER_UNAVAILABLE = /^(08[0-9A-Z]{3}|57P0[1-3]|53300)$/;
 /** node-postgres reports lost connections and its own timeouts without a code. */
-const CLIENT_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error)/;
+const CLIENT_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error)/;
 
 export function storeUnreachable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;

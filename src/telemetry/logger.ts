@@ -18,12 +18,17 @@ export function logLevelOf(value: string | undefined): LogLevel {
   return LOG_LEVELS.find((l) => l === level) ?? 'info';
 }
 
-export function jsonLogger(base: Record<string, unknown> = {}, write: (line: string) => void = (l) => process.stderr.write(l), level: LogLevel = 'info'): Logger {
+export function jsonLogger(
+  base: Record<string, unknown> = {},
+  write: (line: string) => void = (l) => process.stderr.write(l),
+  level: LogLevel = 'info',
+): Logger {
   const threshold = LOG_LEVELS.indexOf(level);
   const emitter = (name: LogLevel) =>
     LOG_LEVELS.indexOf(name) < threshold
       ? () => {}
-      : (msg: string, fields?: Record<string, unknown>) => write(`${JSON.stringify({ t: new Date().toISOString(), level: name, msg, ...base, ...fields })}\n`);
+      : (msg: string, fields?: Record<string, unknown>) =>
+          write(`${JSON.stringify({ t: new Date().toISOString(), level: name, msg, ...base, ...fields })}\n`);
   return {
     debug: emitter('debug'),
     info: emitter('info'),

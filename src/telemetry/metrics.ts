@@ -19,10 +19,30 @@ function statOf(stats: object, field: string): number {
 
 export class GatewayMetrics {
   readonly registry = new Registry();
-  readonly requests = new Counter({ name: 'svc_gateway_requests_total', help: 'Gateway requests by route and status', labelNames: ['route', 'status'], registers: [this.registry] });
-  readonly refusals = new Counter({ name: 'svc_gateway_refusals_total', help: 'Requests refused with a 4xx code', labelNames: ['code'], registers: [this.registry] });
-  readonly errors = new Counter({ name: 'svc_gateway_errors_total', help: 'Requests that failed with a 5xx or provider error, by code', labelNames: ['code'], registers: [this.registry] });
-  readonly abortedUploads = new Counter({ name: 'svc_gateway_aborted_uploads_total', help: 'Requests whose client closed the connection before sending the whole body', labelNames: ['route'], registers: [this.registry] });
+  readonly requests = new Counter({
+    name: 'svc_gateway_requests_total',
+    help: 'Gateway requests by route and status',
+    labelNames: ['route', 'status'],
+    registers: [this.registry],
+  });
+  readonly refusals = new Counter({
+    name: 'svc_gateway_refusals_total',
+    help: 'Requests refused with a 4xx code',
+    labelNames: ['code'],
+    registers: [this.registry],
+  });
+  readonly errors = new Counter({
+    name: 'svc_gateway_errors_total',
+    help: 'Requests that failed with a 5xx or provider error, by code',
+    labelNames: ['code'],
+    registers: [this.registry],
+  });
+  readonly abortedUploads = new Counter({
+    name: 'svc_gateway_aborted_uploads_total',
+    help: 'Requests whose client closed the connection before sending the whole body',
+    labelNames: ['route'],
+    registers: [this.registry],
+  });
   // A histogram (cheap to observe, aggregatable across replicas) for Prometheus; the JSON percentiles come from
   // the exact durations of recent requests. A prom-client Summary cost several µs per request (5 t-digests).
   readonly latency = new Histogram({
@@ -32,8 +52,17 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
   readonly recentLatency = new LatencyWindow(10_000);
-  readonly configReloads = new Counter({ name: 'svc_config_reloads_total', help: 'Configuration reloads by result', labelNames: ['result'], registers: [this.registry] });
-  readonly configStale = new Gauge({ name: 'svc_config_last_reload_failed', help: '1 when the last reload failed and the previous configuration is still serving', registers: [this.registry] });
+  readonly configReloads = new Counter({
+    name: 'svc_config_reloads_total',
+    help: 'Configuration reloads by result',
+    labelNames: ['result'],
+    registers: [this.registry],
+  });
+  readonly configStale = new Gauge({
+    name: 'svc_config_last_reload_failed',
+    help: '1 when the last reload failed and the previous configuration is still serving',
+    registers: [this.registry],
+  });
   /** Requests being served; read when metrics are collected, never updated per request. */
   inFlightNow: () => number = () => 0;
   readonly inFlight: Gauge = new Gauge({
@@ -46,21 +75,77 @@ export class GatewayMetrics {
   /** The trace writer's counters (queue depth, batches, spills, drops), read when metrics are served. */
   telemetry: () => object = () => ({});
   // The trace writer's numbers for Prometheus, read from `telemetry()` at collect time (never updated per trace).
-  readonly traceQueueDepth = this.#traceGauge('svc_trace_queue_depth', 'Traces waiting in memory for the database', 'queue_depth');
-  readonly traceQueueCapacity = this.#traceGauge('svc_trace_queue_capacity', 'Traces the in-memory queue holds before spilling to disk', 'queue_capacity');
-  readonly traceSpillFiles = this.#traceGauge('svc_trace_spill_files', 'Spill files waiting to be replayed into the database', 'spill_files');
-  readonly traceBatches = this.#traceCounter('svc_trace_batches_total', 'Multi-row trace inserts committed (queue and replay)', 'batches_written');
-  readonly tracesWritten = this.#traceCounter('svc_traces_written_total', 'Traces stored in the database', 'traces_written');
-  readonly traceWriteFailures = this.#traceCounter('svc_trace_write_failures_total', 'Trace batch writes that failed and were retried', 'write_failures');
-  readonly tracesSpilled = this.#traceCounter('svc_traces_spilled_total', 'Traces written to a spill file because a write failed, the queue was full or the writer was stopping', 'spilled');
-  readonly tracesReplayed = this.#traceCounter('svc_traces_replayed_total', 'Spilled traces stored on replay', 'replayed');
-  readonly tracesDropped = this.#traceCounter('svc_traces_dropped_total', 'Traces lost: the spill file could not be written, or the database refused the row', 'dropped');
+  readonly traceQueueDepth = this.#traceGauge(
+    'svc_trace_queue_depth',
+    'Traces waiting in memory for the database',
+    'queue_depth',
+  );
+  readonly traceQueueCapacity = this.#traceGauge(
+    'svc_trace_queue_capacity',
+    'Traces the in-memory queue holds before spilling to disk',
+    'queue_capacity',
+  );
+  readonly traceSpillFiles = this.#traceGauge(
+    'svc_trace_spill_files',
+    'Spill files waiting to be replayed into the database',
+    'spill_files',
+  );
+  readonly traceBatches = this.#traceCounter(
+    'svc_trace_batches_total',
+    'Multi-row trace inserts committed (queue and replay)',
+    'batches_written',
+  );
+  readonly tracesWritten = this.#traceCounter(
+    'svc_traces_written_total',
+    'Traces stored in the database',
+    'traces_written',
+  );
+  readonly traceWriteFailures = this.#traceCounter(
+    'svc_trace_write_failures_total',
+    'Trace batch writes that failed and were retried',
+    'write_failures',
+  );
+  readonly tracesSpilled = this.#traceCounter(
+    'svc_traces_spilled_total',
+    'Traces written to a spill file because a write failed, the queue was full or the writer was stopping',
+    'spilled',
+  );
+  readonly tracesReplayed = this.#traceCounter(
+    'svc_traces_replayed_total',
+    'Spilled traces stored on replay',
+    'replayed',
+  );
+  readonly tracesDropped = this.#traceCounter(
+    'svc_traces_dropped_total',
+    'Traces lost: the spill file could not be written, or the database refused the row',
+    'dropped',
+  );
   /** The webhook delivery loop's counters (attempts, delivered, failed events, automations disabled), read when served. */
   webhooks: () => object = () => ({});
-  readonly webhookAttempts = this.#statCounter(() => this.webhooks(), 'svc_webhook_attempts_total', 'Webhook delivery attempts made by this process', 'attempts');
-  readonly webhooksDelivered = this.#statCounter(() => this.webhooks(), 'svc_webhook_delivered_total', 'Webhook events delivered (a 2xx answer)', 'delivered');
-  readonly webhookFailedEvents = this.#statCounter(() => this.webhooks(), 'svc_webhook_failed_events_total', 'Webhook events whose every attempt failed', 'failed_events');
-  readonly webhookDisabled = this.#statCounter(() => this.webhooks(), 'svc_webhook_automations_disabled_total', 'Automations disabled after consecutive failed events', 'disabled');
+  readonly webhookAttempts = this.#statCounter(
+    () => this.webhooks(),
+    'svc_webhook_attempts_total',
+    'Webhook delivery attempts made by this process',
+    'attempts',
+  );
+  readonly webhooksDelivered = this.#statCounter(
+    () => this.webhooks(),
+    'svc_webhook_delivered_total',
+    'Webhook events delivered (a 2xx answer)',
+    'delivered',
+  );
+  readonly webhookFailedEvents = this.#statCounter(
+    () => this.webhooks(),
+    'svc_webhook_failed_events_total',
+    'Webhook events whose every attempt failed',
+    'failed_events',
+  );
+  readonly webhookDisabled = this.#statCounter(
+    () => this.webhooks(),
+    'svc_webhook_automations_disabled_total',
+    'Automations disabled after consecutive failed events',
+    'disabled',
+  );
 
   /** Deployments benched now, read from the counters store (shared by every replica) when metrics are served. */
   benchState: () => Promise<BenchState> = async () => ({ benched: [] });
@@ -72,7 +157,8 @@ export class GatewayMetrics {
     collect: async (): Promise<void> => {
       const { benched } = await this.benchState();
       this.benchedUntil.reset();
-      for (const b of benched) this.benchedUntil.set({ model_group: b.group, deployment: b.deployment }, b.until / 1000);
+      for (const b of benched)
+        this.benchedUntil.set({ model_group: b.group, deployment: b.deployment }, b.until / 1000);
     },
   });
 
@@ -128,7 +214,8 @@ export class GatewayMetrics {
   async json(extra: Record<string, unknown>): Promise<Record<string, unknown>> {
     const byLabel = async (metric: Counter<string>, label: string) => {
       const out: Record<string, number> = {};
-      for (const v of (await metric.get()).values) out[String(v.labels[label])] = (out[String(v.labels[label])] ?? 0) + v.value;
+      for (const v of (await metric.get()).values)
+        out[String(v.labels[label])] = (out[String(v.labels[label])] ?? 0) + v.value;
       return out;
     };
     const requests = await this.requests.get();
@@ -140,10 +227,18 @@ export class GatewayMetrics {
       byStatus[String(v.labels.status)] = (byStatus[String(v.labels.status)] ?? 0) + v.value;
       byRoute[String(v.labels.route)] = (byRoute[String(v.labels.route)] ?? 0) + v.value;
     }
-    const [p50, p95, p99] = this.recentLatency.percentiles([0.5, 0.95, 0.99]).map((v) => (v === null ? null : Math.round(v * 1000) / 1000));
+    const [p50, p95, p99] = this.recentLatency
+      .percentiles([0.5, 0.95, 0.99])
+      .map((v) => (v === null ? null : Math.round(v * 1000) / 1000));
     const memory = process.memoryUsage();
     return {
-      requests: { total, by_route: byRoute, by_status: byStatus, in_flight: this.inFlightNow(), aborted_uploads: (await this.abortedUploads.get()).values.reduce((n, v) => n + v.value, 0) },
+      requests: {
+        total,
+        by_route: byRoute,
+        by_status: byStatus,
+        in_flight: this.inFlightNow(),
+        aborted_uploads: (await this.abortedUploads.get()).values.reduce((n, v) => n + v.value, 0),
+      },
       refusals: { by_code: await byLabel(this.refusals, 'code') },
       errors: { by_code: await byLabel(this.errors, 'code') },
       latency_ms: { window_requests: this.recentLatency.count, p50, p95, p99 },

@@ -44,7 +44,10 @@ export function parseTags(value: string): Record<string, string> | null {
       return null;
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
-    entries = Object.entries(parsed as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]);
+    entries = Object.entries(parsed as Record<string, unknown>).map(([k, v]) => [
+      k,
+      typeof v === 'string' ? v : JSON.stringify(v),
+    ]);
   } else {
     entries = value
       .split(',')
@@ -64,7 +67,9 @@ export function parseMetadata(value: string): Record<string, unknown> | null {
   if (Buffer.byteLength(value) > METADATA_MAX_BYTES) return null;
   try {
     const parsed: unknown = JSON.parse(value);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && !exceedsJsonDepth(parsed) ? (parsed as Record<string, unknown>) : null;
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && !exceedsJsonDepth(parsed)
+      ? (parsed as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }
@@ -73,7 +78,8 @@ export function parseMetadata(value: string): Record<string, unknown> | null {
 /** W3C Trace Context: version 00, or a later one read by its first four fields; ff and all-zero ids are invalid. */
 export function parseTraceparent(value: string): { traceId: string; spanId: string } | null {
   const m = TRACEPARENT.exec(value.toLowerCase());
-  if (!m || m[1] === 'ff' || (m[1] === '00' && m[5] !== undefined) || /^0+$/.test(m[2]) || /^0+$/.test(m[3])) return null;
+  if (!m || m[1] === 'ff' || (m[1] === '00' && m[5] !== undefined) || /^0+$/.test(m[2]) || /^0+$/.test(m[3]))
+    return null;
   return { traceId: m[2], spanId: m[3] };
 }
 

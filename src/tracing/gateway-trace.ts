@@ -18,7 +18,22 @@ export interface TraceOptions {
   deployments: ReadonlyMap<string, DeploymentConfig>;
 }
 
-const PARAMETERS = ['temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'stream', 'n', 'stop', 'presence_penalty', 'frequency_penalty', 'seed', 'response_format', 'tool_choice', 'encoding_format', 'dimensions'];
+const PARAMETERS = [
+  'temperature',
+  'top_p',
+  'max_tokens',
+  'max_completion_tokens',
+  'stream',
+  'n',
+  'stop',
+  'presence_penalty',
+  'frequency_penalty',
+  'seed',
+  'response_format',
+  'tool_choice',
+  'encoding_format',
+  'dimensions',
+];
 
 function modelParameters(body: Record<string, unknown> | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -78,7 +93,8 @@ export function gatewayTrace(ctx: RequestContext, options: TraceOptions): TraceI
   };
   if (ctx.errorCode) metadata['gateway.error_code'] = ctx.errorCode;
   for (const [k, v] of Object.entries(ctx.annotations)) metadata[k] = v;
-  if (ctx.group && ctx.servedGroup && ctx.servedGroup !== ctx.group.name) metadata['gateway.fallback_from'] = ctx.group.name;
+  if (ctx.group && ctx.servedGroup && ctx.servedGroup !== ctx.group.name)
+    metadata['gateway.fallback_from'] = ctx.group.name;
   if (ctx.clientAborted) metadata['gateway.client_aborted'] = true;
   if (ctx.costEstimated) metadata['gateway.cost_estimated_at_admission'] = true;
   if (options.caller.ignored.length > 0) metadata['svc.ignored_headers'] = options.caller.ignored;
@@ -104,7 +120,7 @@ export function gatewayTrace(ctx: RequestContext, options: TraceOptions): TraceI
       sessionId: redact(options.caller.sessionId ?? null),
       agentId: principal.agentId ?? null,
       source: 'gateway',
-      modelGroup: ctx.servedGroup ?? ctx.group?.name ?? (model ?? null),
+      modelGroup: ctx.servedGroup ?? ctx.group?.name ?? model ?? null,
       deployment: ctx.deployment ?? null,
       statusCode: status,
       errorCode: ctx.errorCode ?? null,
@@ -137,8 +153,13 @@ function attemptObservation(
   const usageDetails: Record<string, number> = usage
     ? { input: usage.prompt_tokens, output: usage.completion_tokens, total: usage.total_tokens }
     : {};
-  if (usage?.prompt_tokens_details?.cached_tokens) usageDetails.input_cached_tokens = usage.prompt_tokens_details.cached_tokens;
-  const attributes: Record<string, unknown> = { 'gateway.deployment': a.d, 'gateway.outcome': a.o, 'gateway.duration_ms': end - start };
+  if (usage?.prompt_tokens_details?.cached_tokens)
+    usageDetails.input_cached_tokens = usage.prompt_tokens_details.cached_tokens;
+  const attributes: Record<string, unknown> = {
+    'gateway.deployment': a.d,
+    'gateway.outcome': a.o,
+    'gateway.duration_ms': end - start,
+  };
   if (streamed) attributes['gateway.first_chunk_ms'] = a.ms;
   if (deployment) attributes['gateway.provider'] = deployment.provider;
   if (a.st !== undefined) attributes['gateway.provider_status'] = a.st;

@@ -12,14 +12,17 @@ export const redactionRecords = (redactions: readonly Redaction[]) => redactions
 export function redactor(redactions: readonly Redaction[]): <T>(value: T) => T {
   if (redactions.length === 0) return (value) => value;
   const markers = new Map<string, string>();
-  for (const r of redactions) if (r.text !== '' && !markers.has(r.text)) markers.set(r.text, redactionMarker(r.detector));
+  for (const r of redactions)
+    if (r.text !== '' && !markers.has(r.text)) markers.set(r.text, redactionMarker(r.detector));
   // Longest first, so a text that contains a shorter match is replaced whole.
   const replacements = [...markers].sort(([a], [b]) => b.length - a.length);
-  const inString = (s: string) => replacements.reduce((out, [text, marker]) => (out.includes(text) ? out.split(text).join(marker) : out), s);
+  const inString = (s: string) =>
+    replacements.reduce((out, [text, marker]) => (out.includes(text) ? out.split(text).join(marker) : out), s);
   const walk = (value: unknown): unknown => {
     if (typeof value === 'string') return inString(value);
     if (Array.isArray(value)) return value.map(walk);
-    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)]));
+    if (value !== null && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)]));
     return value;
   };
   return <T>(value: T) => walk(value) as T;

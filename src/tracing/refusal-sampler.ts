@@ -37,6 +37,7 @@ export class RefusalSampler {
 
   #remember(id: string, until: number, now: number): void {
     this.#quietUntil.set(id, until);
-    if (this.#quietUntil.size > MAX_REMEMBERED) for (const [k, t] of this.#quietUntil) if (t <= now) this.#quietUntil.delete(k);
+    if (this.#quietUntil.size > MAX_REMEMBERED)
+      for (const [k, t] of this.#quietUntil) if (t <= now) this.#quietUntil.delete(k);
   }
 }

@@ -31,7 +31,8 @@ export class StreamOutput {
         const call = (this.#toolCalls[index] ??= { type: 'function', function: { name: '', arguments: '' } });
         if (part.id) call.id = part.id;
         if (part.function?.name) call.function.name += part.function.name;
-        if (part.function?.arguments && call.function.arguments.length < this.#maxChars) call.function.arguments += part.function.arguments;
+        if (part.function?.arguments && call.function.arguments.length < this.#maxChars)
+          call.function.arguments += part.function.arguments;
       }
     }
   }

@@ -16,7 +16,10 @@ export interface TraceSink {
   enqueue(item: TraceItem): void;
 }
 
-export type TraceWriterOptions = Pick<DurableWriterOptions<TraceItem>, 'spillDir' | 'log' | 'capacity' | 'batchSize' | 'flushMs' | 'journalMs' | 'maxBackoffMs'>;
+export type TraceWriterOptions = Pick<
+  DurableWriterOptions<TraceItem>,
+  'spillDir' | 'log' | 'capacity' | 'batchSize' | 'flushMs' | 'journalMs' | 'maxBackoffMs'
+>;
 
 /** The writer's numbers as /metrics shows them under telemetry.traces. */
 export type TraceWriterStats = Omit<DurableWriterStats, 'written'> & { traces_written: number };

@@ -14,8 +14,10 @@ export const NEW_PASSWORD_MAX = 200;
 /** Why `next` may not replace `current`, or undefined when it may. Lengths count characters (code points). */
 export function newPasswordProblem(current: string, next: string): string | undefined {
   const length = [...next].length;
-  if (length < NEW_PASSWORD_MIN) return `The new password needs at least ${NEW_PASSWORD_MIN} characters (it has ${length})`;
-  if (length > NEW_PASSWORD_MAX) return `The new password may have at most ${NEW_PASSWORD_MAX} characters (it has ${length})`;
+  if (length < NEW_PASSWORD_MIN)
+    return `The new password needs at least ${NEW_PASSWORD_MIN} characters (it has ${length})`;
+  if (length > NEW_PASSWORD_MAX)
+    return `The new password may have at most ${NEW_PASSWORD_MAX} characters (it has ${length})`;
   if (next === current) return 'The new password must differ from the current one';
   return undefined;
 }
@@ -39,18 +41,21 @@ export interface PasswordChangeContext {
  * Changes the password when `currentPassword` is the user's; the fresh session, or undefined when the current password
  * is wrong (or the user is inactive, or the password changed meanwhile). Check `newPasswordProblem` first.
  */
-export async function changeOwnPassword(db: Database, change: OwnPasswordChange, by: PasswordChangeContext): Promise<CreatedSession | undefined> {
+export async function changeOwnPassword(
+  db: Database,
+  change: OwnPasswordChange,
+  by: PasswordChangeContext,
+): Promise<CreatedSession | undefined> {
   const found = await findUserByEmail(db, change.email);
   const stored = found && found.id === change.userId && found.active ? found.passwordHash : undefined;
   if (!stored || !(await verifyPassword(change.currentPassword, stored))) return undefined;
   const passwordHash = await hashPassword(change.newPassword);
   return db.transaction(async (tx) => {
     // Only over the hash just verified: of two changes at once, the second finds it gone and fails.
-    const updated = await tx.query('UPDATE users SET password_hash = $3, updated_at = now() WHERE id = $1 AND password_hash = $2 AND active RETURNING id', [
-      change.userId,
-      stored,
-      passwordHash,
-    ]);
+    const updated = await tx.query(
+      'UPDATE users SET password_hash = $3, updated_at = now() WHERE id = $1 AND password_hash = $2 AND active RETURNING id',
+      [change.userId, stored, passwordHash],
+    );
     if (updated.rows.length === 0) return undefined;
     await deleteUserSessions(tx, change.userId);
     const session = await createSession(tx, change.userId, by.now, by.sessionLifetimeMs);

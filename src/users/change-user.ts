@@ -27,18 +27,27 @@ async function lockedUser(tx: Queryable, id: string, by: ChangedBy): Promise<Use
 async function refuseLastOwner(tx: Queryable, before: User): Promise<void> {
   if (before.role !== 'owner' || !before.active) return;
   // Locks the other owners: two owners demoting each other at once cannot both succeed.
-  const others = await tx.query("SELECT id FROM users WHERE role = 'owner' AND active AND id <> $1 FOR UPDATE", [before.id]);
-  if (others.rows.length === 0) throw new LastOwnerError(`${before.email} is the last active owner; make another user owner first`);
+  const others = await tx.query("SELECT id FROM users WHERE role = 'owner' AND active AND id <> $1 FOR UPDATE", [
+    before.id,
+  ]);
+  if (others.rows.length === 0)
+    throw new LastOwnerError(`${before.email} is the last active owner; make another user owner first`);
 }
 
 /** Applies the change (a new `password` is hashed); undefined when there is no such user. */
-export async function changeUser(db: Database, id: string, change: Omit<UserChange, 'passwordHash'> & { password?: string }, by: ChangedBy): Promise<User | undefined> {
+export async function changeUser(
+  db: Database,
+  id: string,
+  change: Omit<UserChange, 'passwordHash'> & { password?: string },
+  by: ChangedBy,
+): Promise<User | undefined> {
   const { password, ...fields } = change;
   const passwordHash = password === undefined ? undefined : await hashPassword(password);
   return db.transaction(async (tx) => {
     const before = await lockedUser(tx, id, by);
     if (!before) return undefined;
-    if ((fields.role !== undefined && fields.role !== 'owner') || fields.active === false) await refuseLastOwner(tx, before);
+    if ((fields.role !== undefined && fields.role !== 'owner') || fields.active === false)
+      await refuseLastOwner(tx, before);
     const after = (await updateUser(tx, id, { ...fields, passwordHash }))!;
     if (!after.active || password !== undefined) await deleteUserSessions(tx, id);
     const details: Record<string, unknown> = {};
@@ -46,7 +55,14 @@ export async function changeUser(db: Database, id: string, change: Omit<UserChan
       if (fields[k] !== undefined && fields[k] !== before[k]) details[k] = { from: before[k] ?? null, to: after[k] };
     }
     if (password !== undefined) details.password = 'changed';
-    await writeAudit(tx, { organizationId: by.organizationId, actor: by.actor, action: 'user.update', resourceType: 'user', resourceId: id, details: { email: after.email, ...details } });
+    await writeAudit(tx, {
+      organizationId: by.organizationId,
+      actor: by.actor,
+      action: 'user.update',
+      resourceType: 'user',
+      resourceId: id,
+      details: { email: after.email, ...details },
+    });
     return after;
   });
 }
@@ -58,7 +74,14 @@ export async function removeUser(db: Database, id: string, by: ChangedBy): Promi
     if (!before) return undefined;
     await refuseLastOwner(tx, before);
     await deleteUser(tx, id);
-    await writeAudit(tx, { organizationId: by.organizationId, actor: by.actor, action: 'user.delete', resourceType: 'user', resourceId: id, details: { email: before.email, role: before.role } });
+    await writeAudit(tx, {
+      organizationId: by.organizationId,
+      actor: by.actor,
+      action: 'user.delete',
+      resourceType: 'user',
+      resourceId: id,
+      details: { email: before.email, role: before.role },
+    });
     return before;
   });
 }

@@ -15,7 +15,11 @@ export interface FirstOwner {
 export async function ensureFirstOwner(db: Database, organizationId: string): Promise<FirstOwner | undefined> {
   if ((await countUsers(db)) > 0) return undefined;
   try {
-    const { user, password } = await addUser(db, { email: FIRST_OWNER_EMAIL, name: 'Owner', role: 'owner' }, { actor: 'config', organizationId });
+    const { user, password } = await addUser(
+      db,
+      { email: FIRST_OWNER_EMAIL, name: 'Owner', role: 'owner' },
+      { actor: 'config', organizationId },
+    );
     return { email: user.email, password: password! };
   } catch (err) {
     if (err instanceof UserExistsError) return undefined;

@@ -3,7 +3,9 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
-  new Promise<Buffer>((done, fail) => scryptCallback(password, salt, keylen, options, (err, key) => (err ? fail(err) : done(key))));
+  new Promise<Buffer>((done, fail) =>
+    scryptCallback(password, salt, keylen, options, (err, key) => (err ? fail(err) : done(key))),
+  );
 
 export interface ScryptParams {
   N: number;
@@ -29,7 +31,17 @@ function parse(stored: string): { params: ScryptParams; salt: Buffer; key: Buffe
   if (parts.length !== 6 || parts[0] !== 'scrypt') return undefined;
   const [N, r, p] = parts.slice(1, 4).map(Number);
   // Bounds keep a damaged row from asking for gigabytes.
-  const sane = Number.isInteger(N) && N > 1 && N <= 2 ** 20 && (N & (N - 1)) === 0 && Number.isInteger(r) && r >= 1 && r <= 32 && Number.isInteger(p) && p >= 1 && p <= 16;
+  const sane =
+    Number.isInteger(N) &&
+    N > 1 &&
+    N <= 2 ** 20 &&
+    (N & (N - 1)) === 0 &&
+    Number.isInteger(r) &&
+    r >= 1 &&
+    r <= 32 &&
+    Number.isInteger(p) &&
+    p >= 1 &&
+    p <= 16;
   const salt = Buffer.from(parts[4], 'base64url');
   const key = Buffer.from(parts[5], 'base64url');
   if (!sane || salt.length === 0 || key.length !== KEY_BYTES) return undefined;

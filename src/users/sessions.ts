@@ -23,7 +23,12 @@ const tokenHash = (token: string) => createHash('sha256').update(token).digest('
 // last_seen_at is refreshed at most this often, so reading pages does not write a row per request.
 const SEEN_RESOLUTION_MS = 60_000;
 
-export async function createSession(db: Queryable, userId: string, now: number, lifetimeMs: number): Promise<CreatedSession> {
+export async function createSession(
+  db: Queryable,
+  userId: string,
+  now: number,
+  lifetimeMs: number,
+): Promise<CreatedSession> {
   await db.query('DELETE FROM dashboard_sessions WHERE expires_at <= $1::timestamptz', [new Date(now).toISOString()]);
   const token = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(24).toString('base64url');
@@ -48,9 +53,16 @@ export async function findSession(db: Queryable, token: string, now: number): Pr
   const row = r.rows[0];
   if (!row) return undefined;
   if (now - new Date(iso(row.last_seen_at)!).getTime() >= SEEN_RESOLUTION_MS) {
-    await db.query('UPDATE dashboard_sessions SET last_seen_at = $2::timestamptz WHERE token_sha256 = $1', [tokenHash(token), at]);
+    await db.query('UPDATE dashboard_sessions SET last_seen_at = $2::timestamptz WHERE token_sha256 = $1', [
+      tokenHash(token),
+      at,
+    ]);
   }
-  return { user: { id: row.id, email: row.email, name: row.name, role: row.role }, csrfToken: row.csrf_token, expiresAt: iso(row.expires_at)! };
+  return {
+    user: { id: row.id, email: row.email, name: row.name, role: row.role },
+    csrfToken: row.csrf_token,
+    expiresAt: iso(row.expires_at)!,
+  };
 }
 
 /** Ends the session (sign-out); false when there was none. */

@@ -36,7 +36,10 @@ export class SignInLimiter {
   retryAfter(email: string, now: number): number {
     const recent = this.recent(email, now);
     if (recent.length < this.limits.maxFailures) return 0;
-    return Math.max(1, Math.ceil((recent[recent.length - this.limits.maxFailures] + this.limits.windowMs - now) / 1000));
+    return Math.max(
+      1,
+      Math.ceil((recent[recent.length - this.limits.maxFailures] + this.limits.windowMs - now) / 1000),
+    );
   }
 
   recordFailure(email: string, now: number): void {

@@ -45,7 +45,15 @@ export async function createUser(db: Queryable, u: NewUser): Promise<User> {
   const r = await db.query(
     `INSERT INTO users (id, email, name, role, password_hash, active, external_id) VALUES ($1, $2, $3, $4, $5, $6, $7)
      ON CONFLICT DO NOTHING RETURNING *`,
-    [randomUUID(), u.email.trim(), u.name ?? '', u.role, u.passwordHash ?? null, u.active ?? true, u.externalId ?? null],
+    [
+      randomUUID(),
+      u.email.trim(),
+      u.name ?? '',
+      u.role,
+      u.passwordHash ?? null,
+      u.active ?? true,
+      u.externalId ?? null,
+    ],
   );
   if (!r.rows[0]) throw new UserExistsError(`a user with the email '${u.email.trim()}' already exists`);
   return toUser(r.rows[0]);
@@ -57,7 +65,10 @@ export async function getUser(db: Queryable, id: string): Promise<User | undefin
 }
 
 /** The user with this email (any case) and their password hash, for sign-in. */
-export async function findUserByEmail(db: Queryable, email: string): Promise<(User & { passwordHash?: string }) | undefined> {
+export async function findUserByEmail(
+  db: Queryable,
+  email: string,
+): Promise<(User & { passwordHash?: string }) | undefined> {
   const r = await db.query<Record<string, any>>('SELECT * FROM users WHERE lower(email) = lower($1)', [email.trim()]);
   const row = r.rows[0];
   return row ? { ...toUser(row), ...(row.password_hash ? { passwordHash: row.password_hash } : {}) } : undefined;
@@ -69,15 +80,21 @@ export async function countUsers(db: Queryable): Promise<number> {
 }
 
 /** Users oldest first (a page of them with `offset` and `limit`), optionally only the one with this email (any case). */
-export async function listUsers(db: Queryable, q: { email?: string; offset?: number; limit?: number } = {}): Promise<{ users: User[]; total: number }> {
+export async function listUsers(
+  db: Queryable,
+  q: { email?: string; offset?: number; limit?: number } = {},
+): Promise<{ users: User[]; total: number }> {
   const where = q.email === undefined ? 'TRUE' : 'lower(email) = lower($1)';
   const params = q.email === undefined ? [] : [q.email];
   const total = await db.query<{ n: unknown }>(`SELECT count(*) AS n FROM users WHERE ${where}`, params);
-  const r = await db.query(`SELECT * FROM users WHERE ${where} ORDER BY created_at, id OFFSET $${params.length + 1} LIMIT $${params.length + 2}`, [
-    ...params,
-    q.offset ?? 0,
-    q.limit ?? null, // LIMIT NULL: all of them
-  ]);
+  const r = await db.query(
+    `SELECT * FROM users WHERE ${where} ORDER BY created_at, id OFFSET $${params.length + 1} LIMIT $${params.length + 2}`,
+    [
+      ...params,
+      q.offset ?? 0,
+      q.limit ?? null, // LIMIT NULL: all of them
+    ],
+  );
   return { users: r.rows.map(toUser), total: num(total.rows[0]?.n) };
 }
 
@@ -106,13 +123,18 @@ export async function updateUser(db: Queryable, id: string, change: UserChange):
   const values = fields.map((k) => (k === 'email' ? change.email!.trim() : change[k]));
   const exists = () => new UserExistsError(`a user with the email '${change.email!.trim()}' already exists`);
   if (change.email !== undefined) {
-    const taken = await db.query('SELECT 1 FROM users WHERE lower(email) = lower($1) AND id <> $2', [change.email.trim(), id]);
+    const taken = await db.query('SELECT 1 FROM users WHERE lower(email) = lower($1) AND id <> $2', [
+      change.email.trim(),
+      id,
+    ]);
     if (taken.rows.length > 0) throw exists();
   }
-  const r = await db.query(`UPDATE users SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING *`, [id, ...values]).catch((err: unknown) => {
-    // A unique violation (users_email, the only unique index besides the id): another user took the email since the check.
-    throw (err as { code?: unknown } | null)?.code === '23505' && change.email !== undefined ? exists() : err;
-  });
+  const r = await db
+    .query(`UPDATE users SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING *`, [id, ...values])
+    .catch((err: unknown) => {
+      // A unique violation (users_email, the only unique index besides the id): another user took the email since the check.
+      throw (err as { code?: unknown } | null)?.code === '23505' && change.email !== undefined ? exists() : err;
+    });
   return r.rows[0] ? toUser(r.rows[0]) : undefined;
 }
 

@@ -33,4 +33,5 @@ export function exceedsJsonDepth(value: unknown, limit: number = MAX_JSON_DEPTH)
 export const JSON_TOO_DEEP = 'SVC_ERR_JSON_TOO_DEEP';
 
 /** The message every surface answers an over-deep body with (in its own envelope). */
-export const tooDeepMessage = (what: string, limit: number = MAX_JSON_DEPTH) => `${what} nests objects and arrays more than ${limit} levels deep.`;
+export const tooDeepMessage = (what: string, limit: number = MAX_JSON_DEPTH) =>
+  `${what} nests objects and arrays more than ${limit} levels deep.`;

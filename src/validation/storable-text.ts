@@ -29,12 +29,14 @@ export function unstorablePath(value: unknown, path: string[] = []): string[] | 
 }
 
 /** A path for a message: the characters that made it unstorable shown as U+FFFD. */
-export const printablePath = (path: readonly string[]) => path.map((s) => s.replace(/[\u0000\ud800-\udfff]/g, '\ufffd')).join('.');
+export const printablePath = (path: readonly string[]) =>
+  path.map((s) => s.replace(/[\u0000\ud800-\udfff]/g, '\ufffd')).join('.');
 
 /** The UTF-8 size a string kept in an indexed column may have (PostgreSQL's btree limit is 2,704 bytes per entry). */
 export const MAX_INDEXED_BYTES = 2000;
 
-export const fitsIndex = (s: string): boolean => s.length * 3 <= MAX_INDEXED_BYTES || Buffer.byteLength(s, 'utf8') <= MAX_INDEXED_BYTES;
+export const fitsIndex = (s: string): boolean =>
+  s.length * 3 <= MAX_INDEXED_BYTES || Buffer.byteLength(s, 'utf8') <= MAX_INDEXED_BYTES;
 
 /** 0001-01-01T00:00:00Z: PostgreSQL's timestamptz has no year 0, which ISO 8601 and JavaScript accept. */
 export const EARLIEST_STORABLE_TIME = -62_135_596_800_000;

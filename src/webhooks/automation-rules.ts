@@ -32,7 +32,11 @@ export class AutomationRuleError extends Error {
 export function checkAutomationSpec(spec: AutomationSpec, policy?: SsrfPolicy): void {
   if (spec.type === 'pagerduty') {
     if (!spec.routingKey) throw new AutomationRuleError('routingKey', 'is required for a pagerduty automation');
-    if (spec.url) throw new AutomationRuleError('url', 'is not taken by a pagerduty automation (it posts to webhooks.pagerduty_url in gateway.yaml)');
+    if (spec.url)
+      throw new AutomationRuleError(
+        'url',
+        'is not taken by a pagerduty automation (it posts to webhooks.pagerduty_url in gateway.yaml)',
+      );
   } else {
     if (!spec.url) throw new AutomationRuleError('url', `is required for a ${spec.type} automation`);
     let url: URL;
@@ -41,7 +45,8 @@ export function checkAutomationSpec(spec: AutomationSpec, policy?: SsrfPolicy): 
     } catch {
       throw new AutomationRuleError('url', `'${spec.url}' is not a URL`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AutomationRuleError('url', 'must be an http or https URL');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new AutomationRuleError('url', 'must be an http or https URL');
     if (policy) {
       try {
         checkUrl(url, policy);
@@ -52,6 +57,8 @@ export function checkAutomationSpec(spec: AutomationSpec, policy?: SsrfPolicy): 
     }
     if (spec.routingKey) throw new AutomationRuleError('routingKey', 'is for pagerduty automations only');
   }
-  if (spec.type !== 'webhook' && Object.keys(spec.headers).length > 0) throw new AutomationRuleError('headers', 'are for webhook automations only');
-  if (spec.actions.length === 0) throw new AutomationRuleError('actions', 'needs at least one of created, updated, deleted');
+  if (spec.type !== 'webhook' && Object.keys(spec.headers).length > 0)
+    throw new AutomationRuleError('headers', 'are for webhook automations only');
+  if (spec.actions.length === 0)
+    throw new AutomationRuleError('actions', 'needs at least one of created, updated, deleted');
 }

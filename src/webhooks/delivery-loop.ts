@@ -6,7 +6,15 @@
 // Ordering is not guaranteed: retries and concurrent replicas deliver events of one automation in any order.
 import type { GatewayConfig } from '../config/types.ts';
 import type { Database } from '../store/database.ts';
-import { claimDueDeliveries, markDelivered, markFailed, pruneFinishedDeliveries, recordAttempt, scheduleRetry, type ClaimedDelivery } from '../store/repos/automations.ts';
+import {
+  claimDueDeliveries,
+  markDelivered,
+  markFailed,
+  pruneFinishedDeliveries,
+  recordAttempt,
+  scheduleRetry,
+  type ClaimedDelivery,
+} from '../store/repos/automations.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { WorkerPool } from '../workers/pool.ts';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.ts';
@@ -32,7 +40,11 @@ export interface WebhookDeliveryOptions {
 }
 
 /** Full jitter: a uniform wait up to the capped exponential step. */
-export function retryDelayMs(attempt: number, settings: Pick<WebhookSettings, 'retry_base_ms' | 'retry_max_ms'>, random = Math.random): number {
+export function retryDelayMs(
+  attempt: number,
+  settings: Pick<WebhookSettings, 'retry_base_ms' | 'retry_max_ms'>,
+  random = Math.random,
+): number {
   const cap = Math.min(settings.retry_max_ms, settings.retry_base_ms * 2 ** Math.min(attempt - 1, 30));
   return Math.floor(random() * cap);
 }
@@ -83,7 +95,10 @@ export class WebhookDelivery {
   /** Deletes finished events (and their attempt logs) older than the retention; returns how many. */
   async prune(): Promise<number> {
     const now = (this.#o.now ?? Date.now)();
-    const pruned = await pruneFinishedDeliveries(this.#o.db, new Date(now - this.#o.settings().retention_days * DAY_MS));
+    const pruned = await pruneFinishedDeliveries(
+      this.#o.db,
+      new Date(now - this.#o.settings().retention_days * DAY_MS),
+    );
     this.stats.pruned += pruned;
     this.#prunedAt = now;
     return pruned;
@@ -139,7 +154,12 @@ export class WebhookDelivery {
         this.stats.failed_events++;
         if (await markFailed(tx, d.outboxId, a.id, error, DISABLE_AFTER)) {
           this.stats.disabled++;
-          this.#o.log.warn('automation disabled after consecutive failed events', { automation: a.id, project: a.projectId, failed_events: DISABLE_AFTER, error });
+          this.#o.log.warn('automation disabled after consecutive failed events', {
+            automation: a.id,
+            project: a.projectId,
+            failed_events: DISABLE_AFTER,
+            error,
+          });
         }
       }
     });

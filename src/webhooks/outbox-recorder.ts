@@ -3,7 +3,12 @@
 // built here, once, so every retry sends the same bytes; one event id is shared by all automations it reaches.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../store/database.ts';
-import { insertOutbox, matchingAutomations, type AutomationTarget, type OutboxInsert } from '../store/repos/automations.ts';
+import {
+  insertOutbox,
+  matchingAutomations,
+  type AutomationTarget,
+  type OutboxInsert,
+} from '../store/repos/automations.ts';
 import type { PromptVersionEvent, PromptVersionEvents } from './prompt-version-events.ts';
 
 /** The webhook delivery body (spec part 2). */
@@ -22,14 +27,24 @@ export function summarise(e: PromptVersionEvent): string {
 }
 
 /** The bytes POSTed for an automation's action type. */
-export function deliveryBody(automation: AutomationTarget, body: WebhookDeliveryBody, event: PromptVersionEvent): string {
+export function deliveryBody(
+  automation: AutomationTarget,
+  body: WebhookDeliveryBody,
+  event: PromptVersionEvent,
+): string {
   if (automation.type === 'slack') return JSON.stringify({ text: summarise(event) });
   if (automation.type === 'pagerduty') {
     return JSON.stringify({
       routing_key: automation.pagerdutyRoutingKey,
       event_action: 'trigger',
       dedup_key: body.id,
-      payload: { summary: summarise(event), source: 'svc', severity: 'info', timestamp: body.timestamp, custom_details: body },
+      payload: {
+        summary: summarise(event),
+        source: 'svc',
+        severity: 'info',
+        timestamp: body.timestamp,
+        custom_details: body,
+      },
     });
   }
   return JSON.stringify(body);
@@ -58,7 +73,8 @@ export class OutboxRecorder implements PromptVersionEvents {
         action: event.action,
         prompt: event.prompt,
       };
-      for (const a of automations) rows.push({ eventId: body.id, automationId: a.id, action: event.action, body: deliveryBody(a, body, event) });
+      for (const a of automations)
+        rows.push({ eventId: body.id, automationId: a.id, action: event.action, body: deliveryBody(a, body, event) });
     }
     if (rows.length === 0) return;
     await insertOutbox(tx, rows);

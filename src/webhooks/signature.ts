@@ -31,7 +31,13 @@ export function parseSignatureHeader(value: string): { t: number; v1: string[] }
 export type VerifyResult = { ok: true } | { ok: false; reason: 'malformed' | 'stale' | 'mismatch' };
 
 /** What docs/webhooks.md asks receivers to do: a matching v1 (constant time) and a `t` within the tolerance. */
-export function verifySignature(secret: string, rawBody: string, header: string, nowSeconds: number, toleranceSeconds = 300): VerifyResult {
+export function verifySignature(
+  secret: string,
+  rawBody: string,
+  header: string,
+  nowSeconds: number,
+  toleranceSeconds = 300,
+): VerifyResult {
   const parsed = parseSignatureHeader(header);
   if (!parsed) return { ok: false, reason: 'malformed' };
   if (Math.abs(nowSeconds - parsed.t) > toleranceSeconds) return { ok: false, reason: 'stale' };

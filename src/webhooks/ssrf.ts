@@ -53,12 +53,16 @@ export function checkAddress(address: string, policy: SsrfPolicy, hostname?: str
   const { networks } = split(policy.allowedHosts);
   if (addressAllowed(address, networks)) return;
   const range = blockedRange(address);
-  if (range) throw new SsrfError(`refused: ${hostname && hostname !== address ? `${hostname} resolves to ` : ''}${address}, a ${range} address (webhooks.allow_private_networks is off)`);
+  if (range)
+    throw new SsrfError(
+      `refused: ${hostname && hostname !== address ? `${hostname} resolves to ` : ''}${address}, a ${range} address (webhooks.allow_private_networks is off)`,
+    );
 }
 
 /** Checks a URL before a request: http(s) only, and an address literal at once (sockets do no lookup for those). */
 export function checkUrl(url: URL, policy: SsrfPolicy): void {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SsrfError(`refused: ${url.protocol} URLs cannot receive webhooks`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new SsrfError(`refused: ${url.protocol} URLs cannot receive webhooks`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) !== 0) checkAddress(host, policy);
 }
@@ -83,9 +87,11 @@ type LookupCallback = (err: Error | null, address: string | LookupAddress[], fam
 /** A `lookup` for net/tls.connect (through undici's `connect` options) that only hands out checked addresses. */
 export function checkedLookup(policy: () => SsrfPolicy) {
   return (hostname: string, options: { all?: boolean; family?: number | string }, callback: LookupCallback): void => {
-    const family = options.family === 'IPv6' || options.family === 6 ? 6 : options.family === 'IPv4' || options.family === 4 ? 4 : 0;
+    const family =
+      options.family === 'IPv6' || options.family === 6 ? 6 : options.family === 'IPv4' || options.family === 4 ? 4 : 0;
     resolveChecked(hostname, policy(), family).then(
-      (addresses) => (options.all ? callback(null, addresses) : callback(null, addresses[0]!.address, addresses[0]!.family)),
+      (addresses) =>
+        options.all ? callback(null, addresses) : callback(null, addresses[0]!.address, addresses[0]!.family),
       (err: Error) => callback(err, ''),
     );
   };

@@ -20,7 +20,11 @@ export interface WebhookSender {
 
 export function createWebhookSender(policy: () => SsrfPolicy): WebhookSender {
   // Its own Agent, not the gateway's shared dispatcher: only here does every socket take the checked lookup.
-  const dispatcher: Dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 32, connect: { lookup: checkedLookup(policy) } as object });
+  const dispatcher: Dispatcher = new Agent({
+    keepAliveTimeout: 10_000,
+    connections: 32,
+    connect: { lookup: checkedLookup(policy) } as object,
+  });
   return {
     async send(url, body, headers, timeoutMs) {
       const signal = AbortSignal.timeout(timeoutMs);

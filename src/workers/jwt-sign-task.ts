@@ -11,5 +11,7 @@ export interface JwtSignInput {
 
 export async function signJwt({ privateKeyPem, keyId, claims }: JwtSignInput): Promise<string> {
   const key = await importPKCS8(privateKeyPem, 'RS256');
-  return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'JWT', ...(keyId ? { kid: keyId } : {}) }).sign(key);
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', ...(keyId ? { kid: keyId } : {}) })
+    .sign(key);
 }

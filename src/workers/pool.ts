@@ -27,11 +27,22 @@ const TASKS_FILE = new URL(`./tasks${extname(fileURLToPath(import.meta.url))}`, 
 export function createWorkerPool(options: WorkerPoolOptions = {}): WorkerPool {
   const maxQueue = options.maxQueue ?? 256;
   // Threads start on first use and stop when idle, so a pool nobody uses costs nothing.
-  const piscina = new Piscina({ filename: TASKS_FILE, minThreads: 0, maxThreads: options.maxThreads ?? Math.max(1, availableParallelism() - 1), maxQueue, idleTimeout: 30_000 });
+  const piscina = new Piscina({
+    filename: TASKS_FILE,
+    minThreads: 0,
+    maxThreads: options.maxThreads ?? Math.max(1, availableParallelism() - 1),
+    maxQueue,
+    idleTimeout: 30_000,
+  });
   return {
     run(name, input) {
       if (piscina.queueSize >= maxQueue) {
-        return Promise.reject(new GatewayError('worker_pool_overloaded', 'The gateway is overloaded: its worker threads are busy. Retry shortly.'));
+        return Promise.reject(
+          new GatewayError(
+            'worker_pool_overloaded',
+            'The gateway is overloaded: its worker threads are busy. Retry shortly.',
+          ),
+        );
       }
       return piscina.run(input, { name });
     },

@@ -52,10 +52,18 @@ t.test('static serving of the build', async (t) => {
   t.equal(js.headers['content-type'], 'text/javascript; charset=utf-8');
   t.equal(js.headers['cache-control'], 'public, max-age=31536000, immutable');
   t.equal((await app.inject('/dashboard/assets/index-abc123.css')).headers['content-type'], 'text/css; charset=utf-8');
-  for (const path of ['/dashboard/assets/nope.js', '/dashboard/assets/..%2F..%2Fsecret.txt', '/dashboard/assets/%2e%2e/%2e%2e/secret.txt', '/dashboard/assets/../../secret.txt']) {
+  for (const path of [
+    '/dashboard/assets/nope.js',
+    '/dashboard/assets/..%2F..%2Fsecret.txt',
+    '/dashboard/assets/%2e%2e/%2e%2e/secret.txt',
+    '/dashboard/assets/../../secret.txt',
+  ]) {
     const r = await app.inject(path);
     t.not(r.body, 'outside', `${path} does not leave the build`);
-    t.ok(r.statusCode === 404 || (r.statusCode === 200 && r.body.startsWith('<!doctype html>')), `${path}: ${r.statusCode}`);
+    t.ok(
+      r.statusCode === 404 || (r.statusCode === 200 && r.body.startsWith('<!doctype html>')),
+      `${path}: ${r.statusCode}`,
+    );
   }
   t.equal((await app.inject('/dashboard/api/session')).json().ok, true, 'a data route is not shadowed');
   const unknown = await app.inject('/dashboard/api/nope');
@@ -100,32 +108,66 @@ t.test('the dashboard in chromium', async (t) => {
         { id: 'beta', project: 'default', name: 'beta' },
       ],
       model_groups: [
-        { name: 'demo', created_at: '2026-11-21T00:00:00Z', deployments: [{ id: 'demo-mock', provider: 'mock', model: 'mock-small', price: PRICE }] },
+        {
+          name: 'demo',
+          created_at: '2026-11-21T00:00:00Z',
+          deployments: [{ id: 'demo-mock', provider: 'mock', model: 'mock-small', price: PRICE }],
+        },
         // Answers later than its timeout: every request to it is an error.
         {
           name: 'slow',
           created_at: '2026-11-21T00:00:00Z',
           routing: { retries: 0, timeout_ms: 30, bench_ms: 600_000 },
           // Two, so the router benches the one that failed (it keeps a group's last deployment in rotation).
-          deployments: ['slow-mock-a', 'slow-mock-b'].map((id) => ({ id, provider: 'mock', model: 'mock-slow', mock: { latency_ms: 5000 }, price: PRICE })),
+          deployments: ['slow-mock-a', 'slow-mock-b'].map((id) => ({
+            id,
+            provider: 'mock',
+            model: 'mock-slow',
+            mock: { latency_ms: 5000 },
+            price: PRICE,
+          })),
         },
       ],
       plugins: [
         { use: 'auth' },
         // The default gateway.yaml's policy: credentials and card numbers in prompts are refused.
-        { use: 'guardrails', config: { policies: [{ name: 'no-secrets', detectors: [{ type: 'secrets' }, { type: 'pii', entities: ['credit_card'] }], check: { response: false } }] } },
+        {
+          use: 'guardrails',
+          config: {
+            policies: [
+              {
+                name: 'no-secrets',
+                detectors: [{ type: 'secrets' }, { type: 'pii', entities: ['credit_card'] }],
+                check: { response: false },
+              },
+            ],
+          },
+        },
         { use: 'budget' },
         { use: 'router' },
         { use: 'tracing' },
       ],
-      webhooks: { allow_private_networks: true, timeout_ms: 2000, max_attempts: 2, retry_base_ms: 40, retry_max_ms: 150, poll_ms: 30 },
+      webhooks: {
+        allow_private_networks: true,
+        timeout_ms: 2000,
+        max_attempts: 2,
+        retry_base_ms: 40,
+        retry_max_ms: 150,
+        poll_ms: 30,
+      },
     }),
   );
   const db = s.service.db;
   const password = 'correct horse battery staple';
   const by = { actor: 'test', organizationId: 'default' };
-  for (const role of ['owner', 'member', 'viewer'] as const) await addUser(db, { email: `${role}@example.test`, name: `The ${role}`, role, password }, by);
-  const apiKey = await createApiKey(db, { kind: 'project', organizationId: 'default', projectId: 'default', now: Date.now() });
+  for (const role of ['owner', 'member', 'viewer'] as const)
+    await addUser(db, { email: `${role}@example.test`, name: `The ${role}`, role, password }, by);
+  const apiKey = await createApiKey(db, {
+    kind: 'project',
+    organizationId: 'default',
+    projectId: 'default',
+    now: Date.now(),
+  });
 
   const browser = await launchBrowser(t);
   const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
@@ -149,7 +191,14 @@ t.test('the dashboard in chromium', async (t) => {
   };
 
   const minted: Record<string, string> = {};
-  const sent = { requests: 0, errors: 0, tokens: 0, cost: 0, byAgent: {} as Record<string, number>, costByAgent: {} as Record<string, number> };
+  const sent = {
+    requests: 0,
+    errors: 0,
+    tokens: 0,
+    cost: 0,
+    byAgent: {} as Record<string, number>,
+    costByAgent: {} as Record<string, number>,
+  };
 
   async function chat(agent: string, group: string, text: string) {
     const res = await fetch(`${s.gatewayUrl}/v1/chat/completions`, {
@@ -163,7 +212,8 @@ t.test('the dashboard in chromium', async (t) => {
     if (!res.ok) sent.errors++;
     else {
       sent.tokens += body.usage.total_tokens;
-      const cost = (body.usage.prompt_tokens * PRICE.input_per_mtok + body.usage.completion_tokens * PRICE.output_per_mtok) / 1e6;
+      const cost =
+        (body.usage.prompt_tokens * PRICE.input_per_mtok + body.usage.completion_tokens * PRICE.output_per_mtok) / 1e6;
       sent.cost += cost;
       sent.costByAgent[agent] = (sent.costByAgent[agent] ?? 0) + cost;
     }
@@ -183,7 +233,11 @@ t.test('the dashboard in chromium', async (t) => {
     await page.getByTestId('totals').waitFor();
     t.match(page.url(), /#\/p\/default\/metrics$/);
     t.equal(await page.getByTestId('total-requests').textContent(), '0', 'no traffic yet');
-    t.equal(await page.locator('button[data-window].active').getAttribute('data-window'), '1h', 'no traffic: it opens on the last hour');
+    t.equal(
+      await page.locator('button[data-window].active').getAttribute('data-window'),
+      '1h',
+      'no traffic: it opens on the last hour',
+    );
   });
 
   await t.test('keys minted in the page carry traffic through the gateway', async (t) => {
@@ -222,11 +276,23 @@ t.test('the dashboard in chromium', async (t) => {
     }).catch((err) => Promise.reject(new Error(`${err.message}: ${JSON.stringify(last)}`)));
     await go('/p/default/metrics');
     await page.getByTestId('totals').waitFor();
-    t.equal(await page.locator('button[data-window].active').getAttribute('data-window'), '1h', 'young traffic: the page opens on the last hour');
+    t.equal(
+      await page.locator('button[data-window].active').getAttribute('data-window'),
+      '1h',
+      'young traffic: the page opens on the last hour',
+    );
     t.equal(await page.getByTestId('total-requests').textContent(), String(sent.requests), 'requests');
     t.equal(await page.getByTestId('total-errors').textContent(), String(sent.errors), 'errors');
-    t.equal(await page.getByTestId('total-error-rate').textContent(), `${Number(((sent.errors / sent.requests) * 100).toFixed(2))} %`, 'error rate');
-    t.equal(await page.getByTestId('total-tokens').textContent(), new Intl.NumberFormat('en-US').format(sent.tokens), 'tokens');
+    t.equal(
+      await page.getByTestId('total-error-rate').textContent(),
+      `${Number(((sent.errors / sent.requests) * 100).toFixed(2))} %`,
+      'error rate',
+    );
+    t.equal(
+      await page.getByTestId('total-tokens').textContent(),
+      new Intl.NumberFormat('en-US').format(sent.tokens),
+      'tokens',
+    );
     const cost = Number((await page.getByTestId('total-cost').textContent())!.replace('$', ''));
     t.ok(Math.abs(cost - sent.cost) < 1e-6, `cost ${cost} ≈ ${sent.cost}`);
     for (const id of ['chart-latency', 'chart-throughput', 'chart-error-rate', 'chart-tokens', 'chart-cost']) {
@@ -234,7 +300,11 @@ t.test('the dashboard in chromium', async (t) => {
     }
     const agents = page.getByTestId('breakdown-agent');
     for (const [agent, n] of Object.entries(sent.byAgent)) {
-      t.equal(await agents.locator(`tr[data-key="${agent}"] td`).nth(1).textContent(), String(n), `${agent}: ${n} requests`);
+      t.equal(
+        await agents.locator(`tr[data-key="${agent}"] td`).nth(1).textContent(),
+        String(n),
+        `${agent}: ${n} requests`,
+      );
       t.ok(await agents.locator(`tr[data-key="${agent}"] svg.sparkline`).isVisible(), `${agent}: sparkline`);
     }
     await page.getByTestId('refusals').or(page.getByText('No refusals in this window.')).first().waitFor();
@@ -242,16 +312,31 @@ t.test('the dashboard in chromium', async (t) => {
     for (const w of ['24h', '7d', '30d']) {
       await page.locator(`button[data-window="${w}"]`).click();
       await page.waitForURL(new RegExp(`window=${w}`));
-      await page.getByTestId('total-requests').filter({ hasText: String(sent.requests) }).waitFor();
+      await page
+        .getByTestId('total-requests')
+        .filter({ hasText: String(sent.requests) })
+        .waitFor();
     }
     await page.getByRole('tab', { name: 'Model groups' }).click();
     const groups = page.getByTestId('breakdown-model_group');
-    t.equal(await groups.locator('tr[data-key="demo"] td').nth(1).textContent(), String(sent.requests - sent.errors), 'per model group: demo');
-    t.equal(await groups.locator('tr[data-key="slow"] td').nth(1).textContent(), String(sent.errors), 'per model group: slow');
+    t.equal(
+      await groups.locator('tr[data-key="demo"] td').nth(1).textContent(),
+      String(sent.requests - sent.errors),
+      'per model group: demo',
+    );
+    t.equal(
+      await groups.locator('tr[data-key="slow"] td').nth(1).textContent(),
+      String(sent.errors),
+      'per model group: slow',
+    );
     await page.getByRole('tab', { name: 'Deployments' }).click();
     await page.getByTestId('series-link-demo-mock').click();
     await page.getByTestId('series-page-deployment').waitFor();
-    t.equal(await page.getByTestId('total-requests').textContent(), String(sent.requests - sent.errors), 'the deployment page');
+    t.equal(
+      await page.getByTestId('total-requests').textContent(),
+      String(sent.requests - sent.errors),
+      'the deployment page',
+    );
     await page.goBack();
     await page.getByTestId('breakdown-deployment').waitFor();
     await page.getByRole('button', { name: 'Custom…' }).click();
@@ -260,7 +345,10 @@ t.test('the dashboard in chromium', async (t) => {
     await page.getByLabel('To').fill(local(Date.now() + 3_600_000));
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL(/from=.*to=/);
-    await page.getByTestId('total-requests').filter({ hasText: String(sent.requests) }).waitFor();
+    await page
+      .getByTestId('total-requests')
+      .filter({ hasText: String(sent.requests) })
+      .waitFor();
     t.pass('a custom range');
     await page.getByTestId('project-picker').selectOption('other');
     await page.waitForURL(/#\/p\/other\/metrics/);
@@ -279,7 +367,10 @@ t.test('the dashboard in chromium', async (t) => {
     await page.locator('[data-testid="chart-latency"] canvas').first().waitFor();
     await screenshot(page, '04-agent-alpha');
     await go('/p/default/agents?window=1h');
-    t.equal(await page.getByTestId('breakdown-agent').locator('tr[data-key="beta"] td').nth(1).textContent(), String(sent.byAgent.beta));
+    t.equal(
+      await page.getByTestId('breakdown-agent').locator('tr[data-key="beta"] td').nth(1).textContent(),
+      String(sent.byAgent.beta),
+    );
     t.ok(await page.getByTestId('suspend-alpha').isVisible(), 'an owner may suspend');
     await screenshot(page, '05-agents');
   });
@@ -321,8 +412,18 @@ t.test('the dashboard in chromium', async (t) => {
       headers: { 'content-type': 'application/json', authorization: basicAuth(apiKey) },
       body: JSON.stringify({
         batch: [
-          { id: 'agent-trace', type: 'trace-create', timestamp: at, body: { id: traceId, name: 'research agent', timestamp: at } },
-          { id: 'agent-span', type: 'span-create', timestamp: at, body: { id: spanId, traceId, name: 'draft answer', startTime: at, endTime: new Date().toISOString() } },
+          {
+            id: 'agent-trace',
+            type: 'trace-create',
+            timestamp: at,
+            body: { id: traceId, name: 'research agent', timestamp: at },
+          },
+          {
+            id: 'agent-span',
+            type: 'span-create',
+            timestamp: at,
+            body: { id: spanId, traceId, name: 'draft answer', startTime: at, endTime: new Date().toISOString() },
+          },
         ],
       }),
     });
@@ -330,7 +431,11 @@ t.test('the dashboard in chromium', async (t) => {
     for (let i = 0; i < 2; i++) {
       const res = await fetch(`${s.gatewayUrl}/v1/chat/completions`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${minted.beta}`, traceparent: `00-${traceId}-${spanId}-01` },
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${minted.beta}`,
+          traceparent: `00-${traceId}-${spanId}-01`,
+        },
         body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: `step ${i}` }] }),
       });
       t.equal(res.status, 200);
@@ -351,7 +456,9 @@ t.test('the dashboard in chromium', async (t) => {
     await page.getByTestId('gateway-call-details').waitFor();
     t.match(await page.getByTestId('gateway-call-cost').textContent(), /^\$0\.0+[1-9]/, 'the call carries its cost');
     t.match(await page.getByTestId('gateway-calls').textContent(), /^2 · \$0\.0+[1-9]/, 'the trace sums its calls');
-    const cut = await page.locator('.wf-name').evaluateAll((names) => names.filter((n) => n.scrollWidth > n.clientWidth).map((n) => n.textContent));
+    const cut = await page
+      .locator('.wf-name')
+      .evaluateAll((names) => names.filter((n) => n.scrollWidth > n.clientWidth).map((n) => n.textContent));
     t.same(cut, [], 'no span label is cut off');
     await screenshot(page, '08b-agent-trace-gateway-calls');
   });
@@ -359,27 +466,43 @@ t.test('the dashboard in chromium', async (t) => {
   /** The trace page of a gateway answer, once its trace is stored. */
   async function traceOf(res: Response) {
     const id = res.headers.get('x-svc-request-id')!;
-    await waitFor(`trace ${id}`, async () => (await page.request.get(`${s.adminUrl}/dashboard/api/projects/default/traces/${id}`)).ok());
+    await waitFor(`trace ${id}`, async () =>
+      (await page.request.get(`${s.adminUrl}/dashboard/api/projects/default/traces/${id}`)).ok(),
+    );
     await go(`/p/default/traces/${id}`);
     await page.getByTestId('trace-page').waitFor();
   }
 
-  await t.test('a prompt refused for a credential: the trace page shows where it was, never the credential', async (t) => {
-    const res = await fetch(`${s.gatewayUrl}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${minted.beta}` },
-      body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: `deploy with ${AWS_KEY} please` }] }),
-    });
-    t.equal(res.status, 400);
-    t.equal(((await res.json()) as any).error.code, 'guardrail_blocked');
-    await traceOf(res);
-    t.match(await page.getByTestId('trace-input').textContent(), /deploy with \[REDACTED:secrets\.aws_access_key\] please/);
-    t.match(await page.locator('main.content').textContent(), /gateway\.redactions/, 'the record of where, in the metadata');
-    t.notOk((await page.content()).includes(AWS_KEY), 'the credential is nowhere on the page');
-    await page.getByText('This trace has no spans.').waitFor();
-    t.equal(await page.getByText('Select a span for its details.').count(), 0, 'no span details beside a waterfall that is not there');
-    await screenshot(page, '19-trace-redacted');
-  });
+  await t.test(
+    'a prompt refused for a credential: the trace page shows where it was, never the credential',
+    async (t) => {
+      const res = await fetch(`${s.gatewayUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${minted.beta}` },
+        body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: `deploy with ${AWS_KEY} please` }] }),
+      });
+      t.equal(res.status, 400);
+      t.equal(((await res.json()) as any).error.code, 'guardrail_blocked');
+      await traceOf(res);
+      t.match(
+        await page.getByTestId('trace-input').textContent(),
+        /deploy with \[REDACTED:secrets\.aws_access_key\] please/,
+      );
+      t.match(
+        await page.locator('main.content').textContent(),
+        /gateway\.redactions/,
+        'the record of where, in the metadata',
+      );
+      t.notOk((await page.content()).includes(AWS_KEY), 'the credential is nowhere on the page');
+      await page.getByText('This trace has no spans.').waitFor();
+      t.equal(
+        await page.getByText('Select a span for its details.').count(),
+        0,
+        'no span details beside a waterfall that is not there',
+      );
+      await screenshot(page, '19-trace-redacted');
+    },
+  );
 
   await t.test('an embeddings trace shows its cost; a stream’s attempt is as long as its span', async (t) => {
     const embedded = await fetch(`${s.gatewayUrl}/v1/embeddings`, {
@@ -400,7 +523,11 @@ t.test('the dashboard in chromium', async (t) => {
     const streamed = await fetch(`${s.gatewayUrl}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${minted.beta}` },
-      body: JSON.stringify({ model: 'demo', stream: true, messages: [{ role: 'user', content: 'stream a few words back to me' }] }),
+      body: JSON.stringify({
+        model: 'demo',
+        stream: true,
+        messages: [{ role: 'user', content: 'stream a few words back to me' }],
+      }),
     });
     await streamed.text();
     await traceOf(streamed);
@@ -427,17 +554,30 @@ t.test('the dashboard in chromium', async (t) => {
     const created = await fetch(`${s.adminUrl}/api/public/v2/prompts`, {
       method: 'POST',
       headers: { authorization: basicAuth(apiKey), 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'support/greeting', type: 'text', prompt: 'Hello {{name}}\nHow can I help?', labels: ['production'] }),
+      body: JSON.stringify({
+        name: 'support/greeting',
+        type: 'text',
+        prompt: 'Hello {{name}}\nHow can I help?',
+        labels: ['production'],
+      }),
     });
     t.equal(created.status, 201, 'a prompt version is created');
     const delivery = await waitFor('a delivery', async () => hook.received[0]);
     t.ok(delivery.verified, 'the signature verifies with the secret the page showed');
-    t.match(JSON.parse(delivery.body), { type: 'prompt-version', action: 'created', prompt: { name: 'support/greeting' } });
+    t.match(JSON.parse(delivery.body), {
+      type: 'prompt-version',
+      action: 'created',
+      prompt: { name: 'support/greeting' },
+    });
 
     await page.reload();
     await page.getByTestId('deliveries').waitFor();
     t.match(await page.getByTestId('deliveries').textContent(), /200/, 'the delivery log shows the answer status');
-    t.match(await page.getByTestId('deliveries').textContent(), /received by the test receiver/, 'and the start of the answer');
+    t.match(
+      await page.getByTestId('deliveries').textContent(),
+      /received by the test receiver/,
+      'and the start of the answer',
+    );
     t.equal(await page.getByTestId('signing-secret').count(), 0, 'the secret is not shown again');
     await screenshot(page, '10-automation-deliveries');
 
@@ -488,38 +628,54 @@ t.test('the dashboard in chromium', async (t) => {
     await screenshot(page, '11-keys-blocked');
   });
 
-  await t.test("turning the project's serving off refuses its keys with 401 invalid_api_key until it is on again", async (t) => {
-    // GET /v1/models: no spend, so the budgets page later still shows only the traffic sent above.
-    const ask = async () => {
-      const res = await fetch(`${s.gatewayUrl}/v1/models`, { headers: { authorization: `Bearer ${minted.alpha}` } });
-      return res.status === 200 ? '200' : `${res.status} ${((await res.json()) as any).error.code}`;
-    };
-    await go('/p/default/keys');
-    t.match(await page.getByTestId('serving').textContent(), /serving/);
-    await page.getByTestId('toggle-serving').click();
-    await page.getByTestId('serving').getByText('Turned off here').waitFor();
-    t.equal(await ask(), '401 invalid_api_key', 'the minted key is refused');
-    await screenshot(page, '11b-serving-off');
-    await page.getByTestId('toggle-serving').click();
-    await page.getByTestId('serving').getByText('The gateway serves').waitFor();
-    t.equal(await ask(), '200', 'served again');
-  });
+  await t.test(
+    "turning the project's serving off refuses its keys with 401 invalid_api_key until it is on again",
+    async (t) => {
+      // GET /v1/models: no spend, so the budgets page later still shows only the traffic sent above.
+      const ask = async () => {
+        const res = await fetch(`${s.gatewayUrl}/v1/models`, { headers: { authorization: `Bearer ${minted.alpha}` } });
+        return res.status === 200 ? '200' : `${res.status} ${((await res.json()) as any).error.code}`;
+      };
+      await go('/p/default/keys');
+      t.match(await page.getByTestId('serving').textContent(), /serving/);
+      await page.getByTestId('toggle-serving').click();
+      await page.getByTestId('serving').getByText('Turned off here').waitFor();
+      t.equal(await ask(), '401 invalid_api_key', 'the minted key is refused');
+      await screenshot(page, '11b-serving-off');
+      await page.getByTestId('toggle-serving').click();
+      await page.getByTestId('serving').getByText('The gateway serves').waitFor();
+      t.equal(await ask(), '200', 'served again');
+    },
+  );
 
   await t.test('the other pages render', async (t) => {
     const second = await fetch(`${s.adminUrl}/api/public/v2/prompts`, {
       method: 'POST',
       headers: { authorization: basicAuth(apiKey), 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'support/greeting', type: 'text', prompt: 'Hello {{name}}\nHow may I help you today?', commitMessage: 'warmer' }),
+      body: JSON.stringify({
+        name: 'support/greeting',
+        type: 'text',
+        prompt: 'Hello {{name}}\nHow may I help you today?',
+        commitMessage: 'warmer',
+      }),
     });
     t.equal(second.status, 201);
     await go('/p/default/prompts');
     await page.getByRole('link', { name: 'greeting' }).click();
     await page.getByTestId('versions').waitFor();
-    t.match(await page.getByTestId('prompt-text').textContent(), /How may I help you today\?/, 'the newest version first');
+    t.match(
+      await page.getByTestId('prompt-text').textContent(),
+      /How may I help you today\?/,
+      'the newest version first',
+    );
     await page.getByTestId('labels-input').fill('production, staging');
     await page.getByTestId('save-labels').click();
     await page.getByTestId('versions').locator('li').first().filter({ hasText: 'staging' }).waitFor();
-    t.notMatch(await page.getByTestId('versions').locator('li').nth(1).textContent(), /production/, 'production moved off version 1');
+    t.notMatch(
+      await page.getByTestId('versions').locator('li').nth(1).textContent(),
+      /production/,
+      'production moved off version 1',
+    );
     await page.getByTestId('diff-select').selectOption('1');
     await page.getByTestId('prompt-diff').waitFor();
     t.equal(await page.locator('[data-testid="prompt-diff"] .del').textContent(), '- How can I help?');
@@ -527,10 +683,15 @@ t.test('the dashboard in chromium', async (t) => {
     await screenshot(page, '12-prompt');
     // The label move is an `updated` event of version 2: delivered, signed, like every event before it.
     const moved = await waitFor('the label move delivered', async () =>
-      hook.received.find((d) => JSON.parse(d.body).action === 'updated' && JSON.parse(d.body).prompt.labels.includes('staging')),
+      hook.received.find(
+        (d) => JSON.parse(d.body).action === 'updated' && JSON.parse(d.body).prompt.labels.includes('staging'),
+      ),
     );
     t.match(JSON.parse(moved.body).prompt, { version: 2, labels: ['production', 'staging'] });
-    t.ok(hook.received.every((d) => d.verified), 'every delivery verifies');
+    t.ok(
+      hook.received.every((d) => d.verified),
+      'every delivery verifies',
+    );
     await go('/p/default/automations');
     await page.getByTestId('automation-link').click();
     await page.getByTestId('delete-automation').click();
@@ -544,7 +705,11 @@ t.test('the dashboard in chromium', async (t) => {
     t.match(await budget.textContent(), /hard.*total.*\$2\.00/, 'the minted key budget');
     t.notMatch(await page.getByTestId('budgets').textContent(), /total \(total\)/, 'a period said once');
     const today = new Date().toISOString().slice(0, 10);
-    t.match(await page.getByTestId('budgets').locator('tr', { hasText: 'Default' }).textContent(), `daily (${today} UTC)`, 'a daily budget names its day');
+    t.match(
+      await page.getByTestId('budgets').locator('tr', { hasText: 'Default' }).textContent(),
+      `daily (${today} UTC)`,
+      'a daily budget names its day',
+    );
     const spent = Number((await budget.locator('td').nth(4).textContent())!.replace('$', ''));
     t.ok(Math.abs(spent - sent.costByAgent.alpha!) < 1e-6, `spent ${spent} ≈ ${sent.costByAgent.alpha}`);
     await screenshot(page, '14-budgets');
@@ -597,7 +762,9 @@ t.test('the dashboard in chromium', async (t) => {
     await change('a brand new passphrase', 'yet another passphrase');
     await member.getByTestId('password-changed').waitFor();
     t.equal(await member.getByTestId('password-error').textContent(), '', 'no error');
-    const old = await member.request.post(`${s.adminUrl}/dashboard/api/session`, { data: { email: 'member@example.test', password } });
+    const old = await member.request.post(`${s.adminUrl}/dashboard/api/session`, {
+      data: { email: 'member@example.test', password },
+    });
     t.equal(old.status(), 401, 'the old password is refused');
     await member.close();
   });
@@ -614,15 +781,27 @@ t.test('the dashboard in chromium', async (t) => {
     ] as const) {
       await viewer.goto(`${dash}#${hash}`);
       await viewer.getByRole('heading', { level: 1, name: heading }).waitFor();
-      t.equal(await viewer.locator('main.content button:not(.seg)').filter({ hasNotText: /Newer|Older|Apply|Custom/ }).count(), 0, `${hash}: no change buttons`);
+      t.equal(
+        await viewer
+          .locator('main.content button:not(.seg)')
+          .filter({ hasNotText: /Newer|Older|Apply|Custom/ })
+          .count(),
+        0,
+        `${hash}: no change buttons`,
+      );
       t.equal(await viewer.locator('main.content form.form').count(), 0, `${hash}: no forms`);
       t.equal(await viewer.getByTestId('labels-input').count(), 0, `${hash}: no label editor`);
-      if (hash.endsWith('keys') || hash.includes('prompts')) await screenshot(viewer, `17-viewer-${hash.split('/')[3]}`);
+      if (hash.endsWith('keys') || hash.includes('prompts'))
+        await screenshot(viewer, `17-viewer-${hash.split('/')[3]}`);
     }
     const forced = await viewer.evaluate(async () => {
       const session = await (await fetch('/dashboard/api/session')).json();
       const keys = await (await fetch('/dashboard/api/projects/default/keys')).json();
-      const r = await fetch(`/dashboard/api/projects/default/keys/${keys.data[0].id}/block`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-csrf': session.csrfToken }, body: '{}' });
+      const r = await fetch(`/dashboard/api/projects/default/keys/${keys.data[0].id}/block`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-svc-csrf': session.csrfToken },
+        body: '{}',
+      });
       return { status: r.status, body: await r.json() };
     });
     t.equal(forced.status, 403);

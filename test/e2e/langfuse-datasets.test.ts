@@ -10,7 +10,12 @@ import { baseConfig, startTestService } from '../helpers/service.ts';
 
 const s = await startTestService(t, baseConfig());
 const db = s.service.db;
-const key = await createApiKey(db, { kind: 'project', organizationId: 'default', projectId: 'default', now: Date.now() });
+const key = await createApiKey(db, {
+  kind: 'project',
+  organizationId: 'default',
+  projectId: 'default',
+  now: Date.now(),
+});
 const errors: unknown[] = [];
 const langfuse = new Langfuse({ publicKey: key.publicKey, secretKey: key.secretKey, baseUrl: s.adminUrl, flushAt: 1 });
 langfuse.on('error', (e: unknown) => errors.push(e));
@@ -19,17 +24,43 @@ t.teardown(() => langfuse.shutdownAsync());
 const NAME = 'evals/capitals';
 
 t.test('createDataset and createDatasetItem store the dataset and its items', async (t) => {
-  const dataset = await langfuse.createDataset({ name: NAME, description: 'capital cities', metadata: { owner: 'qa' } });
+  const dataset = await langfuse.createDataset({
+    name: NAME,
+    description: 'capital cities',
+    metadata: { owner: 'qa' },
+  });
   t.match(dataset, { name: NAME, description: 'capital cities', metadata: { owner: 'qa' } });
   await langfuse.createDataset(NAME);
-  t.match(await getDatasetByName(db, 'default', NAME), { description: 'capital cities', metadata: { owner: 'qa' } }, 'creating again by name keeps it');
+  t.match(
+    await getDatasetByName(db, 'default', NAME),
+    { description: 'capital cities', metadata: { owner: 'qa' } },
+    'creating again by name keeps it',
+  );
 
-  const france = await langfuse.createDatasetItem({ datasetName: NAME, id: 'fr', input: { country: 'France' }, expectedOutput: 'Paris', metadata: { region: 'eu' } });
+  const france = await langfuse.createDatasetItem({
+    datasetName: NAME,
+    id: 'fr',
+    input: { country: 'France' },
+    expectedOutput: 'Paris',
+    metadata: { region: 'eu' },
+  });
   t.match(france, { id: 'fr', datasetName: NAME, status: 'ACTIVE' });
-  const japan = await langfuse.createDatasetItem({ datasetName: NAME, input: { country: 'Japan' }, expectedOutput: 'Tokyo' });
-  t.match(await getDatasetItem(db, 'default', japan.id), { input: { country: 'Japan' }, expectedOutput: 'Tokyo', datasetName: NAME });
+  const japan = await langfuse.createDatasetItem({
+    datasetName: NAME,
+    input: { country: 'Japan' },
+    expectedOutput: 'Tokyo',
+  });
+  t.match(await getDatasetItem(db, 'default', japan.id), {
+    input: { country: 'Japan' },
+    expectedOutput: 'Tokyo',
+    datasetName: NAME,
+  });
   await langfuse.createDatasetItem({ datasetName: NAME, id: 'fr', expectedOutput: 'Paris, France' });
-  t.match(await getDatasetItem(db, 'default', 'fr'), { input: { country: 'France' }, expectedOutput: 'Paris, France', metadata: { region: 'eu' } }, 'upsert by id');
+  t.match(
+    await getDatasetItem(db, 'default', 'fr'),
+    { input: { country: 'France' }, expectedOutput: 'Paris, France', metadata: { region: 'eu' } },
+    'upsert by id',
+  );
   const fetched = await langfuse.getDatasetItem('fr');
   t.match(fetched, { id: 'fr', expectedOutput: 'Paris, France' });
 });
@@ -59,15 +90,25 @@ t.test('getDataset pages through the items; item.link stores run items', async (
 
   const run = await langfuse.getDatasetRun({ datasetName: NAME, runName: 'run/2026-05' });
   t.match(run, { name: 'run/2026-05', description: 'first run', metadata: { model: 'demo' }, datasetName: NAME });
-  const linked = run.datasetRunItems.map((i) => ({ itemId: i.datasetItemId, traceId: i.traceId, ...(i.observationId ? { observationId: i.observationId } : {}) }));
+  const linked = run.datasetRunItems.map((i) => ({
+    itemId: i.datasetItemId,
+    traceId: i.traceId,
+    ...(i.observationId ? { observationId: i.observationId } : {}),
+  }));
   t.same(new Set(linked.map((l) => JSON.stringify(l))), new Set(links.map((l) => JSON.stringify(l))));
 
   const rows = await db.query<{ dataset_item_id: string; trace_id: string; observation_id: string | null }>(
     "SELECT ri.dataset_item_id, ri.trace_id, ri.observation_id FROM dataset_run_items ri JOIN dataset_runs r ON r.project_id = ri.project_id AND r.id = ri.dataset_run_id WHERE r.name = 'run/2026-05' ORDER BY ri.dataset_item_id",
   );
   t.equal(rows.rows.length, 2);
-  t.match(rows.rows.find((r) => r.dataset_item_id === 'fr'), { trace_id: links.find((l) => l.itemId === 'fr')!.traceId, observation_id: null });
+  t.match(
+    rows.rows.find((r) => r.dataset_item_id === 'fr'),
+    { trace_id: links.find((l) => l.itemId === 'fr')!.traceId, observation_id: null },
+  );
 
   const runs = await langfuse.getDatasetRuns(NAME);
-  t.same(runs.data.map((r) => r.name), ['run/2026-05']);
+  t.same(
+    runs.data.map((r) => r.name),
+    ['run/2026-05'],
+  );
 });

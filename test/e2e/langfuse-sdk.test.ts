@@ -9,16 +9,40 @@ import { baseConfig, startTestService } from '../helpers/service.ts';
 
 const s = await startTestService(t, baseConfig());
 const db = s.service.db;
-const key = await createApiKey(db, { kind: 'project', organizationId: 'default', projectId: 'default', now: Date.now() });
+const key = await createApiKey(db, {
+  kind: 'project',
+  organizationId: 'default',
+  projectId: 'default',
+  now: Date.now(),
+});
 
 t.test('langfuse SDK v3 traces, spans, generations, events and scores', async (t) => {
   const errors: unknown[] = [];
-  const langfuse = new Langfuse({ publicKey: key.publicKey, secretKey: key.secretKey, baseUrl: s.adminUrl, flushAt: 1 });
+  const langfuse = new Langfuse({
+    publicKey: key.publicKey,
+    secretKey: key.secretKey,
+    baseUrl: s.adminUrl,
+    flushAt: 1,
+  });
   langfuse.on('error', (e: unknown) => errors.push(e));
 
-  const trace = langfuse.trace({ name: 'sdk-trace', userId: 'user-1', sessionId: 'session-1', input: { question: 'why?' }, metadata: { team: 'a' }, tags: ['sdk', 'e2e'], release: 'r9', version: 'v9' });
+  const trace = langfuse.trace({
+    name: 'sdk-trace',
+    userId: 'user-1',
+    sessionId: 'session-1',
+    input: { question: 'why?' },
+    metadata: { team: 'a' },
+    tags: ['sdk', 'e2e'],
+    release: 'r9',
+    version: 'v9',
+  });
   const span = trace.span({ name: 'retrieval', input: { query: 'why' }, metadata: { index: 'docs' } });
-  const generation = span.generation({ name: 'answer', model: 'gpt-4o-mini', modelParameters: { temperature: 0.1 }, input: [{ role: 'user', content: 'why?' }] });
+  const generation = span.generation({
+    name: 'answer',
+    model: 'gpt-4o-mini',
+    modelParameters: { temperature: 0.1 },
+    input: [{ role: 'user', content: 'why?' }],
+  });
   generation.end({ output: { role: 'assistant', content: 'because' }, usage: { input: 11, output: 4 } });
   span.end({ output: { found: 3 } });
   trace.event({ name: 'feedback-shown', metadata: { ui: 'web' } });
@@ -30,14 +54,38 @@ t.test('langfuse SDK v3 traces, spans, generations, events and scores', async (t
   t.same(errors, [], 'the SDK reported no error');
 
   const stored = await getTrace(db, 'default', trace.id);
-  t.match(stored, { name: 'sdk-trace', userId: 'user-1', sessionId: 'session-1', input: { question: 'why?' }, output: { answer: 'because' },
-    metadata: { team: 'a', stage: 'done' }, tags: { sdk: '', e2e: '' }, release: 'r9', version: 'v9', source: 'ingestion', tokens: 15 });
+  t.match(stored, {
+    name: 'sdk-trace',
+    userId: 'user-1',
+    sessionId: 'session-1',
+    input: { question: 'why?' },
+    output: { answer: 'because' },
+    metadata: { team: 'a', stage: 'done' },
+    tags: { sdk: '', e2e: '' },
+    release: 'r9',
+    version: 'v9',
+    source: 'ingestion',
+    tokens: 15,
+  });
   const observations = await listObservationsOfTrace(db, 'default', trace.id);
   t.same(observations.map((o) => o.type).sort(), ['EVENT', 'GENERATION', 'SPAN']);
-  t.match(await getObservation(db, 'default', span.id), { type: 'SPAN', name: 'retrieval', input: { query: 'why' }, output: { found: 3 }, attributes: { index: 'docs' } });
+  t.match(await getObservation(db, 'default', span.id), {
+    type: 'SPAN',
+    name: 'retrieval',
+    input: { query: 'why' },
+    output: { found: 3 },
+    attributes: { index: 'docs' },
+  });
   const gen = await getObservation(db, 'default', generation.id);
-  t.match(gen, { type: 'GENERATION', name: 'answer', parentObservationId: span.id, model: 'gpt-4o-mini', modelParameters: { temperature: 0.1 },
-    output: { role: 'assistant', content: 'because' }, totalTokens: 15 });
+  t.match(gen, {
+    type: 'GENERATION',
+    name: 'answer',
+    parentObservationId: span.id,
+    model: 'gpt-4o-mini',
+    modelParameters: { temperature: 0.1 },
+    output: { role: 'assistant', content: 'because' },
+    totalTokens: 15,
+  });
   t.match(gen!.usageDetails, { input: 11, output: 4, total: 15 });
   t.ok(gen!.endTime, 'the generation ended');
   const scores = await listScores(db, 'default', { traceId: trace.id, limit: 10, offset: 0 });
@@ -48,8 +96,13 @@ t.test('langfuse SDK v3 traces, spans, generations, events and scores', async (t
   t.ok(await getScore(db, 'default', byName.correct.id));
 });
 
-t.test('the SDK\'s fetch of the trace through the public API', async (t) => {
-  const langfuse = new Langfuse({ publicKey: key.publicKey, secretKey: key.secretKey, baseUrl: s.adminUrl, flushAt: 1 });
+t.test("the SDK's fetch of the trace through the public API", async (t) => {
+  const langfuse = new Langfuse({
+    publicKey: key.publicKey,
+    secretKey: key.secretKey,
+    baseUrl: s.adminUrl,
+    flushAt: 1,
+  });
   const traces = await langfuse.api.traceList({ name: 'sdk-trace' });
   t.equal(traces.data.length, 1);
   t.match(traces.data[0], { name: 'sdk-trace', userId: 'user-1' });

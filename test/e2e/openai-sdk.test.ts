@@ -15,13 +15,22 @@ const embedUp = await fake({ type: 'ok' });
 const limitedUp = await fake({
   type: 'error',
   status: 429,
-  envelope: { error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } },
+  envelope: {
+    error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' },
+  },
   headers: { 'retry-after': '1' },
 });
 const badUp = await fake({
   type: 'error',
   status: 400,
-  envelope: { error: { message: "This model's maximum context length is 8192 tokens", type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } },
+  envelope: {
+    error: {
+      message: "This model's maximum context length is 8192 tokens",
+      type: 'invalid_request_error',
+      param: 'messages',
+      code: 'context_length_exceeded',
+    },
+  },
 });
 const cutUp = await fake({ type: 'stream', cutAfter: 3 });
 const slowUp = await fake({ type: 'hang' });
@@ -30,25 +39,44 @@ const closedUrl = closed.url;
 await closed.close();
 
 const created = '2026-11-21T00:00:00Z';
-const mock = (id: string) => ({ id, provider: 'mock', model: `mock-${id}`, price: { input_per_mtok: 0.15, output_per_mtok: 0.6 } });
+const mock = (id: string) => ({
+  id,
+  provider: 'mock',
+  model: `mock-${id}`,
+  price: { input_per_mtok: 0.15, output_per_mtok: 0.6 },
+});
 const groups = [
   { name: 'demo', created_at: created, deployments: [mock('demo-mock')] },
   { name: 'zeta', created_at: '2026-01-02T03:04:05Z', owned_by: 'acme', deployments: [mock('zeta-mock')] },
   { name: 'alpha', created_at: '2025-06-01T00:00:00Z', deployments: [mock('alpha-mock')] },
   { name: 'emb', created_at: created, deployments: [openaiDeployment('emb-up', embedUp.url)] },
-  { name: 'limited', created_at: created, routing: { retries: 0 }, deployments: [openaiDeployment('limited-up', limitedUp.url)] },
+  {
+    name: 'limited',
+    created_at: created,
+    routing: { retries: 0 },
+    deployments: [openaiDeployment('limited-up', limitedUp.url)],
+  },
   { name: 'bad', created_at: created, deployments: [openaiDeployment('bad-up', badUp.url)] },
   { name: 'cut', created_at: created, deployments: [openaiDeployment('cut-up', cutUp.url)] },
-  { name: 'slow', created_at: created, routing: { retries: 0, timeout_ms: 100 }, deployments: [openaiDeployment('slow-up', slowUp.url)] },
+  {
+    name: 'slow',
+    created_at: created,
+    routing: { retries: 0, timeout_ms: 100 },
+    deployments: [openaiDeployment('slow-up', slowUp.url)],
+  },
   { name: 'down', created_at: created, routing: { retries: 0 }, deployments: [openaiDeployment('down-up', closedUrl)] },
 ];
 const granted = ['zeta', 'demo', 'alpha', 'emb', 'limited', 'bad', 'cut', 'slow', 'down'];
 const { gatewayUrl } = await startTestService(
   t,
-  baseConfig({ model_groups: groups, keys: [{ alias: 'test', key: TEST_KEY, project: 'default', model_groups: granted }] }),
+  baseConfig({
+    model_groups: groups,
+    keys: [{ alias: 'test', key: TEST_KEY, project: 'default', model_groups: granted }],
+  }),
 );
 
-const client = (apiKey = TEST_KEY) => new OpenAI({ baseURL: `${gatewayUrl}/v1`, apiKey, maxRetries: 0, timeout: 10_000 });
+const client = (apiKey = TEST_KEY) =>
+  new OpenAI({ baseURL: `${gatewayUrl}/v1`, apiKey, maxRetries: 0, timeout: 10_000 });
 const messages = [{ role: 'user' as const, content: 'Hello SDK' }];
 
 /** Runs `fn`, expects it to throw, returns the error. */
@@ -89,7 +117,12 @@ t.test('streamed chat without include_usage has no usage', async (t) => {
 });
 
 t.test('streamed chat with include_usage ends with a usage chunk', async (t) => {
-  const stream = await client().chat.completions.create({ model: 'demo', messages, stream: true, stream_options: { include_usage: true } });
+  const stream = await client().chat.completions.create({
+    model: 'demo',
+    messages,
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   const chunks = [];
   for await (const chunk of stream) chunks.push(chunk);
   const last = chunks.at(-1)!;
@@ -126,7 +159,11 @@ t.test('embeddings with the SDK default (base64) decode to floats: mock provider
   t.ok(Math.abs(norm - 1) < 1e-4, 'a unit vector');
   t.ok(decoded.usage.prompt_tokens > 0);
   const floats = await sdk.embeddings.create({ model: 'demo', input: ['alpha', 'beta'], encoding_format: 'float' });
-  t.same(decoded.data.map((d) => d.embedding), floats.data.map((d) => d.embedding), 'the same vectors as encoding_format float');
+  t.same(
+    decoded.data.map((d) => d.embedding),
+    floats.data.map((d) => d.embedding),
+    'the same vectors as encoding_format float',
+  );
 });
 
 t.test('embeddings with the SDK default (base64) decode to floats: OpenAI upstream', async (t) => {
@@ -147,8 +184,18 @@ t.test('models.list: sorted, with created and owned_by', async (t) => {
     [...granted].sort(),
   );
   const byId = Object.fromEntries(page.data.map((m) => [m.id, m]));
-  t.same(byId.zeta, { id: 'zeta', object: 'model', created: Date.parse('2026-01-02T03:04:05Z') / 1000, owned_by: 'acme' });
-  t.same(byId.alpha, { id: 'alpha', object: 'model', created: Date.parse('2025-06-01T00:00:00Z') / 1000, owned_by: 'svc' });
+  t.same(byId.zeta, {
+    id: 'zeta',
+    object: 'model',
+    created: Date.parse('2026-01-02T03:04:05Z') / 1000,
+    owned_by: 'acme',
+  });
+  t.same(byId.alpha, {
+    id: 'alpha',
+    object: 'model',
+    created: Date.parse('2025-06-01T00:00:00Z') / 1000,
+    owned_by: 'svc',
+  });
   for (const m of page.data) t.ok(Number.isInteger(m.created));
   const listed: string[] = [];
   for await (const m of client().models.list()) listed.push(m.id);
@@ -156,7 +203,9 @@ t.test('models.list: sorted, with created and owned_by', async (t) => {
 });
 
 t.test('AuthenticationError for an unknown key', async (t) => {
-  const err = await rejection(t, () => client('sk-not-a-real-key-000000000').chat.completions.create({ model: 'demo', messages }));
+  const err = await rejection(t, () =>
+    client('sk-not-a-real-key-000000000').chat.completions.create({ model: 'demo', messages }),
+  );
   t.ok(err instanceof OpenAI.AuthenticationError);
   t.equal(err.status, 401);
   t.equal(err.code, 'invalid_api_key');

@@ -47,10 +47,16 @@ t.test("the README's OpenAI snippet works as pasted against a started service", 
   const port = new URL(started.gatewayUrl).port;
 
   // What the reader does: their printed key in place of the placeholder. The port is the test's.
-  const pasted = snippet.body.replace(exportLine![0], `export SVC_DEMO_KEY=${printed![1]}`).replaceAll('localhost:8080', `localhost:${port}`);
+  const pasted = snippet.body
+    .replace(exportLine![0], `export SVC_DEMO_KEY=${printed![1]}`)
+    .replaceAll('localhost:8080', `localhost:${port}`);
   t.not(pasted, snippet.body);
   const run = await bash(pasted);
   t.equal(run.code, 0, run.stderr);
-  t.equal(run.stdout.trim(), 'This is mock-small, the svc mock provider. You said: "Hi"', 'the streamed answer of the demo group');
+  t.equal(
+    run.stdout.trim(),
+    'This is mock-small, the svc mock provider. You said: "Hi"',
+    'the streamed answer of the demo group',
+  );
   t.notMatch(run.stderr, /Missing credentials/);
 });

@@ -22,8 +22,11 @@ export async function ensureDashboardBuild(): Promise<void> {
   if (existsSync(BUILT_INDEX) && statSync(BUILT_INDEX).mtimeMs >= newestMtime(SOURCES)) return;
   const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
   await new Promise<void>((resolve, reject) =>
-    execFile(process.execPath, [vite, 'build', '--config', join(SOURCES, 'vite.config.ts')], { cwd: ROOT, timeout: 120_000 }, (err, _stdout, stderr) =>
-      err ? reject(new Error(`vite build failed: ${stderr || err.message}`)) : resolve(),
+    execFile(
+      process.execPath,
+      [vite, 'build', '--config', join(SOURCES, 'vite.config.ts')],
+      { cwd: ROOT, timeout: 120_000 },
+      (err, _stdout, stderr) => (err ? reject(new Error(`vite build failed: ${stderr || err.message}`)) : resolve()),
     ),
   );
 }
@@ -33,7 +36,15 @@ export async function launchBrowser(t: Teardown): Promise<Browser> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   t.teardown(() => browser.close());
   return browser;

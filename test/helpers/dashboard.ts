@@ -17,7 +17,13 @@ export interface DashboardClient {
 }
 
 /** A request under /dashboard/api with the given headers; a body is sent as JSON. */
-export async function dashboardRequest(s: Pick<TestService, 'adminUrl'>, method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<DashboardResponse> {
+export async function dashboardRequest(
+  s: Pick<TestService, 'adminUrl'>,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+): Promise<DashboardResponse> {
   const res = await fetch(`${s.adminUrl}/dashboard/api${path}`, {
     method,
     headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -28,7 +34,11 @@ export async function dashboardRequest(s: Pick<TestService, 'adminUrl'>, method:
 }
 
 /** Signs in; throws when the sign-in is refused. */
-export async function signIn(s: Pick<TestService, 'adminUrl'>, email: string, password: string): Promise<DashboardClient> {
+export async function signIn(
+  s: Pick<TestService, 'adminUrl'>,
+  email: string,
+  password: string,
+): Promise<DashboardClient> {
   const r = await dashboardRequest(s, 'POST', '/session', {}, { email, password });
   if (r.status !== 200) throw new Error(`sign-in as ${email} answered ${r.status}: ${JSON.stringify(r.body)}`);
   const cookie = r.headers.get('set-cookie')!.split(';', 1)[0];
@@ -38,7 +48,8 @@ export async function signIn(s: Pick<TestService, 'adminUrl'>, email: string, pa
     csrfToken,
     user,
     call: (method, path, body, options = {}) => {
-      const csrf: Record<string, string> = options.csrf !== false && method !== 'GET' && method !== 'HEAD' ? { 'x-svc-csrf': csrfToken } : {};
+      const csrf: Record<string, string> =
+        options.csrf !== false && method !== 'GET' && method !== 'HEAD' ? { 'x-svc-csrf': csrfToken } : {};
       return dashboardRequest(s, method, path, { cookie, ...csrf }, body);
     },
   };

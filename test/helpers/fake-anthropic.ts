@@ -18,7 +18,10 @@ export function anthropicFixture<T = any>(name: string): T {
 
 /** An SSE transcript split into its frames (each ends with a blank line). */
 export function sseFrames(transcript: string): string[] {
-  return transcript.split(/\n\n/).filter((f) => f.trim() !== '').map((f) => `${f}\n\n`);
+  return transcript
+    .split(/\n\n/)
+    .filter((f) => f.trim() !== '')
+    .map((f) => `${f}\n\n`);
 }
 
 export interface RecordedAnthropicRequest {
@@ -50,8 +53,18 @@ export interface FakeAnthropic {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function writeSse(res: ServerResponse, req: IncomingMessage, fixture: string, cutAfter?: number, gapMs = 0): Promise<void> {
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': 'req_fake_stream' });
+async function writeSse(
+  res: ServerResponse,
+  req: IncomingMessage,
+  fixture: string,
+  cutAfter?: number,
+  gapMs = 0,
+): Promise<void> {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'request-id': 'req_fake_stream',
+  });
   const frames = sseFrames(anthropicFixtureText(fixture));
   for (let i = 0; i < frames.length; i++) {
     if (cutAfter !== undefined && i === cutAfter) {
@@ -83,7 +96,11 @@ async function play(b: AnthropicBehaviour, req: IncomingMessage, body: any, res:
       return;
     case 'error': {
       const text = b.text ?? anthropicFixtureText(b.fixture ?? `error-${b.status}.json`);
-      res.writeHead(b.status, { 'content-type': b.text ? 'text/plain' : 'application/json', 'request-id': 'req_fake_error', ...b.headers });
+      res.writeHead(b.status, {
+        'content-type': b.text ? 'text/plain' : 'application/json',
+        'request-id': 'req_fake_error',
+        ...b.headers,
+      });
       res.end(text);
       return;
     }

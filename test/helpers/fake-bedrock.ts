@@ -69,17 +69,29 @@ export function encodeFrame(spec: StreamFrameSpec): Uint8Array {
   const str = (value: string) => ({ type: 'string' as const, value });
   if ('exception' in spec) {
     return codec.encode({
-      headers: { ':message-type': str('exception'), ':exception-type': str(spec.exception), ':content-type': str('application/json') },
+      headers: {
+        ':message-type': str('exception'),
+        ':exception-type': str(spec.exception),
+        ':content-type': str('application/json'),
+      },
       body: fromUtf8(JSON.stringify({ message: spec.message })),
     });
   }
   return codec.encode({
-    headers: { ':message-type': str('event'), ':event-type': str(spec.event), ':content-type': str('application/json') },
+    headers: {
+      ':message-type': str('event'),
+      ':event-type': str(spec.event),
+      ':content-type': str('application/json'),
+    },
     body: fromUtf8(JSON.stringify({ ...spec.payload, p: 'abcdefghijklmnopqrstuvwxyzABCDEF' })),
   });
 }
 
-export function converseText(text: string, usage: Record<string, number> = { inputTokens: 12, outputTokens: 5, totalTokens: 17 }, stopReason = 'end_turn') {
+export function converseText(
+  text: string,
+  usage: Record<string, number> = { inputTokens: 12, outputTokens: 5, totalTokens: 17 },
+  stopReason = 'end_turn',
+) {
   return {
     output: { message: { role: 'assistant', content: [{ text }] } },
     stopReason,
@@ -89,7 +101,11 @@ export function converseText(text: string, usage: Record<string, number> = { inp
 }
 
 /** The usual ConverseStream event sequence for a text answer, usage in `metadata` after `messageStop`. */
-export function textStream(pieces: string[], usage: Record<string, number> = { inputTokens: 12, outputTokens: 5, totalTokens: 17 }, stopReason = 'end_turn'): StreamEventSpec[] {
+export function textStream(
+  pieces: string[],
+  usage: Record<string, number> = { inputTokens: 12, outputTokens: 5, totalTokens: 17 },
+  stopReason = 'end_turn',
+): StreamEventSpec[] {
   return [
     { event: 'messageStart', payload: { role: 'assistant' } },
     ...pieces.map((text) => ({ event: 'contentBlockDelta', payload: { contentBlockIndex: 0, delta: { text } } })),
@@ -105,7 +121,13 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
-function sendError(res: ServerResponse, status: number, errorType: string, message: string, headers: Record<string, string> = {}) {
+function sendError(
+  res: ServerResponse,
+  status: number,
+  errorType: string,
+  message: string,
+  headers: Record<string, string> = {},
+) {
   res.writeHead(status, {
     'content-type': 'application/json',
     'x-amzn-errortype': `${errorType}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
@@ -116,7 +138,10 @@ function sendError(res: ServerResponse, status: number, errorType: string, messa
 }
 
 async function writeStream(res: ServerResponse, b: Extract<BedrockBehaviour, { type: 'stream' }>, socket: Socket) {
-  res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'fake-stream-request' });
+  res.writeHead(200, {
+    'content-type': 'application/vnd.amazon.eventstream',
+    'x-amzn-requestid': 'fake-stream-request',
+  });
   for (let i = 0; i < b.frames.length; i++) {
     if (b.cutAfter !== undefined && i >= b.cutAfter) {
       socket.destroy();
@@ -133,7 +158,10 @@ async function writeStream(res: ServerResponse, b: Extract<BedrockBehaviour, { t
   res.end();
 }
 
-export async function startFakeBedrock(fallback: BedrockBehaviour = { type: 'converse' }, options: FakeBedrockOptions = {}): Promise<FakeBedrock> {
+export async function startFakeBedrock(
+  fallback: BedrockBehaviour = { type: 'converse' },
+  options: FakeBedrockOptions = {},
+): Promise<FakeBedrock> {
   const credentials = options.credentials ?? { AKIDFAKEBEDROCK: 'fake-bedrock-secret' };
   const apiKeys = new Set(options.apiKeys ?? []);
   const region = options.region ?? 'us-east-1';
@@ -161,25 +189,46 @@ export async function startFakeBedrock(fallback: BedrockBehaviour = { type: 'con
     requests.push(record);
     const auth = req.headers.authorization ?? '';
     if (auth.startsWith('Bearer ')) {
-      if (!apiKeys.has(auth.slice(7))) return sendError(res, 403, 'UnrecognizedClientException', 'The security token included in the request is invalid.');
+      if (!apiKeys.has(auth.slice(7)))
+        return sendError(
+          res,
+          403,
+          'UnrecognizedClientException',
+          'The security token included in the request is invalid.',
+        );
     } else {
-      record.sigv4 = verifySigV4({ method: record.method, target: path, headers: foldRawHeaders(req.rawHeaders), body: raw }, (id) => credentials[id]);
+      record.sigv4 = verifySigV4(
+        { method: record.method, target: path, headers: foldRawHeaders(req.rawHeaders), body: raw },
+        (id) => credentials[id],
+      );
       if (!record.sigv4.ok) {
-        return sendError(res, 403, 'InvalidSignatureException', `The request signature we calculated does not match the signature you provided (${record.sigv4.reason}).`);
+        return sendError(
+          res,
+          403,
+          'InvalidSignatureException',
+          `The request signature we calculated does not match the signature you provided (${record.sigv4.reason}).`,
+        );
       }
       if (record.sigv4.service !== 'bedrock' || record.sigv4.region !== region) {
-        return sendError(res, 403, 'InvalidSignatureException', `Credential should be scoped to a valid region and service bedrock, not ${record.sigv4.region}/${record.sigv4.service}.`);
+        return sendError(
+          res,
+          403,
+          'InvalidSignatureException',
+          `Credential should be scoped to a valid region and service bedrock, not ${record.sigv4.region}/${record.sigv4.service}.`,
+        );
       }
     }
     if (!m || req.method !== 'POST') return sendError(res, 404, 'UnknownOperationException', 'Unknown operation');
     const b = fake.queue.shift() ?? fake.fallback;
     if (b.type === 'error') return sendError(res, b.status, b.errorType, b.message, b.headers);
     if (m[2] === 'converse') {
-      if (b.type !== 'converse') return sendError(res, 400, 'ValidationException', 'fake: a stream behaviour was queued for a Converse call');
+      if (b.type !== 'converse')
+        return sendError(res, 400, 'ValidationException', 'fake: a stream behaviour was queued for a Converse call');
       res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': 'fake-converse-request' });
       return res.end(JSON.stringify(b.body ?? converseText('Hello from Bedrock')));
     }
-    const stream = b.type === 'stream' ? b : { type: 'stream' as const, frames: textStream(['Hello', ' from', ' Bedrock']) };
+    const stream =
+      b.type === 'stream' ? b : { type: 'stream' as const, frames: textStream(['Hello', ' from', ' Bedrock']) };
     await writeStream(res, stream, req.socket);
   });
   Object.assign(fake, await listenLocally(server));

@@ -11,7 +11,11 @@ export interface RecordedRequest {
 }
 
 export type Behaviour =
-  | { type: 'ok'; content?: string; usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number } }
+  | {
+      type: 'ok';
+      content?: string;
+      usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number };
+    }
   | { type: 'json'; status?: number; body: unknown; headers?: Record<string, string> }
   | { type: 'error'; status: number; envelope?: unknown; text?: string; headers?: Record<string, string> }
   | { type: 'invalid-json'; text?: string }
@@ -49,7 +53,9 @@ export function chatCompletion(content: string, usage = { prompt_tokens: 10, com
     object: 'chat.completion',
     created: 1_700_000_000,
     model: 'fake-model',
-    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    choices: [
+      { index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' },
+    ],
     usage: {
       ...usage,
       total_tokens: usage.prompt_tokens + usage.completion_tokens,
@@ -78,7 +84,13 @@ async function writeFrame(res: ServerResponse, data: string): Promise<void> {
   res.write(frame.slice(cut));
 }
 
-async function play(b: Behaviour, req: IncomingMessage, body: any, res: ServerResponse, sockets: Set<Socket>): Promise<void> {
+async function play(
+  b: Behaviour,
+  req: IncomingMessage,
+  body: any,
+  res: ServerResponse,
+  sockets: Set<Socket>,
+): Promise<void> {
   switch (b.type) {
     case 'delay':
       await sleep(b.ms);
@@ -93,7 +105,11 @@ async function play(b: Behaviour, req: IncomingMessage, body: any, res: ServerRe
       res.end(b.text ?? '<html>not json</html>');
       return;
     case 'error': {
-      const text = b.text ?? JSON.stringify(b.envelope ?? { error: { message: `fake error ${b.status}`, type: 'server_error', param: null, code: null } });
+      const text =
+        b.text ??
+        JSON.stringify(
+          b.envelope ?? { error: { message: `fake error ${b.status}`, type: 'server_error', param: null, code: null } },
+        );
       res.writeHead(b.status, { 'content-type': b.text ? 'text/plain' : 'application/json', ...b.headers });
       res.end(text);
       return;
@@ -103,17 +119,33 @@ async function play(b: Behaviour, req: IncomingMessage, body: any, res: ServerRe
       res.end(JSON.stringify(b.body));
       return;
     case 'ok': {
-      if (body?.stream) return play({ type: 'stream', pieces: (b.content ?? 'Hello from fake').split(/(?<= )/) }, req, body, res, sockets);
+      if (body?.stream)
+        return play(
+          { type: 'stream', pieces: (b.content ?? 'Hello from fake').split(/(?<= )/) },
+          req,
+          body,
+          res,
+          sockets,
+        );
       const usage = b.usage ?? { prompt_tokens: 10, completion_tokens: 5 };
       res.writeHead(200, { 'content-type': 'application/json' });
       if (Array.isArray(body?.input) || typeof body?.input === 'string') {
         const inputs = Array.isArray(body.input) ? body.input : [body.input];
-        res.end(JSON.stringify({
-          object: 'list',
-          data: inputs.map((_: unknown, index: number) => ({ object: 'embedding', index, embedding: body.encoding_format === 'base64' ? Buffer.from(new Float32Array([0.5, -0.25, 0.125]).buffer).toString('base64') : [0.5, -0.25, 0.125] })),
-          model: 'fake-embed',
-          usage: { prompt_tokens: usage.prompt_tokens, total_tokens: usage.prompt_tokens },
-        }));
+        res.end(
+          JSON.stringify({
+            object: 'list',
+            data: inputs.map((_: unknown, index: number) => ({
+              object: 'embedding',
+              index,
+              embedding:
+                body.encoding_format === 'base64'
+                  ? Buffer.from(new Float32Array([0.5, -0.25, 0.125]).buffer).toString('base64')
+                  : [0.5, -0.25, 0.125],
+            })),
+            model: 'fake-embed',
+            usage: { prompt_tokens: usage.prompt_tokens, total_tokens: usage.prompt_tokens },
+          }),
+        );
         return;
       }
       res.end(JSON.stringify(chatCompletion(b.content ?? 'Hello from fake', usage, b.usage?.cached_tokens ?? 0)));
@@ -123,14 +155,21 @@ async function play(b: Behaviour, req: IncomingMessage, body: any, res: ServerRe
       const includeUsage = body?.stream_options?.include_usage === true;
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       const pieces = b.pieces ?? ['Hello', ' from', ' fake'];
-      const frames = [chunk({ role: 'assistant', content: '' }, null, includeUsage), ...pieces.map((p) => chunk({ content: p }, null, includeUsage)), chunk({}, 'stop', includeUsage)];
+      const frames = [
+        chunk({ role: 'assistant', content: '' }, null, includeUsage),
+        ...pieces.map((p) => chunk({ content: p }, null, includeUsage)),
+        chunk({}, 'stop', includeUsage),
+      ];
       for (let i = 0; i < frames.length; i++) {
         if (b.cutAfter !== undefined && i === b.cutAfter) {
           req.socket.destroy();
           return;
         }
         if (b.errorAfter !== undefined && i === b.errorAfter) {
-          await writeFrame(res, JSON.stringify({ error: { message: 'overloaded', type: 'server_error', param: null, code: null } }));
+          await writeFrame(
+            res,
+            JSON.stringify({ error: { message: 'overloaded', type: 'server_error', param: null, code: null } }),
+          );
           res.end();
           return;
         }
@@ -138,7 +177,17 @@ async function play(b: Behaviour, req: IncomingMessage, body: any, res: ServerRe
         if (b.gapMs) await sleep(b.gapMs);
       }
       if (includeUsage && !b.noUsage) {
-        await writeFrame(res, JSON.stringify({ id: 'chatcmpl-fake-stream', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'fake-model', choices: [], usage: { prompt_tokens: 12, completion_tokens: pieces.length, total_tokens: 12 + pieces.length } }));
+        await writeFrame(
+          res,
+          JSON.stringify({
+            id: 'chatcmpl-fake-stream',
+            object: 'chat.completion.chunk',
+            created: 1_700_000_000,
+            model: 'fake-model',
+            choices: [],
+            usage: { prompt_tokens: 12, completion_tokens: pieces.length, total_tokens: 12 + pieces.length },
+          }),
+        );
       }
       await writeFrame(res, '[DONE]');
       res.end();

@@ -186,7 +186,14 @@ export async function startFakeVertex(fallback?: VertexBehaviour): Promise<FakeV
   }
 
   const server: Server = createServer((req, res) => {
-    const handle = req.url === '/token' ? token(req, res) : /:(generateContent|streamGenerateContent\?alt=sse|rawPredict|streamRawPredict)$/.test(req.url ?? '') ? model(req, res) : Promise.resolve(sendJson(res, 404, { error: { code: 404, message: `no route ${req.url}`, status: 'NOT_FOUND' } }));
+    const handle =
+      req.url === '/token'
+        ? token(req, res)
+        : /:(generateContent|streamGenerateContent\?alt=sse|rawPredict|streamRawPredict)$/.test(req.url ?? '')
+          ? model(req, res)
+          : Promise.resolve(
+              sendJson(res, 404, { error: { code: 404, message: `no route ${req.url}`, status: 'NOT_FOUND' } }),
+            );
     handle.catch((err) => {
       if (!res.headersSent) sendJson(res, 500, { error: { code: 500, message: String(err), status: 'INTERNAL' } });
     });
@@ -204,7 +211,12 @@ export function vertexDeployment(id: string, fake: FakeVertex, extra: Record<str
     provider: 'vertex',
     model: 'gemini-2.5-flash',
     base_url: fake.url,
-    gcp: { project: 'test-project', location: 'us-central1', credentials_json: fake.account.json, token_url: fake.tokenUrl },
+    gcp: {
+      project: 'test-project',
+      location: 'us-central1',
+      credentials_json: fake.account.json,
+      token_url: fake.tokenUrl,
+    },
     price: { input_per_mtok: 0.3, output_per_mtok: 2.5 },
     ...extra,
   };

@@ -20,8 +20,13 @@ export interface Gateways {
   adminUrl: string;
 }
 
-export async function startGateways(t: { teardown(fn: () => unknown): void }, mode: CountersMode, config: Record<string, any>): Promise<Gateways> {
-  const store = mode === 'redis' ? { ...config.store, redis_url: REDIS_URL, redis_prefix: redisTestPrefix(t) } : config.store;
+export async function startGateways(
+  t: { teardown(fn: () => unknown): void },
+  mode: CountersMode,
+  config: Record<string, any>,
+): Promise<Gateways> {
+  const store =
+    mode === 'redis' ? { ...config.store, redis_url: REDIS_URL, redis_prefix: redisTestPrefix(t) } : config.store;
   const first = await startTestService(t, { ...config, ...(store ? { store } : {}) });
   if (mode === 'memory') return { urls: [first.gatewayUrl], service: first.service, adminUrl: first.adminUrl };
   // The second process: the same file but a data_dir of its own (spill files, generated keys).

@@ -4,11 +4,21 @@ import { createApiKey, type CreatedApiKey } from '../../src/store/repos/api-keys
 import { baseConfig, startTestService, type TestService } from './service.ts';
 import type { StoreBackend } from './store.ts';
 
-export const basicAuth = (k: Pick<CreatedApiKey, 'publicKey' | 'secretKey'>) => `Basic ${Buffer.from(`${k.publicKey}:${k.secretKey}`).toString('base64')}`;
+export const basicAuth = (k: Pick<CreatedApiKey, 'publicKey' | 'secretKey'>) =>
+  `Basic ${Buffer.from(`${k.publicKey}:${k.secretKey}`).toString('base64')}`;
 
 /** Projects `default` and `ingest` (ingestion-only), with a key for each and an organization key. */
 export async function startPublicApiService(t: { teardown(fn: () => unknown): void }, backend: StoreBackend) {
-  const s = await startTestService(t, baseConfig({ projects: [{ id: 'default', name: 'Default' }, { id: 'ingest', ingestion_only: true }] }), { backend });
+  const s = await startTestService(
+    t,
+    baseConfig({
+      projects: [
+        { id: 'default', name: 'Default' },
+        { id: 'ingest', ingestion_only: true },
+      ],
+    }),
+    { backend },
+  );
   const db = s.service.db;
   const now = Date.now();
   const key = await createApiKey(db, { kind: 'project', organizationId: 'default', projectId: 'default', now });
@@ -18,7 +28,13 @@ export async function startPublicApiService(t: { teardown(fn: () => unknown): vo
 }
 
 /** A request to the admin listener; a string body is sent as is (JSON content type), anything else as JSON. */
-export async function callAdmin(s: TestService, method: string, path: string, authorization: string, body?: unknown): Promise<{ status: number; body: any }> {
+export async function callAdmin(
+  s: TestService,
+  method: string,
+  path: string,
+  authorization: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const res = await fetch(`${s.adminUrl}${path}`, {
     method,
     headers: { authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },

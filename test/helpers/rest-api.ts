@@ -20,7 +20,8 @@ export interface CallOptions {
 }
 
 export const bearer = (k: Pick<CreatedApiKey, 'secretKey'>) => `Bearer ${k.secretKey}`;
-export const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+export const basic = (user: string, password: string) =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 export async function call(adminUrl: string, method: string, path: string, o: CallOptions = {}): Promise<RestResponse> {
   const headers: Record<string, string> = { ...o.headers };
@@ -53,7 +54,10 @@ export function checkCommonHeaders(t: Test, r: RestResponse, label = ''): void {
   for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
     t.match(r.headers.get(h), INTEGER, `${label} ${h} is an integer`);
   }
-  t.ok(Number(r.headers.get('x-ratelimit-remaining')) <= Number(r.headers.get('x-ratelimit-limit')), `${label} remaining <= limit`);
+  t.ok(
+    Number(r.headers.get('x-ratelimit-remaining')) <= Number(r.headers.get('x-ratelimit-limit')),
+    `${label} remaining <= limit`,
+  );
 }
 
 /** An answer in the spec's error envelope with this status and code (and message, and details when given). */

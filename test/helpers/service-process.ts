@@ -13,7 +13,11 @@ export interface ServiceProcess {
 }
 
 export function svcStart(configPath: string, env: NodeJS.ProcessEnv = cleanEnv(), args: string[] = []): ServiceProcess {
-  const child: ChildProcess = spawn(process.execPath, [CLI, 'start', '--config', configPath, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [CLI, 'start', '--config', configPath, ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));
@@ -32,7 +36,9 @@ export function svcStart(configPath: string, env: NodeJS.ProcessEnv = cleanEnv()
         };
         child.stdout!.on('data', check);
         check();
-        void exited.then((code) => fail(new Error(`svc start exited (${code}) before printing ${pattern}:\n${stdout}\n${stderr}`)));
+        void exited.then((code) =>
+          fail(new Error(`svc start exited (${code}) before printing ${pattern}:\n${stdout}\n${stderr}`)),
+        );
       });
     },
     async stop() {

@@ -19,7 +19,14 @@ export function baseConfig(overrides: Record<string, unknown> = {}): Record<stri
       {
         name: 'demo',
         created_at: '2026-11-21T00:00:00Z',
-        deployments: [{ id: 'demo-mock', provider: 'mock', model: 'mock-small', price: { input_per_mtok: 0.15, output_per_mtok: 0.6 } }],
+        deployments: [
+          {
+            id: 'demo-mock',
+            provider: 'mock',
+            model: 'mock-small',
+            price: { input_per_mtok: 0.15, output_per_mtok: 0.6 },
+          },
+        ],
       },
     ],
     keys: [{ alias: 'test', key: TEST_KEY, project: 'default', model_groups: ['demo'] }],
@@ -30,7 +37,14 @@ export function baseConfig(overrides: Record<string, unknown> = {}): Record<stri
 
 /** An OpenAI-compatible deployment pointing at a fake upstream. */
 export function openaiDeployment(id: string, url: string, extra: Record<string, unknown> = {}) {
-  return { id, provider: 'openai', base_url: `${url}/v1`, api_key: `upstream-key-${id}`, model: `model-${id}`, ...extra };
+  return {
+    id,
+    provider: 'openai',
+    base_url: `${url}/v1`,
+    api_key: `upstream-key-${id}`,
+    model: `model-${id}`,
+    ...extra,
+  };
 }
 
 export interface TestService {
@@ -56,15 +70,28 @@ export interface TestServiceOptions extends Partial<StartOptions> {
  * Writes the config to a temp dir (data_dir inside it) and starts the service on port 0 with a fresh store.
  * Stopped and removed when the test ends.
  */
-export async function startTestService(t: Teardown, config: Record<string, any>, options: TestServiceOptions = {}): Promise<TestService> {
+export async function startTestService(
+  t: Teardown,
+  config: Record<string, any>,
+  options: TestServiceOptions = {},
+): Promise<TestService> {
   const { backend = 'postgres', ...startOptions } = options;
   const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
   const configPath = join(dir, 'gateway.yaml');
-  const store = { data_dir: join(dir, 'data'), ...(config.store?.postgres_url === undefined ? await storeSection(t, backend) : {}) };
+  const store = {
+    data_dir: join(dir, 'data'),
+    ...(config.store?.postgres_url === undefined ? await storeSection(t, backend) : {}),
+  };
   const withStore = (c: Record<string, any>) => ({ ...c, store: { ...store, ...c.store } });
   const writeConfig = (c: Record<string, unknown>) => writeFileSync(configPath, stringify(withStore(c)));
   writeConfig(config);
-  const service = await startService({ configPath, log: silentLogger, watch: false, processMetrics: false, ...startOptions });
+  const service = await startService({
+    configPath,
+    log: silentLogger,
+    watch: false,
+    processMetrics: false,
+    ...startOptions,
+  });
   t.teardown(async () => {
     await service.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -73,7 +100,12 @@ export async function startTestService(t: Teardown, config: Record<string, any>,
 }
 
 /** POST JSON to the gateway with the test key. */
-export async function postJson(baseUrl: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+export async function postJson(
+  baseUrl: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(`${baseUrl}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}`, ...headers },
@@ -81,4 +113,8 @@ export async function postJson(baseUrl: string, path: string, body: unknown, hea
   });
 }
 
-export const chatBody = (extra: Record<string, unknown> = {}) => ({ model: 'demo', messages: [{ role: 'user', content: 'Hello' }], ...extra });
+export const chatBody = (extra: Record<string, unknown> = {}) => ({
+  model: 'demo',
+  messages: [{ role: 'user', content: 'Hello' }],
+  ...extra,
+});

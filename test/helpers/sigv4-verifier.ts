@@ -80,15 +80,25 @@ export function canonicalRequest(req: RawSignedRequest, signedHeaders: string[],
   const q = req.target.indexOf('?');
   const path = q < 0 ? req.target : req.target.slice(0, q);
   const query = q < 0 ? '' : req.target.slice(q + 1);
-  const headerLines = signedHeaders.map((name) => `${name}:${(req.headers[name] ?? []).map(trimAll).join(',')}\n`).join('');
-  return [req.method, canonicalUri(path), canonicalQuery(query), headerLines, signedHeaders.join(';'), payloadHash].join('\n');
+  const headerLines = signedHeaders
+    .map((name) => `${name}:${(req.headers[name] ?? []).map(trimAll).join(',')}\n`)
+    .join('');
+  return [
+    req.method,
+    canonicalUri(path),
+    canonicalQuery(query),
+    headerLines,
+    signedHeaders.join(';'),
+    payloadHash,
+  ].join('\n');
 }
 
 export function signingKey(secret: string, date: string, region: string, service: string): Buffer {
   return hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), 'aws4_request');
 }
 
-const AUTH = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/;
+const AUTH =
+  /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/;
 
 /** Recomputes the signature of `req` from its Authorization header; `secretFor` maps access key ids to secrets. */
 export function verifySigV4(req: RawSignedRequest, secretFor: (accessKeyId: string) => string | undefined): SigV4Check {
@@ -102,18 +112,34 @@ export function verifySigV4(req: RawSignedRequest, secretFor: (accessKeyId: stri
   if (secret === undefined) return { ...base, ok: false, reason: `unknown access key ${accessKeyId}` };
   if (!signedHeaders.includes('host')) return { ...base, ok: false, reason: 'host is not signed' };
   for (const h of Object.keys(req.headers)) {
-    if (h.startsWith('x-amz-') && !signedHeaders.includes(h)) return { ...base, ok: false, reason: `${h} is not signed` };
+    if (h.startsWith('x-amz-') && !signedHeaders.includes(h))
+      return { ...base, ok: false, reason: `${h} is not signed` };
   }
   const amzDate = req.headers['x-amz-date']?.[0] ?? '';
   if (!amzDate.startsWith(date)) return { ...base, ok: false, reason: 'credential scope date differs from x-amz-date' };
   const bodyHash = sha256Hex(req.body);
   const declared = req.headers['x-amz-content-sha256']?.[0];
-  if (declared !== undefined && declared !== bodyHash) return { ...base, ok: false, reason: 'x-amz-content-sha256 does not match the body' };
+  if (declared !== undefined && declared !== bodyHash)
+    return { ...base, ok: false, reason: 'x-amz-content-sha256 does not match the body' };
   const canonical = canonicalRequest(req, signedHeaders, bodyHash);
-  const stringToSign = ['AWS4-HMAC-SHA256', amzDate, `${date}/${region}/${service}/aws4_request`, sha256Hex(canonical)].join('\n');
-  const expectedSignature = createHmac('sha256', signingKey(secret, date, region, service)).update(stringToSign, 'utf8').digest('hex');
+  const stringToSign = [
+    'AWS4-HMAC-SHA256',
+    amzDate,
+    `${date}/${region}/${service}/aws4_request`,
+    sha256Hex(canonical),
+  ].join('\n');
+  const expectedSignature = createHmac('sha256', signingKey(secret, date, region, service))
+    .update(stringToSign, 'utf8')
+    .digest('hex');
   const ok = timingSafeEqual(Buffer.from(expectedSignature), Buffer.from(signature));
-  return { ...base, ok, canonicalRequest: canonical, stringToSign, expectedSignature, ...(ok ? {} : { reason: 'signature mismatch' }) };
+  return {
+    ...base,
+    ok,
+    canonicalRequest: canonical,
+    stringToSign,
+    expectedSignature,
+    ...(ok ? {} : { reason: 'signature mismatch' }),
+  };
 }
 
 /** node's `rawHeaders` ([name, value, name, value, …]) folded into lower-case name → values in order. */

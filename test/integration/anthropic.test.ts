@@ -4,7 +4,12 @@ import OpenAI from 'openai';
 import t from 'tap';
 import { getTrace, type StoredTrace } from '../../src/store/repos/traces.ts';
 import type { Queryable } from '../../src/store/database.ts';
-import { anthropicFixture, startFakeAnthropic, type AnthropicBehaviour, type FakeAnthropic } from '../helpers/fake-anthropic.ts';
+import {
+  anthropicFixture,
+  startFakeAnthropic,
+  type AnthropicBehaviour,
+  type FakeAnthropic,
+} from '../helpers/fake-anthropic.ts';
 import { TEST_KEY, baseConfig, startTestService } from '../helpers/service.ts';
 
 const CREATED = '2026-11-21T00:00:00Z';
@@ -34,17 +39,47 @@ const overloaded = await fake({ type: 'error', status: 529 });
 const versioned = await fake();
 
 const groups = [
-  { name: 'claude', created_at: CREATED, deployments: [anthropicDeployment('claude-a', up.url, { default_max_tokens: 1000 })] },
+  {
+    name: 'claude',
+    created_at: CREATED,
+    deployments: [anthropicDeployment('claude-a', up.url, { default_max_tokens: 1000 })],
+  },
   {
     name: 'claude-v',
     created_at: CREATED,
-    deployments: [anthropicDeployment('claude-v', `${versioned.url}/v1/`, { anthropic_version: '2024-10-22', headers: { 'anthropic-beta': 'prompt-caching-2024-07-31' } })],
+    deployments: [
+      anthropicDeployment('claude-v', `${versioned.url}/v1/`, {
+        anthropic_version: '2024-10-22',
+        headers: { 'anthropic-beta': 'prompt-caching-2024-07-31' },
+      }),
+    ],
   },
-  { name: 'flaky', created_at: CREATED, routing: { retries: 1, bench_ms: 0, max_backoff_ms: 50 }, deployments: [anthropicDeployment('flaky-a', flaky.url)] },
-  { name: 'limited', created_at: CREATED, fallback: 'backup', routing: { retries: 0 }, deployments: [anthropicDeployment('limited-a', limited.url)] },
-  { name: 'limited-alone', created_at: CREATED, routing: { retries: 0 }, deployments: [anthropicDeployment('limited-b', limited.url)] },
+  {
+    name: 'flaky',
+    created_at: CREATED,
+    routing: { retries: 1, bench_ms: 0, max_backoff_ms: 50 },
+    deployments: [anthropicDeployment('flaky-a', flaky.url)],
+  },
+  {
+    name: 'limited',
+    created_at: CREATED,
+    fallback: 'backup',
+    routing: { retries: 0 },
+    deployments: [anthropicDeployment('limited-a', limited.url)],
+  },
+  {
+    name: 'limited-alone',
+    created_at: CREATED,
+    routing: { retries: 0 },
+    deployments: [anthropicDeployment('limited-b', limited.url)],
+  },
   { name: 'backup', created_at: CREATED, deployments: [anthropicDeployment('backup-a', up.url)] },
-  { name: 'overloaded', created_at: CREATED, routing: { retries: 1, bench_ms: 0, max_backoff_ms: 20 }, deployments: [anthropicDeployment('over-a', overloaded.url)] },
+  {
+    name: 'overloaded',
+    created_at: CREATED,
+    routing: { retries: 1, bench_ms: 0, max_backoff_ms: 20 },
+    deployments: [anthropicDeployment('over-a', overloaded.url)],
+  },
   { name: 'nokey', created_at: CREATED, deployments: [anthropicDeployment('nokey-a', up.url, { api_key: '' })] },
 ];
 
@@ -87,7 +122,12 @@ async function traceOf(id: string): Promise<StoredTrace> {
 }
 
 /** The fixture's usage by the rule: 21 input + 1024 cache reads + 188 cache writes; 12 output. */
-const TEXT_USAGE = { prompt_tokens: 1233, completion_tokens: 12, total_tokens: 1245, prompt_tokens_details: { cached_tokens: 1024 } };
+const TEXT_USAGE = {
+  prompt_tokens: 1233,
+  completion_tokens: 12,
+  total_tokens: 1245,
+  prompt_tokens_details: { cached_tokens: 1024 },
+};
 const TEXT_COST = ((1233 - 1024) * 3 + 1024 * 0.3 + 12 * 15) / 1e6;
 
 t.test('plain chat: content, finish_reason, usage by the rule, cost, and the request Anthropic got', async (t) => {
@@ -101,14 +141,21 @@ t.test('plain chat: content, finish_reason, usage by the rule, cost, and the req
   t.same(data.usage, TEXT_USAGE);
   t.equal(response.headers.get('x-svc-deployment'), 'claude-a');
   t.equal(response.headers.get('x-svc-cost-estimated'), 'false');
-  t.ok(Math.abs(Number(response.headers.get('x-svc-cost')) - TEXT_COST) < 1e-12, `cost ${response.headers.get('x-svc-cost')} = ${TEXT_COST}`);
+  t.ok(
+    Math.abs(Number(response.headers.get('x-svc-cost')) - TEXT_COST) < 1e-12,
+    `cost ${response.headers.get('x-svc-cost')} = ${TEXT_COST}`,
+  );
   const sent = lastRequest(up);
   t.equal(sent.method, 'POST');
   t.equal(sent.path, '/v1/messages');
   t.equal(sent.headers['x-api-key'], 'k');
   t.equal(sent.headers['anthropic-version'], '2023-06-01');
   t.equal(sent.headers.authorization, undefined, 'no bearer header');
-  t.same(sent.body, { model: 'claude-sonnet-4-5', max_tokens: 1000, messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }] });
+  t.same(sent.body, {
+    model: 'claude-sonnet-4-5',
+    max_tokens: 1000,
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }],
+  });
 });
 
 t.test('anthropic_version, extra headers and a base_url ending in /v1', async (t) => {
@@ -124,7 +171,10 @@ t.test('system prompt, stop, temperature', async (t) => {
   up.queue.push({ type: 'ok', json: 'stop-sequence-response.json' });
   const data = await client.chat.completions.create({
     model: 'claude',
-    messages: [{ role: 'system', content: 'Count.' }, { role: 'user', content: 'Count to ten' }],
+    messages: [
+      { role: 'system', content: 'Count.' },
+      { role: 'user', content: 'Count to ten' },
+    ],
     stop: [', 5'],
     temperature: 1.5,
     max_completion_tokens: 50,
@@ -141,14 +191,16 @@ t.test('system prompt, stop, temperature', async (t) => {
 t.test('image input: data URL and http URL', async (t) => {
   await client.chat.completions.create({
     model: 'claude',
-    messages: [{
-      role: 'user',
-      content: [
-        { type: 'text', text: 'Compare' },
-        { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/4AAQSkZJRg==' } },
-        { type: 'image_url', image_url: { url: 'https://upload.example.org/cat.png' } },
-      ],
-    }],
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Compare' },
+          { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/4AAQSkZJRg==' } },
+          { type: 'image_url', image_url: { url: 'https://upload.example.org/cat.png' } },
+        ],
+      },
+    ],
   });
   t.same(lastRequest(up).body.messages[0].content, [
     { type: 'text', text: 'Compare' },
@@ -159,20 +211,38 @@ t.test('image input: data URL and http URL', async (t) => {
 
 const weatherTool = {
   type: 'function' as const,
-  function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Weather',
+    parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+  },
 };
 
 t.test('parallel tool calls, not streamed', async (t) => {
   up.queue.push({ type: 'ok', json: 'parallel-tools-response.json' });
-  const data = await client.chat.completions.create({ model: 'claude', messages: hello, tools: [weatherTool], tool_choice: 'required', parallel_tool_calls: false });
+  const data = await client.chat.completions.create({
+    model: 'claude',
+    messages: hello,
+    tools: [weatherTool],
+    tool_choice: 'required',
+    parallel_tool_calls: false,
+  });
   const message = data.choices[0].message;
   t.equal(data.choices[0].finish_reason, 'tool_calls');
   t.equal(message.tool_calls!.length, 2);
-  t.same(message.tool_calls!.map((c: any) => [c.id, c.type, c.function.name, JSON.parse(c.function.arguments)]), [
-    ['toolu_01A09q90qw90lq917835lq9', 'function', 'get_weather', { location: 'Paris, France', unit: 'celsius' }],
-    ['toolu_01B7dTnqJ3yRkT4bZ8cXwN2m', 'function', 'get_weather', { location: 'Tokyo, Japan', unit: 'celsius' }],
-  ]);
-  t.same(data.usage, { prompt_tokens: 412, completion_tokens: 121, total_tokens: 533, prompt_tokens_details: { cached_tokens: 0 } });
+  t.same(
+    message.tool_calls!.map((c: any) => [c.id, c.type, c.function.name, JSON.parse(c.function.arguments)]),
+    [
+      ['toolu_01A09q90qw90lq917835lq9', 'function', 'get_weather', { location: 'Paris, France', unit: 'celsius' }],
+      ['toolu_01B7dTnqJ3yRkT4bZ8cXwN2m', 'function', 'get_weather', { location: 'Tokyo, Japan', unit: 'celsius' }],
+    ],
+  );
+  t.same(data.usage, {
+    prompt_tokens: 412,
+    completion_tokens: 121,
+    total_tokens: 533,
+    prompt_tokens_details: { cached_tokens: 0 },
+  });
   const sent = lastRequest(up).body;
   t.same(sent.tools, [{ name: 'get_weather', description: 'Weather', input_schema: weatherTool.function.parameters }]);
   t.same(sent.tool_choice, { type: 'any', disable_parallel_tool_use: true });
@@ -180,16 +250,29 @@ t.test('parallel tool calls, not streamed', async (t) => {
 
 t.test('parallel tool calls, streamed: the SDK assembles both calls', async (t) => {
   up.queue.push({ type: 'sse', fixture: 'parallel-tools-stream.sse' });
-  const stream = client.chat.completions.stream({ model: 'claude', messages: hello, tools: [weatherTool], stream_options: { include_usage: true } });
+  const stream = client.chat.completions.stream({
+    model: 'claude',
+    messages: hello,
+    tools: [weatherTool],
+    stream_options: { include_usage: true },
+  });
   const final = await stream.finalChatCompletion();
   const choice = final.choices[0];
   t.equal(choice.finish_reason, 'tool_calls');
   t.equal(choice.message.content, "I'll check the weather in both cities.");
-  t.same(choice.message.tool_calls!.map((c: any) => [c.id, c.function.name, JSON.parse(c.function.arguments)]), [
-    ['toolu_01T1x1fJ34qAmk2tNTrN7Up6', 'get_weather', { location: 'Paris, France', unit: 'celsius' }],
-    ['toolu_01Fq8pT7rXmW2bN5vZ3kL9dH', 'get_weather', { location: 'Tokyo, Japan', unit: 'celsius' }],
-  ]);
-  t.same(final.usage, { prompt_tokens: 472, completion_tokens: 89, total_tokens: 561, prompt_tokens_details: { cached_tokens: 0 } });
+  t.same(
+    choice.message.tool_calls!.map((c: any) => [c.id, c.function.name, JSON.parse(c.function.arguments)]),
+    [
+      ['toolu_01T1x1fJ34qAmk2tNTrN7Up6', 'get_weather', { location: 'Paris, France', unit: 'celsius' }],
+      ['toolu_01Fq8pT7rXmW2bN5vZ3kL9dH', 'get_weather', { location: 'Tokyo, Japan', unit: 'celsius' }],
+    ],
+  );
+  t.same(final.usage, {
+    prompt_tokens: 472,
+    completion_tokens: 89,
+    total_tokens: 561,
+    prompt_tokens_details: { cached_tokens: 0 },
+  });
   t.equal(lastRequest(up).body.stream, true);
 });
 
@@ -211,8 +294,16 @@ t.test('stop reasons: max_tokens → length, refusal → content_filter', async 
 
 t.test('response_format json_schema: the answer is JSON content, finish_reason stop', async (t) => {
   up.queue.push({ type: 'ok', json: 'json-tool-response.json' });
-  const schema = { type: 'object', properties: { city: { type: 'string' }, population: { type: 'integer' } }, required: ['city'] };
-  const data = await client.chat.completions.create({ model: 'claude', messages: hello, response_format: { type: 'json_schema', json_schema: { name: 'city', schema } } });
+  const schema = {
+    type: 'object',
+    properties: { city: { type: 'string' }, population: { type: 'integer' } },
+    required: ['city'],
+  };
+  const data = await client.chat.completions.create({
+    model: 'claude',
+    messages: hello,
+    response_format: { type: 'json_schema', json_schema: { name: 'city', schema } },
+  });
   t.same(JSON.parse(data.choices[0].message.content!), { city: 'Paris', population: 2102650 });
   t.equal(data.choices[0].finish_reason, 'stop');
   t.equal(data.choices[0].message.tool_calls, undefined);
@@ -220,7 +311,9 @@ t.test('response_format json_schema: the answer is JSON content, finish_reason s
 });
 
 t.test('streamed chat: role first, text, finish, usage chunk by the rule; the trace is costed from it', async (t) => {
-  const { data: stream, response } = await client.chat.completions.create({ model: 'claude', messages: hello, stream: true, stream_options: { include_usage: true } }).withResponse();
+  const { data: stream, response } = await client.chat.completions
+    .create({ model: 'claude', messages: hello, stream: true, stream_options: { include_usage: true } })
+    .withResponse();
   const chunks: any[] = [];
   for await (const chunk of stream) chunks.push(chunk);
   t.equal(chunks[0].choices[0].delta.role, 'assistant');
@@ -238,7 +331,10 @@ t.test('streamed chat without include_usage: no usage chunk reaches the client',
   const stream = await client.chat.completions.create({ model: 'claude', messages: hello, stream: true });
   const chunks: any[] = [];
   for await (const chunk of stream) chunks.push(chunk);
-  t.notOk(chunks.some((c) => c.usage), 'no usage');
+  t.notOk(
+    chunks.some((c) => c.usage),
+    'no usage',
+  );
   t.equal(chunks.at(-1).choices[0].finish_reason, 'stop');
 });
 
@@ -258,21 +354,29 @@ t.test('an in-stream overloaded_error after the first bytes: the SDK sees upstre
 
 t.test('overloaded_error as the first stream event is retried before anything is sent', async (t) => {
   flaky.queue.push({ type: 'sse', fixture: 'overloaded-first-stream.sse' });
-  const { data: stream, response } = await client.chat.completions.create({ model: 'flaky', messages: hello, stream: true }).withResponse();
+  const { data: stream, response } = await client.chat.completions
+    .create({ model: 'flaky', messages: hello, stream: true })
+    .withResponse();
   let text = '';
   for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
   t.equal(text, 'Hello! How can I help you today?');
-  t.match(attemptsOf(response), [{ d: 'flaky-a', o: 'retryable', st: 529 }, { d: 'flaky-a', o: 'ok' }]);
+  t.match(attemptsOf(response), [
+    { d: 'flaky-a', o: 'retryable', st: 529 },
+    { d: 'flaky-a', o: 'ok' },
+  ]);
 });
 
 t.test('529 overloaded is retried', async (t) => {
   flaky.queue.push({ type: 'error', status: 529, headers: { 'retry-after': '0' } });
   const { data, response } = await client.chat.completions.create({ model: 'flaky', messages: hello }).withResponse();
   t.equal(data.choices[0].message.content, 'Hello! How can I help you today?');
-  t.same(attemptsOf(response).map((a) => [a.d, a.o, a.st, a.why]), [
-    ['flaky-a', 'retryable', 529, 'Overloaded'],
-    ['flaky-a', 'ok', undefined, undefined],
-  ]);
+  t.same(
+    attemptsOf(response).map((a) => [a.d, a.o, a.st, a.why]),
+    [
+      ['flaky-a', 'retryable', 529, 'Overloaded'],
+      ['flaky-a', 'ok', undefined, undefined],
+    ],
+  );
 });
 
 t.test('529 on every attempt: the client gets 529 with an OpenAI envelope', async (t) => {
@@ -291,7 +395,10 @@ t.test('429 falls back to the fallback group', async (t) => {
   t.equal(data.choices[0].message.content, 'Hello! How can I help you today?');
   t.equal(response.headers.get('x-svc-model-group'), 'backup');
   const attempts = attemptsOf(response);
-  t.match(attempts, [{ d: 'limited-a', o: 'retryable', st: 429 }, { d: 'backup-a', o: 'ok' }]);
+  t.match(attempts, [
+    { d: 'limited-a', o: 'retryable', st: 429 },
+    { d: 'backup-a', o: 'ok' },
+  ]);
   t.match(attempts[0].why, /would exceed the rate limit/);
 });
 
@@ -304,7 +411,14 @@ t.test('429 without fallback: status, OpenAI envelope and retry-after reach the 
   t.equal(res.status, 429);
   t.equal(res.headers.get('retry-after'), '7');
   const body = await res.json();
-  t.same(body, { error: { message: anthropicFixture('error-429.json').error.message, type: 'rate_limit_error', param: null, code: 'rate_limit_error' } });
+  t.same(body, {
+    error: {
+      message: anthropicFixture('error-429.json').error.message,
+      type: 'rate_limit_error',
+      param: null,
+      code: 'rate_limit_error',
+    },
+  });
 });
 
 t.test('400 passes through with its status, as an OpenAI envelope, and is not retried', async (t) => {

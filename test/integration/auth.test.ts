@@ -18,10 +18,19 @@ const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 const key = (name: string) => `sk-test-${name}-0123456789abcdef`;
 
-const chat = (url: string, apiKey: string | undefined, body: unknown = chatBody(), headers: Record<string, string> = {}) =>
+const chat = (
+  url: string,
+  apiKey: string | undefined,
+  body: unknown = chatBody(),
+  headers: Record<string, string> = {},
+) =>
   fetch(`${url}/v1/chat/completions`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` }), ...headers },
+    headers: {
+      'content-type': 'application/json',
+      ...(apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` }),
+      ...headers,
+    },
     body: JSON.stringify(body),
   });
 
@@ -49,27 +58,71 @@ function groups(...names: string[]) {
 t.test('the key may come as a Bearer token or in the api-key header', async (t) => {
   const { gatewayUrl } = await startTestService(t, baseConfig());
   t.equal((await chat(gatewayUrl, TEST_KEY)).status, 200, 'Authorization: Bearer');
-  t.equal((await chat(gatewayUrl, undefined, chatBody(), { authorization: `bearer ${TEST_KEY}` })).status, 200, 'scheme is case-insensitive');
+  t.equal(
+    (await chat(gatewayUrl, undefined, chatBody(), { authorization: `bearer ${TEST_KEY}` })).status,
+    200,
+    'scheme is case-insensitive',
+  );
   t.equal((await chat(gatewayUrl, undefined, chatBody(), { 'api-key': TEST_KEY })).status, 200, 'api-key header');
-  t.equal((await chat(gatewayUrl, undefined, chatBody(), { 'api-key': ` ${TEST_KEY} ` })).status, 200, 'api-key header, padded');
+  t.equal(
+    (await chat(gatewayUrl, undefined, chatBody(), { 'api-key': ` ${TEST_KEY} ` })).status,
+    200,
+    'api-key header, padded',
+  );
   t.equal((await models(gatewayUrl, { 'api-key': TEST_KEY })).status, 200, 'api-key on /v1/models');
   const basic = `Basic ${Buffer.from('proxy:secret').toString('base64')}`;
-  t.equal((await chat(gatewayUrl, undefined, chatBody(), { authorization: basic, 'api-key': TEST_KEY })).status, 200, 'a non-Bearer Authorization does not hide api-key');
+  t.equal(
+    (await chat(gatewayUrl, undefined, chatBody(), { authorization: basic, 'api-key': TEST_KEY })).status,
+    200,
+    'a non-Bearer Authorization does not hide api-key',
+  );
 
   await refusal(t, await chat(gatewayUrl, undefined), 401, 'invalid_api_key');
   const missing = await refusal(t, await chat(gatewayUrl, undefined), 401, 'invalid_api_key');
   t.match(missing.error.message, /Missing API key/);
   const unknown = await refusal(t, await chat(gatewayUrl, 'sk-test-unknown-0123456789'), 401, 'invalid_api_key');
   t.match(unknown.error.message, /Invalid API key/);
-  await refusal(t, await chat(gatewayUrl, undefined, chatBody(), { 'api-key': 'sk-test-unknown-0123456789' }), 401, 'invalid_api_key');
-  await refusal(t, await chat(gatewayUrl, undefined, chatBody(), { authorization: `Basic ${Buffer.from(`x:${TEST_KEY}`).toString('base64')}` }), 401, 'invalid_api_key');
-  await refusal(t, await chat(gatewayUrl, undefined, chatBody(), { authorization: `Bearer ${TEST_KEY} extra` }), 401, 'invalid_api_key');
-  await refusal(t, await chat(gatewayUrl, undefined, chatBody(), { authorization: `Bearer ${TEST_KEY.slice(0, -1)}` }), 401, 'invalid_api_key');
-  await refusal(t, await chat(gatewayUrl, undefined, chatBody(), { authorization: `Bearer ${TEST_KEY}x` }), 401, 'invalid_api_key');
+  await refusal(
+    t,
+    await chat(gatewayUrl, undefined, chatBody(), { 'api-key': 'sk-test-unknown-0123456789' }),
+    401,
+    'invalid_api_key',
+  );
+  await refusal(
+    t,
+    await chat(gatewayUrl, undefined, chatBody(), {
+      authorization: `Basic ${Buffer.from(`x:${TEST_KEY}`).toString('base64')}`,
+    }),
+    401,
+    'invalid_api_key',
+  );
+  await refusal(
+    t,
+    await chat(gatewayUrl, undefined, chatBody(), { authorization: `Bearer ${TEST_KEY} extra` }),
+    401,
+    'invalid_api_key',
+  );
+  await refusal(
+    t,
+    await chat(gatewayUrl, undefined, chatBody(), { authorization: `Bearer ${TEST_KEY.slice(0, -1)}` }),
+    401,
+    'invalid_api_key',
+  );
+  await refusal(
+    t,
+    await chat(gatewayUrl, undefined, chatBody(), { authorization: `Bearer ${TEST_KEY}x` }),
+    401,
+    'invalid_api_key',
+  );
   await refusal(t, await models(gatewayUrl, {}), 401, 'invalid_api_key');
   const noKeyEmb = await postJson(gatewayUrl, '/v1/embeddings', { model: 'demo', input: 'x' }, { authorization: '' });
   await refusal(t, noKeyEmb, 401, 'invalid_api_key');
-  const unknownNoGroup = await refusal(t, await chat(gatewayUrl, 'sk-test-unknown-0123456789', chatBody({ model: 'nope' })), 401, 'invalid_api_key');
+  const unknownNoGroup = await refusal(
+    t,
+    await chat(gatewayUrl, 'sk-test-unknown-0123456789', chatBody({ model: 'nope' })),
+    401,
+    'invalid_api_key',
+  );
   t.notMatch(unknownNoGroup.error.message, /nope/, 'an unknown key learns nothing about groups');
 });
 
@@ -81,13 +134,61 @@ t.test('key states: blocked, expired, rotated with and without grace left', asyn
       keys: [
         { alias: 'ok', key: key('ok'), project: 'default', model_groups: ['demo'], expires_at: iso(now + 24 * HOUR) },
         { alias: 'blocked', key: key('blocked'), project: 'default', model_groups: ['demo'], blocked: true },
-        { alias: 'blocked-expired', key: key('blocked-expired'), project: 'default', model_groups: ['demo'], blocked: true, expires_at: iso(now - HOUR) },
-        { alias: 'expired', key: key('expired'), project: 'default', model_groups: ['demo'], expires_at: iso(now - 1000) },
-        { alias: 'rotated-out', key: key('rotated-out'), project: 'default', model_groups: ['demo'], rotated_at: iso(now - 25 * HOUR), rotation_grace_hours: 24 },
-        { alias: 'rotated-no-grace', key: key('rotated-no-grace'), project: 'default', model_groups: ['demo'], rotated_at: iso(now - 1000) },
-        { alias: 'rotated-in', key: key('rotated-in'), project: 'default', model_groups: ['demo'], rotated_at: iso(now - HOUR), rotation_grace_hours: 24 },
-        { alias: 'rotated-in-expired', key: key('rotated-in-expired'), project: 'default', model_groups: ['demo'], rotated_at: iso(now - HOUR), rotation_grace_hours: 24, expires_at: iso(now - 1000) },
-        { alias: 'fractional', key: key('fractional'), project: 'default', model_groups: ['demo'], rotated_at: iso(now - 20 * 60_000), rotation_grace_hours: 0.5 },
+        {
+          alias: 'blocked-expired',
+          key: key('blocked-expired'),
+          project: 'default',
+          model_groups: ['demo'],
+          blocked: true,
+          expires_at: iso(now - HOUR),
+        },
+        {
+          alias: 'expired',
+          key: key('expired'),
+          project: 'default',
+          model_groups: ['demo'],
+          expires_at: iso(now - 1000),
+        },
+        {
+          alias: 'rotated-out',
+          key: key('rotated-out'),
+          project: 'default',
+          model_groups: ['demo'],
+          rotated_at: iso(now - 25 * HOUR),
+          rotation_grace_hours: 24,
+        },
+        {
+          alias: 'rotated-no-grace',
+          key: key('rotated-no-grace'),
+          project: 'default',
+          model_groups: ['demo'],
+          rotated_at: iso(now - 1000),
+        },
+        {
+          alias: 'rotated-in',
+          key: key('rotated-in'),
+          project: 'default',
+          model_groups: ['demo'],
+          rotated_at: iso(now - HOUR),
+          rotation_grace_hours: 24,
+        },
+        {
+          alias: 'rotated-in-expired',
+          key: key('rotated-in-expired'),
+          project: 'default',
+          model_groups: ['demo'],
+          rotated_at: iso(now - HOUR),
+          rotation_grace_hours: 24,
+          expires_at: iso(now - 1000),
+        },
+        {
+          alias: 'fractional',
+          key: key('fractional'),
+          project: 'default',
+          model_groups: ['demo'],
+          rotated_at: iso(now - 20 * 60_000),
+          rotation_grace_hours: 0.5,
+        },
       ],
     }),
   );
@@ -116,7 +217,14 @@ t.test('a key expires while the service runs (injected clock)', async (t) => {
     baseConfig({
       keys: [
         { alias: 'a', key: key('a'), project: 'default', model_groups: ['demo'], expires_at: '2030-01-01T01:00:00Z' },
-        { alias: 'b', key: key('b'), project: 'default', model_groups: ['demo'], rotated_at: '2030-01-01T00:00:00Z', rotation_grace_hours: 2 },
+        {
+          alias: 'b',
+          key: key('b'),
+          project: 'default',
+          model_groups: ['demo'],
+          rotated_at: '2030-01-01T00:00:00Z',
+          rotation_grace_hours: 2,
+        },
       ],
     }),
     { clock },
@@ -137,13 +245,44 @@ t.test('allowed_networks over IPv4', async (t) => {
     t,
     baseConfig({
       keys: [
-        { alias: 'loop', key: key('loop'), project: 'default', model_groups: ['demo'], allowed_networks: ['127.0.0.0/8'] },
-        { alias: 'exact', key: key('exact'), project: 'default', model_groups: ['demo'], allowed_networks: ['127.0.0.1'] },
+        {
+          alias: 'loop',
+          key: key('loop'),
+          project: 'default',
+          model_groups: ['demo'],
+          allowed_networks: ['127.0.0.0/8'],
+        },
+        {
+          alias: 'exact',
+          key: key('exact'),
+          project: 'default',
+          model_groups: ['demo'],
+          allowed_networks: ['127.0.0.1'],
+        },
         { alias: 'ten', key: key('ten'), project: 'default', model_groups: ['demo'], allowed_networks: ['10.0.0.0/8'] },
-        { alias: 'v6only', key: key('v6only'), project: 'default', model_groups: ['demo'], allowed_networks: ['::1/128'] },
-        { alias: 'both', key: key('both'), project: 'default', model_groups: ['demo'], allowed_networks: ['10.0.0.0/8', '::1', '127.0.0.1/32'] },
+        {
+          alias: 'v6only',
+          key: key('v6only'),
+          project: 'default',
+          model_groups: ['demo'],
+          allowed_networks: ['::1/128'],
+        },
+        {
+          alias: 'both',
+          key: key('both'),
+          project: 'default',
+          model_groups: ['demo'],
+          allowed_networks: ['10.0.0.0/8', '::1', '127.0.0.1/32'],
+        },
         { alias: 'empty', key: key('empty'), project: 'default', model_groups: ['demo'], allowed_networks: [] },
-        { alias: 'blocked-ten', key: key('blocked-ten'), project: 'default', model_groups: ['demo'], allowed_networks: ['10.0.0.0/8'], blocked: true },
+        {
+          alias: 'blocked-ten',
+          key: key('blocked-ten'),
+          project: 'default',
+          model_groups: ['demo'],
+          allowed_networks: ['10.0.0.0/8'],
+          blocked: true,
+        },
       ],
     }),
   );
@@ -156,7 +295,10 @@ t.test('allowed_networks over IPv4', async (t) => {
   await refusal(t, await chat(gatewayUrl, key('v6only')), 403, 'ip_not_allowed');
   await refusal(t, await models(gatewayUrl, { authorization: `Bearer ${key('ten')}` }), 403, 'ip_not_allowed');
   await refusal(t, await chat(gatewayUrl, key('blocked-ten')), 401, 'key_blocked');
-  const spoof = await chat(gatewayUrl, key('ten'), chatBody(), { 'x-forwarded-for': '10.1.2.3', 'x-real-ip': '10.1.2.3' });
+  const spoof = await chat(gatewayUrl, key('ten'), chatBody(), {
+    'x-forwarded-for': '10.1.2.3',
+    'x-real-ip': '10.1.2.3',
+  });
   await refusal(t, spoof, 403, 'ip_not_allowed');
 });
 
@@ -178,7 +320,13 @@ t.test('allowed_networks over IPv6 loopback', async (t) => {
     baseConfig({
       keys: [
         { alias: 'v6', key: key('v6'), project: 'default', model_groups: ['demo'], allowed_networks: ['::1/128'] },
-        { alias: 'v6-bare', key: key('v6-bare'), project: 'default', model_groups: ['demo'], allowed_networks: ['::1'] },
+        {
+          alias: 'v6-bare',
+          key: key('v6-bare'),
+          project: 'default',
+          model_groups: ['demo'],
+          allowed_networks: ['::1'],
+        },
         { alias: 'v4', key: key('v4'), project: 'default', model_groups: ['demo'], allowed_networks: ['127.0.0.0/8'] },
         { alias: 'ula', key: key('ula'), project: 'default', model_groups: ['demo'], allowed_networks: ['fd00::/8'] },
       ],
@@ -205,7 +353,13 @@ t.test('a dual-stack listener sees IPv4 clients as ::ffff:127.0.0.1, and IPv4 ra
     baseConfig({
       keys: [
         { alias: 'v4', key: key('v4'), project: 'default', model_groups: ['demo'], allowed_networks: ['127.0.0.0/8'] },
-        { alias: 'mapped', key: key('mapped'), project: 'default', model_groups: ['demo'], allowed_networks: ['::ffff:127.0.0.0/104'] },
+        {
+          alias: 'mapped',
+          key: key('mapped'),
+          project: 'default',
+          model_groups: ['demo'],
+          allowed_networks: ['::ffff:127.0.0.0/104'],
+        },
         { alias: 'ten', key: key('ten'), project: 'default', model_groups: ['demo'], allowed_networks: ['10.0.0.0/8'] },
         { alias: 'v6', key: key('v6'), project: 'default', model_groups: ['demo'], allowed_networks: ['::1/128'] },
       ],
@@ -265,8 +419,23 @@ t.test('the networks module', async (t) => {
   t.equal(parseAddress('nope'), undefined);
 
   // Legacy IPv4 forms are refused rather than read as another network ('010.0.0.0' would be 8.0.0.0).
-  for (const bad of ['10.0.0.0/33', '::1/129', 'example.com', '10.0.0', '127.1', '010.0.0.0/8', '0x7f.0.0.1', '2130706433', '1.2.3.4/', '']) {
-    t.throws(() => parseNetworks([bad]), { message: new RegExp(`'${bad.replace(/[./]/g, '\\$&')}' is not an IPv4 or IPv6 address or CIDR range`) }, `rejects ${JSON.stringify(bad)}`);
+  for (const bad of [
+    '10.0.0.0/33',
+    '::1/129',
+    'example.com',
+    '10.0.0',
+    '127.1',
+    '010.0.0.0/8',
+    '0x7f.0.0.1',
+    '2130706433',
+    '1.2.3.4/',
+    '',
+  ]) {
+    t.throws(
+      () => parseNetworks([bad]),
+      { message: new RegExp(`'${bad.replace(/[./]/g, '\\$&')}' is not an IPv4 or IPv6 address or CIDR range`) },
+      `rejects ${JSON.stringify(bad)}`,
+    );
   }
 });
 
@@ -287,11 +456,26 @@ t.test('model groups: granted, not granted, unknown, omitted with zero, one or s
   t.equal(ok.headers.get('x-svc-model-group'), 'demo');
   t.equal(ok.headers.get('x-svc-deployment'), 'demo-mock');
 
-  const notGranted = await refusal(t, await chat(gatewayUrl, key('one'), chatBody({ model: 'alpha' })), 403, 'model_not_allowed');
+  const notGranted = await refusal(
+    t,
+    await chat(gatewayUrl, key('one'), chatBody({ model: 'alpha' })),
+    403,
+    'model_not_allowed',
+  );
   t.match(notGranted.error.message, /alpha/);
-  const unknown = await refusal(t, await chat(gatewayUrl, key('one'), chatBody({ model: 'nope' })), 403, 'model_not_allowed');
+  const unknown = await refusal(
+    t,
+    await chat(gatewayUrl, key('one'), chatBody({ model: 'nope' })),
+    403,
+    'model_not_allowed',
+  );
   t.match(unknown.error.message, /nope/);
-  const emb = await postJson(gatewayUrl, '/v1/embeddings', { model: 'beta', input: 'x' }, { authorization: `Bearer ${key('two')}` });
+  const emb = await postJson(
+    gatewayUrl,
+    '/v1/embeddings',
+    { model: 'beta', input: 'x' },
+    { authorization: `Bearer ${key('two')}` },
+  );
   await refusal(t, emb, 403, 'model_not_allowed');
   await refusal(t, await chat(gatewayUrl, key('one'), chatBody({ model: 'DEMO' })), 403, 'model_not_allowed');
   await refusal(t, await chat(gatewayUrl, key('one'), chatBody({ model: 'mock-demo' })), 403, 'model_not_allowed');
@@ -305,7 +489,12 @@ t.test('model groups: granted, not granted, unknown, omitted with zero, one or s
     t.match(two.error.message, /model/);
     t.match(two.error.message, /2 model groups/);
     await refusal(t, await chat(gatewayUrl, key('zero'), body), 403, 'model_not_allowed');
-    const embOne = await postJson(gatewayUrl, '/v1/embeddings', { input: 'x', ...(model === undefined ? {} : { model }) }, { authorization: `Bearer ${key('one')}` });
+    const embOne = await postJson(
+      gatewayUrl,
+      '/v1/embeddings',
+      { input: 'x', ...(model === undefined ? {} : { model }) },
+      { authorization: `Bearer ${key('one')}` },
+    );
     t.equal(embOne.status, 200, `embeddings: model ${JSON.stringify(model)} with one group`);
     t.equal(embOne.headers.get('x-svc-model-group'), 'demo');
   }
@@ -323,7 +512,12 @@ t.test('GET /v1/models lists only granted groups, sorted, with created and owned
     baseConfig({
       model_groups: groups('zeta', 'demo', 'owned', 'hidden', 'Alpha', 'alpha'),
       keys: [
-        { alias: 'many', key: key('many'), project: 'default', model_groups: ['zeta', 'owned', 'demo', 'alpha', 'Alpha'] },
+        {
+          alias: 'many',
+          key: key('many'),
+          project: 'default',
+          model_groups: ['zeta', 'owned', 'demo', 'alpha', 'Alpha'],
+        },
         { alias: 'zero', key: key('zero'), project: 'default', model_groups: [] },
       ],
     }),
@@ -335,7 +529,11 @@ t.test('GET /v1/models lists only granted groups, sorted, with created and owned
   t.equal(res.headers.get('x-svc-model-group'), null, 'no group serves a models list');
   const body = (await res.json()) as any;
   t.equal(body.object, 'list');
-  t.same(body.data.map((m: any) => m.id), ['Alpha', 'alpha', 'demo', 'owned', 'zeta'], 'sorted by name (code point), hidden left out');
+  t.same(
+    body.data.map((m: any) => m.id),
+    ['Alpha', 'alpha', 'demo', 'owned', 'zeta'],
+    'sorted by name (code point), hidden left out',
+  );
   for (const m of body.data) {
     t.same(Object.keys(m).sort(), ['created', 'id', 'object', 'owned_by']);
     t.equal(m.object, 'model');
@@ -354,12 +552,25 @@ t.test('created without created_at is the first-load time, kept in data_dir acro
   const configPath = join(dir, 'gateway.yaml');
   writeFileSync(
     configPath,
-    stringify(baseConfig({ store: { data_dir: './state' }, model_groups: groups('nodate', 'demo'), keys: [{ alias: 'k', key: key('k'), project: 'default', model_groups: ['nodate', 'demo'] }] })),
+    stringify(
+      baseConfig({
+        store: { data_dir: './state' },
+        model_groups: groups('nodate', 'demo'),
+        keys: [{ alias: 'k', key: key('k'), project: 'default', model_groups: ['nodate', 'demo'] }],
+      }),
+    ),
   );
   const first = Date.parse('2031-05-05T10:00:00.900Z');
   const start = (nowMs: number) =>
-    startService({ configPath, log: silentLogger, watch: false, processMetrics: false, clock: { now: () => nowMs, sleep: systemClock.sleep } });
-  const list = async (url: string) => ((await (await models(url, { authorization: `Bearer ${key('k')}` })).json()) as any).data;
+    startService({
+      configPath,
+      log: silentLogger,
+      watch: false,
+      processMetrics: false,
+      clock: { now: () => nowMs, sleep: systemClock.sleep },
+    });
+  const list = async (url: string) =>
+    ((await (await models(url, { authorization: `Bearer ${key('k')}` })).json()) as any).data;
 
   const a = await start(first);
   const before = await list(a.gatewayUrl);
@@ -402,7 +613,14 @@ t.test('a key with an empty `key` is generated once per data dir; its plaintext 
   );
   const seen: string[] = [];
   const start = () =>
-    startService({ configPath, env: {}, log: silentLogger, watch: false, processMetrics: false, onGeneratedKey: (g) => seen.push(g.alias) });
+    startService({
+      configPath,
+      env: {},
+      log: silentLogger,
+      watch: false,
+      processMetrics: false,
+      onGeneratedKey: (g) => seen.push(g.alias),
+    });
 
   const a = await start();
   t.equal(a.generatedKeys.length, 2, 'one generated key per key without a value');
@@ -432,55 +650,104 @@ t.test('a key with an empty `key` is generated once per data dir; its plaintext 
   await refusal(t, await chat(b.gatewayUrl, 'sk-svc-not-the-generated-one-000000'), 401, 'invalid_api_key');
 });
 
-t.test('projects[].serving: false refuses every key of the project with 401 invalid_api_key, untraced; other projects are served', async (t) => {
-  const withServing = (serving: boolean) =>
-    baseConfig({
-      projects: [{ id: 'default', name: 'Default' }, { id: 'paused', name: 'Paused', serving }],
-      agents: [{ id: 'paused-bot', project: 'paused', name: 'paused bot' }],
-      keys: [
-        { alias: 'test', key: TEST_KEY, project: 'default', model_groups: ['demo'] },
-        { alias: 'paused', key: key('paused'), project: 'paused', model_groups: ['demo'] },
-        { alias: 'paused-blocked', key: key('paused-blocked'), project: 'paused', model_groups: ['demo'], blocked: true },
-      ],
-      plugins: [{ use: 'auth' }, { use: 'router' }, { use: 'tracing' }],
+t.test(
+  'projects[].serving: false refuses every key of the project with 401 invalid_api_key, untraced; other projects are served',
+  async (t) => {
+    const withServing = (serving: boolean) =>
+      baseConfig({
+        projects: [
+          { id: 'default', name: 'Default' },
+          { id: 'paused', name: 'Paused', serving },
+        ],
+        agents: [{ id: 'paused-bot', project: 'paused', name: 'paused bot' }],
+        keys: [
+          { alias: 'test', key: TEST_KEY, project: 'default', model_groups: ['demo'] },
+          { alias: 'paused', key: key('paused'), project: 'paused', model_groups: ['demo'] },
+          {
+            alias: 'paused-blocked',
+            key: key('paused-blocked'),
+            project: 'paused',
+            model_groups: ['demo'],
+            blocked: true,
+          },
+        ],
+        plugins: [{ use: 'auth' }, { use: 'router' }, { use: 'tracing' }],
+      });
+    const svc = await startTestService(t, withServing(false));
+    const db = svc.service.db;
+    const apiKey = await createApiKey(db, {
+      kind: 'project',
+      organizationId: 'default',
+      projectId: 'paused',
+      now: Date.now(),
     });
-  const svc = await startTestService(t, withServing(false));
-  const db = svc.service.db;
-  const apiKey = await createApiKey(db, { kind: 'project', organizationId: 'default', projectId: 'paused', now: Date.now() });
-  const minted = await fetch(`${svc.adminUrl}/api/public/v1/gateway/keys`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${apiKey.publicKey}:${apiKey.secretKey}`).toString('base64')}` },
-    body: JSON.stringify({ agentId: 'paused-bot', modelGroups: ['demo'], expiresInHours: 1 }),
-  });
-  t.equal(minted.status, 201, 'a key can still be minted for the project');
-  const mintedKey = ((await minted.json()) as any).key;
+    const minted = await fetch(`${svc.adminUrl}/api/public/v1/gateway/keys`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Basic ${Buffer.from(`${apiKey.publicKey}:${apiKey.secretKey}`).toString('base64')}`,
+      },
+      body: JSON.stringify({ agentId: 'paused-bot', modelGroups: ['demo'], expiresInHours: 1 }),
+    });
+    t.equal(minted.status, 201, 'a key can still be minted for the project');
+    const mintedKey = ((await minted.json()) as any).key;
 
-  for (const [label, apiKeyText] of [['a gateway.yaml key', key('paused')], ['a blocked one (serving off is checked first)', key('paused-blocked')], ['a minted key', mintedKey]]) {
-    const body = await refusal(t, await chat(svc.gatewayUrl, apiKeyText), 401, 'invalid_api_key');
-    t.equal(body.error.message, "Invalid API key: serving is off for this key's project.", label);
-    await refusal(t, await models(svc.gatewayUrl, { authorization: `Bearer ${apiKeyText}` }), 401, 'invalid_api_key');
-  }
-  const served = await chat(svc.gatewayUrl, TEST_KEY);
-  t.equal(served.status, 200, 'a key of another project is served');
-  // Traces are written in order: once the served request's trace is stored, the refusals' would be too.
-  const servedId = served.headers.get('x-svc-request-id');
-  await waitFor('the served trace', async () => (await db.query('SELECT 1 FROM traces WHERE id = $1', [servedId])).rows.length === 1);
-  t.same((await db.query("SELECT id FROM traces WHERE project_id = 'paused'")).rows, [], 'the refusals were not traced');
+    for (const [label, apiKeyText] of [
+      ['a gateway.yaml key', key('paused')],
+      ['a blocked one (serving off is checked first)', key('paused-blocked')],
+      ['a minted key', mintedKey],
+    ]) {
+      const body = await refusal(t, await chat(svc.gatewayUrl, apiKeyText), 401, 'invalid_api_key');
+      t.equal(body.error.message, "Invalid API key: serving is off for this key's project.", label);
+      await refusal(t, await models(svc.gatewayUrl, { authorization: `Bearer ${apiKeyText}` }), 401, 'invalid_api_key');
+    }
+    const served = await chat(svc.gatewayUrl, TEST_KEY);
+    t.equal(served.status, 200, 'a key of another project is served');
+    // Traces are written in order: once the served request's trace is stored, the refusals' would be too.
+    const servedId = served.headers.get('x-svc-request-id');
+    await waitFor(
+      'the served trace',
+      async () => (await db.query('SELECT 1 FROM traces WHERE id = $1', [servedId])).rows.length === 1,
+    );
+    t.same(
+      (await db.query("SELECT id FROM traces WHERE project_id = 'paused'")).rows,
+      [],
+      'the refusals were not traced',
+    );
 
-  svc.writeConfig(withServing(true));
-  t.same(await svc.service.reload(), { ok: true });
-  t.equal((await chat(svc.gatewayUrl, key('paused'))).status, 200, 'serving: true (the default) serves the project again');
-  t.equal((await chat(svc.gatewayUrl, mintedKey)).status, 200);
-  await refusal(t, await chat(svc.gatewayUrl, key('paused-blocked')), 401, 'key_blocked');
-});
+    svc.writeConfig(withServing(true));
+    t.same(await svc.service.reload(), { ok: true });
+    t.equal(
+      (await chat(svc.gatewayUrl, key('paused'))).status,
+      200,
+      'serving: true (the default) serves the project again',
+    );
+    t.equal((await chat(svc.gatewayUrl, mintedKey)).status, 200);
+    await refusal(t, await chat(svc.gatewayUrl, key('paused-blocked')), 401, 'key_blocked');
+  },
+);
 
 t.test('key_sha256 keys work without the plaintext in the config', async (t) => {
   const { createHash } = await import('node:crypto');
   const plaintext = key('hashed');
   const { gatewayUrl } = await startTestService(
     t,
-    baseConfig({ keys: [{ alias: 'hashed', key_sha256: createHash('sha256').update(plaintext).digest('hex'), project: 'default', model_groups: ['demo'] }] }),
+    baseConfig({
+      keys: [
+        {
+          alias: 'hashed',
+          key_sha256: createHash('sha256').update(plaintext).digest('hex'),
+          project: 'default',
+          model_groups: ['demo'],
+        },
+      ],
+    }),
   );
   t.equal((await chat(gatewayUrl, plaintext)).status, 200);
-  await refusal(t, await chat(gatewayUrl, createHash('sha256').update(plaintext).digest('hex')), 401, 'invalid_api_key');
+  await refusal(
+    t,
+    await chat(gatewayUrl, createHash('sha256').update(plaintext).digest('hex')),
+    401,
+    'invalid_api_key',
+  );
 });

@@ -5,10 +5,17 @@ import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import t, { type Test } from 'tap';
 import { getTrace, type StoredTrace } from '../../src/store/repos/traces.ts';
-import { converseText, startFakeBedrock, textStream, type BedrockBehaviour, type FakeBedrock } from '../helpers/fake-bedrock.ts';
+import {
+  converseText,
+  startFakeBedrock,
+  textStream,
+  type BedrockBehaviour,
+  type FakeBedrock,
+} from '../helpers/fake-bedrock.ts';
 import { TEST_KEY, baseConfig, startTestService } from '../helpers/service.ts';
 
-const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/bedrock/${name}`, import.meta.url), 'utf8'));
+const fixture = (name: string) =>
+  JSON.parse(readFileSync(new URL(`../fixtures/bedrock/${name}`, import.meta.url), 'utf8'));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const MODEL = 'anthropic.claude-3-5-haiku-20241022-v1:0';
 const AKID = 'AKIDFAKEBEDROCK';
@@ -22,7 +29,10 @@ const API_KEY = 'bedrock-api-key-0123456789';
 const PRICE = { input_per_mtok: 1, output_per_mtok: 2, cached_input_per_mtok: 0.5 };
 const CREATED = '2026-11-21T00:00:00Z';
 
-const fakeOptions = { credentials: { [AKID]: SECRET, [SESSION_AKID]: SESSION_SECRET, [ENV_AKID]: ENV_SECRET }, apiKeys: [API_KEY] };
+const fakeOptions = {
+  credentials: { [AKID]: SECRET, [SESSION_AKID]: SESSION_SECRET, [ENV_AKID]: ENV_SECRET },
+  apiKeys: [API_KEY],
+};
 async function fake(fallback?: BedrockBehaviour): Promise<FakeBedrock> {
   const f = await startFakeBedrock(fallback, fakeOptions);
   t.teardown(() => f.close());
@@ -30,11 +40,26 @@ async function fake(fallback?: BedrockBehaviour): Promise<FakeBedrock> {
 }
 
 const up = await fake();
-const throttledUp = await fake({ type: 'error', status: 429, errorType: 'ThrottlingException', message: 'Too many requests, please wait before trying again.' });
-const unavailableUp = await fake({ type: 'error', status: 503, errorType: 'ServiceUnavailableException', message: 'Bedrock is unable to process your request.' });
+const throttledUp = await fake({
+  type: 'error',
+  status: 429,
+  errorType: 'ThrottlingException',
+  message: 'Too many requests, please wait before trying again.',
+});
+const unavailableUp = await fake({
+  type: 'error',
+  status: 503,
+  errorType: 'ServiceUnavailableException',
+  message: 'Bedrock is unable to process your request.',
+});
 const streamThrottledUp = await fake({ type: 'stream', frames: fixture('stream-throttled-first.events.json') });
 
-const aws = (extra: Record<string, unknown> = {}) => ({ region: 'us-east-1', access_key_id: AKID, secret_access_key: SECRET, ...extra });
+const aws = (extra: Record<string, unknown> = {}) => ({
+  region: 'us-east-1',
+  access_key_id: AKID,
+  secret_access_key: SECRET,
+  ...extra,
+});
 const deployment = (id: string, url: string, extra: Record<string, unknown> = {}) => ({
   id,
   provider: 'bedrock',
@@ -53,14 +78,34 @@ const group = (name: string, deployments: Record<string, unknown>[], extra: Reco
 });
 const groups = [
   group('bed', [deployment('bed-1', up.url)]),
-  group('bed-session', [deployment('bed-session', up.url, { aws: { region: 'us-east-1', access_key_id: SESSION_AKID, secret_access_key: SESSION_SECRET, session_token: 'FQoGZXIvYXdzEXAMPLESESSIONTOKEN' } })]),
+  group('bed-session', [
+    deployment('bed-session', up.url, {
+      aws: {
+        region: 'us-east-1',
+        access_key_id: SESSION_AKID,
+        secret_access_key: SESSION_SECRET,
+        session_token: 'FQoGZXIvYXdzEXAMPLESESSIONTOKEN',
+      },
+    }),
+  ]),
   group('bed-apikey', [deployment('bed-apikey', up.url, { aws: { region: 'us-east-1' }, api_key: API_KEY })]),
   group('bed-env', [deployment('bed-env', up.url, { aws: { region: 'us-east-1' } })]),
   group('bed-wrong-secret', [deployment('bed-wrong', up.url, { aws: aws({ secret_access_key: 'not-the-secret' }) })]),
   group('bed-nova', [deployment('bed-nova', up.url, { model: 'us.amazon.nova-lite-v1:0' })]),
   // The throttled deployment is almost always chosen first; the retry must land on the other one.
-  group('bed-retry', [deployment('thr', throttledUp.url, { weight: 1000 }), deployment('ok-after-throttle', up.url, { weight: 0.001 })], { routing: { retries: 1 } }),
-  group('bed-stream-retry', [deployment('thr-stream', streamThrottledUp.url, { weight: 1000 }), deployment('ok-after-stream-throttle', up.url, { weight: 0.001 })], { routing: { retries: 1 } }),
+  group(
+    'bed-retry',
+    [deployment('thr', throttledUp.url, { weight: 1000 }), deployment('ok-after-throttle', up.url, { weight: 0.001 })],
+    { routing: { retries: 1 } },
+  ),
+  group(
+    'bed-stream-retry',
+    [
+      deployment('thr-stream', streamThrottledUp.url, { weight: 1000 }),
+      deployment('ok-after-stream-throttle', up.url, { weight: 0.001 }),
+    ],
+    { routing: { retries: 1 } },
+  ),
   group('bed-unavailable', [deployment('unavailable', unavailableUp.url)], { fallback: 'bed-fallback' }),
   group('bed-fallback', [deployment('fallback', up.url)]),
 ];
@@ -84,7 +129,11 @@ const messages = [{ role: 'user' as const, content: 'Hello Bedrock' }];
 const attemptsOf = (headers: Headers) => JSON.parse(headers.get('x-svc-attempts') ?? '[]');
 
 /** The error a call rejects with (undefined when it resolves). */
-const failure = (call: Promise<unknown>): Promise<any> => call.then(() => undefined, (err: unknown) => err);
+const failure = (call: Promise<unknown>): Promise<any> =>
+  call.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
 
 async function traceOf(id: string): Promise<StoredTrace> {
   for (const until = Date.now() + 10_000; ; await sleep(20)) {
@@ -111,14 +160,26 @@ t.test('plain chat: Converse, signed with service bedrock, the model id ":" sign
   t.equal(data.choices[0].message.role, 'assistant');
   t.equal(data.choices[0].message.content, 'Hello from Bedrock');
   t.equal(data.choices[0].finish_reason, 'stop');
-  t.same(data.usage, { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17, prompt_tokens_details: { cached_tokens: 0 } });
+  t.same(data.usage, {
+    prompt_tokens: 12,
+    completion_tokens: 5,
+    total_tokens: 17,
+    prompt_tokens_details: { cached_tokens: 0 },
+  });
   t.equal(response.headers.get('x-svc-deployment'), 'bed-1');
   t.equal(response.headers.get('x-svc-cost'), '0.000022', '12 × 1e-6 + 5 × 2e-6');
   const r = lastSigned(t);
   t.equal(r.path, '/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse', 'the wire carries %3A');
   t.equal(r.modelId, MODEL);
-  t.match(r.sigv4!.canonicalRequest, /^POST\n\/model\/anthropic\.claude-3-5-haiku-20241022-v1%253A0\/converse\n/, 'signed as %253A');
-  t.same(r.body, { messages: [{ role: 'user', content: [{ text: 'Hello Bedrock' }] }], inferenceConfig: { maxTokens: 4096 } });
+  t.match(
+    r.sigv4!.canonicalRequest,
+    /^POST\n\/model\/anthropic\.claude-3-5-haiku-20241022-v1%253A0\/converse\n/,
+    'signed as %253A',
+  );
+  t.same(r.body, {
+    messages: [{ role: 'user', content: [{ text: 'Hello Bedrock' }] }],
+    inferenceConfig: { maxTokens: 4096 },
+  });
   t.notOk('x-amz-security-token' in r.headers);
 });
 
@@ -143,10 +204,16 @@ t.test('image as a data URL becomes an image block; an http URL is a 400 that ne
     { type: 'image_url' as const, image_url: { url: `data:image/png;base64,${png}` } },
   ];
   await client.chat.completions.create({ model: 'bed', messages: [{ role: 'user', content }] });
-  t.same(lastSigned(t).body.messages[0].content, [{ text: 'What is this?' }, { image: { format: 'png', source: { bytes: png } } }]);
+  t.same(lastSigned(t).body.messages[0].content, [
+    { text: 'What is this?' },
+    { image: { format: 'png', source: { bytes: png } } },
+  ]);
   const before = up.requests.length;
   const err = await failure(
-    client.chat.completions.create({ model: 'bed', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] }] }),
+    client.chat.completions.create({
+      model: 'bed',
+      messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] }],
+    }),
   );
   t.ok(err instanceof OpenAI.BadRequestError);
   t.equal(err.status, 400);
@@ -157,12 +224,21 @@ t.test('image as a data URL becomes an image block; an http URL is a 400 that ne
 
 const weatherTool = {
   type: 'function' as const,
-  function: { name: 'get_weather', description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Current weather',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
 };
 
 t.test('parallel tool calls, not streamed: tool_calls with JSON-string arguments, usage by the rule', async (t) => {
   up.queue.push({ type: 'converse', body: fixture('response-parallel-tools.converse.json') });
-  const data = await client.chat.completions.create({ model: 'bed', messages, tools: [weatherTool], tool_choice: 'required' });
+  const data = await client.chat.completions.create({
+    model: 'bed',
+    messages,
+    tools: [weatherTool],
+    tool_choice: 'required',
+  });
   const choice = data.choices[0];
   t.equal(choice.finish_reason, 'tool_calls');
   t.equal(choice.message.content, 'Checking both cities.');
@@ -170,16 +246,35 @@ t.test('parallel tool calls, not streamed: tool_calls with JSON-string arguments
     { id: 'tooluse_paris', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
     { id: 'tooluse_rome', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
   ]);
-  t.same(data.usage, { prompt_tokens: 1300, completion_tokens: 40, total_tokens: 1340, prompt_tokens_details: { cached_tokens: 1000 } });
+  t.same(data.usage, {
+    prompt_tokens: 1300,
+    completion_tokens: 40,
+    total_tokens: 1340,
+    prompt_tokens_details: { cached_tokens: 1000 },
+  });
   t.same(lastSigned(t).body.toolConfig, {
-    tools: [{ toolSpec: { name: 'get_weather', description: 'Current weather', inputSchema: { json: weatherTool.function.parameters } } }],
+    tools: [
+      {
+        toolSpec: {
+          name: 'get_weather',
+          description: 'Current weather',
+          inputSchema: { json: weatherTool.function.parameters },
+        },
+      },
+    ],
     toolChoice: { any: {} },
   });
 });
 
 t.test('parallel tool calls, streamed: indices 0 and 1, arguments reassembled, usage chunk last', async (t) => {
   up.queue.push({ type: 'stream', frames: fixture('stream-parallel-tools.events.json') });
-  const stream = await client.chat.completions.create({ model: 'bed', messages, tools: [weatherTool], stream: true, stream_options: { include_usage: true } });
+  const stream = await client.chat.completions.create({
+    model: 'bed',
+    messages,
+    tools: [weatherTool],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   const calls: { id?: string; name?: string; arguments: string }[] = [];
   let content = '';
   let finish: string | null = null;
@@ -206,40 +301,59 @@ t.test('parallel tool calls, streamed: indices 0 and 1, arguments reassembled, u
     { id: 'tooluse_rome', name: 'get_weather', arguments: '{"city":"Rome"}' },
   ]);
   t.equal(finish, 'tool_calls');
-  t.same(usage, { prompt_tokens: 1300, completion_tokens: 40, total_tokens: 1340, prompt_tokens_details: { cached_tokens: 1000 } });
+  t.same(usage, {
+    prompt_tokens: 1300,
+    completion_tokens: 40,
+    total_tokens: 1340,
+    prompt_tokens_details: { cached_tokens: 1000 },
+  });
   const r = lastSigned(t);
   t.equal(r.path, '/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse-stream');
   t.equal(r.headers.accept, 'application/vnd.amazon.eventstream');
 });
 
-t.test('tool results round trip: assistant tool_calls → toolUse, tool messages → one user turn of toolResult', async (t) => {
-  const request = fixture('request-tool-round-trip.openai.json');
-  await client.chat.completions.create({ ...request, model: 'bed' });
-  t.same(lastSigned(t).body, fixture('request-tool-round-trip.converse.json'));
-});
+t.test(
+  'tool results round trip: assistant tool_calls → toolUse, tool messages → one user turn of toolResult',
+  async (t) => {
+    const request = fixture('request-tool-round-trip.openai.json');
+    await client.chat.completions.create({ ...request, model: 'bed' });
+    t.same(lastSigned(t).body, fixture('request-tool-round-trip.converse.json'));
+  },
+);
 
-t.test('stop reasons: max_tokens → length, stop_sequence → stop, guardrail → content_filter (streamed too)', async (t) => {
-  up.queue.push({ type: 'converse', body: converseText('Cut', undefined, 'max_tokens') });
-  t.equal((await client.chat.completions.create({ model: 'bed', messages, max_tokens: 3 })).choices[0].finish_reason, 'length');
-  t.equal(lastSigned(t).body.inferenceConfig.maxTokens, 3);
-  up.queue.push({ type: 'converse', body: converseText('Up to', undefined, 'stop_sequence') });
-  t.equal((await client.chat.completions.create({ model: 'bed', messages, stop: ['END'] })).choices[0].finish_reason, 'stop');
-  t.same(lastSigned(t).body.inferenceConfig.stopSequences, ['END']);
-  up.queue.push({ type: 'converse', body: fixture('response-guardrail.converse.json') });
-  const guarded = await client.chat.completions.create({ model: 'bed', messages });
-  t.equal(guarded.choices[0].finish_reason, 'content_filter');
-  up.queue.push({ type: 'stream', frames: textStream(['Sorry.'], undefined, 'guardrail_intervened') });
-  let finish: string | null = null;
-  for await (const chunk of await client.chat.completions.create({ model: 'bed', messages, stream: true })) {
-    finish = chunk.choices[0]?.finish_reason ?? finish;
-    t.notOk(chunk.usage, 'no usage chunk without include_usage');
-  }
-  t.equal(finish, 'content_filter');
-});
+t.test(
+  'stop reasons: max_tokens → length, stop_sequence → stop, guardrail → content_filter (streamed too)',
+  async (t) => {
+    up.queue.push({ type: 'converse', body: converseText('Cut', undefined, 'max_tokens') });
+    t.equal(
+      (await client.chat.completions.create({ model: 'bed', messages, max_tokens: 3 })).choices[0].finish_reason,
+      'length',
+    );
+    t.equal(lastSigned(t).body.inferenceConfig.maxTokens, 3);
+    up.queue.push({ type: 'converse', body: converseText('Up to', undefined, 'stop_sequence') });
+    t.equal(
+      (await client.chat.completions.create({ model: 'bed', messages, stop: ['END'] })).choices[0].finish_reason,
+      'stop',
+    );
+    t.same(lastSigned(t).body.inferenceConfig.stopSequences, ['END']);
+    up.queue.push({ type: 'converse', body: fixture('response-guardrail.converse.json') });
+    const guarded = await client.chat.completions.create({ model: 'bed', messages });
+    t.equal(guarded.choices[0].finish_reason, 'content_filter');
+    up.queue.push({ type: 'stream', frames: textStream(['Sorry.'], undefined, 'guardrail_intervened') });
+    let finish: string | null = null;
+    for await (const chunk of await client.chat.completions.create({ model: 'bed', messages, stream: true })) {
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+      t.notOk(chunk.usage, 'no usage chunk without include_usage');
+    }
+    t.equal(finish, 'content_filter');
+  },
+);
 
 t.test('a streamed call is costed from the metadata usage (cache reads at the cached price)', async (t) => {
   up.queue.push({ type: 'stream', frames: fixture('stream-parallel-tools.events.json') });
-  const { data: stream, response } = await client.chat.completions.create({ model: 'bed', messages, stream: true }).withResponse();
+  const { data: stream, response } = await client.chat.completions
+    .create({ model: 'bed', messages, stream: true })
+    .withResponse();
   for await (const _ of stream);
   t.equal(response.headers.get('x-svc-cost-estimated'), 'true');
   const trace = await traceOf(response.headers.get('x-svc-request-id')!);
@@ -288,22 +402,37 @@ t.test('429 ThrottlingException is retried on the other deployment', async (t) =
 });
 
 t.test('a throttlingException as the first stream frame is retried before anything reached the client', async (t) => {
-  const { data: stream, response } = await client.chat.completions.create({ model: 'bed-stream-retry', messages, stream: true }).withResponse();
+  const { data: stream, response } = await client.chat.completions
+    .create({ model: 'bed-stream-retry', messages, stream: true })
+    .withResponse();
   let text = '';
   for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
   t.equal(text, 'Hello from Bedrock');
-  t.match(attemptsOf(response.headers), [{ d: 'thr-stream', o: 'retryable', st: 429 }, { d: 'ok-after-stream-throttle', o: 'ok' }]);
+  t.match(attemptsOf(response.headers), [
+    { d: 'thr-stream', o: 'retryable', st: 429 },
+    { d: 'ok-after-stream-throttle', o: 'ok' },
+  ]);
 });
 
 t.test('503 ServiceUnavailableException falls back to the fallback group', async (t) => {
-  const { data, response } = await client.chat.completions.create({ model: 'bed-unavailable', messages }).withResponse();
+  const { data, response } = await client.chat.completions
+    .create({ model: 'bed-unavailable', messages })
+    .withResponse();
   t.equal(data.choices[0].message.content, 'Hello from Bedrock');
   t.equal(response.headers.get('x-svc-model-group'), 'bed-fallback');
-  t.match(attemptsOf(response.headers), [{ d: 'unavailable', o: 'retryable', st: 503 }, { d: 'fallback', o: 'ok' }]);
+  t.match(attemptsOf(response.headers), [
+    { d: 'unavailable', o: 'retryable', st: 503 },
+    { d: 'fallback', o: 'ok' },
+  ]);
 });
 
 t.test('400 ValidationException passes through with its status, message and AWS name as code', async (t) => {
-  up.queue.push({ type: 'error', status: 400, errorType: 'ValidationException', message: 'The model returned the following errors: messages: roles must alternate' });
+  up.queue.push({
+    type: 'error',
+    status: 400,
+    errorType: 'ValidationException',
+    message: 'The model returned the following errors: messages: roles must alternate',
+  });
   const before = up.requests.length;
   const err = await failure(client.chat.completions.create({ model: 'bed', messages }));
   t.ok(err instanceof OpenAI.BadRequestError);
@@ -329,14 +458,23 @@ t.test('session-token credentials: X-Amz-Security-Token sent and signed', async 
   t.ok(r.sigv4!.signedHeaders!.includes('x-amz-security-token'));
 });
 
-t.test('a body from 16 KiB on is hashed on a worker thread: x-amz-content-sha256 signed and matching the body', async (t) => {
-  await client.chat.completions.create({ model: 'bed', messages: [{ role: 'user', content: 'y'.repeat(16 * 1024) }] });
-  const large = lastSigned(t);
-  t.match(large.headers['x-amz-content-sha256'], /^[0-9a-f]{64}$/, 'the fake checked it against the body');
-  t.ok(large.sigv4!.signedHeaders!.includes('x-amz-content-sha256'));
-  await client.chat.completions.create({ model: 'bed', messages: [{ role: 'user', content: 'y'.repeat(15 * 1024) }] });
-  t.notOk('x-amz-content-sha256' in lastSigned(t).headers, 'smaller bodies are hashed inline by the signer');
-});
+t.test(
+  'a body from 16 KiB on is hashed on a worker thread: x-amz-content-sha256 signed and matching the body',
+  async (t) => {
+    await client.chat.completions.create({
+      model: 'bed',
+      messages: [{ role: 'user', content: 'y'.repeat(16 * 1024) }],
+    });
+    const large = lastSigned(t);
+    t.match(large.headers['x-amz-content-sha256'], /^[0-9a-f]{64}$/, 'the fake checked it against the body');
+    t.ok(large.sigv4!.signedHeaders!.includes('x-amz-content-sha256'));
+    await client.chat.completions.create({
+      model: 'bed',
+      messages: [{ role: 'user', content: 'y'.repeat(15 * 1024) }],
+    });
+    t.notOk('x-amz-content-sha256' in lastSigned(t).headers, 'smaller bodies are hashed inline by the signer');
+  },
+);
 
 t.test('a Bedrock API key is sent as Bearer, without SigV4', async (t) => {
   await client.chat.completions.create({ model: 'bed-apikey', messages });

@@ -23,9 +23,23 @@ const TENTH = 100 - HELLO_PROMPT;
 const NANO = 1e9;
 
 /** The model group each test key asks for unless a test names another. */
-const GROUP_OF: Record<string, string> = { 'unit-key': 'fast', 'agent-key': 'fast', 'soft-key': 'fast', 'unpriced-key': 'unpriced', 'ghost-unit': 'fast', 'loop-key': 'fast', 'stream-key': 'up', free: 'unpriced' };
+const GROUP_OF: Record<string, string> = {
+  'unit-key': 'fast',
+  'agent-key': 'fast',
+  'soft-key': 'fast',
+  'unpriced-key': 'unpriced',
+  'ghost-unit': 'fast',
+  'loop-key': 'fast',
+  'stream-key': 'up',
+  free: 'unpriced',
+};
 
-function chat(url: string, name: string, extra: Record<string, unknown> = {}, init: RequestInit = {}): Promise<Response> {
+function chat(
+  url: string,
+  name: string,
+  extra: Record<string, unknown> = {},
+  init: RequestInit = {},
+): Promise<Response> {
   return fetch(`${url}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key(name)}` },
@@ -34,24 +48,37 @@ function chat(url: string, name: string, extra: Record<string, unknown> = {}, in
   });
 }
 
-
 /** Requests and nano-USD in the ledger for a budget. */
 async function ledger(db: Database, budgetId: string): Promise<{ requests: number; nano: number }> {
-  const r = await db.query<{ requests: unknown; nano: unknown }>('SELECT COALESCE(sum(requests), 0) AS requests, COALESCE(sum(usd_nano), 0) AS nano FROM budget_spend WHERE budget_id = $1', [budgetId]);
+  const r = await db.query<{ requests: unknown; nano: unknown }>(
+    'SELECT COALESCE(sum(requests), 0) AS requests, COALESCE(sum(usd_nano), 0) AS nano FROM budget_spend WHERE budget_id = $1',
+    [budgetId],
+  );
   return { requests: Number(r.rows[0].requests), nano: Number(r.rows[0].nano) };
 }
 
 /** Longest a period can still run: a day, or 31 days. */
 const PERIOD_SECONDS = { daily: 86_400, monthly: 31 * 86_400 } as const;
 
-async function checkBudgetExceeded(t: Test, res: Response, label: RegExp, period: 'total' | 'daily' | 'monthly'): Promise<void> {
+async function checkBudgetExceeded(
+  t: Test,
+  res: Response,
+  label: RegExp,
+  period: 'total' | 'daily' | 'monthly',
+): Promise<void> {
   t.equal(res.status, 429);
   const body = await res.json();
-  t.same(body, { error: { message: body.error.message, type: 'rate_limit_error', param: null, code: 'budget_exceeded' } });
+  t.same(body, {
+    error: { message: body.error.message, type: 'rate_limit_error', param: null, code: 'budget_exceeded' },
+  });
   t.match(body.error.message, label, 'the message names the budget');
   const retryAfter = res.headers.get('retry-after');
   if (period === 'total') t.equal(retryAfter, null, 'no retry-after: waiting does not refill a total budget');
-  else t.ok(/^\d+$/.test(retryAfter ?? '') && Number(retryAfter) >= 1 && Number(retryAfter) <= PERIOD_SECONDS[period], `retry-after within the ${period} period (${retryAfter})`);
+  else
+    t.ok(
+      /^\d+$/.test(retryAfter ?? '') && Number(retryAfter) >= 1 && Number(retryAfter) <= PERIOD_SECONDS[period],
+      `retry-after within the ${period} period (${retryAfter})`,
+    );
 }
 
 function config(upUrl: string, extra: Record<string, any> = {}) {
@@ -62,10 +89,20 @@ function config(upUrl: string, extra: Record<string, any> = {}) {
       { id: 'capped', name: 'Capped', budgets: [{ usd: 0.3, period: 'monthly' }] },
     ],
     model_groups: [
-      { name: 'demo', deployments: [{ id: 'demo-mock', provider: 'mock', model: 'mock-small', price: PRICE, mock: { latency_ms: 150 } }] },
+      {
+        name: 'demo',
+        deployments: [
+          { id: 'demo-mock', provider: 'mock', model: 'mock-small', price: PRICE, mock: { latency_ms: 150 } },
+        ],
+      },
       { name: 'fast', deployments: [{ id: 'fast-mock', provider: 'mock', model: 'mock-small', price: PRICE }] },
       // Answers after every request of a concurrent burst has been admitted, even on a loaded machine.
-      { name: 'held', deployments: [{ id: 'held-mock', provider: 'mock', model: 'mock-small', price: PRICE, mock: { latency_ms: 3000 } }] },
+      {
+        name: 'held',
+        deployments: [
+          { id: 'held-mock', provider: 'mock', model: 'mock-small', price: PRICE, mock: { latency_ms: 3000 } },
+        ],
+      },
       { name: 'unpriced', deployments: [openaiDeployment('unpriced-up', upUrl, { model: 'no-such-model' })] },
       { name: 'up', deployments: [openaiDeployment('priced-up', upUrl, { price: PRICE })] },
       { name: 'gpt', deployments: [openaiDeployment('gpt-up', upUrl, { model: 'gpt-4o-mini-2024-07-18' })] },
@@ -82,7 +119,14 @@ function config(upUrl: string, extra: Record<string, any> = {}) {
       { alias: 'unit-key', key: key('unit-key'), project: 'default', model_groups: ['fast'], unit: 'team-a' },
       { alias: 'agent-key', key: key('agent-key'), project: 'default', model_groups: ['fast'], agent: 'bot' },
       { alias: 'soft-key', key: key('soft-key'), project: 'soft-proj', model_groups: ['fast', 'unpriced'] },
-      { alias: 'unpriced-key', key: key('unpriced-key'), project: 'default', model_groups: ['unpriced', 'gpt'], budget_usd: 5, budget_period: 'daily' },
+      {
+        alias: 'unpriced-key',
+        key: key('unpriced-key'),
+        project: 'default',
+        model_groups: ['unpriced', 'gpt'],
+        budget_usd: 5,
+        budget_period: 'daily',
+      },
       { alias: 'ghost-unit', key: key('ghost-unit'), project: 'default', model_groups: ['fast'], unit: 'ghost' },
       { alias: 'loop-key', key: key('loop-key'), project: 'default', model_groups: ['fast'], unit: 'loop-1' },
       { alias: 'stream-key', key: key('stream-key'), project: 'default', model_groups: ['up'], budget_usd: 2 },
@@ -103,42 +147,54 @@ for (const mode of COUNTERS_MODES) {
     const [a, b = a] = gw.urls;
     const at = (i: number) => gw.urls[i % gw.urls.length];
 
-    t.test('50 concurrent requests against a budget that fits 10 worst cases: 10 pass, never an overshoot', async (t) => {
-      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => chat(at(i), 'k10', { model: 'held', max_tokens: TENTH })));
-      const passed = results.filter((r) => r.status === 200);
-      const refused = results.filter((r) => r.status === 429);
-      t.equal(passed.length, 10, 'exactly ten reservations of $0.10 fit in $1');
-      t.equal(refused.length, 40);
-      await checkBudgetExceeded(t, refused[0], /key 'k10' has \$0\.\d+ of its total budget of \$1\.00 left, and this request may cost up to \$0\.10/, 'total');
-      await Promise.all(refused.slice(1).map((r) => r.arrayBuffer()));
-      const perRequest = (await passed[0].json()).usage.total_tokens * 0.001;
-      await Promise.all(passed.slice(1).map((r) => r.arrayBuffer()));
-      const settled = await waitFor('ten requests in the ledger', async () => {
-        const l = await ledger(db, 'key:k10:total');
-        return l.requests === 10 && l;
-      });
-      t.equal(settled.nano, Math.round(10 * perRequest * NANO), 'the ledger holds the real cost of the ten');
+    t.test(
+      '50 concurrent requests against a budget that fits 10 worst cases: 10 pass, never an overshoot',
+      async (t) => {
+        const results = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => chat(at(i), 'k10', { model: 'held', max_tokens: TENTH })),
+        );
+        const passed = results.filter((r) => r.status === 200);
+        const refused = results.filter((r) => r.status === 429);
+        t.equal(passed.length, 10, 'exactly ten reservations of $0.10 fit in $1');
+        t.equal(refused.length, 40);
+        await checkBudgetExceeded(
+          t,
+          refused[0],
+          /key 'k10' has \$0\.\d+ of its total budget of \$1\.00 left, and this request may cost up to \$0\.10/,
+          'total',
+        );
+        await Promise.all(refused.slice(1).map((r) => r.arrayBuffer()));
+        const perRequest = (await passed[0].json()).usage.total_tokens * 0.001;
+        await Promise.all(passed.slice(1).map((r) => r.arrayBuffer()));
+        const settled = await waitFor('ten requests in the ledger', async () => {
+          const l = await ledger(db, 'key:k10:total');
+          return l.requests === 10 && l;
+        });
+        t.equal(settled.nano, Math.round(10 * perRequest * NANO), 'the ledger holds the real cost of the ten');
 
-      // Then one at a time (no latency needed now) until refused: admitted while spent + $0.10 <= $1.
-      let served = 0;
-      for (;;) {
-        const res = await chat(at(served), 'k10', { model: 'fast', max_tokens: TENTH });
-        if (res.status !== 200) {
-          await checkBudgetExceeded(t, res, /key 'k10'/, 'total');
-          break;
+        // Then one at a time (no latency needed now) until refused: admitted while spent + $0.10 <= $1.
+        let served = 0;
+        for (;;) {
+          const res = await chat(at(served), 'k10', { model: 'fast', max_tokens: TENTH });
+          if (res.status !== 200) {
+            await checkBudgetExceeded(t, res, /key 'k10'/, 'total');
+            break;
+          }
+          await res.arrayBuffer();
+          served++;
+          await waitFor('settled', async () => (await ledger(db, 'key:k10:total')).requests === 10 + served);
+          if (served > 100) throw new Error('never refused');
         }
-        await res.arrayBuffer();
-        served++;
-        await waitFor('settled', async () => (await ledger(db, 'key:k10:total')).requests === 10 + served);
-        if (served > 100) throw new Error('never refused');
-      }
-      const total = await ledger(db, 'key:k10:total');
-      t.equal(served, Math.floor((1 - 0.1 - 10 * perRequest) / perRequest + 1e-9) + 1, 'as many as fit');
-      t.ok(total.nano <= NANO, `spent ${total.nano / NANO} <= $1: no overshoot`);
-      t.ok(total.nano > NANO - 0.1 * NANO - perRequest * NANO, 'and the budget was used up to the last worst case');
-      const counter = await gw.service.counters.readPeriods([{ key: '{p:default}:budget:key:k10:total', periodId: 'total' }]);
-      t.same(counter, [total.nano], 'the hot counter equals the ledger once everything settled');
-    });
+        const total = await ledger(db, 'key:k10:total');
+        t.equal(served, Math.floor((1 - 0.1 - 10 * perRequest) / perRequest + 1e-9) + 1, 'as many as fit');
+        t.ok(total.nano <= NANO, `spent ${total.nano / NANO} <= $1: no overshoot`);
+        t.ok(total.nano > NANO - 0.1 * NANO - perRequest * NANO, 'and the budget was used up to the last worst case');
+        const counter = await gw.service.counters.readPeriods([
+          { key: '{p:default}:budget:key:k10:total', periodId: 'total' },
+        ]);
+        t.same(counter, [total.nano], 'the hot counter equals the ledger once everything settled');
+      },
+    );
 
     t.test('the chain: a unit ancestor, an agent, and the project; each names itself when it refuses', async (t) => {
       // eng: $0.25 a day, hard. Each request reserves $0.10 and really costs the mock's usage.
@@ -162,16 +218,38 @@ for (const mode of COUNTERS_MODES) {
         return l.requests === served && l;
       });
       t.equal(soft.nano, (await ledger(db, 'unit:eng:daily')).nano, 'the soft budget of team-a saw the same spend');
-      const rows = await db.query<{ period_id: string }>("SELECT DISTINCT period_id FROM budget_spend WHERE budget_id = 'unit:eng:daily'");
-      t.same(rows.rows.map((r) => r.period_id), [day], 'daily spend is kept per UTC day');
+      const rows = await db.query<{ period_id: string }>(
+        "SELECT DISTINCT period_id FROM budget_spend WHERE budget_id = 'unit:eng:daily'",
+      );
+      t.same(
+        rows.rows.map((r) => r.period_id),
+        [day],
+        'daily spend is kept per UTC day',
+      );
 
-      await checkBudgetExceeded(t, await chat(a, 'agent-key', { max_tokens: TENTH }), /agent 'bot' has \$0\.05 of its monthly budget of \$0\.05 left/, 'monthly');
-      t.equal((await chat(b, 'agent-key', { max_tokens: 20 })).status, 200, 'a request whose worst case fits the agent budget passes');
+      await checkBudgetExceeded(
+        t,
+        await chat(a, 'agent-key', { max_tokens: TENTH }),
+        /agent 'bot' has \$0\.05 of its monthly budget of \$0\.05 left/,
+        'monthly',
+      );
+      t.equal(
+        (await chat(b, 'agent-key', { max_tokens: 20 })).status,
+        200,
+        'a request whose worst case fits the agent budget passes',
+      );
 
       // The project 'capped' ($0.30): three worst cases of $0.10 fit, the fourth does not, in any order.
-      const results = await Promise.all(Array.from({ length: 4 }, (_, i) => chat(at(i), 'capped-key', { max_tokens: TENTH })));
+      const results = await Promise.all(
+        Array.from({ length: 4 }, (_, i) => chat(at(i), 'capped-key', { max_tokens: TENTH })),
+      );
       t.same(results.map((r) => r.status).sort(), [200, 200, 200, 429]);
-      await checkBudgetExceeded(t, results.find((r) => r.status === 429)!, /project 'capped'/, 'monthly');
+      await checkBudgetExceeded(
+        t,
+        results.find((r) => r.status === 429)!,
+        /project 'capped'/,
+        'monthly',
+      );
     });
 
     t.test('soft budgets never refuse; the overrun is noted in the trace', async (t) => {
@@ -180,7 +258,11 @@ for (const mode of COUNTERS_MODES) {
       const id = res.headers.get('x-svc-request-id')!;
       const trace = await waitFor('trace', () => getTrace(db, 'soft-proj', id));
       t.same(trace.metadata['gateway.budget_soft_exceeded'], ['project:soft-proj:monthly:soft']);
-      t.equal((await chat(b, 'soft-key', { model: 'unpriced' })).status, 200, 'an unpriced model is no problem for a soft budget');
+      t.equal(
+        (await chat(b, 'soft-key', { model: 'unpriced' })).status,
+        200,
+        'an unpriced model is no problem for a soft budget',
+      );
     });
 
     t.test('409 budget_unpriced_model when a hard budget applies and the model has no price', async (t) => {
@@ -189,15 +271,30 @@ for (const mode of COUNTERS_MODES) {
       t.equal(res.status, 409);
       const body = await res.json();
       t.match(body, { error: { type: 'invalid_request_error', param: null, code: 'budget_unpriced_model' } });
-      t.match(body.error.message, /No price is known for model 'no-such-model' \(deployment 'unpriced-up'\), and key 'unpriced-key' has a hard budget/);
+      t.match(
+        body.error.message,
+        /No price is known for model 'no-such-model' \(deployment 'unpriced-up'\), and key 'unpriced-key' has a hard budget/,
+      );
       const trace = await waitFor('trace', () => getTrace(db, 'default', res.headers.get('x-svc-request-id')!));
-      t.match(trace, { status: 'error', statusCode: 409, errorCode: 'budget_unpriced_model', tokens: 0, cost: 0 }, 'traced with zero usage');
+      t.match(
+        trace,
+        { status: 'error', statusCode: 409, errorCode: 'budget_unpriced_model', tokens: 0, cost: 0 },
+        'traced with zero usage',
+      );
       t.equal(up.requests.length, upstreamCalls, 'no provider was called');
-      t.equal((await chat(b, 'free', { model: 'unpriced' })).status, 200, 'without a budget an unpriced model is served');
+      t.equal(
+        (await chat(b, 'free', { model: 'unpriced' })).status,
+        200,
+        'without a budget an unpriced model is served',
+      );
       // A model in the built-in price table needs no price in gateway.yaml.
       const priced = await chat(a, 'unpriced-key', { model: 'gpt' });
       t.equal(priced.status, 200);
-      t.equal(priced.headers.get('x-svc-cost'), String((10 * 0.15 + 5 * 0.6) / 1e6), 'costed at the built-in gpt-4o-mini price');
+      t.equal(
+        priced.headers.get('x-svc-cost'),
+        String((10 * 0.15 + 5 * 0.6) / 1e6),
+        'costed at the built-in gpt-4o-mini price',
+      );
     });
 
     t.test('503 budget_config_invalid when the unit chain cannot be built', async (t) => {
@@ -224,7 +321,11 @@ for (const mode of COUNTERS_MODES) {
         return l.requests === 1 && l;
       });
       // The fake upstream's stream usage: 12 prompt tokens, one completion token per piece (3 pieces).
-      t.equal(after1.nano - before, Math.round(15 * 0.001 * NANO), 'a stream is charged its real usage, not the estimate');
+      t.equal(
+        after1.nano - before,
+        Math.round(15 * 0.001 * NANO),
+        'a stream is charged its real usage, not the estimate',
+      );
 
       const pieces = Array.from({ length: 20 }, (_, i) => `w${i} `);
       up.queue.push({ type: 'stream', pieces, gapMs: 15 });
@@ -238,14 +339,24 @@ for (const mode of COUNTERS_MODES) {
         const l = await ledger(db, 'key:stream-key:total');
         return l.requests === 2 && l;
       });
-      t.equal(after2.nano - after1.nano, Math.round((12 + pieces.length) * 0.001 * NANO), 'the gateway read the usage after the client left');
+      t.equal(
+        after2.nano - after1.nano,
+        Math.round((12 + pieces.length) * 0.001 * NANO),
+        'the gateway read the usage after the client left',
+      );
 
-      up.queue.push({ type: 'error', status: 400, envelope: { error: { message: 'bad', type: 'invalid_request_error', param: null, code: 'bad' } } });
+      up.queue.push({
+        type: 'error',
+        status: 400,
+        envelope: { error: { message: 'bad', type: 'invalid_request_error', param: null, code: 'bad' } },
+      });
       const failed = await chat(a, 'stream-key', { max_tokens: 100 });
       t.equal(failed.status, 400);
       await sleep(300);
       t.equal((await ledger(db, 'key:stream-key:total')).requests, 2, 'a failed request costs nothing');
-      const counter = await gw.service.counters.readPeriods([{ key: '{p:default}:budget:key:stream-key:total', periodId: 'total' }]);
+      const counter = await gw.service.counters.readPeriods([
+        { key: '{p:default}:budget:key:stream-key:total', periodId: 'total' },
+      ]);
       t.same(counter, [after2.nano], 'and its reservation was given back');
     });
   });
@@ -254,7 +365,9 @@ for (const mode of COUNTERS_MODES) {
 t.test('spend is durable: a new process seeds its counters from the ledger', async (t) => {
   const url = await freshPostgresDatabase(t);
   const cfg = baseConfig({
-    model_groups: [{ name: 'demo', deployments: [{ id: 'demo-mock', provider: 'mock', model: 'mock-small', price: PRICE }] }],
+    model_groups: [
+      { name: 'demo', deployments: [{ id: 'demo-mock', provider: 'mock', model: 'mock-small', price: PRICE }] },
+    ],
     keys: [{ alias: 'durable', key: key('durable'), project: 'default', model_groups: ['demo'], budget_usd: 0.2 }],
     plugins: [{ use: 'auth' }, { use: 'budget' }, { use: 'router' }],
     store: { postgres_url: url },
@@ -270,54 +383,74 @@ t.test('spend is durable: a new process seeds its counters from the ledger', asy
   t.same(await second.service.counters.readPeriods(counterKey), [null], 'the new process starts with no counter');
   t.equal((await chat(second.gatewayUrl, 'durable', { max_tokens: TENTH })).status, 200);
   await waitFor('settled', async () => (await ledger(second.service.db, 'key:durable:total')).requests === 2);
-  t.same(await second.service.counters.readPeriods(counterKey), [Math.round(2 * cost * NANO)], 'seeded with the first process spend');
+  t.same(
+    await second.service.counters.readPeriods(counterKey),
+    [Math.round(2 * cost * NANO)],
+    'seeded with the first process spend',
+  );
   // spent 2 × cost; another worst case of $0.10 no longer fits in $0.20 once 2 × cost > $0.10.
   const third = await chat(second.gatewayUrl, 'durable', { max_tokens: TENTH });
   t.equal(third.status, 2 * cost + 0.1 <= 0.2 ? 200 : 429);
 });
 
-t.test('budget_exceeded carries retry-after: the seconds until a daily or monthly period resets (UTC), none for a total budget', async (t) => {
-  let now = Date.parse('2027-02-27T23:59:58.400Z');
-  const clock = { now: () => now, sleep: systemClock.sleep };
-  const svc = await startTestService(
-    t,
-    baseConfig({
-      model_groups: [{ name: 'demo', deployments: [{ id: 'demo-mock', provider: 'mock', model: 'mock-small', price: PRICE }] }],
-      // Each budget holds one worst case of $0.10: the first request is admitted, the next refused until the period resets.
-      keys: (['daily', 'monthly', 'total'] as const).map((period) => ({ alias: period, key: key(period), project: 'default', model_groups: ['demo'], budget_usd: 0.1, budget_period: period })),
-      plugins: [{ use: 'auth' }, { use: 'budget' }, { use: 'router' }],
-    }),
-    { clock },
-  );
-  const ask = (period: string) => chat(svc.gatewayUrl, period, { max_tokens: TENTH });
-  async function refusedFor(t: Test, period: string, retryAfter: string | null) {
-    const res = await ask(period);
-    t.equal(res.status, 429, `${period} at ${new Date(now).toISOString()}: refused`);
-    t.equal((await res.json()).error.code, 'budget_exceeded');
-    t.equal(res.headers.get('retry-after'), retryAfter, `${period} at ${new Date(now).toISOString()}: retry-after ${retryAfter}`);
-  }
-  async function admittedFor(t: Test, period: string) {
-    const res = await ask(period);
-    t.equal(res.status, 200, `${period} at ${new Date(now).toISOString()}: admitted`);
-    await res.arrayBuffer();
-  }
-  for (const period of ['daily', 'monthly', 'total']) await admittedFor(t, period);
-  await refusedFor(t, 'daily', '2');
-  await refusedFor(t, 'monthly', String(86_400 + 2));
-  await refusedFor(t, 'total', null);
+t.test(
+  'budget_exceeded carries retry-after: the seconds until a daily or monthly period resets (UTC), none for a total budget',
+  async (t) => {
+    let now = Date.parse('2027-02-27T23:59:58.400Z');
+    const clock = { now: () => now, sleep: systemClock.sleep };
+    const svc = await startTestService(
+      t,
+      baseConfig({
+        model_groups: [
+          { name: 'demo', deployments: [{ id: 'demo-mock', provider: 'mock', model: 'mock-small', price: PRICE }] },
+        ],
+        // Each budget holds one worst case of $0.10: the first request is admitted, the next refused until the period resets.
+        keys: (['daily', 'monthly', 'total'] as const).map((period) => ({
+          alias: period,
+          key: key(period),
+          project: 'default',
+          model_groups: ['demo'],
+          budget_usd: 0.1,
+          budget_period: period,
+        })),
+        plugins: [{ use: 'auth' }, { use: 'budget' }, { use: 'router' }],
+      }),
+      { clock },
+    );
+    const ask = (period: string) => chat(svc.gatewayUrl, period, { max_tokens: TENTH });
+    async function refusedFor(t: Test, period: string, retryAfter: string | null) {
+      const res = await ask(period);
+      t.equal(res.status, 429, `${period} at ${new Date(now).toISOString()}: refused`);
+      t.equal((await res.json()).error.code, 'budget_exceeded');
+      t.equal(
+        res.headers.get('retry-after'),
+        retryAfter,
+        `${period} at ${new Date(now).toISOString()}: retry-after ${retryAfter}`,
+      );
+    }
+    async function admittedFor(t: Test, period: string) {
+      const res = await ask(period);
+      t.equal(res.status, 200, `${period} at ${new Date(now).toISOString()}: admitted`);
+      await res.arrayBuffer();
+    }
+    for (const period of ['daily', 'monthly', 'total']) await admittedFor(t, period);
+    await refusedFor(t, 'daily', '2');
+    await refusedFor(t, 'monthly', String(86_400 + 2));
+    await refusedFor(t, 'total', null);
 
-  now = Date.parse('2027-02-27T23:59:59.999Z');
-  await refusedFor(t, 'daily', '1');
-  now = Date.parse('2027-02-28T00:00:00.000Z');
-  await admittedFor(t, 'daily');
-  await refusedFor(t, 'daily', '86400');
-  await refusedFor(t, 'monthly', '86400');
+    now = Date.parse('2027-02-27T23:59:59.999Z');
+    await refusedFor(t, 'daily', '1');
+    now = Date.parse('2027-02-28T00:00:00.000Z');
+    await admittedFor(t, 'daily');
+    await refusedFor(t, 'daily', '86400');
+    await refusedFor(t, 'monthly', '86400');
 
-  now = Date.parse('2027-02-28T23:59:59.000Z');
-  await refusedFor(t, 'monthly', '1');
-  now = Date.parse('2027-03-01T00:00:00.000Z');
-  await admittedFor(t, 'monthly');
-  await admittedFor(t, 'daily');
-  await refusedFor(t, 'monthly', String(31 * 86_400));
-  await refusedFor(t, 'total', null);
-});
+    now = Date.parse('2027-02-28T23:59:59.000Z');
+    await refusedFor(t, 'monthly', '1');
+    now = Date.parse('2027-03-01T00:00:00.000Z');
+    await admittedFor(t, 'monthly');
+    await admittedFor(t, 'daily');
+    await refusedFor(t, 'monthly', String(31 * 86_400));
+    await refusedFor(t, 'total', null);
+  },
+);

@@ -29,8 +29,18 @@ function cacheConfig(cache: Record<string, unknown>, extra: Record<string, unkno
       { id: 'second', name: 'Second' },
     ],
     model_groups: [
-      { name: 'fake', created_at: '2026-11-21T00:00:00Z', routing: { retries: 0 }, deployments: [openaiDeployment('fake-up', up.url, { price })] },
-      { name: 'twin', created_at: '2026-11-21T00:00:00Z', routing: { retries: 0 }, deployments: [openaiDeployment('twin-up', up.url, { price })] },
+      {
+        name: 'fake',
+        created_at: '2026-11-21T00:00:00Z',
+        routing: { retries: 0 },
+        deployments: [openaiDeployment('fake-up', up.url, { price })],
+      },
+      {
+        name: 'twin',
+        created_at: '2026-11-21T00:00:00Z',
+        routing: { retries: 0 },
+        deployments: [openaiDeployment('twin-up', up.url, { price })],
+      },
     ],
     keys: [
       { alias: 'test', key: TEST_KEY, project: 'default', model_groups: ['fake', 'twin'] },
@@ -43,7 +53,11 @@ function cacheConfig(cache: Record<string, unknown>, extra: Record<string, unkno
 
 let unique = 0;
 /** A chat body no other test sends, so each test starts with an empty cache. */
-const freshBody = (extra: Record<string, unknown> = {}) => ({ model: 'fake', messages: [{ role: 'user', content: `question ${++unique}` }], ...extra });
+const freshBody = (extra: Record<string, unknown> = {}) => ({
+  model: 'fake',
+  messages: [{ role: 'user', content: `question ${++unique}` }],
+  ...extra,
+});
 
 function chat(url: string, body: unknown, headers: Record<string, string> = {}) {
   return postJson(url, '/v1/chat/completions', body, headers);
@@ -63,7 +77,6 @@ function sseData(text: string): string[] {
     .filter((frame) => frame.startsWith('data: '))
     .map((frame) => frame.slice('data: '.length));
 }
-
 
 const mem = await startTestService(t, cacheConfig({ ttl_s: 60 }));
 const url = mem.gatewayUrl;
@@ -108,11 +121,17 @@ t.test('key order and fields that do not change the answer still hit; answer fie
     model: 'fake',
     temperature: 0.2,
     messages: [{ role: 'user', content }],
-    response_format: { type: 'json_schema', json_schema: { name: 's', schema: { type: 'object', properties: { a: { type: 'string' } } } } },
+    response_format: {
+      type: 'json_schema',
+      json_schema: { name: 's', schema: { type: 'object', properties: { a: { type: 'string' } } } },
+    },
   };
   t.equal(await upstreamCalls(up, () => chat(url, body)), 1);
   const reordered = {
-    response_format: { json_schema: { schema: { properties: { a: { type: 'string' } }, type: 'object' }, name: 's' }, type: 'json_schema' },
+    response_format: {
+      json_schema: { schema: { properties: { a: { type: 'string' } }, type: 'object' }, name: 's' },
+      type: 'json_schema',
+    },
     messages: [{ content, role: 'user' }],
     temperature: 0.2,
     model: 'fake',
@@ -136,7 +155,11 @@ t.test('never shared across projects or model groups', async (t) => {
   const other = await chat(url, body, { authorization: `Bearer ${OTHER_KEY}` });
   t.equal(other.status, 200);
   t.equal(other.headers.get('x-svc-cache'), null, 'the other project misses');
-  t.equal((await chat(url, body, { authorization: `Bearer ${OTHER_KEY}` })).headers.get('x-svc-cache'), 'hit', 'and then has its own entry');
+  t.equal(
+    (await chat(url, body, { authorization: `Bearer ${OTHER_KEY}` })).headers.get('x-svc-cache'),
+    'hit',
+    'and then has its own entry',
+  );
   t.equal((await chat(url, { ...body, model: 'twin' })).headers.get('x-svc-cache'), null, 'another group misses');
 });
 
@@ -164,7 +187,9 @@ t.test('a streamed request is answered from a stored answer as a valid SSE strea
   t.equal(chunks.map((c) => c.choices[0].delta.content ?? '').join(''), 'Streamed from the cache');
   t.equal(chunks.at(-1).choices[0].finish_reason, 'stop');
 
-  const withUsage = sseData(await (await chat(url, { ...body, stream: true, stream_options: { include_usage: true } })).text());
+  const withUsage = sseData(
+    await (await chat(url, { ...body, stream: true, stream_options: { include_usage: true } })).text(),
+  );
   const last = JSON.parse(withUsage.at(-2)!);
   t.same(last.choices, []);
   t.same(last.usage, stored.usage, 'the usage chunk carries the stored usage');
@@ -174,13 +199,22 @@ t.test('a streamed request is answered from a stored answer as a valid SSE strea
 t.test('the openai SDK reads a stream replayed from the cache, tool calls included', async (t) => {
   const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: TEST_KEY, maxRetries: 0 });
   type Params = OpenAI.ChatCompletionCreateParamsNonStreaming;
-  const body = freshBody({ tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }] }) as Params;
+  const body = freshBody({
+    tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }],
+  }) as Params;
   const toolCalls = [
     { id: 'call_a', type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } },
     { id: 'call_b', type: 'function', function: { name: 'lookup', arguments: '{"q":"y"}' } },
   ];
   const answer = chatCompletion('', { prompt_tokens: 20, completion_tokens: 8 });
-  answer.choices = [{ index: 0, message: { role: 'assistant', content: null, tool_calls: toolCalls, refusal: null } as never, logprobs: null, finish_reason: 'tool_calls' }];
+  answer.choices = [
+    {
+      index: 0,
+      message: { role: 'assistant', content: null, tool_calls: toolCalls, refusal: null } as never,
+      logprobs: null,
+      finish_reason: 'tool_calls',
+    },
+  ];
   up.queue.push({ type: 'json', body: answer });
   const stored = await client.chat.completions.create(body);
 
@@ -308,7 +342,10 @@ t.test('redis backend: two gateway processes share one cache', async (t) => {
   t.teardown(() => redis.disconnect());
   const keys = await redis.keys(`${prefix}*cache*`);
   t.equal(keys.length, 1);
-  t.match(keys[0], new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\{p:default\\}:cache:fake:[0-9a-f]{64}$`));
+  t.match(
+    keys[0],
+    new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\{p:default\\}:cache:fake:[0-9a-f]{64}$`),
+  );
   const ttl = await redis.pttl(keys[0]);
   t.ok(ttl > 0 && ttl <= 2000, `expires in Redis (${ttl} ms left)`);
 
@@ -320,7 +357,10 @@ t.test('redis backend: Redis unreachable is a miss, never a failed request', asy
   const proxy = await startTcpProxy(t, { host: '127.0.0.1', port: Number(new URL(REDIS_URL).port || 6379) });
   const svc = await startTestService(
     t,
-    cacheConfig({ backend: 'redis', ttl_s: 60 }, { store: { redis_url: `redis://${proxy.host}:${proxy.port}`, redis_prefix: redisTestPrefix(t) } }),
+    cacheConfig(
+      { backend: 'redis', ttl_s: 60 },
+      { store: { redis_url: `redis://${proxy.host}:${proxy.port}`, redis_prefix: redisTestPrefix(t) } },
+    ),
   );
   const body = freshBody();
   await chat(svc.gatewayUrl, body);
@@ -331,7 +371,9 @@ t.test('redis backend: Redis unreachable is a miss, never a failed request', asy
   t.equal(await upstreamCalls(up, async () => (res = await chat(svc.gatewayUrl, body))), 1, 'answered by the provider');
   t.equal(res.status, 200);
   t.equal(res.headers.get('x-svc-cache'), null);
-  const outage = await waitFor('the trace', () => getTrace(svc.service.db, 'default', res.headers.get('x-svc-request-id')!));
+  const outage = await waitFor('the trace', () =>
+    getTrace(svc.service.db, 'default', res.headers.get('x-svc-request-id')!),
+  );
   t.equal(outage.metadata['gateway.cache'], 'unavailable');
   t.match(outage.metadata['gateway.cache_error'], /Redis/);
 

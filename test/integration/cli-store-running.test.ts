@@ -27,7 +27,10 @@ for (const backend of STORE_BACKENDS) {
   t.test(`${backend}: svc keys create and svc agents add while the service runs`, async (t) => {
     // The service's clock is an hour behind: a key stamped with it was made by the service (through the socket).
     const serviceNow = Math.floor(Date.now() / 1000) * 1000 - 3_600_000;
-    const s = await startTestService(t, baseConfig(), { backend, clock: { now: () => serviceNow, sleep: systemClock.sleep } });
+    const s = await startTestService(t, baseConfig(), {
+      backend,
+      clock: { now: () => serviceNow, sleep: systemClock.sleep },
+    });
     const sock = join(s.dir, 'data', 'control.sock');
     if (backend === 'pglite') {
       t.ok(existsSync(sock), 'the service listens on <data_dir>/control.sock');
@@ -37,11 +40,14 @@ for (const backend of STORE_BACKENDS) {
     const created = await svc(['keys', 'create', '--project', 'default', '--json', '--config', s.configPath]);
     t.equal(created.code, 0, created.stderr);
     const key = JSON.parse(created.stdout);
-    if (backend === 'pglite') t.equal(key.createdAt, new Date(serviceNow).toISOString(), 'the running service made the key');
+    if (backend === 'pglite')
+      t.equal(key.createdAt, new Date(serviceNow).toISOString(), 'the running service made the key');
     else t.ok(Date.parse(key.createdAt) > serviceNow, 'the CLI made the key itself');
     const stored = await findApiKeyByPublicKey(s.service.db, key.publicKey);
     t.ok(stored && secretMatches(stored, key.secretKey), 'the running service finds the key and its secret');
-    const res = await fetch(`${s.adminUrl}/api/public/projects`, { headers: { authorization: basic(key.publicKey, key.secretKey) } });
+    const res = await fetch(`${s.adminUrl}/api/public/projects`, {
+      headers: { authorization: basic(key.publicKey, key.secretKey) },
+    });
     t.equal(res.status, 200, 'the key pair authenticates on the running service');
     t.match(await res.json(), { data: [{ id: 'default' }] });
 
@@ -49,7 +55,19 @@ for (const backend of STORE_BACKENDS) {
     t.equal(human.code, 0, human.stderr);
     t.match(human.stdout, /^Created an organization key for organization 'default'\.\n/);
 
-    const added = await svc(['agents', 'add', '--project', 'default', '--name', 'live-agent', '--version', '1', '--json', '-c', s.configPath]);
+    const added = await svc([
+      'agents',
+      'add',
+      '--project',
+      'default',
+      '--name',
+      'live-agent',
+      '--version',
+      '1',
+      '--json',
+      '-c',
+      s.configPath,
+    ]);
     t.equal(added.code, 0, added.stderr);
     const agent = JSON.parse(added.stdout);
     const agents = await listAgents(s.service.db, 'default');
@@ -81,8 +99,15 @@ for (const backend of STORE_BACKENDS) {
           c.on('error', fail);
         });
       t.same(await ask('not json\n'), { ok: false, error: 'the control request is not one line of JSON', exitCode: 2 });
-      t.match(await ask('{"command":"drop.tables"}\n'), { ok: false, error: /unknown or malformed control request/, exitCode: 2 });
-      t.match(await ask('{"command":"keys.create","args":{"project":"default","kind":"root"}}\n'), { ok: false, exitCode: 2 });
+      t.match(await ask('{"command":"drop.tables"}\n'), {
+        ok: false,
+        error: /unknown or malformed control request/,
+        exitCode: 2,
+      });
+      t.match(await ask('{"command":"keys.create","args":{"project":"default","kind":"root"}}\n'), {
+        ok: false,
+        exitCode: 2,
+      });
 
       await t.rejects(
         startService({ configPath: s.configPath, log: silentLogger, watch: false, processMetrics: false }),
@@ -90,7 +115,11 @@ for (const backend of STORE_BACKENDS) {
         'a second service on the same embedded store does not start',
       );
       t.ok(existsSync(sock), 'and the first keeps its socket');
-      t.equal((await svc(['agents', 'add', '--project', 'default', '--name', 'after', '-c', s.configPath])).code, 0, 'and still serves it');
+      t.equal(
+        (await svc(['agents', 'add', '--project', 'default', '--name', 'after', '-c', s.configPath])).code,
+        0,
+        'and still serves it',
+      );
     }
 
     await s.service.stop();
@@ -102,11 +131,17 @@ for (const backend of STORE_BACKENDS) {
     t.teardown(() => rmSync(dir, { recursive: true, force: true }));
     const postgresUrl = backend === 'postgres' ? await freshPostgresDatabase(t) : '';
     const configPath = join(dir, 'gateway.yaml');
-    writeFileSync(configPath, stringify(baseConfig({ store: { data_dir: join(dir, 'data'), postgres_url: postgresUrl } })));
+    writeFileSync(
+      configPath,
+      stringify(baseConfig({ store: { data_dir: join(dir, 'data'), postgres_url: postgresUrl } })),
+    );
 
     const first = svcStart(configPath);
     const out = await first.waitFor(/listening on/);
-    const printed = /^Created project key pair for 'default' \(shown once; keep it\):\n {2}public key: (pk-svc-\S+)\n {2}secret key: (sk-svc-\S+)\n/m.exec(out);
+    const printed =
+      /^Created project key pair for 'default' \(shown once; keep it\):\n {2}public key: (pk-svc-\S+)\n {2}secret key: (sk-svc-\S+)\n/m.exec(
+        out,
+      );
     t.ok(printed, out);
     t.equal(out.match(/Created project key pair/g)?.length, 1, 'one project, one key pair');
 
@@ -131,20 +166,29 @@ for (const backend of STORE_BACKENDS) {
   });
 }
 
-t.test('embedded store under a data_dir too long for a socket path: a warning, and the store opened directly', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const dataDir = join(dir, 'a-data-directory-with-a-name-long-enough'.repeat(3));
-  const configPath = join(dir, 'gateway.yaml');
-  writeFileSync(configPath, stringify(baseConfig({ store: { data_dir: dataDir } })));
-  const run = await svc(['migrate', '--json', '-c', configPath]);
-  t.equal(run.code, 0, run.stderr);
-  t.same(JSON.parse(run.stdout), { applied: loadMigrations().map((m) => m.name) });
-  t.match(run.stderr, /^svc: warning: cannot tell whether svc is running on .+ \(control socket .+control\.sock: the path is \d+ bytes, longer than the 10\d the OS allows\); stop it before running this command\n$/);
+t.test(
+  'embedded store under a data_dir too long for a socket path: a warning, and the store opened directly',
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const dataDir = join(dir, 'a-data-directory-with-a-name-long-enough'.repeat(3));
+    const configPath = join(dir, 'gateway.yaml');
+    writeFileSync(configPath, stringify(baseConfig({ store: { data_dir: dataDir } })));
+    const run = await svc(['migrate', '--json', '-c', configPath]);
+    t.equal(run.code, 0, run.stderr);
+    t.same(JSON.parse(run.stdout), { applied: loadMigrations().map((m) => m.name) });
+    t.match(
+      run.stderr,
+      /^svc: warning: cannot tell whether svc is running on .+ \(control socket .+control\.sock: the path is \d+ bytes, longer than the 10\d the OS allows\); stop it before running this command\n$/,
+    );
 
-  const warnings: string[] = [];
-  const log = { ...silentLogger, warn: (msg: string) => void warnings.push(msg), child: () => log };
-  const service = await startService({ configPath, log, watch: false, processMetrics: false });
-  await service.stop();
-  t.ok(warnings.some((w) => w.startsWith('no control socket')), 'the service starts without a socket, with a warning');
-});
+    const warnings: string[] = [];
+    const log = { ...silentLogger, warn: (msg: string) => void warnings.push(msg), child: () => log };
+    const service = await startService({ configPath, log, watch: false, processMetrics: false });
+    await service.stop();
+    t.ok(
+      warnings.some((w) => w.startsWith('no control socket')),
+      'the service starts without a socket, with a warning',
+    );
+  },
+);

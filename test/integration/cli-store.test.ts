@@ -18,20 +18,24 @@ import { baseConfig } from '../helpers/service.ts';
 import { freshPostgresDatabase, STORE_BACKENDS, type StoreBackend } from '../helpers/store.ts';
 import { runCli as svc } from '../helpers/cli.ts';
 
-
-
-
 interface Teardown {
   teardown(fn: () => unknown): void;
 }
 
 /** A config file in a temp dir for the backend (data_dir inside the dir). */
-async function workspace(t: Teardown, backend: StoreBackend, overrides: Record<string, unknown> = {}): Promise<{ dir: string; configPath: string }> {
+async function workspace(
+  t: Teardown,
+  backend: StoreBackend,
+  overrides: Record<string, unknown> = {},
+): Promise<{ dir: string; configPath: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const postgresUrl = backend === 'postgres' ? await freshPostgresDatabase(t) : '';
   const configPath = join(dir, 'gateway.yaml');
-  writeFileSync(configPath, stringify(baseConfig({ store: { data_dir: join(dir, 'data'), postgres_url: postgresUrl }, ...overrides })));
+  writeFileSync(
+    configPath,
+    stringify(baseConfig({ store: { data_dir: join(dir, 'data'), postgres_url: postgresUrl }, ...overrides })),
+  );
   return { dir, configPath };
 }
 
@@ -47,7 +51,8 @@ async function withStore<T>(configPath: string, work: (db: Database) => Promise<
 }
 
 /** What the first `svc start` does to the store: the organization and projects from the config. */
-const bootstrap = (configPath: string) => withStore(configPath, async (db) => bootstrapStore(db, (await loadConfigFile(configPath, {})).config, Date.now()));
+const bootstrap = (configPath: string) =>
+  withStore(configPath, async (db) => bootstrapStore(db, (await loadConfigFile(configPath, {})).config, Date.now()));
 
 const sixMonthsAfter = (isoTime: string) => {
   const d = new Date(isoTime);
@@ -100,8 +105,23 @@ for (const backend of STORE_BACKENDS) {
       ]);
       t.equal(asJson.code, 0, asJson.stderr);
       const project = JSON.parse(asJson.stdout);
-      t.same(Object.keys(project).sort(), ['createdAt', 'expiresAt', 'id', 'kind', 'organizationId', 'projectId', 'publicKey', 'secretKey']);
-      t.match(project, { kind: 'project', projectId: 'default', organizationId: 'default', publicKey: /^pk-svc-/, secretKey: /^sk-svc-/ });
+      t.same(Object.keys(project).sort(), [
+        'createdAt',
+        'expiresAt',
+        'id',
+        'kind',
+        'organizationId',
+        'projectId',
+        'publicKey',
+        'secretKey',
+      ]);
+      t.match(project, {
+        kind: 'project',
+        projectId: 'default',
+        organizationId: 'default',
+        publicKey: /^pk-svc-/,
+        secretKey: /^sk-svc-/,
+      });
       t.equal(project.expiresAt, sixMonthsAfter(project.createdAt), 'expires six months after creation');
 
       t.equal(orgRun.code, 0, orgRun.stderr);
@@ -117,7 +137,11 @@ for (const backend of STORE_BACKENDS) {
         const stored = await findApiKeyByPublicKey(db, publicKey!);
         t.ok(stored, 'the key printed is stored');
         t.ok(secretMatches(stored!, secretKey!), 'and its secret is the one printed');
-        t.equal(stored!.secretSha256, createHash('sha256').update(secretKey!).digest('hex'), 'only the SHA-256 of the secret is kept');
+        t.equal(
+          stored!.secretSha256,
+          createHash('sha256').update(secretKey!).digest('hex'),
+          'only the SHA-256 of the secret is kept',
+        );
         t.equal(stored!.expiresAt, sixMonthsAfter(stored!.createdAt));
         const fromJson = await findApiKeyByPublicKey(db, project.publicKey);
         t.ok(secretMatches(fromJson!, project.secretKey));
@@ -125,7 +149,9 @@ for (const backend of STORE_BACKENDS) {
         const orgKey = await findApiKeyByPublicKey(db, org.publicKey);
         t.match(orgKey, { kind: 'organization', organizationId: 'default', projectId: undefined });
         t.ok(secretMatches(orgKey!, org.secretKey));
-        const audit = await db.query<{ action: string; resource_id: string }>("SELECT action, resource_id FROM audit_log WHERE actor = 'cli' ORDER BY id");
+        const audit = await db.query<{ action: string; resource_id: string }>(
+          "SELECT action, resource_id FROM audit_log WHERE actor = 'cli' ORDER BY id",
+        );
         t.same(
           audit.rows.map((r) => [r.action, r.resource_id]).sort(),
           [stored!.id, project.id, org.id].map((id) => ['api_key.create', id]).sort(),
@@ -144,14 +170,41 @@ for (const backend of STORE_BACKENDS) {
       t.match(human.stdout, /version: +-\n/);
       t.match(human.stdout, /status: +active\n/);
 
-      const args = ['agents', 'add', '--project', 'default', '--name', 'planner', '--version', '2', '--framework', 'langgraph', '--model', 'gpt-4o-mini', '--config', configPath, '--json'];
+      const args = [
+        'agents',
+        'add',
+        '--project',
+        'default',
+        '--name',
+        'planner',
+        '--version',
+        '2',
+        '--framework',
+        'langgraph',
+        '--model',
+        'gpt-4o-mini',
+        '--config',
+        configPath,
+        '--json',
+      ];
       const asJson = await svc(args);
       t.equal(asJson.code, 0, asJson.stderr);
       const agent = JSON.parse(asJson.stdout);
-      t.match(agent, { id: /^[0-9a-f-]{36}$/, projectId: 'default', name: 'planner', version: '2', framework: 'langgraph', model: 'gpt-4o-mini', status: 'active' });
+      t.match(agent, {
+        id: /^[0-9a-f-]{36}$/,
+        projectId: 'default',
+        name: 'planner',
+        version: '2',
+        framework: 'langgraph',
+        model: 'gpt-4o-mini',
+        status: 'active',
+      });
       t.ok(Number.isFinite(Date.parse(agent.createdAt)));
 
-      const [duplicate, unknown] = await Promise.all([svc(args), svc(['agents', 'add', '--project', 'ghost', '--name', 'planner', '--config', configPath])]);
+      const [duplicate, unknown] = await Promise.all([
+        svc(args),
+        svc(['agents', 'add', '--project', 'ghost', '--name', 'planner', '--config', configPath]),
+      ]);
       t.equal(duplicate.code, 1, 'the same project, name and version twice is refused');
       t.match(duplicate.stderr, /agent named 'planner' version '2'.*already exists in project 'default'/);
       t.equal(duplicate.stdout, '');
@@ -165,26 +218,46 @@ for (const backend of STORE_BACKENDS) {
           ['', '2'],
         );
         t.same(agents[1], agent, '--json prints the stored agent');
-        const audit = await db.query<{ action: string; resource_id: string }>("SELECT action, resource_id FROM audit_log WHERE actor = 'cli' AND action = 'agent.create' ORDER BY id");
-        t.same(audit.rows.map((r) => r.resource_id), agents.map((a) => a.id), 'each agent is audited, actor cli');
+        const audit = await db.query<{ action: string; resource_id: string }>(
+          "SELECT action, resource_id FROM audit_log WHERE actor = 'cli' AND action = 'agent.create' ORDER BY id",
+        );
+        t.same(
+          audit.rows.map((r) => r.resource_id),
+          agents.map((a) => a.id),
+          'each agent is audited, actor cli',
+        );
       });
     });
 
     if (backend === 'pglite') {
       const sock = join(dir, 'data', 'control.sock');
 
-      t.test('two CLIs at once both succeed: the one that opened the store serves the other through its socket', async (t) => {
-        const names = ['a', 'b', 'c'];
-        const runs = await Promise.all(names.map((name) => svc(['agents', 'add', '--project', 'default', '--name', name, '--json', '-c', configPath])));
-        for (const run of runs) t.equal(run.code, 0, run.stderr);
-        t.notOk(existsSync(sock), 'the socket is gone once they have finished');
-        await withStore(configPath, async (db) => t.same((await listAgents(db, 'default')).filter((a) => names.includes(a.name)).map((a) => a.name), names));
-      });
+      t.test(
+        'two CLIs at once both succeed: the one that opened the store serves the other through its socket',
+        async (t) => {
+          const names = ['a', 'b', 'c'];
+          const runs = await Promise.all(
+            names.map((name) =>
+              svc(['agents', 'add', '--project', 'default', '--name', name, '--json', '-c', configPath]),
+            ),
+          );
+          for (const run of runs) t.equal(run.code, 0, run.stderr);
+          t.notOk(existsSync(sock), 'the socket is gone once they have finished');
+          await withStore(configPath, async (db) =>
+            t.same(
+              (await listAgents(db, 'default')).filter((a) => names.includes(a.name)).map((a) => a.name),
+              names,
+            ),
+          );
+        },
+      );
 
       t.test('a stale control socket (its process died) is removed and the store opened directly', async (t) => {
         // A process that binds the socket and is killed: the file stays, nothing listens.
         const script = `require('node:net').createServer().listen(${JSON.stringify(sock)}, () => process.kill(process.pid, 'SIGKILL'));`;
-        await new Promise<void>((done) => spawn(process.execPath, ['-e', script], { stdio: 'ignore' }).on('exit', () => done()));
+        await new Promise<void>((done) =>
+          spawn(process.execPath, ['-e', script], { stdio: 'ignore' }).on('exit', () => done()),
+        );
         t.ok(existsSync(sock), 'the stale socket is there');
         const run = await svc(['migrate', '--json', '-c', configPath]);
         t.equal(run.code, 0, run.stderr);
@@ -199,7 +272,12 @@ t.test('a store it cannot reach: exit 1 with a clear message', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const postgres = join(dir, 'pg.yaml');
-  writeFileSync(postgres, stringify(baseConfig({ store: { postgres_url: 'postgres://postgres@127.0.0.1:1/none', data_dir: join(dir, 'data') } })));
+  writeFileSync(
+    postgres,
+    stringify(
+      baseConfig({ store: { postgres_url: 'postgres://postgres@127.0.0.1:1/none', data_dir: join(dir, 'data') } }),
+    ),
+  );
   writeFileSync(join(dir, 'a-file'), '');
   const embedded = join(dir, 'embedded.yaml');
   writeFileSync(embedded, stringify(baseConfig({ store: { data_dir: join(dir, 'a-file', 'data') } })));

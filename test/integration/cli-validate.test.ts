@@ -6,10 +6,6 @@ import { join } from 'node:path';
 import t from 'tap';
 import { ROOT, cleanEnv, runCli as svc } from '../helpers/cli.ts';
 
-
-
-
-
 const dir = mkdtempSync(join(tmpdir(), 'svc-validate-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -17,9 +13,12 @@ t.test("the repository's gateway.yaml is valid", async (t) => {
   const run = await svc(['validate', join(ROOT, 'gateway.yaml')]);
   t.equal(run.code, 0, run.stderr);
   t.match(run.stdout, /gateway\.yaml: valid/);
-  t.match(run.stdout, /warning: deployment 'oai-mini' has no api_key/, 'provider keys missing from the environment are warnings');
+  t.match(
+    run.stdout,
+    /warning: deployment 'oai-mini' has no api_key/,
+    'provider keys missing from the environment are warnings',
+  );
   t.equal(run.stderr, '');
-
 });
 
 t.test('the default file is ./gateway.yaml', async (t) => {
@@ -115,7 +114,11 @@ plugins:
 
   t.equal(run3.code, 1);
   const out3 = run3.stderr.trimEnd().split('\n');
-  t.same(out3.slice(0, 3), [`${third}: invalid`, "  plugins[1].config (line 9): unknown property 'jitter'", '  plugins[1].config.backoff_base_ms (line 9): must be >= 0']);
+  t.same(out3.slice(0, 3), [
+    `${third}: invalid`,
+    "  plugins[1].config (line 9): unknown property 'jitter'",
+    '  plugins[1].config.backoff_base_ms (line 9): must be >= 0',
+  ]);
   t.match(out3[3], /^ {2}plugins\[2\]\.use \(line 10\): cannot load plugin '\.\/nowhere\/plugin\.mjs': /);
   t.equal(out3.length, 4);
 });
@@ -182,8 +185,14 @@ t.test('an unquoted ${...} in a flow map: the first parser error, its line and a
 });
 
 t.test('a long output through a pipe arrives whole: every line, then the exit code', async (t) => {
-  const keys = Array.from({ length: 3000 }, (_, i) => `  - { alias: k${i}, key: sk-long-enough-0123456789-${i}, project: nowhere, model_groups: [demo] }`);
-  const deployments = Array.from({ length: 3000 }, (_, i) => `      - { id: d${i}, provider: openai, base_url: https://api.example.com/v1, model: m }`);
+  const keys = Array.from(
+    { length: 3000 },
+    (_, i) => `  - { alias: k${i}, key: sk-long-enough-0123456789-${i}, project: nowhere, model_groups: [demo] }`,
+  );
+  const deployments = Array.from(
+    { length: 3000 },
+    (_, i) => `      - { id: d${i}, provider: openai, base_url: https://api.example.com/v1, model: m }`,
+  );
   const head = 'version: 1\nmodel_groups:\n  - name: demo\n    deployments:\n';
   const plugins = 'plugins: [{ use: auth }, { use: router }]\n';
   const invalid = join(dir, 'many-errors.yaml');

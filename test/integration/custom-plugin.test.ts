@@ -41,14 +41,24 @@ async function start(t: Test, ws: Setup): Promise<RunningService> {
   const config = parse(readFileSync(ws.configPath, 'utf8'));
   config.store.postgres_url = await freshPostgresDatabase(t);
   writeFileSync(ws.configPath, stringify(config));
-  const service = await startService({ configPath: ws.configPath, log: silentLogger, watch: false, processMetrics: false });
+  const service = await startService({
+    configPath: ws.configPath,
+    log: silentLogger,
+    watch: false,
+    processMetrics: false,
+  });
   t.teardown(() => service.stop());
   return service;
 }
 
 async function startFails(ws: Setup): Promise<ConfigError> {
   try {
-    const service = await startService({ configPath: ws.configPath, log: silentLogger, watch: false, processMetrics: false });
+    const service = await startService({
+      configPath: ws.configPath,
+      log: silentLogger,
+      watch: false,
+      processMetrics: false,
+    });
     await service.stop();
   } catch (err) {
     if (err instanceof ConfigError) return err;
@@ -61,8 +71,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 t.test('the example loads by a path relative to gateway.yaml and echoes the header', async (t) => {
   // `./plugins/tenant-header.ts` beside gateway.yaml, as the docs show: a one-line module re-exporting the example.
-  const ws = workspace(t, { 'plugins/tenant-header.ts': `export { default } from ${JSON.stringify(pathToFileURL(EXAMPLE).href)};\n` });
-  writeConfig(ws, [{ use: 'auth' }, { use: './plugins/tenant-header.ts', config: { header: 'x-tenant', required: true } }, { use: 'router' }]);
+  const ws = workspace(t, {
+    'plugins/tenant-header.ts': `export { default } from ${JSON.stringify(pathToFileURL(EXAMPLE).href)};\n`,
+  });
+  writeConfig(ws, [
+    { use: 'auth' },
+    { use: './plugins/tenant-header.ts', config: { header: 'x-tenant', required: true } },
+    { use: 'router' },
+  ]);
   const { gatewayUrl } = await start(t, ws);
 
   const ok = await postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { 'x-tenant': 'acme' });
@@ -73,7 +89,14 @@ t.test('the example loads by a path relative to gateway.yaml and echoes the head
   const missing = await postJson(gatewayUrl, '/v1/chat/completions', chatBody());
   t.equal(missing.status, 400, 'required and missing: refused');
   const body = (await missing.json()) as any;
-  t.same(body, { error: { message: "The 'x-tenant' header is required.", type: 'invalid_request_error', param: null, code: 'invalid_request' } });
+  t.same(body, {
+    error: {
+      message: "The 'x-tenant' header is required.",
+      type: 'invalid_request_error',
+      param: null,
+      code: 'invalid_request',
+    },
+  });
   t.match(missing.headers.get('x-svc-request-id'), /^[0-9a-f-]{36}$/);
   t.equal(missing.headers.get('x-tenant'), null);
 
@@ -82,9 +105,14 @@ t.test('the example loads by a path relative to gateway.yaml and echoes the head
   const long = await postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { 'x-tenant': 'a'.repeat(129) });
   t.equal(long.status, 400, 'longer than max_length');
   t.match(((await long.json()) as any).error.message, /at most 128/);
-  t.equal((await postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { 'x-tenant': 'a'.repeat(128) })).status, 200);
+  t.equal(
+    (await postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { 'x-tenant': 'a'.repeat(128) })).status,
+    200,
+  );
 
-  const stream = await postJson(gatewayUrl, '/v1/chat/completions', chatBody({ stream: true }), { 'x-tenant': 'globex' });
+  const stream = await postJson(gatewayUrl, '/v1/chat/completions', chatBody({ stream: true }), {
+    'x-tenant': 'globex',
+  });
   t.equal(stream.status, 200);
   t.equal(stream.headers.get('x-tenant'), 'globex', 'streams carry it too');
   t.match(await stream.text(), /data: \[DONE\]/);
@@ -97,7 +125,9 @@ t.test('the example loads by a path relative to gateway.yaml and echoes the head
   t.equal(noKey.status, 401);
   const models = await fetch(`${gatewayUrl}/v1/models`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
   t.equal(models.status, 400, 'the plugin applies to every route, /v1/models included');
-  const modelsOk = await fetch(`${gatewayUrl}/v1/models`, { headers: { authorization: `Bearer ${TEST_KEY}`, 'x-tenant': 'acme' } });
+  const modelsOk = await fetch(`${gatewayUrl}/v1/models`, {
+    headers: { authorization: `Bearer ${TEST_KEY}`, 'x-tenant': 'acme' },
+  });
   t.equal(modelsOk.status, 200);
   t.equal(modelsOk.headers.get('x-tenant'), 'acme');
 });
@@ -124,13 +154,19 @@ t.test('the example by a ../ path and by an absolute path; options and placement
   t.equal(optional.status, 200, 'not required: requests without it pass');
   t.equal(optional.headers.get('x-svc-tenant'), null);
 
-  const refusedByAuth = await postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { authorization: 'Bearer sk-unknown-0123456789abc', 'x-org': 'acme' });
+  const refusedByAuth = await postJson(gatewayUrl, '/v1/chat/completions', chatBody(), {
+    authorization: 'Bearer sk-unknown-0123456789abc',
+    'x-org': 'acme',
+  });
   t.equal(refusedByAuth.status, 401);
   t.equal(refusedByAuth.headers.get('x-svc-tenant'), 'acme', 'a header added before a refusal goes out with it');
 
   const tooLong = await postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { 'x-team': 'green' });
   t.equal(tooLong.status, 400);
-  const nonAscii = await postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { 'x-org': 'caf\u00e9', 'x-team': 'blue' });
+  const nonAscii = await postJson(gatewayUrl, '/v1/chat/completions', chatBody(), {
+    'x-org': 'caf\u00e9',
+    'x-team': 'blue',
+  });
   t.equal(nonAscii.status, 400, 'only printable ASCII is echoed');
 });
 
@@ -152,11 +188,18 @@ t.test('the example config is validated with errors at plugins[N].config.X', asy
     ],
   ];
   for (const [config, expected] of cases) {
-    writeConfig(ws, [{ use: 'auth' }, { use: EXAMPLE, ...(config === undefined ? {} : { config }) }, { use: 'router' }]);
+    writeConfig(ws, [
+      { use: 'auth' },
+      { use: EXAMPLE, ...(config === undefined ? {} : { config }) },
+      { use: 'router' },
+    ]);
     const err = await startFails(ws);
     t.match(err.issues, expected, JSON.stringify(config));
     t.equal(err.issues.length, expected.length);
-    t.ok(err.issues.every((i) => typeof i.line === 'number'), 'with a line');
+    t.ok(
+      err.issues.every((i) => typeof i.line === 'number'),
+      'with a line',
+    );
     t.match(err.message, `${expected[0].path} (line `);
   }
 });
@@ -180,14 +223,23 @@ t.test('load-time checks: apiVersion, exports, placement, exactly one terminal p
   };
 
   const v2 = await failsWith([{ use: 'auth' }, { use: './v2.mjs' }, { use: 'router' }]);
-  t.match(v2.issues, [{ path: 'plugins[1].use', message: "plugin './v2.mjs' declares apiVersion 2; this svc supports apiVersion 1" }]);
-  t.match(v2.message, /plugins\[1\]\.use \(line \d+\): plugin '\.\/v2\.mjs' declares apiVersion 2; this svc supports apiVersion 1/);
+  t.match(v2.issues, [
+    { path: 'plugins[1].use', message: "plugin './v2.mjs' declares apiVersion 2; this svc supports apiVersion 1" },
+  ]);
+  t.match(
+    v2.message,
+    /plugins\[1\]\.use \(line \d+\): plugin '\.\/v2\.mjs' declares apiVersion 2; this svc supports apiVersion 1/,
+  );
   t.match(v2.message, ws.configPath, 'the message names the config file');
   const none = await failsWith([{ use: 'auth' }, { use: './noversion.mjs' }, { use: 'router' }]);
-  t.match(none.issues, [{ path: 'plugins[1].use', message: /declares apiVersion undefined; this svc supports apiVersion 1/ }]);
+  t.match(none.issues, [
+    { path: 'plugins[1].use', message: /declares apiVersion undefined; this svc supports apiVersion 1/ },
+  ]);
 
   const nothing = await failsWith([{ use: 'auth' }, { use: './nothing.mjs' }, { use: 'router' }]);
-  t.match(nothing.issues, [{ path: 'plugins[1].use', message: /'\.\/nothing\.mjs' does not export a plugin definition/ }]);
+  t.match(nothing.issues, [
+    { path: 'plugins[1].use', message: /'\.\/nothing\.mjs' does not export a plugin definition/ },
+  ]);
   const missing = await failsWith([{ use: 'auth' }, { use: './missing.mjs' }, { use: 'router' }]);
   t.match(missing.issues, [{ path: 'plugins[1].use', message: /^cannot load plugin '\.\/missing\.mjs': / }]);
   const syntax = await failsWith([{ use: 'auth' }, { use: './syntax.mjs' }, { use: 'router' }]);
@@ -196,7 +248,9 @@ t.test('load-time checks: apiVersion, exports, placement, exactly one terminal p
   t.match(badSchema.issues, [{ path: 'plugins[1].use', message: /has an invalid configSchema/ }]);
 
   const late = await failsWith([{ use: 'auth' }, { use: 'router' }, { use: './late.mjs' }]);
-  t.match(late.issues, [{ path: 'plugins[2]', message: "'late' has an onRequest hook, so it must be listed before the terminal plugin" }]);
+  t.match(late.issues, [
+    { path: 'plugins[2]', message: "'late' has an onRequest hook, so it must be listed before the terminal plugin" },
+  ]);
   t.type(late.issues[0].line, 'number');
   const lateAuth = await failsWith([{ use: 'router' }, { use: 'auth' }]);
   t.match(lateAuth.issues, [{ path: 'plugins[1]', message: /'auth' has an onRequest hook/ }]);
@@ -208,11 +262,26 @@ t.test('load-time checks: apiVersion, exports, placement, exactly one terminal p
   const zero = await failsWith([{ use: 'auth' }]);
   t.match(zero.issues, [{ path: 'plugins', message: /found 0/ }]);
 
-  const throws = await failsWith([{ use: 'auth' }, { use: './throws.mjs', config: { url: 'http://nowhere' } }, { use: 'router' }]);
-  t.match(throws.issues, [{ path: 'plugins[1]', message: "setup of './throws.mjs' failed: cannot reach http://nowhere" }]);
+  const throws = await failsWith([
+    { use: 'auth' },
+    { use: './throws.mjs', config: { url: 'http://nowhere' } },
+    { use: 'router' },
+  ]);
+  t.match(throws.issues, [
+    { path: 'plugins[1]', message: "setup of './throws.mjs' failed: cannot reach http://nowhere" },
+  ]);
 
-  const several = await failsWith([{ use: './v2.mjs' }, { use: 'auth', config: { x: 1 } }, { use: './nothing.mjs' }, { use: 'router' }]);
-  t.same(several.issues.map((i) => i.path), ['plugins[0].use', 'plugins[1].config', 'plugins[2].use'], 'every module problem is reported at once');
+  const several = await failsWith([
+    { use: './v2.mjs' },
+    { use: 'auth', config: { x: 1 } },
+    { use: './nothing.mjs' },
+    { use: 'router' },
+  ]);
+  t.same(
+    several.issues.map((i) => i.path),
+    ['plugins[0].use', 'plugins[1].config', 'plugins[2].use'],
+    'every module problem is reported at once',
+  );
 
   // Allowed: a named `plugin` export, and response/log-only plugins after the router.
   writeConfig(ws, [{ use: 'auth' }, { use: './named.mjs' }, { use: 'router' }, { use: './logger.mjs' }]);
@@ -222,9 +291,11 @@ t.test('load-time checks: apiVersion, exports, placement, exactly one terminal p
   t.equal(res.headers.get('x-named'), 'yes');
 });
 
-t.test('hook order: onRequest in list order; onResponse, onEvent, onResponseEnd, onLog in reverse; onLog after refusals', async (t) => {
-  const ws = workspace(t, {
-    'recorder.mjs': `import { GatewayError } from ${JSON.stringify(GATEWAY_ERROR)};
+t.test(
+  'hook order: onRequest in list order; onResponse, onEvent, onResponseEnd, onLog in reverse; onLog after refusals',
+  async (t) => {
+    const ws = workspace(t, {
+      'recorder.mjs': `import { GatewayError } from ${JSON.stringify(GATEWAY_ERROR)};
 const log = (globalThis.__svcHookLog ??= []);
 export default {
   apiVersion: 1,
@@ -248,81 +319,135 @@ export default {
   },
 };
 `,
-  });
-  writeConfig(
-    ws,
-    [
-      { use: './recorder.mjs', config: { tag: 'a' } },
-      { use: 'auth' },
-      { use: './recorder.mjs', config: { tag: 'b' } },
-      { use: 'router' },
-      { use: './recorder.mjs', config: { tag: 'c', after: true } },
-    ],
-    {
-      model_groups: [
-        { name: 'demo', deployments: [{ id: 'demo-mock', provider: 'mock', model: 'mock-small' }] },
-        { name: 'empty', deployments: [{ id: 'off', provider: 'mock', model: 'm', weight: 0 }] },
+    });
+    writeConfig(
+      ws,
+      [
+        { use: './recorder.mjs', config: { tag: 'a' } },
+        { use: 'auth' },
+        { use: './recorder.mjs', config: { tag: 'b' } },
+        { use: 'router' },
+        { use: './recorder.mjs', config: { tag: 'c', after: true } },
       ],
-      keys: [{ alias: 'test', key: TEST_KEY, project: 'default', model_groups: ['demo', 'empty'] }],
-    },
-  );
-  const { gatewayUrl } = await start(t, ws);
-  const log: string[] = ((globalThis as any).__svcHookLog ??= []);
+      {
+        model_groups: [
+          { name: 'demo', deployments: [{ id: 'demo-mock', provider: 'mock', model: 'mock-small' }] },
+          { name: 'empty', deployments: [{ id: 'off', provider: 'mock', model: 'm', weight: 0 }] },
+        ],
+        keys: [{ alias: 'test', key: TEST_KEY, project: 'default', model_groups: ['demo', 'empty'] }],
+      },
+    );
+    const { gatewayUrl } = await start(t, ws);
+    const log: string[] = ((globalThis as any).__svcHookLog ??= []);
 
-  /** Sends one request and returns the hooks it ran, once its onLog calls are in. */
-  const record = async (send: () => Promise<Response>, onLogs: number) => {
-    log.length = 0;
-    const res = await send();
-    await res.arrayBuffer();
-    for (let i = 0; i < 100 && log.filter((l) => l.startsWith('onLog')).length < onLogs; i++) await sleep(5);
-    await sleep(10);
-    return { status: res.status, hooks: [...log] };
-  };
+    /** Sends one request and returns the hooks it ran, once its onLog calls are in. */
+    const record = async (send: () => Promise<Response>, onLogs: number) => {
+      log.length = 0;
+      const res = await send();
+      await res.arrayBuffer();
+      for (let i = 0; i < 100 && log.filter((l) => l.startsWith('onLog')).length < onLogs; i++) await sleep(5);
+      await sleep(10);
+      return { status: res.status, hooks: [...log] };
+    };
 
-  const plain = await record(() => postJson(gatewayUrl, '/v1/chat/completions', chatBody()), 3);
-  t.equal(plain.status, 200);
-  t.same(plain.hooks, [
-    'onRequest:a', 'onRequest:b',
-    'onResponse:c:json', 'onResponse:b:json', 'onResponse:a:json',
-    'onResponseEnd:c', 'onResponseEnd:b', 'onResponseEnd:a',
-    'onLog:c:200', 'onLog:b:200', 'onLog:a:200',
-  ]);
+    const plain = await record(() => postJson(gatewayUrl, '/v1/chat/completions', chatBody()), 3);
+    t.equal(plain.status, 200);
+    t.same(plain.hooks, [
+      'onRequest:a',
+      'onRequest:b',
+      'onResponse:c:json',
+      'onResponse:b:json',
+      'onResponse:a:json',
+      'onResponseEnd:c',
+      'onResponseEnd:b',
+      'onResponseEnd:a',
+      'onLog:c:200',
+      'onLog:b:200',
+      'onLog:a:200',
+    ]);
 
-  const stream = await record(() => postJson(gatewayUrl, '/v1/chat/completions', chatBody({ stream: true })), 3);
-  t.equal(stream.status, 200);
-  const events = stream.hooks.filter((h) => h.startsWith('onEvent'));
-  t.ok(events.length >= 6, 'several chunks');
-  t.equal(events.length % 3, 0);
-  for (let i = 0; i < events.length; i += 3) t.same(events.slice(i, i + 3), ['onEvent:c', 'onEvent:b', 'onEvent:a'], `chunk ${i / 3}`);
-  t.same(stream.hooks.filter((h) => !h.startsWith('onEvent')), [
-    'onRequest:a', 'onRequest:b',
-    'onResponse:c:stream', 'onResponse:b:stream', 'onResponse:a:stream',
-    'onResponseEnd:c', 'onResponseEnd:b', 'onResponseEnd:a',
-    'onLog:c:200', 'onLog:b:200', 'onLog:a:200',
-  ]);
-  t.equal(stream.hooks.indexOf('onResponse:a:stream') < stream.hooks.indexOf('onEvent:c'), true, 'onResponse before the first event');
+    const stream = await record(() => postJson(gatewayUrl, '/v1/chat/completions', chatBody({ stream: true })), 3);
+    t.equal(stream.status, 200);
+    const events = stream.hooks.filter((h) => h.startsWith('onEvent'));
+    t.ok(events.length >= 6, 'several chunks');
+    t.equal(events.length % 3, 0);
+    for (let i = 0; i < events.length; i += 3)
+      t.same(events.slice(i, i + 3), ['onEvent:c', 'onEvent:b', 'onEvent:a'], `chunk ${i / 3}`);
+    t.same(
+      stream.hooks.filter((h) => !h.startsWith('onEvent')),
+      [
+        'onRequest:a',
+        'onRequest:b',
+        'onResponse:c:stream',
+        'onResponse:b:stream',
+        'onResponse:a:stream',
+        'onResponseEnd:c',
+        'onResponseEnd:b',
+        'onResponseEnd:a',
+        'onLog:c:200',
+        'onLog:b:200',
+        'onLog:a:200',
+      ],
+    );
+    t.equal(
+      stream.hooks.indexOf('onResponse:a:stream') < stream.hooks.indexOf('onEvent:c'),
+      true,
+      'onResponse before the first event',
+    );
 
-  const authRefusal = await record(() => postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { authorization: '' }), 2);
-  t.equal(authRefusal.status, 401);
-  t.same(authRefusal.hooks, ['onRequest:a', 'onLog:c:401', 'onLog:a:401'], 'a refusal: onLog for the plugins that ran and those after the router');
+    const authRefusal = await record(
+      () => postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { authorization: '' }),
+      2,
+    );
+    t.equal(authRefusal.status, 401);
+    t.same(
+      authRefusal.hooks,
+      ['onRequest:a', 'onLog:c:401', 'onLog:a:401'],
+      'a refusal: onLog for the plugins that ran and those after the router',
+    );
 
-  const refusedByB = await record(() => postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { 'x-refuse': 'b' }), 3);
-  t.equal(refusedByB.status, 400);
-  t.same(refusedByB.hooks, ['onRequest:a', 'onRequest:b', 'onLog:c:400', 'onLog:b:400', 'onLog:a:400']);
+    const refusedByB = await record(
+      () => postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { 'x-refuse': 'b' }),
+      3,
+    );
+    t.equal(refusedByB.status, 400);
+    t.same(refusedByB.hooks, ['onRequest:a', 'onRequest:b', 'onLog:c:400', 'onLog:b:400', 'onLog:a:400']);
 
-  const routerFailure = await record(() => postJson(gatewayUrl, '/v1/chat/completions', chatBody({ model: 'empty' })), 3);
-  t.equal(routerFailure.status, 503, 'no_deployment_available from the router');
-  t.same(routerFailure.hooks, ['onRequest:a', 'onRequest:b', 'onLog:c:503', 'onLog:b:503', 'onLog:a:503']);
+    const routerFailure = await record(
+      () => postJson(gatewayUrl, '/v1/chat/completions', chatBody({ model: 'empty' })),
+      3,
+    );
+    t.equal(routerFailure.status, 503, 'no_deployment_available from the router');
+    t.same(routerFailure.hooks, ['onRequest:a', 'onRequest:b', 'onLog:c:503', 'onLog:b:503', 'onLog:a:503']);
 
-  const replied = await record(() => postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { 'x-reply': 'a' }), 2);
-  t.equal(replied.status, 299, 'a plugin may answer itself');
-  t.same(replied.hooks, ['onRequest:a', 'onResponse:c:json', 'onResponse:a:json', 'onResponseEnd:c', 'onResponseEnd:a', 'onLog:c:299', 'onLog:a:299'], 'the router and later plugins do not run');
+    const replied = await record(() => postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { 'x-reply': 'a' }), 2);
+    t.equal(replied.status, 299, 'a plugin may answer itself');
+    t.same(
+      replied.hooks,
+      [
+        'onRequest:a',
+        'onResponse:c:json',
+        'onResponse:a:json',
+        'onResponseEnd:c',
+        'onResponseEnd:a',
+        'onLog:c:299',
+        'onLog:a:299',
+      ],
+      'the router and later plugins do not run',
+    );
 
-  const models = await record(() => fetch(`${gatewayUrl}/v1/models`, { headers: { authorization: `Bearer ${TEST_KEY}` } }), 3);
-  t.equal(models.status, 200);
-  t.same(models.hooks.filter((h) => h.startsWith('onRequest') || h.startsWith('onLog')), ['onRequest:a', 'onRequest:b', 'onLog:c:200', 'onLog:b:200', 'onLog:a:200']);
+    const models = await record(
+      () => fetch(`${gatewayUrl}/v1/models`, { headers: { authorization: `Bearer ${TEST_KEY}` } }),
+      3,
+    );
+    t.equal(models.status, 200);
+    t.same(
+      models.hooks.filter((h) => h.startsWith('onRequest') || h.startsWith('onLog')),
+      ['onRequest:a', 'onRequest:b', 'onLog:c:200', 'onLog:b:200', 'onLog:a:200'],
+    );
 
-  const framing = await record(() => postJson(gatewayUrl, '/v1/chat/completions', '{bad'), 0);
-  t.equal(framing.status, 400);
-  t.same(framing.hooks, [], 'framing refusals happen before any plugin');
-});
+    const framing = await record(() => postJson(gatewayUrl, '/v1/chat/completions', '{bad'), 0);
+    t.equal(framing.status, 400);
+    t.same(framing.hooks, [], 'framing refusals happen before any plugin');
+  },
+);

@@ -21,14 +21,20 @@ const error = (code: string) => ({ error: { code, message: String } });
 const config = () =>
   baseConfig({
     model_groups: [
-      { name: 'demo', created_at: '2026-11-21T00:00:00Z', deployments: [{ id: 'demo-mock', provider: 'mock', model: 'mock-small', price: PRICE }] },
+      {
+        name: 'demo',
+        created_at: '2026-11-21T00:00:00Z',
+        deployments: [{ id: 'demo-mock', provider: 'mock', model: 'mock-small', price: PRICE }],
+      },
       // Always too slow: the attempt times out, the deployment is benched and the request falls back to demo.
       {
         name: 'slow',
         created_at: '2026-11-21T00:00:00Z',
         fallback: 'demo',
         routing: { retries: 0, timeout_ms: 50, bench_ms: 600_000 },
-        deployments: [{ id: 'slow-mock', provider: 'mock', model: 'mock-slow', price: PRICE, mock: { latency_ms: 5_000 } }],
+        deployments: [
+          { id: 'slow-mock', provider: 'mock', model: 'mock-slow', price: PRICE, mock: { latency_ms: 5_000 } },
+        ],
       },
     ],
     keys: [{ alias: 'test', key: TEST_KEY, project: 'default', model_groups: ['demo', 'slow'] }],
@@ -51,12 +57,14 @@ async function mint(s: TestService, projectKey: string, agentId: string, modelGr
     body: JSON.stringify({ agentId, modelGroups, expiresInHours: 1 }),
   });
   const body = (await res.json()) as { key: string };
-  if (res.status !== 201 && res.status !== 200) throw new Error(`minting answered ${res.status}: ${JSON.stringify(body)}`);
+  if (res.status !== 201 && res.status !== 200)
+    throw new Error(`minting answered ${res.status}: ${JSON.stringify(body)}`);
   return body.key;
 }
 
 const exactPercentile = (sorted: number[], p: number) => sorted[Math.max(1, Math.ceil((p / 100) * sorted.length)) - 1];
-const withinBound = (value: number, exact: number) => (exact < 1 ? Math.abs(value - exact) <= 0.5 : Math.abs(value - exact) / exact <= RELATIVE_ERROR + 1e-9);
+const withinBound = (value: number, exact: number) =>
+  exact < 1 ? Math.abs(value - exact) <= 0.5 : Math.abs(value - exact) / exact <= RELATIVE_ERROR + 1e-9;
 
 for (const backend of STORE_BACKENDS) {
   t.test(`dashboard metrics on ${backend}`, async (t) => {
@@ -64,7 +72,12 @@ for (const backend of STORE_BACKENDS) {
     const db = s.service.db;
     await addAgent(db, { id: 'agent-a', projectId: 'default', name: 'Agent A' });
     await addAgent(db, { id: 'agent-b', projectId: 'default', name: 'Agent B' });
-    const projectKey = await createApiKey(db, { kind: 'project', organizationId: 'default', projectId: 'default', now: Date.now() });
+    const projectKey = await createApiKey(db, {
+      kind: 'project',
+      organizationId: 'default',
+      projectId: 'default',
+      now: Date.now(),
+    });
     const keyA = await mint(s, basicAuth(projectKey), 'agent-a', ['demo', 'slow']);
     const keyB = await mint(s, basicAuth(projectKey), 'agent-b', ['demo']);
 
@@ -77,18 +90,27 @@ for (const backend of STORE_BACKENDS) {
     answers.push((await chat(s, keyB, say('not granted', 'slow'))).status);
     answers.push((await chat(s, TEST_KEY, say('no agent'))).status);
     t.same(answers, [200, 200, 200, 200, 200, 200, 200, 403, 200], 'the gateway answered the mix');
-    await waitFor('9 traces stored', async () => Number((await db.query<{ n: unknown }>(`SELECT count(*) AS n FROM traces WHERE project_id = 'default'`)).rows[0].n) === 9);
+    await waitFor(
+      '9 traces stored',
+      async () =>
+        Number(
+          (await db.query<{ n: unknown }>(`SELECT count(*) AS n FROM traces WHERE project_id = 'default'`)).rows[0].n,
+        ) === 9,
+    );
     // Rollups are written about once a second; no need to wait for it.
     await s.service.traceWriter.flushRollups();
 
     const stored = (
-      await db.query<Record<string, any>>(`SELECT t.id, t.status, COALESCE(t.agent_id, '') AS agent, t.model_group, t.deployment, t.error_code, t.cache_hit,
+      await db.query<
+        Record<string, any>
+      >(`SELECT t.id, t.status, COALESCE(t.agent_id, '') AS agent, t.model_group, t.deployment, t.error_code, t.cache_hit,
           t.metadata, (extract(epoch FROM t.end_time - t.start_time) * 1000)::float8 AS ms,
           COALESCE((SELECT sum(o.total_tokens) FROM observations o WHERE o.project_id = t.project_id AND o.trace_id = t.id AND o.type = 'GENERATION'), 0) AS tokens,
           COALESCE((SELECT sum(o.total_cost) FROM observations o WHERE o.project_id = t.project_id AND o.trace_id = t.id AND o.type = 'GENERATION'), 0) AS cost
         FROM traces t WHERE t.project_id = 'default'`)
     ).rows;
-    const sum = (rows: Record<string, any>[], f: (r: Record<string, any>) => number) => rows.reduce((n, r) => n + f(r), 0);
+    const sum = (rows: Record<string, any>[], f: (r: Record<string, any>) => number) =>
+      rows.reduce((n, r) => n + f(r), 0);
     const expected = (rows: Record<string, any>[]) => ({
       requests: rows.length,
       errors: rows.filter((r) => r.status === 'error').length,
@@ -115,72 +137,144 @@ for (const backend of STORE_BACKENDS) {
       const durations = stored.map((row) => Number(row.ms)).sort((a, b) => a - b);
       for (const p of [50, 95, 99]) {
         const exact = exactPercentile(durations, p);
-        t.ok(withinBound(totals[`latency_p${p}`], exact), `latency_p${p} ${totals[`latency_p${p}`]} ms against exact ${exact} ms`);
+        t.ok(
+          withinBound(totals[`latency_p${p}`], exact),
+          `latency_p${p} ${totals[`latency_p${p}`]} ms against exact ${exact} ms`,
+        );
       }
       t.equal(r.body.series.length, 1, 'without groupBy: one series');
       t.equal(r.body.series[0].key, 'all');
       t.same(r.body.series[0].totals, totals, 'whose totals are the totals');
       const points = r.body.series[0].points;
-      t.equal(sum(points, (p: any) => p.requests), 9, 'the points add up to the totals');
+      t.equal(
+        sum(points, (p: any) => p.requests),
+        9,
+        'the points add up to the totals',
+      );
       const busy = points.filter((p: any) => p.requests > 0);
-      t.ok(busy.every((p: any) => p.throughput === p.requests / 60), 'a point’s throughput is per second of its minute');
-      t.ok(points.filter((p: any) => p.requests === 0).every((p: any) => p.latency_p50 === null && p.error_rate === 0), 'empty points: no latency, no error rate');
+      t.ok(
+        busy.every((p: any) => p.throughput === p.requests / 60),
+        'a point’s throughput is per second of its minute',
+      );
+      t.ok(
+        points.filter((p: any) => p.requests === 0).every((p: any) => p.latency_p50 === null && p.error_rate === 0),
+        'empty points: no latency, no error rate',
+      );
     });
 
     t.test('groupBy agent, model_group and deployment; agent and modelGroup filters', async (t) => {
-      for (const [groupBy, column] of [['agent', 'agent'], ['model_group', 'model_group'], ['deployment', 'deployment']] as const) {
+      for (const [groupBy, column] of [
+        ['agent', 'agent'],
+        ['model_group', 'model_group'],
+        ['deployment', 'deployment'],
+      ] as const) {
         const r = await get(`${P}/metrics?window=1h&groupBy=${groupBy}`);
         t.equal(r.status, 200);
         const keys = [...new Set(stored.map((row) => row[column] ?? ''))].sort();
-        t.same(r.body.series.map((x: any) => x.key), keys, `${groupBy}: one series per ${column}`);
+        t.same(
+          r.body.series.map((x: any) => x.key),
+          keys,
+          `${groupBy}: one series per ${column}`,
+        );
         for (const series of r.body.series) {
           const e = expected(stored.filter((row) => (row[column] ?? '') === series.key));
-          t.match(series.totals, { requests: e.requests, errors: e.errors, token_count: e.tokens }, `${groupBy} ${JSON.stringify(series.key)}`);
+          t.match(
+            series.totals,
+            { requests: e.requests, errors: e.errors, token_count: e.tokens },
+            `${groupBy} ${JSON.stringify(series.key)}`,
+          );
         }
         t.equal(r.body.totals.requests, 9, `${groupBy}: the totals are over every series`);
       }
       const byAgent = (await get(`${P}/metrics?window=1h&groupBy=agent`)).body.series;
-      t.same(byAgent.map((x: any) => [x.key, x.totals.requests]), [['', 1], ['agent-a', 4], ['agent-b', 4]], 'requests per agent');
-      t.match((await get(`${P}/metrics?window=1h&agent=agent-a`)).body.totals, { requests: 4, errors: 0 }, 'agent filter by id');
-      t.match((await get(`${P}/metrics?window=1h&agent=${encodeURIComponent('Agent B')}`)).body.totals, { requests: 4, errors: 1 }, 'agent filter by name');
+      t.same(
+        byAgent.map((x: any) => [x.key, x.totals.requests]),
+        [
+          ['', 1],
+          ['agent-a', 4],
+          ['agent-b', 4],
+        ],
+        'requests per agent',
+      );
+      t.match(
+        (await get(`${P}/metrics?window=1h&agent=agent-a`)).body.totals,
+        { requests: 4, errors: 0 },
+        'agent filter by id',
+      );
+      t.match(
+        (await get(`${P}/metrics?window=1h&agent=${encodeURIComponent('Agent B')}`)).body.totals,
+        { requests: 4, errors: 1 },
+        'agent filter by name',
+      );
       const demo = expected(stored.filter((row) => row.model_group === 'demo'));
-      t.match((await get(`${P}/metrics?window=1h&modelGroup=demo`)).body.totals, { requests: demo.requests, token_count: demo.tokens }, 'modelGroup filter');
-      t.match((await get(`${P}/metrics?window=1h&agent=nobody`)).body, { totals: { requests: 0, latency_p50: null }, series: [{ key: 'all' }] }, 'a filter matching nothing');
+      t.match(
+        (await get(`${P}/metrics?window=1h&modelGroup=demo`)).body.totals,
+        { requests: demo.requests, token_count: demo.tokens },
+        'modelGroup filter',
+      );
+      t.match(
+        (await get(`${P}/metrics?window=1h&agent=nobody`)).body,
+        { totals: { requests: 0, latency_p50: null }, series: [{ key: 'all' }] },
+        'a filter matching nothing',
+      );
     });
 
     t.test('bucket sizes: each window and custom ranges', async (t) => {
-      for (const [window, bucketSeconds, buckets] of [['1h', 60, 60], ['24h', 900, 96], ['7d', 3600, 168], ['30d', 21_600, 120]] as const) {
+      for (const [window, bucketSeconds, buckets] of [
+        ['1h', 60, 60],
+        ['24h', 900, 96],
+        ['7d', 3600, 168],
+        ['30d', 21_600, 120],
+      ] as const) {
         const r = await get(`${P}/metrics?window=${window}`);
         t.equal(r.body.bucketSeconds, bucketSeconds, `${window}: buckets of ${bucketSeconds} s`);
         t.equal(r.body.series[0].points.length, buckets, `${window}: ${buckets} points`);
-        t.equal(Date.parse(r.body.to) - Date.parse(r.body.from), buckets * bucketSeconds * 1000, `${window}: from and to span the buckets`);
+        t.equal(
+          Date.parse(r.body.to) - Date.parse(r.body.from),
+          buckets * bucketSeconds * 1000,
+          `${window}: from and to span the buckets`,
+        );
         t.equal(Date.parse(r.body.from) % (bucketSeconds * 1000), 0, `${window}: aligned to the bucket size`);
         t.ok(Date.parse(r.body.to) > Date.now() - 1000, `${window}: the last bucket holds now`);
         t.equal(r.body.totals.requests, 9, `${window}: every request counted`);
         t.equal(r.body.series[0].points[0].t, r.body.from, `${window}: points start at from`);
       }
       const now = Date.now();
-      const custom = async (fromMs: number, toMs: number) => (await get(`${P}/metrics?from=${new Date(fromMs).toISOString()}&to=${new Date(toMs).toISOString()}`)).body;
+      const custom = async (fromMs: number, toMs: number) =>
+        (await get(`${P}/metrics?from=${new Date(fromMs).toISOString()}&to=${new Date(toMs).toISOString()}`)).body;
       const h = 3_600_000;
       const twoHours = await custom(now - 2 * h, now + 60_000);
       t.match(twoHours, { bucketSeconds: 60, totals: { requests: 9 } }, 'two hours: 1-minute buckets');
-      t.ok(twoHours.series[0].points.length <= 240 && twoHours.series[0].points.length >= 121, 'two hours: 121–240 points');
+      t.ok(
+        twoHours.series[0].points.length <= 240 && twoHours.series[0].points.length >= 121,
+        'two hours: 121–240 points',
+      );
       t.equal((await custom(now - 50 * h, now)).bucketSeconds, 900, '50 hours: 15-minute buckets (200)');
       t.equal((await custom(now - 72 * h, now)).bucketSeconds, 3600, '3 days: 1-hour buckets (15 min would give 288)');
       t.equal((await custom(now - 20 * 24 * h, now)).bucketSeconds, 21_600, '20 days: 6-hour buckets');
       const before = await custom(now - 48 * h, now - 24 * h);
       t.match(before, { totals: { requests: 0 } }, 'a range before the traffic counts nothing');
       const exact = await custom(Date.parse('2026-11-20T00:00:00Z'), Date.parse('2026-11-20T04:00:00Z'));
-      t.match(exact, { from: '2026-11-20T00:00:00.000Z', to: '2026-11-20T04:00:00.000Z', bucketSeconds: 60 }, 'aligned bounds are kept');
+      t.match(
+        exact,
+        { from: '2026-11-20T00:00:00.000Z', to: '2026-11-20T04:00:00.000Z', bucketSeconds: 60 },
+        'aligned bounds are kept',
+      );
       t.equal(exact.series[0].points.length, 240, 'four hours: 240 one-minute points');
       const ragged = await custom(Date.parse('2026-11-20T00:00:30Z'), Date.parse('2026-11-20T01:59:10Z'));
-      t.match(ragged, { from: '2026-11-20T00:00:00.000Z', to: '2026-11-20T02:00:00.000Z' }, 'other bounds widen to whole buckets');
+      t.match(
+        ragged,
+        { from: '2026-11-20T00:00:00.000Z', to: '2026-11-20T02:00:00.000Z' },
+        'other bounds widen to whole buckets',
+      );
     });
 
     t.test('gateway panels: refusals by code, cache, fallbacks, benched deployments', async (t) => {
       const r = await get(`${P}/gateway-panels?window=1h`);
       t.equal(r.status, 200);
-      const lookups = stored.filter((row) => ['hit', 'miss', 'unavailable'].includes(row.metadata['gateway.cache'])).length;
+      const lookups = stored.filter((row) =>
+        ['hit', 'miss', 'unavailable'].includes(row.metadata['gateway.cache']),
+      ).length;
       t.ok(lookups >= 7, `${lookups} cache lookups`);
       t.same(r.body.refusals, [{ code: 'model_not_allowed', count: 1 }]);
       t.same(r.body.cache, { hits: 1, lookups, hitRate: (1 / lookups) * 100 });
@@ -189,9 +283,17 @@ for (const backend of STORE_BACKENDS) {
       t.equal(r.body.benched.length, 1);
       t.ok(Date.parse(r.body.benched[0].until) > Date.now(), 'benched until a time to come');
       const month = (await get(`${P}/gateway-panels?window=30d`)).body;
-      t.same([month.refusals, month.cache, month.fallbacks], [r.body.refusals, r.body.cache, r.body.fallbacks], '30d counts the same');
+      t.same(
+        [month.refusals, month.cache, month.fallbacks],
+        [r.body.refusals, r.body.cache, r.body.fallbacks],
+        '30d counts the same',
+      );
       const before = (await get(`${P}/gateway-panels?from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z`)).body;
-      t.same([before.refusals, before.cache, before.fallbacks], [[], { hits: 0, lookups: 0, hitRate: 0 }, 0], 'a range without traffic');
+      t.same(
+        [before.refusals, before.cache, before.fallbacks],
+        [[], { hits: 0, lookups: 0, hitRate: 0 }, 0],
+        'a range without traffic',
+      );
     });
 
     t.test('bad parameters are 400 invalid_request', async (t) => {
@@ -210,11 +312,24 @@ for (const backend of STORE_BACKENDS) {
         'agent=',
         'modelGroup=',
       ];
-      for (const q of bad) t.match(await get(`${P}/metrics?${q}`), { status: 400, body: error('invalid_request') }, `metrics?${q}`);
-      for (const q of ['window=90d', 'from=2026-11-20T00:00:00Z', 'from=2026-11-21T00:00:00Z&to=2026-11-20T00:00:00Z']) {
-        t.match(await get(`${P}/gateway-panels?${q}`), { status: 400, body: error('invalid_request') }, `gateway-panels?${q}`);
+      for (const q of bad)
+        t.match(await get(`${P}/metrics?${q}`), { status: 400, body: error('invalid_request') }, `metrics?${q}`);
+      for (const q of [
+        'window=90d',
+        'from=2026-11-20T00:00:00Z',
+        'from=2026-11-21T00:00:00Z&to=2026-11-20T00:00:00Z',
+      ]) {
+        t.match(
+          await get(`${P}/gateway-panels?${q}`),
+          { status: 400, body: error('invalid_request') },
+          `gateway-panels?${q}`,
+        );
       }
-      t.match(await get('/projects/nope/metrics?window=1h'), { status: 404, body: error('not_found') }, 'an unknown project is 404');
+      t.match(
+        await get('/projects/nope/metrics?window=1h'),
+        { status: 404, body: error('not_found') },
+        'an unknown project is 404',
+      );
       t.match(await get(`${P}/metrics`), { status: 200, body: { bucketSeconds: 900 } }, 'no window: the last 24 hours');
     });
 
@@ -227,11 +342,20 @@ for (const backend of STORE_BACKENDS) {
         ['a made-up cookie', { cookie: 'svc_session=not-a-session' }],
       ];
       for (const path of [`${P}/metrics?window=1h`, `${P}/gateway-panels?window=1h`]) {
-        for (const [what, headers] of foreign) t.match(await dashboardRequest(s, 'GET', path, headers), { status: 401, body: error('unauthenticated') }, `${path}: ${what}`);
+        for (const [what, headers] of foreign)
+          t.match(
+            await dashboardRequest(s, 'GET', path, headers),
+            { status: 401, body: error('unauthenticated') },
+            `${path}: ${what}`,
+          );
       }
       const gone = await signIn(s, 'viewer@example.com', created.body.password);
       t.equal((await gone.call('DELETE', '/session')).status, 204);
-      t.match(await gone.call('GET', `${P}/metrics?window=1h`), { status: 401, body: error('unauthenticated') }, 'after sign-out');
+      t.match(
+        await gone.call('GET', `${P}/metrics?window=1h`),
+        { status: 401, body: error('unauthenticated') },
+        'after sign-out',
+      );
     });
   });
 }
@@ -255,13 +379,34 @@ t.test('the window the metrics pages open on holds the traffic there is', async 
       return w.window === expected && w;
     });
   }
-  t.same(await opening(), { window: '1h', oldestTrafficOfLastDay: null, newestTraffic: null }, 'no traffic yet: the last hour, where the first requests will show');
-  t.match(await trafficAt(10 * 24 * HOUR, '30d'), { oldestTrafficOfLastDay: null, newestTraffic: String }, 'only traffic of 10 days ago: 30 days');
-  t.match(await trafficAt(3 * 24 * HOUR, '7d'), { oldestTrafficOfLastDay: null }, 'the newest traffic 3 days old: 7 days');
+  t.same(
+    await opening(),
+    { window: '1h', oldestTrafficOfLastDay: null, newestTraffic: null },
+    'no traffic yet: the last hour, where the first requests will show',
+  );
+  t.match(
+    await trafficAt(10 * 24 * HOUR, '30d'),
+    { oldestTrafficOfLastDay: null, newestTraffic: String },
+    'only traffic of 10 days ago: 30 days',
+  );
+  t.match(
+    await trafficAt(3 * 24 * HOUR, '7d'),
+    { oldestTrafficOfLastDay: null },
+    'the newest traffic 3 days old: 7 days',
+  );
   const young = await trafficAt(20 * 60_000, '1h');
-  t.ok(Date.now() - Date.parse(young.oldestTrafficOfLastDay) <= 21 * 60_000, 'traffic of the last 20 minutes only: the last hour');
+  t.ok(
+    Date.now() - Date.parse(young.oldestTrafficOfLastDay) <= 21 * 60_000,
+    'traffic of the last 20 minutes only: the last hour',
+  );
   const day = await trafficAt(5 * HOUR, '24h');
-  t.ok(Date.now() - Date.parse(day.oldestTrafficOfLastDay) >= 5 * HOUR - 60_000, 'traffic 5 hours old too: 24 hours, which holds both');
+  t.ok(
+    Date.now() - Date.parse(day.oldestTrafficOfLastDay) >= 5 * HOUR - 60_000,
+    'traffic 5 hours old too: 24 hours, which holds both',
+  );
   t.match(await owner.call('GET', '/projects/nope/metrics/default-window'), { status: 404 });
-  t.match(await dashboardRequest(s, 'GET', `${P}/metrics/default-window`), { status: 401, body: error('unauthenticated') });
+  t.match(await dashboardRequest(s, 'GET', `${P}/metrics/default-window`), {
+    status: 401,
+    body: error('unauthenticated'),
+  });
 });

@@ -42,7 +42,8 @@ function percentEncode(text: string): string {
 }
 
 /** JSON with every character past ASCII escaped: what fits in a header value. */
-const asciiJson = (value: unknown) => JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const asciiJson = (value: unknown) =>
+  JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 class Gen {
   readonly #r: () => number;
@@ -80,18 +81,35 @@ class Gen {
       default: {
         let s = '';
         const length = this.int(24);
-        for (let i = 0; i < length; i++) s += String.fromCharCode(this.chance(0.8) ? 32 + this.int(95) : this.int(0x10000));
+        for (let i = 0; i < length; i++)
+          s += String.fromCharCode(this.chance(0.8) ? 32 + this.int(95) : this.int(0x10000));
         return s;
       }
     }
   }
   number(): number {
-    return this.pick([0, -0, 1, -1, 0.5, 2 ** 31, 2 ** 53 + 1, 2 ** 63, 1e308, -1e308, Number.MIN_VALUE, 123456789012, this.float() * 1000, -this.int(1000)]);
+    return this.pick([
+      0,
+      -0,
+      1,
+      -1,
+      0.5,
+      2 ** 31,
+      2 ** 53 + 1,
+      2 ** 63,
+      1e308,
+      -1e308,
+      Number.MIN_VALUE,
+      123456789012,
+      this.float() * 1000,
+      -this.int(1000),
+    ]);
   }
   /** Random JSON of random depth and types. */
   json(depth = 0): unknown {
     const scalar = depth > 4 || this.chance(0.45);
-    if (scalar) return this.pick<() => unknown>([() => null, () => this.chance(0.5), () => this.number(), () => this.string()])();
+    if (scalar)
+      return this.pick<() => unknown>([() => null, () => this.chance(0.5), () => this.number(), () => this.string()])();
     if (this.chance(0.5)) return Array.from({ length: this.int(4) }, () => this.json(depth + 1));
     const o: Record<string, unknown> = {};
     for (let i = this.int(4); i > 0; i--) o[this.string().slice(0, 40)] = this.json(depth + 1);
@@ -100,14 +118,30 @@ class Gen {
   /** Arrays or objects nested `levels` deep, as JSON text (too deep to build with JSON.stringify). */
   deepText(): string {
     const levels = this.pick([50, 100, 101, 150, 2_300, 10_000]);
-    return this.chance(0.5) ? `${'['.repeat(levels)}${']'.repeat(levels)}` : `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+    return this.chance(0.5)
+      ? `${'['.repeat(levels)}${']'.repeat(levels)}`
+      : `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
   }
   /** A path segment: a plain id, a random string, or percent-escapes (NUL, invalid UTF-8, a lone surrogate's bytes). */
   segment(): string {
     return this.pick<() => string>([
       () => 'id-1',
       () => percentEncode(this.string().slice(0, 300)),
-      () => this.pick(['%00', 'a%00b', '%ff', '%ED%A0%80', '%zz', '%', '%2F', '..', '.', '%2e%2e', 'x'.repeat(5_000), '%C0%AF']),
+      () =>
+        this.pick([
+          '%00',
+          'a%00b',
+          '%ff',
+          '%ED%A0%80',
+          '%zz',
+          '%',
+          '%2F',
+          '..',
+          '.',
+          '%2e%2e',
+          'x'.repeat(5_000),
+          '%C0%AF',
+        ]),
       () => String(this.number()),
     ])();
   }
@@ -137,7 +171,16 @@ class Gen {
   contentType(): string | undefined {
     return this.chance(0.85)
       ? 'application/json'
-      : this.pick([undefined, 'text/plain', 'application/json; charset=latin1', 'APPLICATION/JSON', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', '*/*']);
+      : this.pick([
+          undefined,
+          'text/plain',
+          'application/json; charset=latin1',
+          'APPLICATION/JSON',
+          'application/x-www-form-urlencoded',
+          'multipart/form-data; boundary=x',
+          'application/jsonx',
+          '*/*',
+        ]);
   }
 }
 
@@ -159,7 +202,12 @@ interface Answer {
 
 async function send(base: string, c: Case): Promise<Answer> {
   // A request left unanswered is a finding too, not a suite that hangs.
-  const res = await fetch(`${base}${c.path}`, { signal: AbortSignal.timeout(10_000), method: c.method, headers: c.headers, body: c.method === 'GET' || c.method === 'HEAD' ? undefined : c.body });
+  const res = await fetch(`${base}${c.path}`, {
+    signal: AbortSignal.timeout(10_000),
+    method: c.method,
+    headers: c.headers,
+    body: c.method === 'GET' || c.method === 'HEAD' ? undefined : c.body,
+  });
   const text = await res.text();
   let json: unknown;
   try {
@@ -170,7 +218,8 @@ async function send(base: string, c: Case): Promise<Answer> {
   return { path: new URL(res.url).pathname, status: res.status, headers: res.headers, text, json };
 }
 
-const shown = (c: Case) => `${c.method} ${c.path.slice(0, 200)} ${JSON.stringify({ ...c.headers, ...(c.headers.authorization ? { authorization: '<…>' } : {}) })} body=${(c.body ?? '').slice(0, 300)}`;
+const shown = (c: Case) =>
+  `${c.method} ${c.path.slice(0, 200)} ${JSON.stringify({ ...c.headers, ...(c.headers.authorization ? { authorization: '<…>' } : {}) })} body=${(c.body ?? '').slice(0, 300)}`;
 const describe = (c: Case, a: Answer) => `${shown(c)} -> ${a.status} ${a.text.slice(0, 300)}`;
 
 interface SurfaceRun {
@@ -180,7 +229,13 @@ interface SurfaceRun {
 }
 
 /** Runs cases of one surface until the time is up; `check` returns what is wrong with an answer, if anything. */
-async function fuzz(t: Test, surface: number, base: string, make: (g: Gen) => Case, check: (c: Case, a: Answer) => string | undefined): Promise<SurfaceRun> {
+async function fuzz(
+  t: Test,
+  surface: number,
+  base: string,
+  make: (g: Gen) => Case,
+  check: (c: Case, a: Answer) => string | undefined,
+): Promise<SurfaceRun> {
   const run: SurfaceRun = { cases: 0, statuses: {}, problems: [] };
   const until = performance.now() + MS_PER_SURFACE;
   let next = 0;
@@ -193,7 +248,9 @@ async function fuzz(t: Test, surface: number, base: string, make: (g: Gen) => Ca
         a = await send(base, c);
       } catch (err) {
         const cause = (err as Error & { cause?: Error }).cause;
-        run.problems.push(`case ${n}: request failed (${(err as Error).message}${cause ? `: ${cause.message}` : ''}): ${shown(c)}`);
+        run.problems.push(
+          `case ${n}: request failed (${(err as Error).message}${cause ? `: ${cause.message}` : ''}): ${shown(c)}`,
+        );
         continue;
       }
       run.cases++;
@@ -214,31 +271,71 @@ function gatewayCase(g: Gen): Case {
   const auth = g.int(10);
   if (auth < 7) headers.authorization = `Bearer ${TEST_KEY}`;
   else if (auth === 7) headers['api-key'] = TEST_KEY;
-  else if (auth === 8) headers.authorization = g.pick(['Bearer', 'Bearer ', 'Basic eDp5', `Bearer ${TEST_KEY}x`, 'bearer sk-nope', `Bearer ${'k'.repeat(5_000)}`]);
+  else if (auth === 8)
+    headers.authorization = g.pick([
+      'Bearer',
+      'Bearer ',
+      'Basic eDp5',
+      `Bearer ${TEST_KEY}x`,
+      'bearer sk-nope',
+      `Bearer ${'k'.repeat(5_000)}`,
+    ]);
   const ct = g.contentType();
   if (ct) headers['content-type'] = ct;
   // Kept under Node's 16 KB header limit: past it Node answers a bare 431 and resets the connection.
   if (g.chance(0.2)) headers['svc-metadata'] = (g.chance(0.5) ? asciiJson(g.json()) : g.deepText()).slice(0, 8_000);
   if (g.chance(0.1)) headers['svc-tags'] = percentEncode(g.string().slice(0, 100));
-  if (g.chance(0.1)) headers.traceparent = g.pick(['00-zz-yy-01', '00-00000000000000000000000000000000-0000000000000000-01', g.string().slice(0, 60).replace(/[^\x20-\x7e]/g, '')]);
-  if (g.chance(0.1)) return { method: g.pick(['GET', 'POST', 'PUT', 'DELETE']), path: `/${Array.from({ length: 1 + g.int(3) }, () => g.segment()).join('/')}`, headers };
+  if (g.chance(0.1))
+    headers.traceparent = g.pick([
+      '00-zz-yy-01',
+      '00-00000000000000000000000000000000-0000000000000000-01',
+      g
+        .string()
+        .slice(0, 60)
+        .replace(/[^\x20-\x7e]/g, ''),
+    ]);
+  if (g.chance(0.1))
+    return {
+      method: g.pick(['GET', 'POST', 'PUT', 'DELETE']),
+      path: `/${Array.from({ length: 1 + g.int(3) }, () => g.segment()).join('/')}`,
+      headers,
+    };
   const path = g.pick(GATEWAY_PATHS);
   if (path === '/v1/models') return { method: g.pick(['GET', 'GET', 'POST']), path, headers };
   const template: Record<string, unknown> =
     path === '/v1/embeddings'
       ? { model: 'demo', input: 'hello', encoding_format: 'float', dimensions: 8 }
-      : { model: 'demo', messages: [{ role: 'user', content: 'Hello' }], stream: false, max_tokens: 16, temperature: 0.5, tools: [], response_format: { type: 'text' }, user: 'u', n: 1 };
-  if (path === '/v1/chat/completions' && g.chance(0.3)) template.messages = [{ role: g.pick(['user', 'system', 'assistant', 'tool', '']), content: g.json(1) }];
+      : {
+          model: 'demo',
+          messages: [{ role: 'user', content: 'Hello' }],
+          stream: false,
+          max_tokens: 16,
+          temperature: 0.5,
+          tools: [],
+          response_format: { type: 'text' },
+          user: 'u',
+          n: 1,
+        };
+  if (path === '/v1/chat/completions' && g.chance(0.3))
+    template.messages = [{ role: g.pick(['user', 'system', 'assistant', 'tool', '']), content: g.json(1) }];
   if (path === '/v1/chat/completions' && g.chance(0.2)) template.stream = true;
   return { method: g.chance(0.95) ? 'POST' : g.pick(['GET', 'PATCH']), path, headers, body: g.body(template) };
 }
 
 function checkGateway(_c: Case, a: Answer): string | undefined {
   if (a.status === 500) return '500';
-  if (a.path !== '/v1/models' && GATEWAY_PATHS.includes(a.path) && !a.headers.get('x-svc-request-id')) return 'no x-svc-request-id';
+  if (a.path !== '/v1/models' && GATEWAY_PATHS.includes(a.path) && !a.headers.get('x-svc-request-id'))
+    return 'no x-svc-request-id';
   if (a.status < 400) return undefined;
   const e = a.json?.error;
-  if (!e || typeof e.message !== 'string' || e.param !== null || typeof e.code !== 'string' || Object.keys(a.json).length !== 1) return 'not the OpenAI error envelope with a code';
+  if (
+    !e ||
+    typeof e.message !== 'string' ||
+    e.param !== null ||
+    typeof e.code !== 'string' ||
+    Object.keys(a.json).length !== 1
+  )
+    return 'not the OpenAI error envelope with a code';
   if (e.type !== errorTypeForStatus(a.status)) return `type ${e.type} for status ${a.status}`;
   const documented = (GATEWAY_ERROR_STATUS as Record<string, number>)[e.code];
   if (documented !== a.status) return `code ${e.code} is not documented with status ${a.status}`;
@@ -253,13 +350,20 @@ function restCase(g: Gen, key: CreatedApiKey): Case {
   else headers.authorization = g.pick(['Bearer', 'Bearer pk-x', 'Basic %%%', `Bearer ${key.secretKey}0`, 'Token abc']);
   const ct = g.contentType();
   const id = () => (g.chance(0.3) ? 'id-1' : g.segment());
-  const query = () => (g.chance(0.5) ? '' : `?${g.pick(['limit', 'offset', 'status', 'agent', 'startDate', 'endDate', g.string().slice(0, 10)])}=${percentEncode(g.chance(0.5) ? String(g.number()) : g.string().slice(0, 200))}`);
+  const query = () =>
+    g.chance(0.5)
+      ? ''
+      : `?${g.pick(['limit', 'offset', 'status', 'agent', 'startDate', 'endDate', g.string().slice(0, 10)])}=${percentEncode(g.chance(0.5) ? String(g.number()) : g.string().slice(0, 200))}`;
   const routes: [string, string, Record<string, unknown> | undefined][] = [
     ['POST', '/v1/traces', { name: 'run', input: 'question', metadata: { a: 1 }, tags: { team: 'x' } }],
     ['GET', `/v1/traces${query()}`, undefined],
     ['GET', `/v1/traces/${id()}`, undefined],
     ['PATCH', `/v1/traces/${id()}`, { output: 'answer', status: 'completed', metadata: { b: 2 } }],
-    ['POST', `/v1/traces/${id()}/spans`, { name: 'step', parentId: null, startTime: '2026-01-01T00:00:00Z', attributes: { k: 'v' } }],
+    [
+      'POST',
+      `/v1/traces/${id()}/spans`,
+      { name: 'step', parentId: null, startTime: '2026-01-01T00:00:00Z', attributes: { k: 'v' } },
+    ],
     ['PATCH', `/v1/spans/${id()}`, { endTime: '2026-01-01T00:00:01Z', status: 'ok', output: { r: 1 } }],
     ['GET', '/v1/agents', undefined],
     [g.pick(['GET', 'POST', 'DELETE']), `/v1/${g.segment()}/${g.segment()}`, {}],
@@ -277,15 +381,35 @@ function checkRest(_c: Case, a: Answer): string | undefined {
   if (!a.headers.get('x-request-id')) return 'no x-request-id';
   if (a.status < 400) return undefined;
   const e = a.json?.error;
-  if (!e || typeof e.code !== 'string' || typeof e.message !== 'string' || typeof e.details !== 'object' || e.details === null || Object.keys(a.json).length !== 1) {
+  if (
+    !e ||
+    typeof e.code !== 'string' ||
+    typeof e.message !== 'string' ||
+    typeof e.details !== 'object' ||
+    e.details === null ||
+    Object.keys(a.json).length !== 1
+  ) {
     return 'not the REST error envelope {error:{code,message,details}}';
   }
-  if ((REST_ERROR_STATUS as Record<string, number>)[e.code] !== a.status) return `code ${e.code} is not documented with status ${a.status}`;
+  if ((REST_ERROR_STATUS as Record<string, number>)[e.code] !== a.status)
+    return `code ${e.code} is not documented with status ${a.status}`;
   return undefined;
 }
 
 const PUBLIC_POSTS: [string, Record<string, unknown>][] = [
-  ['/api/public/ingestion', { batch: [{ id: 'e1', type: 'trace-create', timestamp: '2026-01-01T00:00:00Z', body: { id: 't1', name: 'fuzz', userId: 'u', sessionId: 's', tags: ['a'] } }] }],
+  [
+    '/api/public/ingestion',
+    {
+      batch: [
+        {
+          id: 'e1',
+          type: 'trace-create',
+          timestamp: '2026-01-01T00:00:00Z',
+          body: { id: 't1', name: 'fuzz', userId: 'u', sessionId: 's', tags: ['a'] },
+        },
+      ],
+    },
+  ],
   ['/api/public/scores', { traceId: 't1', name: 'quality', value: 1, comment: 'c' }],
   ['/api/public/datasets', { name: 'ds', description: 'd', metadata: {} }],
   ['/api/public/v2/datasets', { name: 'ds2' }],
@@ -298,26 +422,50 @@ const PUBLIC_POSTS: [string, Record<string, unknown>][] = [
   ['/api/public/v1/gateway/keys', { agentId: 'a', modelGroups: ['demo'], expiresInHours: 1 }],
 ];
 const PUBLIC_GETS = [
-  '/api/public/traces/:id', '/api/public/observations/:id', '/api/public/sessions/:id', '/api/public/scores/:id', '/api/public/datasets/:id',
-  '/api/public/v2/datasets/:id', '/api/public/dataset-items/:id', '/api/public/v2/prompts/:id', '/api/public/models/:id', '/api/public/score-configs/:id',
-  '/api/public/annotation-queues/:id', '/api/public/datasets/:id/runs/:id', '/api/public/traces', '/api/public/observations', '/api/public/scores',
-  '/api/public/projects', '/api/public/v2/observations', '/api/public/v2/prompts',
+  '/api/public/traces/:id',
+  '/api/public/observations/:id',
+  '/api/public/sessions/:id',
+  '/api/public/scores/:id',
+  '/api/public/datasets/:id',
+  '/api/public/v2/datasets/:id',
+  '/api/public/dataset-items/:id',
+  '/api/public/v2/prompts/:id',
+  '/api/public/models/:id',
+  '/api/public/score-configs/:id',
+  '/api/public/annotation-queues/:id',
+  '/api/public/datasets/:id/runs/:id',
+  '/api/public/traces',
+  '/api/public/observations',
+  '/api/public/scores',
+  '/api/public/projects',
+  '/api/public/v2/observations',
+  '/api/public/v2/prompts',
 ];
 
 function publicCase(g: Gen, key: CreatedApiKey): Case {
   const headers: Record<string, string> = {};
   const auth = g.int(10);
   if (auth < 8) headers.authorization = basicAuth(key);
-  else headers.authorization = g.pick(['Basic', `Bearer ${key.publicKey}`, 'Basic Og==', basicAuth({ publicKey: key.publicKey, secretKey: 'wrong' }), 'Basic ###']);
+  else
+    headers.authorization = g.pick([
+      'Basic',
+      `Bearer ${key.publicKey}`,
+      'Basic Og==',
+      basicAuth({ publicKey: key.publicKey, secretKey: 'wrong' }),
+      'Basic ###',
+    ]);
   if (g.chance(0.55)) {
     const [path, template] = g.pick(PUBLIC_POSTS);
     const ct = g.contentType();
     if (ct) headers['content-type'] = ct;
     return { method: 'POST', path, headers, body: g.body(template) };
   }
-  if (g.chance(0.1)) return { method: g.pick(['GET', 'POST', 'DELETE']), path: `/api/public/${g.segment()}/${g.segment()}`, headers };
+  if (g.chance(0.1))
+    return { method: g.pick(['GET', 'POST', 'DELETE']), path: `/api/public/${g.segment()}/${g.segment()}`, headers };
   const path = g.pick(PUBLIC_GETS).replace(/:id/g, () => (g.chance(0.3) ? 'id-1' : g.segment()));
-  const query = g.chance(0.4) ? `?${g.pick(['page', 'limit', 'name', 'userId', 'fromTimestamp', 'filter', 'tags', 'orderBy'])}=${percentEncode(g.chance(0.5) ? String(g.number()) : g.string().slice(0, 300))}` : '';
+  const query = g.chance(0.4)
+    ? `?${g.pick(['page', 'limit', 'name', 'userId', 'fromTimestamp', 'filter', 'tags', 'orderBy'])}=${percentEncode(g.chance(0.5) ? String(g.number()) : g.string().slice(0, 300))}`
+    : '';
   return { method: 'GET', path: `${path}${query}`, headers };
 }
 
@@ -334,19 +482,49 @@ t.test(`fuzz: gateway, REST API and public API (seed ${SEED}, ${MS_PER_SURFACE} 
   const s: TestService = await startTestService(
     t,
     baseConfig({
-      keys: [{ alias: 'test', key: TEST_KEY, project: 'default', model_groups: ['demo'], rpm: 1_000_000, tpm: 1_000_000_000, budget_usd: 1_000_000 }],
-      plugins: [{ use: 'auth' }, { use: 'rate-limit' }, { use: 'budget' }, { use: 'cache' }, { use: 'router' }, { use: 'tracing' }],
+      keys: [
+        {
+          alias: 'test',
+          key: TEST_KEY,
+          project: 'default',
+          model_groups: ['demo'],
+          rpm: 1_000_000,
+          tpm: 1_000_000_000,
+          budget_usd: 1_000_000,
+        },
+      ],
+      plugins: [
+        { use: 'auth' },
+        { use: 'rate-limit' },
+        { use: 'budget' },
+        { use: 'cache' },
+        { use: 'router' },
+        { use: 'tracing' },
+      ],
       api: { rate_limit: { requests_per_minute: 1_000_000, burst: 100_000 } },
     }),
   );
-  const key = await createApiKey(s.service.db, { kind: 'project', organizationId: 'default', projectId: 'default', now: Date.now() });
+  const key = await createApiKey(s.service.db, {
+    kind: 'project',
+    organizationId: 'default',
+    projectId: 'default',
+    now: Date.now(),
+  });
 
   const report = (t: Test, name: string, run: SurfaceRun) => {
     t.ok(run.cases > 0, `${name}: ${run.cases} cases ran`);
-    t.same(run.problems.slice(0, 10), [], `${name}: every answer in the documented envelope, none a 500 (${run.problems.length} problems)`);
+    t.same(
+      run.problems.slice(0, 10),
+      [],
+      `${name}: every answer in the documented envelope, none a 500 (${run.problems.length} problems)`,
+    );
   };
 
   await t.test('gateway', async (t) => report(t, 'gateway', await fuzz(t, 0, s.gatewayUrl, gatewayCase, checkGateway)));
-  await t.test('REST API', async (t) => report(t, 'REST API', await fuzz(t, 1, s.adminUrl, (g) => restCase(g, key), checkRest)));
-  await t.test('public API', async (t) => report(t, 'public API', await fuzz(t, 2, s.adminUrl, (g) => publicCase(g, key), checkPublic)));
+  await t.test('REST API', async (t) =>
+    report(t, 'REST API', await fuzz(t, 1, s.adminUrl, (g) => restCase(g, key), checkRest)),
+  );
+  await t.test('public API', async (t) =>
+    report(t, 'public API', await fuzz(t, 2, s.adminUrl, (g) => publicCase(g, key), checkPublic)),
+  );
 });

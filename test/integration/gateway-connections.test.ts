@@ -47,55 +47,87 @@ async function trickle(c: RawConnection, text: string, gapMs: number): Promise<v
 
 function capturingLogger(): Logger & { records: { level: string; msg: string; fields?: Record<string, unknown> }[] } {
   const records: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
-  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => void records.push({ level, msg, fields });
+  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
+    void records.push({ level, msg, fields });
   const log = { records, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: () => log };
   return log;
 }
 
-t.test('a client trickling its body is answered 408 request_timeout and cut off within server.request_timeout_ms', async (t) => {
-  const { gatewayUrl, adminUrl } = await startTestService(t, baseConfig({ server: { host: '127.0.0.1', port: 0, admin_port: 0, request_timeout_ms: 2_000 } }));
-  const body = JSON.stringify(chatBody());
-  const c = await open(gatewayUrl);
-  const started = performance.now();
-  c.socket.write(head(body.length));
-  await Promise.race([trickle(c, body, 100), c.closed]);
-  await Promise.race([c.closed, sleep(20_000)]);
-  const elapsed = performance.now() - started;
-  t.ok(c.socket.destroyed || c.received() !== '', 'the gateway ended the exchange');
-  // The bound is the timeout plus Node's once-a-second check; generous margin for a loaded machine.
-  t.ok(elapsed < 2_000 + 4_000, `cut off after ${Math.round(elapsed)} ms (timeout 2,000 ms)`);
-  const [statusLine, ...rest] = c.received().split('\r\n');
-  t.equal(statusLine, 'HTTP/1.1 408 Request Timeout');
-  const headers = rest.slice(0, rest.indexOf(''));
-  t.ok(headers.includes('connection: close'), 'connection: close');
-  t.ok(headers.some((h) => /^x-svc-request-id: [0-9a-f-]{36}$/.test(h)), 'with the request id');
-  const json = JSON.parse(c.received().slice(c.received().indexOf('\r\n\r\n') + 4));
-  t.same(json, {
-    error: { message: 'The request was not received within 2000 ms (server.request_timeout_ms).', type: 'invalid_request_error', param: null, code: 'request_timeout' },
-  });
-  const metrics = await (await fetch(`${adminUrl}/metrics`)).json();
-  t.equal(metrics.refusals.by_code.request_timeout, 1, '/metrics counts the timeout');
-});
+t.test(
+  'a client trickling its body is answered 408 request_timeout and cut off within server.request_timeout_ms',
+  async (t) => {
+    const { gatewayUrl, adminUrl } = await startTestService(
+      t,
+      baseConfig({ server: { host: '127.0.0.1', port: 0, admin_port: 0, request_timeout_ms: 2_000 } }),
+    );
+    const body = JSON.stringify(chatBody());
+    const c = await open(gatewayUrl);
+    const started = performance.now();
+    c.socket.write(head(body.length));
+    await Promise.race([trickle(c, body, 100), c.closed]);
+    await Promise.race([c.closed, sleep(20_000)]);
+    const elapsed = performance.now() - started;
+    t.ok(c.socket.destroyed || c.received() !== '', 'the gateway ended the exchange');
+    // The bound is the timeout plus Node's once-a-second check; generous margin for a loaded machine.
+    t.ok(elapsed < 2_000 + 4_000, `cut off after ${Math.round(elapsed)} ms (timeout 2,000 ms)`);
+    const [statusLine, ...rest] = c.received().split('\r\n');
+    t.equal(statusLine, 'HTTP/1.1 408 Request Timeout');
+    const headers = rest.slice(0, rest.indexOf(''));
+    t.ok(headers.includes('connection: close'), 'connection: close');
+    t.ok(
+      headers.some((h) => /^x-svc-request-id: [0-9a-f-]{36}$/.test(h)),
+      'with the request id',
+    );
+    const json = JSON.parse(c.received().slice(c.received().indexOf('\r\n\r\n') + 4));
+    t.same(json, {
+      error: {
+        message: 'The request was not received within 2000 ms (server.request_timeout_ms).',
+        type: 'invalid_request_error',
+        param: null,
+        code: 'request_timeout',
+      },
+    });
+    const metrics = await (await fetch(`${adminUrl}/metrics`)).json();
+    t.equal(metrics.refusals.by_code.request_timeout, 1, '/metrics counts the timeout');
+  },
+);
 
-t.test('a client trickling its headers is answered 408 within server.headers_timeout_ms, also on a kept-alive connection', async (t) => {
-  const { gatewayUrl } = await startTestService(t, baseConfig({ server: { host: '127.0.0.1', port: 0, admin_port: 0, request_timeout_ms: 10_000, headers_timeout_ms: 1_000 } }));
-  const c = await open(gatewayUrl);
-  // A first request answered on the connection: the slow one after it is a new exchange.
-  const body = JSON.stringify(chatBody());
-  c.socket.write(head(body.length) + body);
-  await waitFor('the first answer', async () => c.received().startsWith('HTTP/1.1 200') && c.received().includes('"chat.completion"'));
-  const started = performance.now();
-  c.socket.write('POST /v1/chat/completions HTTP/1.1\r\n');
-  await Promise.race([trickle(c, `x-slow: ${'a'.repeat(200)}\r\n`, 100), c.closed]);
-  await Promise.race([c.closed, sleep(20_000)]);
-  const elapsed = performance.now() - started;
-  t.ok(elapsed < 1_000 + 4_000, `cut off after ${Math.round(elapsed)} ms (headers timeout 1,000 ms, request timeout 10,000 ms)`);
-  t.match(c.received(), /\}HTTP\/1\.1 408 Request Timeout\r\n/, 'after the first answer, a 408');
-  t.match(c.received(), /"code":"request_timeout"/);
-});
+t.test(
+  'a client trickling its headers is answered 408 within server.headers_timeout_ms, also on a kept-alive connection',
+  async (t) => {
+    const { gatewayUrl } = await startTestService(
+      t,
+      baseConfig({
+        server: { host: '127.0.0.1', port: 0, admin_port: 0, request_timeout_ms: 10_000, headers_timeout_ms: 1_000 },
+      }),
+    );
+    const c = await open(gatewayUrl);
+    // A first request answered on the connection: the slow one after it is a new exchange.
+    const body = JSON.stringify(chatBody());
+    c.socket.write(head(body.length) + body);
+    await waitFor(
+      'the first answer',
+      async () => c.received().startsWith('HTTP/1.1 200') && c.received().includes('"chat.completion"'),
+    );
+    const started = performance.now();
+    c.socket.write('POST /v1/chat/completions HTTP/1.1\r\n');
+    await Promise.race([trickle(c, `x-slow: ${'a'.repeat(200)}\r\n`, 100), c.closed]);
+    await Promise.race([c.closed, sleep(20_000)]);
+    const elapsed = performance.now() - started;
+    t.ok(
+      elapsed < 1_000 + 4_000,
+      `cut off after ${Math.round(elapsed)} ms (headers timeout 1,000 ms, request timeout 10,000 ms)`,
+    );
+    t.match(c.received(), /\}HTTP\/1\.1 408 Request Timeout\r\n/, 'after the first answer, a 408');
+    t.match(c.received(), /"code":"request_timeout"/);
+  },
+);
 
 t.test('connections past server.max_connections are closed as they arrive; a freed slot is usable again', async (t) => {
-  const { gatewayUrl } = await startTestService(t, baseConfig({ server: { host: '127.0.0.1', port: 0, admin_port: 0, max_connections: 3 } }));
+  const { gatewayUrl } = await startTestService(
+    t,
+    baseConfig({ server: { host: '127.0.0.1', port: 0, admin_port: 0, max_connections: 3 } }),
+  );
   const held = await Promise.all([open(gatewayUrl), open(gatewayUrl), open(gatewayUrl)]);
   // Node counts a connection once it accepted it: let the three be accepted before the fourth arrives.
   await sleep(200);
@@ -103,7 +135,10 @@ t.test('connections past server.max_connections are closed as they arrive; a fre
   await Promise.race([extra.closed, sleep(10_000)]);
   t.ok(extra.socket.destroyed, 'the fourth connection was closed');
   t.equal(extra.received(), '', 'without an answer');
-  t.ok(held.every((c) => !c.socket.destroyed), 'the three within the cap stay open');
+  t.ok(
+    held.every((c) => !c.socket.destroyed),
+    'the three within the cap stay open',
+  );
 
   held[0].socket.end(head(JSON.stringify(chatBody()).length) + JSON.stringify(chatBody()));
   await waitFor('an answer on a held connection', async () => held[0].received().startsWith('HTTP/1.1 200'));
@@ -139,25 +174,41 @@ t.test('the request timeout never cuts a response: a slow answer and a long stre
   t.ok(text.endsWith('data: [DONE]\n\n'), 'and ends with [DONE]');
 });
 
-t.test('a client that leaves mid-upload: logged at debug with its request id, counted in /metrics, no error', async (t) => {
-  const log = capturingLogger();
-  const { gatewayUrl, adminUrl } = await startTestService(t, baseConfig(), { log });
-  const c = await open(gatewayUrl);
-  c.socket.write(`${head(1_000)}{"model":"demo","messages":[`);
-  await waitFor('the gateway reading the body', async () => ((await (await fetch(`${adminUrl}/metrics`)).json()) as any).requests.in_flight === 1);
-  c.socket.destroy();
-  const record = await waitFor('the debug line', async () => log.records.find((r) => r.msg.includes('before sending the whole body')));
-  t.equal(record.level, 'debug');
-  t.match(record.fields, { requestId: /^[0-9a-f-]{36}$/, route: 'chat' }, 'with the request id and route');
-  t.same(log.records.filter((r) => r.level === 'error' || r.level === 'warn'), [], 'nothing logged as an error');
+t.test(
+  'a client that leaves mid-upload: logged at debug with its request id, counted in /metrics, no error',
+  async (t) => {
+    const log = capturingLogger();
+    const { gatewayUrl, adminUrl } = await startTestService(t, baseConfig(), { log });
+    const c = await open(gatewayUrl);
+    c.socket.write(`${head(1_000)}{"model":"demo","messages":[`);
+    await waitFor(
+      'the gateway reading the body',
+      async () => ((await (await fetch(`${adminUrl}/metrics`)).json()) as any).requests.in_flight === 1,
+    );
+    c.socket.destroy();
+    const record = await waitFor('the debug line', async () =>
+      log.records.find((r) => r.msg.includes('before sending the whole body')),
+    );
+    t.equal(record.level, 'debug');
+    t.match(record.fields, { requestId: /^[0-9a-f-]{36}$/, route: 'chat' }, 'with the request id and route');
+    t.same(
+      log.records.filter((r) => r.level === 'error' || r.level === 'warn'),
+      [],
+      'nothing logged as an error',
+    );
 
-  const metrics = await waitFor('the metrics', async () => {
-    const m = (await (await fetch(`${adminUrl}/metrics`)).json()) as any;
-    return m.requests.in_flight === 0 ? m : undefined;
-  });
-  t.equal(metrics.requests.aborted_uploads, 1, 'JSON: requests.aborted_uploads');
-  t.equal(metrics.requests.by_status['499'], 1, 'JSON: counted as a 499');
-  t.same(metrics.errors.by_code, {}, 'not an error');
-  const prometheus = await (await fetch(`${adminUrl}/metrics?format=prometheus`)).text();
-  t.match(prometheus, /^svc_gateway_aborted_uploads_total\{route="chat"\} 1$/m, 'Prometheus: svc_gateway_aborted_uploads_total');
-});
+    const metrics = await waitFor('the metrics', async () => {
+      const m = (await (await fetch(`${adminUrl}/metrics`)).json()) as any;
+      return m.requests.in_flight === 0 ? m : undefined;
+    });
+    t.equal(metrics.requests.aborted_uploads, 1, 'JSON: requests.aborted_uploads');
+    t.equal(metrics.requests.by_status['499'], 1, 'JSON: counted as a 499');
+    t.same(metrics.errors.by_code, {}, 'not an error');
+    const prometheus = await (await fetch(`${adminUrl}/metrics?format=prometheus`)).text();
+    t.match(
+      prometheus,
+      /^svc_gateway_aborted_uploads_total\{route="chat"\} 1$/m,
+      'Prometheus: svc_gateway_aborted_uploads_total',
+    );
+  },
+);

@@ -23,10 +23,18 @@ const SECRETS = [AWS_KEY, CARD, CARD.replaceAll(' ', '')];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The guardrails policy and the plugin list of the repository's gateway.yaml. */
-const defaults = parse(readFileSync(join(ROOT, 'gateway.yaml'), 'utf8')) as { plugins: { use: string; config?: any }[] };
+const defaults = parse(readFileSync(join(ROOT, 'gateway.yaml'), 'utf8')) as {
+  plugins: { use: string; config?: any }[];
+};
 const shippedPolicy = defaults.plugins.find((p) => p.use === 'guardrails')!.config.policies[0];
 
-const mockGroup = (name: string) => ({ name, created_at: CREATED, deployments: [{ id: `${name}-mock`, provider: 'mock', model: 'mock-small', price: { input_per_mtok: 1, output_per_mtok: 2 } }] });
+const mockGroup = (name: string) => ({
+  name,
+  created_at: CREATED,
+  deployments: [
+    { id: `${name}-mock`, provider: 'mock', model: 'mock-small', price: { input_per_mtok: 1, output_per_mtok: 2 } },
+  ],
+});
 
 t.test('what a guardrail matched is redacted before the trace is written', async (t) => {
   const policies = [
@@ -34,9 +42,18 @@ t.test('what a guardrail matched is redacted before the trace is written', async
     { ...shippedPolicy, name: 'watch', mode: 'flag', model_groups: ['flagged'] },
     { ...shippedPolicy, name: 'answers', check: { prompt: false, response: true }, model_groups: ['answers'] },
   ];
-  t.match(shippedPolicy, { detectors: [{ type: 'secrets' }, { type: 'pii', entities: ['credit_card'] }] }, "the shipped policy: secrets and card numbers");
-  const plugins = defaults.plugins.map((p) => (p.use === 'guardrails' ? { use: 'guardrails', config: { policies } } : p));
-  t.match(plugins.map((p) => p.use), ['auth', 'guardrails', 'rate-limit', 'budget', 'cache', 'router', 'tracing']);
+  t.match(
+    shippedPolicy,
+    { detectors: [{ type: 'secrets' }, { type: 'pii', entities: ['credit_card'] }] },
+    'the shipped policy: secrets and card numbers',
+  );
+  const plugins = defaults.plugins.map((p) =>
+    p.use === 'guardrails' ? { use: 'guardrails', config: { policies } } : p,
+  );
+  t.match(
+    plugins.map((p) => p.use),
+    ['auth', 'guardrails', 'rate-limit', 'budget', 'cache', 'router', 'tracing'],
+  );
   const logs: string[] = [];
   const svc = await startTestService(
     t,
@@ -48,10 +65,16 @@ t.test('what a guardrail matched is redacted before the trace is written', async
     { log: jsonLogger({}, (line) => logs.push(line), 'debug') },
   );
   const db = svc.service.db;
-  const projectKey = await createApiKey(db, { kind: 'project', organizationId: 'default', projectId: 'default', now: Date.now() });
+  const projectKey = await createApiKey(db, {
+    kind: 'project',
+    organizationId: 'default',
+    projectId: 'default',
+    now: Date.now(),
+  });
   const owner = await signIn(svc, 'owner@localhost', svc.service.firstOwner!.password);
 
-  const chat = (model: string, messages: unknown[], extra: Record<string, unknown> = {}) => postJson(svc.gatewayUrl, '/v1/chat/completions', { model, messages, ...extra });
+  const chat = (model: string, messages: unknown[], extra: Record<string, unknown> = {}) =>
+    postJson(svc.gatewayUrl, '/v1/chat/completions', { model, messages, ...extra });
 
   /** Every read of one trace: REST, public API trace and observations, dashboard, stored rows. */
   async function everyRead(id: string) {
@@ -66,7 +89,9 @@ t.test('what a guardrail matched is redacted before the trace is written', async
     }
     const auth = { authorization: basicAuth(projectKey) };
     const publicTrace = await (await fetch(`${svc.adminUrl}/api/public/traces/${id}`, { headers: auth })).json();
-    const publicObservations = await (await fetch(`${svc.adminUrl}/api/public/observations?traceId=${id}`, { headers: auth })).json();
+    const publicObservations = await (
+      await fetch(`${svc.adminUrl}/api/public/observations?traceId=${id}`, { headers: auth })
+    ).json();
     const dashboard = (await owner.call('GET', `/projects/default/traces/${id}`)).body;
     const rows = {
       trace: (await db.query('SELECT * FROM traces WHERE id = $1', [id])).rows,
@@ -87,7 +112,11 @@ t.test('what a guardrail matched is redacted before the trace is written', async
       const text = JSON.stringify(value);
       for (const secret of SECRETS) t.notOk(text.includes(secret), `${name}: no ${secret}`);
     }
-    t.same(reads.publicTrace.metadata['gateway.redactions'], reads.rest.metadata['gateway.redactions'], 'the public API shows the same record');
+    t.same(
+      reads.publicTrace.metadata['gateway.redactions'],
+      reads.rest.metadata['gateway.redactions'],
+      'the public API shows the same record',
+    );
     // /v1 answers input and output as JSON text (docs/rest-api.md); the public API keeps the structured values.
     const input = JSON.parse(reads.rest.input);
     const output = reads.rest.output === null ? null : JSON.parse(reads.rest.output);
@@ -95,27 +124,59 @@ t.test('what a guardrail matched is redacted before the trace is written', async
     return { ...reads.rest, input, output };
   }
 
-  t.test('a blocked prompt with an AWS key: the trace input keeps the text around a marker, the record says where', async (t) => {
-    const content = `my key is ${AWS_KEY}, thanks`;
-    const res = await chat('demo', [{ role: 'system', content: 'You are helpful.' }, { role: 'user', content }]);
-    t.equal(res.status, 400);
-    t.match(await res.json(), { error: { code: 'guardrail_blocked', message: shippedPolicy.blocked_message } });
-    const trace = await redactedTrace(t, res);
-    t.same(trace.input, [
-      { role: 'system', content: 'You are helpful.' },
-      { role: 'user', content: 'my key is [REDACTED:secrets.aws_access_key], thanks' },
-    ]);
-    const start = content.indexOf(AWS_KEY);
-    t.same(trace.metadata['gateway.redactions'], [{ detector: 'secrets.aws_access_key', where: 'prompt', path: 'messages[1].content', start, end: start + AWS_KEY.length }]);
-    t.same(trace.metadata['guardrails.blocked'], [{ policy: 'no-secrets', detector: 'secrets.aws_access_key', where: 'prompt', count: 1 }]);
-  });
+  t.test(
+    'a blocked prompt with an AWS key: the trace input keeps the text around a marker, the record says where',
+    async (t) => {
+      const content = `my key is ${AWS_KEY}, thanks`;
+      const res = await chat('demo', [
+        { role: 'system', content: 'You are helpful.' },
+        { role: 'user', content },
+      ]);
+      t.equal(res.status, 400);
+      t.match(await res.json(), { error: { code: 'guardrail_blocked', message: shippedPolicy.blocked_message } });
+      const trace = await redactedTrace(t, res);
+      t.same(trace.input, [
+        { role: 'system', content: 'You are helpful.' },
+        { role: 'user', content: 'my key is [REDACTED:secrets.aws_access_key], thanks' },
+      ]);
+      const start = content.indexOf(AWS_KEY);
+      t.same(trace.metadata['gateway.redactions'], [
+        {
+          detector: 'secrets.aws_access_key',
+          where: 'prompt',
+          path: 'messages[1].content',
+          start,
+          end: start + AWS_KEY.length,
+        },
+      ]);
+      t.same(trace.metadata['guardrails.blocked'], [
+        { policy: 'no-secrets', detector: 'secrets.aws_access_key', where: 'prompt', count: 1 },
+      ]);
+    },
+  );
 
   t.test('a blocked card number in a text part, and a long prompt scanned in a worker thread', async (t) => {
-    const res = await chat('demo', [{ role: 'user', content: [{ type: 'text', text: 'hello' }, { type: 'text', text: `pay with ${CARD} today` }] }]);
+    const res = await chat('demo', [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'hello' },
+          { type: 'text', text: `pay with ${CARD} today` },
+        ],
+      },
+    ]);
     t.equal(res.status, 400);
     const trace = await redactedTrace(t, res);
     t.same(trace.input[0].content[1], { type: 'text', text: 'pay with [REDACTED:pii.credit_card] today' });
-    t.same(trace.metadata['gateway.redactions'], [{ detector: 'pii.credit_card', where: 'prompt', path: 'messages[0].content[1].text', start: 9, end: 9 + CARD.length }]);
+    t.same(trace.metadata['gateway.redactions'], [
+      {
+        detector: 'pii.credit_card',
+        where: 'prompt',
+        path: 'messages[0].content[1].text',
+        start: 9,
+        end: 9 + CARD.length,
+      },
+    ]);
 
     const filler = 'lorem ipsum dolor sit amet '.repeat(2600);
     t.ok(filler.length >= 65_536, 'past worker_threshold_chars');
@@ -124,8 +185,20 @@ t.test('what a guardrail matched is redacted before the trace is written', async
     const longTrace = await redactedTrace(t, long);
     t.equal(longTrace.input[0].content, `${filler}[REDACTED:secrets.aws_access_key] and [REDACTED:pii.credit_card]`);
     t.same(longTrace.metadata['gateway.redactions'], [
-      { detector: 'secrets.aws_access_key', where: 'prompt', path: 'messages[0].content', start: filler.length, end: filler.length + AWS_KEY.length },
-      { detector: 'pii.credit_card', where: 'prompt', path: 'messages[0].content', start: filler.length + AWS_KEY.length + 5, end: filler.length + AWS_KEY.length + 5 + CARD.length },
+      {
+        detector: 'secrets.aws_access_key',
+        where: 'prompt',
+        path: 'messages[0].content',
+        start: filler.length,
+        end: filler.length + AWS_KEY.length,
+      },
+      {
+        detector: 'pii.credit_card',
+        where: 'prompt',
+        path: 'messages[0].content',
+        start: filler.length + AWS_KEY.length + 5,
+        end: filler.length + AWS_KEY.length + 5 + CARD.length,
+      },
     ]);
   });
 
@@ -138,8 +211,12 @@ t.test('what a guardrail matched is redacted before the trace is written', async
     t.equal(trace.status, 'completed');
     t.equal(trace.input[0].content, 'use [REDACTED:secrets.aws_access_key]');
     t.match(trace.output.content, /You said: "use \[REDACTED:secrets\.aws_access_key\]"/);
-    t.same(trace.metadata['gateway.redactions'], [{ detector: 'secrets.aws_access_key', where: 'prompt', path: 'messages[0].content', start: 4, end: 24 }]);
-    t.same(trace.metadata['guardrails.flagged'], [{ policy: 'watch', detector: 'secrets.aws_access_key', where: 'prompt', count: 1 }]);
+    t.same(trace.metadata['gateway.redactions'], [
+      { detector: 'secrets.aws_access_key', where: 'prompt', path: 'messages[0].content', start: 4, end: 24 },
+    ]);
+    t.same(trace.metadata['guardrails.flagged'], [
+      { policy: 'watch', detector: 'secrets.aws_access_key', where: 'prompt', count: 1 },
+    ]);
   });
 
   t.test('an answer carrying a secret is refused, redacted in the trace and never cached', async (t) => {
@@ -148,7 +225,11 @@ t.test('what a guardrail matched is redacted before the trace is written', async
     t.equal(res.status, 400);
     t.match(await res.json(), { error: { code: 'guardrail_blocked' } });
     const trace = await redactedTrace(t, res);
-    t.equal(trace.input[0].content, 'repeat [REDACTED:secrets.aws_access_key]', 'the unchecked prompt holds the same text: replaced too');
+    t.equal(
+      trace.input[0].content,
+      'repeat [REDACTED:secrets.aws_access_key]',
+      'the unchecked prompt holds the same text: replaced too',
+    );
     const answer = trace.metadata['gateway.redactions'];
     t.equal(answer.length, 1);
     t.match(answer[0], { detector: 'secrets.aws_access_key', where: 'response', path: 'choices[0].message.content' });
@@ -164,11 +245,25 @@ t.test('what a guardrail matched is redacted before the trace is written', async
     const text = await res.text();
     t.match(text, AWS_KEY, 'a stream cannot be refused once it started');
     const trace = await redactedTrace(t, res);
-    t.match(trace.output, { role: 'assistant', content: /You said: "stream \[REDACTED:secrets\.aws_access_key\] back"/ });
-    t.match(trace.metadata['guardrails.stream_verdict'], { verdict: 'violation', findings: [{ policy: 'answers', detector: 'secrets.aws_access_key', count: 1 }] });
+    t.match(trace.output, {
+      role: 'assistant',
+      content: /You said: "stream \[REDACTED:secrets\.aws_access_key\] back"/,
+    });
+    t.match(trace.metadata['guardrails.stream_verdict'], {
+      verdict: 'violation',
+      findings: [{ policy: 'answers', detector: 'secrets.aws_access_key', count: 1 }],
+    });
     // Nothing before the marker changed, so it starts where the key did.
     const start = (trace.output.content as string).indexOf('[REDACTED:');
-    t.same(trace.metadata['gateway.redactions'], [{ detector: 'secrets.aws_access_key', where: 'response', path: 'choices[0].message.content', start, end: start + AWS_KEY.length }]);
+    t.same(trace.metadata['gateway.redactions'], [
+      {
+        detector: 'secrets.aws_access_key',
+        where: 'response',
+        path: 'choices[0].message.content',
+        start,
+        end: start + AWS_KEY.length,
+      },
+    ]);
   });
 
   t.test("the service's log lines hold none of it", async (t) => {

@@ -15,13 +15,21 @@ import { roomInMinute } from '../helpers/gateways.ts';
 const HOUR = 3_600_000;
 const MAX_HOURS = 24;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const auth = (k: Pick<CreatedApiKey, 'publicKey' | 'secretKey'>) => `Basic ${Buffer.from(`${k.publicKey}:${k.secretKey}`).toString('base64')}`;
+const auth = (k: Pick<CreatedApiKey, 'publicKey' | 'secretKey'>) =>
+  `Basic ${Buffer.from(`${k.publicKey}:${k.secretKey}`).toString('base64')}`;
 
 /** One token costs $0.001, so a "Hello" request with max_tokens 91 may cost up to $0.10. */
 const mockGroup = (name: string) => ({
   name,
   created_at: '2026-01-01T00:00:00Z',
-  deployments: [{ id: `${name}-mock`, provider: 'mock', model: `mock-${name}`, price: { input_per_mtok: 1000, output_per_mtok: 1000 } }],
+  deployments: [
+    {
+      id: `${name}-mock`,
+      provider: 'mock',
+      model: `mock-${name}`,
+      price: { input_per_mtok: 1000, output_per_mtok: 1000 },
+    },
+  ],
 });
 
 const config = () =>
@@ -93,12 +101,22 @@ for (const backend of STORE_BACKENDS) {
     const s = await startTestService(t, config(), { backend, clock });
     const db = s.service.db;
     const now = Date.now();
-    const projectKey = await createApiKey(db, { kind: 'project', organizationId: 'default', projectId: 'default', now });
+    const projectKey = await createApiKey(db, {
+      kind: 'project',
+      organizationId: 'default',
+      projectId: 'default',
+      now,
+    });
     const headers = { authorization: auth(projectKey) };
     const agent = await addAgent(db, { projectId: 'default', name: 'Research bot' });
     const suspended = await addAgent(db, { projectId: 'default', name: 'sleepy', status: 'suspended' });
     const foreign = await addAgent(db, { projectId: 'other', name: 'elsewhere' });
-    const valid = (extra: Record<string, unknown> = {}) => ({ agentId: agent.id, modelGroups: ['demo'], expiresInHours: 1, ...extra });
+    const valid = (extra: Record<string, unknown> = {}) => ({
+      agentId: agent.id,
+      modelGroups: ['demo'],
+      expiresInHours: 1,
+      ...extra,
+    });
 
     t.test('a minted key: 201 with the spec fields, usable at the gateway at once', async (t) => {
       const before = Date.now();
@@ -112,19 +130,41 @@ for (const backend of STORE_BACKENDS) {
       t.match(r.body.alias, /^Research-bot-[0-9a-f]{8}$/, 'alias generated from the agent name');
       t.match(r.body.expiresAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       const expires = Date.parse(r.body.expiresAt);
-      t.ok(expires >= before + MAX_HOURS * HOUR && expires <= after + MAX_HOURS * HOUR, 'expires expiresInHours from now');
+      t.ok(
+        expires >= before + MAX_HOURS * HOUR && expires <= after + MAX_HOURS * HOUR,
+        'expires expiresInHours from now',
+      );
       t.equal(r.headers.get('cache-control'), 'no-store');
       t.equal(await gatewayCode(s, r.body.key), 200, 'the gateway of this process accepts it immediately');
       t.equal(await gatewayCode(s, r.body.key, 'second'), 'model_not_allowed', 'a group it was not granted');
     });
 
     t.test('what is stored: the hash only, the limits, and an audit row without the plaintext', async (t) => {
-      const r = await mint(s, valid({ alias: 'stored-check', budgetUsd: 0, rpm: 1, tpm: 1, allowedNetworks: ['10.0.0.0/8', '::1', '2001:db8::/32'] }), headers);
+      const r = await mint(
+        s,
+        valid({
+          alias: 'stored-check',
+          budgetUsd: 0,
+          rpm: 1,
+          tpm: 1,
+          allowedNetworks: ['10.0.0.0/8', '::1', '2001:db8::/32'],
+        }),
+        headers,
+      );
       t.equal(r.status, 201, 'budgetUsd 0, rpm 1, tpm 1 and networks are accepted');
-      const row = (await db.query<Record<string, any>>('SELECT * FROM gateway_keys WHERE id = $1', [r.body.id])).rows[0];
+      const row = (await db.query<Record<string, any>>('SELECT * FROM gateway_keys WHERE id = $1', [r.body.id]))
+        .rows[0];
       t.equal(row.key_sha256, hash('sha256', r.body.key, 'hex'));
       t.notOk(JSON.stringify(row).includes(r.body.key), 'the plaintext is in no column');
-      t.match(row, { project_id: 'default', agent_id: agent.id, alias: 'stored-check', source: 'minted', blocked: false, rpm: 1, tpm: 1 });
+      t.match(row, {
+        project_id: 'default',
+        agent_id: agent.id,
+        alias: 'stored-check',
+        source: 'minted',
+        blocked: false,
+        rpm: 1,
+        tpm: 1,
+      });
       t.equal(Number(row.budget_usd), 0);
       t.same(row.model_groups, ['demo']);
       t.same(row.allowed_networks, ['10.0.0.0/8', '::1', '2001:db8::/32']);
@@ -138,7 +178,15 @@ for (const backend of STORE_BACKENDS) {
         actor: `api-key:${projectKey.id}`,
         action: 'gateway_key.mint',
         resourceType: 'gateway_key',
-        details: { alias: 'stored-check', agentId: agent.id, modelGroups: ['demo'], expiresAt: r.body.expiresAt, rpm: 1, tpm: 1, budgetUsd: 0 },
+        details: {
+          alias: 'stored-check',
+          agentId: agent.id,
+          modelGroups: ['demo'],
+          expiresAt: r.body.expiresAt,
+          rpm: 1,
+          tpm: 1,
+          budgetUsd: 0,
+        },
       });
       const everything = JSON.stringify((await db.query('SELECT * FROM audit_log')).rows);
       t.notOk(everything.includes(r.body.key), 'the plaintext is in no audit row');
@@ -171,7 +219,12 @@ for (const backend of STORE_BACKENDS) {
 
       fieldError(t, await mint(s, { agentId: agent.id, expiresInHours: 1 }, headers), 'modelGroups', /is required/);
       fieldError(t, await mint(s, valid({ modelGroups: [] }), headers), 'modelGroups', /at least one/);
-      fieldError(t, await mint(s, valid({ modelGroups: ['nope'] }), headers), 'modelGroups', /unknown model group 'nope'/);
+      fieldError(
+        t,
+        await mint(s, valid({ modelGroups: ['nope'] }), headers),
+        'modelGroups',
+        /unknown model group 'nope'/,
+      );
       fieldError(t, await mint(s, valid({ modelGroups: ['demo', 'nope'] }), headers), 'modelGroups', /'nope'/);
       fieldError(t, await mint(s, valid({ modelGroups: ['demo', 'demo'] }), headers), 'modelGroups', /twice/);
       fieldError(t, await mint(s, valid({ modelGroups: [''] }), headers), 'modelGroups', /empty/);
@@ -180,8 +233,18 @@ for (const backend of STORE_BACKENDS) {
       t.equal(two.status, 201, 'two known groups');
       t.equal(await gatewayCode(s, two.body.key, 'second'), 200);
 
-      fieldError(t, await mint(s, { agentId: agent.id, modelGroups: ['demo'] }, headers), 'expiresInHours', /is required/);
-      fieldError(t, await mint(s, valid({ expiresInHours: MAX_HOURS + 0.001 }), headers), 'expiresInHours', /at most 24 \(the project's maximum/);
+      fieldError(
+        t,
+        await mint(s, { agentId: agent.id, modelGroups: ['demo'] }, headers),
+        'expiresInHours',
+        /is required/,
+      );
+      fieldError(
+        t,
+        await mint(s, valid({ expiresInHours: MAX_HOURS + 0.001 }), headers),
+        'expiresInHours',
+        /at most 24 \(the project's maximum/,
+      );
       fieldError(t, await mint(s, valid({ expiresInHours: MAX_HOURS + 1 }), headers), 'expiresInHours', /at most 24/);
       fieldError(t, await mint(s, valid({ expiresInHours: 0 }), headers), 'expiresInHours', /greater than 0/);
       fieldError(t, await mint(s, valid({ expiresInHours: -1 }), headers), 'expiresInHours');
@@ -197,8 +260,18 @@ for (const backend of STORE_BACKENDS) {
       t.equal((await mint(s, valid({ tpm: 2147483647 }), headers)).status, 201, 'tpm 2^31-1');
       fieldError(t, await mint(s, valid({ tpm: 2147483648 }), headers), 'tpm', /at most/);
       fieldError(t, await mint(s, valid({ allowedNetworks: [] }), headers), 'allowedNetworks', /omit it/);
-      fieldError(t, await mint(s, valid({ allowedNetworks: ['10.0.0.0/33'] }), headers), 'allowedNetworks', /10\.0\.0\.0\/33/);
-      fieldError(t, await mint(s, valid({ allowedNetworks: ['10.0.0'] }), headers), 'allowedNetworks', /not an IPv4 or IPv6/);
+      fieldError(
+        t,
+        await mint(s, valid({ allowedNetworks: ['10.0.0.0/33'] }), headers),
+        'allowedNetworks',
+        /10\.0\.0\.0\/33/,
+      );
+      fieldError(
+        t,
+        await mint(s, valid({ allowedNetworks: ['10.0.0'] }), headers),
+        'allowedNetworks',
+        /not an IPv4 or IPv6/,
+      );
       fieldError(t, await mint(s, valid({ allowedNetworks: ['nope'] }), headers), 'allowedNetworks');
       fieldError(t, await mint(s, valid({ unexpected: true }), headers), 'unexpected', /not a known field/);
       fieldError(t, await mint(s, '[]', headers), 'body', /JSON object/);
@@ -214,7 +287,11 @@ for (const backend of STORE_BACKENDS) {
         t.equal(r.status, 415, type);
         t.same(r.body, { message: 'Content-Type must be application/json', error: 'UnsupportedMediaTypeError' });
       }
-      t.equal((await mint(s, valid(), { ...headers, 'content-type': 'application/json; charset=utf-8' })).status, 201, 'JSON with a charset');
+      t.equal(
+        (await mint(s, valid(), { ...headers, 'content-type': 'application/json; charset=utf-8' })).status,
+        201,
+        'JSON with a charset',
+      );
       const padded = (bytes: number) => {
         const empty = JSON.stringify({ ...valid(), pad: '' });
         return JSON.stringify({ ...valid(), pad: 'x'.repeat(bytes - empty.length) });
@@ -224,7 +301,11 @@ for (const backend of STORE_BACKENDS) {
       const tooLarge = await mint(s, padded(4_718_593), headers);
       t.equal(tooLarge.status, 413, 'one byte over the admin body limit');
       t.equal(tooLarge.body.error, 'PayloadTooLargeError');
-      const res = await fetch(`${s.adminUrl}/api/public/v1/gateway/keys`, { method: 'POST', headers, body: JSON.stringify(valid()) });
+      const res = await fetch(`${s.adminUrl}/api/public/v1/gateway/keys`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(valid()),
+      });
       t.equal(res.status, 415, 'no Content-Type');
       const noKey = await mint(s, JSON.stringify(valid()), { 'content-type': 'text/plain' });
       t.equal(noKey.status, 401, 'the key is checked before the body');
@@ -234,7 +315,12 @@ for (const backend of STORE_BACKENDS) {
       const byOrg = await mint(s, valid(), { authorization: auth(orgKey) });
       t.equal(byOrg.status, 401);
       t.equal(byOrg.body.message, 'Invalid API key. Are you using an organization key?');
-      const ingestKey = await createApiKey(db, { kind: 'project', organizationId: 'default', projectId: 'ingest', now });
+      const ingestKey = await createApiKey(db, {
+        kind: 'project',
+        organizationId: 'default',
+        projectId: 'ingest',
+        now,
+      });
       const byIngest = await mint(s, valid(), { authorization: auth(ingestKey) });
       t.equal(byIngest.status, 403, 'ingestion-only projects cannot mint');
       t.equal(byIngest.body.error, 'ForbiddenError');
@@ -277,14 +363,27 @@ for (const backend of STORE_BACKENDS) {
       t.same(codes, [200, 200, 'rate_limit_exceeded']);
 
       const tokens = await mint(s, valid({ tpm: 100 }), headers);
-      t.equal((await chat(s, tokens.body.key, 'demo', { max_tokens: 92 })).status, 429, 'a worst case of 101 tokens is over 100 tpm');
+      t.equal(
+        (await chat(s, tokens.body.key, 'demo', { max_tokens: 92 })).status,
+        429,
+        'a worst case of 101 tokens is over 100 tpm',
+      );
       t.equal((await chat(s, tokens.body.key, 'demo', { max_tokens: 91 })).status, 200, 'one of exactly 100 passes');
 
       const budgeted = await mint(s, valid({ budgetUsd: 0.1 }), headers);
       const over = await chat(s, budgeted.body.key, 'demo', { max_tokens: 92 });
       t.equal(over.status, 429);
-      t.match(await over.json(), { error: { code: 'budget_exceeded', message: new RegExp(`key '${budgeted.body.alias}' has \\$0\\.10 of its total budget of \\$0\\.10 left`) } });
-      t.equal((await chat(s, budgeted.body.key, 'demo', { max_tokens: 91 })).status, 200, 'a worst case of exactly $0.10 fits');
+      t.match(await over.json(), {
+        error: {
+          code: 'budget_exceeded',
+          message: new RegExp(`key '${budgeted.body.alias}' has \\$0\\.10 of its total budget of \\$0\\.10 left`),
+        },
+      });
+      t.equal(
+        (await chat(s, budgeted.body.key, 'demo', { max_tokens: 91 })).status,
+        200,
+        'a worst case of exactly $0.10 fits',
+      );
     });
   });
 }
@@ -295,13 +394,28 @@ t.test('another process on the same database sees a minted key and a suspension 
   t.match(postgresUrl, /^postgres:/);
   const second = await startTestService(t, { ...config(), store: { postgres_url: postgresUrl } });
   const db = first.service.db;
-  const projectKey = await createApiKey(db, { kind: 'project', organizationId: 'default', projectId: 'default', now: Date.now() });
+  const projectKey = await createApiKey(db, {
+    kind: 'project',
+    organizationId: 'default',
+    projectId: 'default',
+    now: Date.now(),
+  });
   const agent = await addAgent(db, { projectId: 'default', name: 'shared' });
 
-  const r = await mint(first, { agentId: agent.id, modelGroups: ['demo'], expiresInHours: 1 }, { authorization: auth(projectKey) });
+  const r = await mint(
+    first,
+    { agentId: agent.id, modelGroups: ['demo'], expiresInHours: 1 },
+    { authorization: auth(projectKey) },
+  );
   t.equal(r.status, 201);
-  t.ok(await within(1000, async () => (await gatewayCode(second, r.body.key)) === 200), 'the second gateway accepts the key within 1 s');
+  t.ok(
+    await within(1000, async () => (await gatewayCode(second, r.body.key)) === 200),
+    'the second gateway accepts the key within 1 s',
+  );
 
   await setAgentStatus(db, 'default', agent.id, 'suspended');
-  t.ok(await within(1000, async () => (await gatewayCode(second, r.body.key)) === 'key_blocked'), 'and blocks it within 1 s of the suspension');
+  t.ok(
+    await within(1000, async () => (await gatewayCode(second, r.body.key)) === 'key_blocked'),
+    'and blocks it within 1 s of the suspension',
+  );
 });

@@ -119,7 +119,10 @@ t.test('only the three routes exist: everything else is 404 unknown_route in the
     ['GET', '/healthz'],
   ];
   for (const [method, path] of cases) {
-    const res = await raw(gatewayUrl, method, path, { headers: withKey, body: method === 'GET' || method === 'DELETE' ? undefined : JSON.stringify(chatBody()) });
+    const res = await raw(gatewayUrl, method, path, {
+      headers: withKey,
+      body: method === 'GET' || method === 'DELETE' ? undefined : JSON.stringify(chatBody()),
+    });
     t.equal(res.status, 404, `${method} ${path}`);
     isEnvelope(t, res.json, 'unknown_route', 'invalid_request_error');
     t.match(res.json.error.message, path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
@@ -142,15 +145,30 @@ t.test('415 unsupported_media_type unless the content type is application/json (
     t.equal(none.status, 415, `${route}: no content-type`);
     isEnvelope(t, none.json, 'unsupported_media_type', 'invalid_request_error');
     t.match(String(none.headers['x-svc-request-id']), REQUEST_ID);
-    for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/x-www-form-urlencoded', 'application/jsonx', 'multipart/form-data; boundary=x', 'application/json-patch+json']) {
+    for (const type of [
+      'text/plain',
+      'text/plain; charset=utf-8',
+      'application/x-www-form-urlencoded',
+      'application/jsonx',
+      'multipart/form-data; boundary=x',
+      'application/json-patch+json',
+    ]) {
       const res = await raw(gatewayUrl, 'POST', route, { headers: { ...auth, 'content-type': type }, body });
       t.equal(res.status, 415, `${route}: ${type}`);
       t.equal(res.json.error.code, 'unsupported_media_type');
       t.match(String(res.headers['x-svc-request-id']), REQUEST_ID);
     }
   }
-  for (const type of ['application/json; charset=utf-8', 'Application/JSON', 'application/json;charset=UTF-8', ' application/json ']) {
-    const res = await raw(gatewayUrl, 'POST', '/v1/chat/completions', { headers: { ...auth, 'content-type': type }, body });
+  for (const type of [
+    'application/json; charset=utf-8',
+    'Application/JSON',
+    'application/json;charset=UTF-8',
+    ' application/json ',
+  ]) {
+    const res = await raw(gatewayUrl, 'POST', '/v1/chat/completions', {
+      headers: { ...auth, 'content-type': type },
+      body,
+    });
     t.equal(res.status, 200, `accepted: ${JSON.stringify(type)}`);
   }
   const emb = await raw(gatewayUrl, 'POST', '/v1/embeddings', {
@@ -180,15 +198,24 @@ t.test('413 request_too_large at the default limit of 4,718,592 bytes, with cont
   t.match(String(refused.headers['x-svc-request-id']), REQUEST_ID);
   t.equal(refused.headers.connection, 'close', 'the connection closes after a refused body');
 
-  const acceptedChunked = await raw(gatewayUrl, 'POST', '/v1/chat/completions', { headers: withKey, chunks: splitInto(exact, 65_536) });
+  const acceptedChunked = await raw(gatewayUrl, 'POST', '/v1/chat/completions', {
+    headers: withKey,
+    chunks: splitInto(exact, 65_536),
+  });
   t.equal(acceptedChunked.status, 200, 'exactly the limit, chunked: accepted');
-  const refusedChunked = await raw(gatewayUrl, 'POST', '/v1/chat/completions', { headers: withKey, chunks: splitInto(over, 65_536) });
+  const refusedChunked = await raw(gatewayUrl, 'POST', '/v1/chat/completions', {
+    headers: withKey,
+    chunks: splitInto(over, 65_536),
+  });
   t.equal(refusedChunked.status, 413, 'one byte more, chunked: refused');
   t.equal(refusedChunked.json.error.code, 'request_too_large');
   t.match(String(refusedChunked.headers['x-svc-request-id']), REQUEST_ID);
 
   // A chunked body that goes far past the limit is cut off without being read to its end.
-  const huge = await raw(gatewayUrl, 'POST', '/v1/embeddings', { headers: withKey, chunks: splitInto(Buffer.alloc(3 * DEFAULT_MAX_BODY, 0x20), 1 << 20) });
+  const huge = await raw(gatewayUrl, 'POST', '/v1/embeddings', {
+    headers: withKey,
+    chunks: splitInto(Buffer.alloc(3 * DEFAULT_MAX_BODY, 0x20), 1 << 20),
+  });
   t.equal(huge.status, 413, 'chunked body three times the limit');
 
   const embOver = await raw(gatewayUrl, 'POST', '/v1/embeddings', {
@@ -203,18 +230,50 @@ t.test('413 request_too_large at the default limit of 4,718,592 bytes, with cont
 });
 
 t.test('server.max_body_bytes sets the limit', async (t) => {
-  const { gatewayUrl } = await startTestService(t, baseConfig({ server: { host: '127.0.0.1', port: 0, admin_port: 0, max_body_bytes: 2048 } }));
-  t.equal((await raw(gatewayUrl, 'POST', '/v1/chat/completions', { headers: withKey, body: chatBodyOfSize(2048) })).status, 200);
-  t.equal((await raw(gatewayUrl, 'POST', '/v1/chat/completions', { headers: withKey, body: chatBodyOfSize(2049) })).status, 413);
-  t.equal((await raw(gatewayUrl, 'POST', '/v1/chat/completions', { headers: withKey, chunks: splitInto(chatBodyOfSize(2048), 100) })).status, 200);
-  t.equal((await raw(gatewayUrl, 'POST', '/v1/chat/completions', { headers: withKey, chunks: splitInto(chatBodyOfSize(2049), 100) })).status, 413);
+  const { gatewayUrl } = await startTestService(
+    t,
+    baseConfig({ server: { host: '127.0.0.1', port: 0, admin_port: 0, max_body_bytes: 2048 } }),
+  );
+  t.equal(
+    (await raw(gatewayUrl, 'POST', '/v1/chat/completions', { headers: withKey, body: chatBodyOfSize(2048) })).status,
+    200,
+  );
+  t.equal(
+    (await raw(gatewayUrl, 'POST', '/v1/chat/completions', { headers: withKey, body: chatBodyOfSize(2049) })).status,
+    413,
+  );
+  t.equal(
+    (
+      await raw(gatewayUrl, 'POST', '/v1/chat/completions', {
+        headers: withKey,
+        chunks: splitInto(chatBodyOfSize(2048), 100),
+      })
+    ).status,
+    200,
+  );
+  t.equal(
+    (
+      await raw(gatewayUrl, 'POST', '/v1/chat/completions', {
+        headers: withKey,
+        chunks: splitInto(chatBodyOfSize(2049), 100),
+      })
+    ).status,
+    413,
+  );
 });
 
 t.test('400 invalid_json and 400 invalid_request, every one with a request id', async (t) => {
   const { gatewayUrl } = await startTestService(t, baseConfig());
   const send = (path: string, body: string) => raw(gatewayUrl, 'POST', path, { headers: withKey, body });
 
-  for (const body of ['{not json', '', '{"model":"demo","messages":[{"role":"user","content":"hi"}]', "{'a':1}", 'null x', '\u00ff']) {
+  for (const body of [
+    '{not json',
+    '',
+    '{"model":"demo","messages":[{"role":"user","content":"hi"}]',
+    "{'a':1}",
+    'null x',
+    '\u00ff',
+  ]) {
     for (const path of ['/v1/chat/completions', '/v1/embeddings']) {
       const res = await send(path, body);
       t.equal(res.status, 400, `${path} ${JSON.stringify(body)}`);
@@ -227,7 +286,11 @@ t.test('400 invalid_json and 400 invalid_request, every one with a request id', 
     ['messages missing', { model: 'demo' }, /messages/],
     ['messages empty', { model: 'demo', messages: [] }, /messages/],
     ['messages not an array', { model: 'demo', messages: 'hi' }, /messages/],
-    ['a message without role', { model: 'demo', messages: [{ role: 'user', content: 'a' }, { content: 'b' }] }, /messages\[1\]\.role/],
+    [
+      'a message without role',
+      { model: 'demo', messages: [{ role: 'user', content: 'a' }, { content: 'b' }] },
+      /messages\[1\]\.role/,
+    ],
     ['a message with an empty role', { model: 'demo', messages: [{ role: '', content: 'a' }] }, /role/],
     ['a message that is not an object', { model: 'demo', messages: ['hi'] }, /messages\[0\]/],
     ['model not a string', { model: 5, messages: [{ role: 'user', content: 'a' }] }, /model/],
@@ -265,7 +328,8 @@ t.test('400 invalid_json and 400 invalid_request, every one with a request id', 
     const res = await send('/v1/embeddings', JSON.stringify(body));
     t.equal(res.status, 400, `embeddings: ${name}`);
     isEnvelope(t, res.json, 'invalid_request', 'invalid_request_error');
-    if (name.startsWith('dimensions')) t.match(res.json.error.message, /'dimensions'/, `embeddings: ${name}: the message names dimensions`);
+    if (name.startsWith('dimensions'))
+      t.match(res.json.error.message, /'dimensions'/, `embeddings: ${name}: the message names dimensions`);
     t.match(String(res.headers['x-svc-request-id']), REQUEST_ID);
   }
   const widest = await send('/v1/embeddings', JSON.stringify({ model: 'demo', input: 'x', dimensions: 16_384 }));
@@ -279,19 +343,81 @@ t.test('400 invalid_json and 400 invalid_request, every one with a request id', 
 });
 
 t.test('the check order decides which error wins: route, media type, size, JSON, shape, then auth', async (t) => {
-  const { gatewayUrl } = await startTestService(t, baseConfig({ server: { host: '127.0.0.1', port: 0, admin_port: 0, max_body_bytes: 2048 } }));
+  const { gatewayUrl } = await startTestService(
+    t,
+    baseConfig({ server: { host: '127.0.0.1', port: 0, admin_port: 0, max_body_bytes: 2048 } }),
+  );
   const big = Buffer.from(`{${' '.repeat(4096)}`); // too large and not JSON
-  const cases: [string, string, string, { headers?: Record<string, string>; body?: string | Buffer }, number, string][] = [
-    ['route beats media type', 'POST', '/v1/nope', { headers: { 'content-type': 'text/plain' }, body: 'x' }, 404, 'unknown_route'],
+  const cases: [
+    string,
+    string,
+    string,
+    { headers?: Record<string, string>; body?: string | Buffer },
+    number,
+    string,
+  ][] = [
+    [
+      'route beats media type',
+      'POST',
+      '/v1/nope',
+      { headers: { 'content-type': 'text/plain' }, body: 'x' },
+      404,
+      'unknown_route',
+    ],
     ['route beats size', 'POST', '/v1/chat/completions/', { headers: json, body: big }, 404, 'unknown_route'],
-    ['media type beats size', 'POST', '/v1/chat/completions', { headers: { 'content-type': 'text/plain' }, body: big }, 415, 'unsupported_media_type'],
-    ['media type beats JSON', 'POST', '/v1/chat/completions', { headers: { 'content-type': 'text/plain' }, body: '{bad' }, 415, 'unsupported_media_type'],
+    [
+      'media type beats size',
+      'POST',
+      '/v1/chat/completions',
+      { headers: { 'content-type': 'text/plain' }, body: big },
+      415,
+      'unsupported_media_type',
+    ],
+    [
+      'media type beats JSON',
+      'POST',
+      '/v1/chat/completions',
+      { headers: { 'content-type': 'text/plain' }, body: '{bad' },
+      415,
+      'unsupported_media_type',
+    ],
     ['size beats JSON', 'POST', '/v1/chat/completions', { headers: json, body: big }, 413, 'request_too_large'],
     ['JSON beats shape and auth', 'POST', '/v1/chat/completions', { headers: json, body: '{bad' }, 400, 'invalid_json'],
-    ['shape beats auth', 'POST', '/v1/chat/completions', { headers: json, body: '{"model":"demo","messages":[]}' }, 400, 'invalid_request'],
-    ['shape beats a wrong key', 'POST', '/v1/embeddings', { headers: { ...json, authorization: 'Bearer sk-wrong-wrong-wrong-wrong' }, body: '{}' }, 400, 'invalid_request'],
-    ['auth comes after framing', 'POST', '/v1/chat/completions', { headers: json, body: JSON.stringify(chatBody()) }, 401, 'invalid_api_key'],
-    ['unknown key before model check', 'POST', '/v1/chat/completions', { headers: { ...json, authorization: 'Bearer sk-wrong-wrong-wrong-wrong' }, body: JSON.stringify(chatBody({ model: 'nope' })) }, 401, 'invalid_api_key'],
+    [
+      'shape beats auth',
+      'POST',
+      '/v1/chat/completions',
+      { headers: json, body: '{"model":"demo","messages":[]}' },
+      400,
+      'invalid_request',
+    ],
+    [
+      'shape beats a wrong key',
+      'POST',
+      '/v1/embeddings',
+      { headers: { ...json, authorization: 'Bearer sk-wrong-wrong-wrong-wrong' }, body: '{}' },
+      400,
+      'invalid_request',
+    ],
+    [
+      'auth comes after framing',
+      'POST',
+      '/v1/chat/completions',
+      { headers: json, body: JSON.stringify(chatBody()) },
+      401,
+      'invalid_api_key',
+    ],
+    [
+      'unknown key before model check',
+      'POST',
+      '/v1/chat/completions',
+      {
+        headers: { ...json, authorization: 'Bearer sk-wrong-wrong-wrong-wrong' },
+        body: JSON.stringify(chatBody({ model: 'nope' })),
+      },
+      401,
+      'invalid_api_key',
+    ],
     ['models route needs no body but a key', 'GET', '/v1/models', {}, 401, 'invalid_api_key'],
   ];
   for (const [name, method, path, options, status, code] of cases) {
@@ -330,7 +456,15 @@ export default {
     baseConfig({ plugins: [{ use: 'auth' }, { use: join(dir, 'refuser.mjs') }, { use: 'router' }] }),
   );
   const expectedType = (status: number) =>
-    status === 401 ? 'authentication_error' : status === 403 ? 'permission_error' : status === 429 ? 'rate_limit_error' : status >= 500 ? 'server_error' : 'invalid_request_error';
+    status === 401
+      ? 'authentication_error'
+      : status === 403
+        ? 'permission_error'
+        : status === 429
+          ? 'rate_limit_error'
+          : status >= 500
+            ? 'server_error'
+            : 'invalid_request_error';
   const seen = new Set<string>();
   for (const [code, status] of Object.entries(GATEWAY_ERROR_STATUS)) {
     const res = await postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { 'x-refuse': code });
@@ -342,7 +476,13 @@ export default {
     if (code.includes('limit')) t.equal(res.headers.get('retry-after'), '7', `${code} carries retry-after`);
     seen.add(expectedType(status));
   }
-  t.same([...seen].sort(), ['authentication_error', 'invalid_request_error', 'permission_error', 'rate_limit_error', 'server_error']);
+  t.same([...seen].sort(), [
+    'authentication_error',
+    'invalid_request_error',
+    'permission_error',
+    'rate_limit_error',
+    'server_error',
+  ]);
 
   const crash = await postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { 'x-refuse': 'plain' });
   t.equal(crash.status, 500, 'an unexpected error is a 500');
@@ -379,7 +519,11 @@ t.test('/health and /ready on both ports; /metrics on the admin port only', asyn
   t.equal((await postJson(gatewayUrl, '/v1/chat/completions', chatBody())).status, 200);
   t.equal((await postJson(gatewayUrl, '/v1/embeddings', { model: 'demo', input: 'x' })).status, 200);
   t.equal((await postJson(gatewayUrl, '/v1/chat/completions', '{bad')).status, 400);
-  t.equal((await postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { authorization: 'Bearer nope-nope-nope-nope' })).status, 401);
+  t.equal(
+    (await postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { authorization: 'Bearer nope-nope-nope-nope' }))
+      .status,
+    401,
+  );
   t.equal((await postJson(gatewayUrl, '/v1/chat/completions', chatBody({ model: 'other' }))).status, 403);
 
   const res = await fetch(`${adminUrl}/metrics`);
@@ -413,7 +557,11 @@ t.test('/health and /ready on both ports; /metrics on the admin port only', asyn
   t.match(text, /svc_gateway_requests_total\{route="chat",status="200"\} 2/);
   t.match(text, /svc_gateway_refusals_total\{code="invalid_json"\} 1/);
   t.match(text, /# TYPE svc_gateway_request_duration_seconds histogram/);
-  t.equal(Number(/svc_gateway_request_duration_seconds_count (\d+)/.exec(text)?.[1]), m.requests.total, 'every gateway request is observed');
+  t.equal(
+    Number(/svc_gateway_request_duration_seconds_count (\d+)/.exec(text)?.[1]),
+    m.requests.total,
+    'every gateway request is observed',
+  );
   t.match(text, /svc_gateway_in_flight_requests 0/);
   t.match(text, /svc_config_last_reload_failed 0/);
 });
@@ -422,7 +570,11 @@ t.test('x-svc-request-id is unique per request and present on successes of both 
   const { gatewayUrl } = await startTestService(t, baseConfig());
   const ids = new Set<string>();
   for (let i = 0; i < 3; i++) {
-    for (const [path, body] of [['/v1/chat/completions', chatBody()], ['/v1/embeddings', { model: 'demo', input: 'x' }], ['/v1/chat/completions', chatBody({ stream: true })]] as const) {
+    for (const [path, body] of [
+      ['/v1/chat/completions', chatBody()],
+      ['/v1/embeddings', { model: 'demo', input: 'x' }],
+      ['/v1/chat/completions', chatBody({ stream: true })],
+    ] as const) {
       const res = await postJson(gatewayUrl, path, body);
       t.equal(res.status, 200);
       await res.arrayBuffer();
@@ -437,15 +589,34 @@ t.test('x-svc-request-id is unique per request and present on successes of both 
 t.test("the admin port answers paths outside its surfaces in the REST API's envelope, not Fastify's", async (t) => {
   const { adminUrl } = await startTestService(t, baseConfig());
   const surfaces = '/v1 (REST API), /api/public (public API), /dashboard/ (dashboard), /health, /ready, /metrics';
-  for (const [method, path] of [['GET', '/nope'], ['GET', '/'], ['POST', '/health'], ['DELETE', '/metrics'], ['GET', '/v2/traces'], ['GET', '/api/publicx']] as const) {
+  for (const [method, path] of [
+    ['GET', '/nope'],
+    ['GET', '/'],
+    ['POST', '/health'],
+    ['DELETE', '/metrics'],
+    ['GET', '/v2/traces'],
+    ['GET', '/api/publicx'],
+  ] as const) {
     const res = await raw(adminUrl, method, `${path}?x=1`);
     t.equal(res.status, 404, `${method} ${path}`);
     t.match(res.headers['content-type'], /^application\/json/);
-    t.same(res.json, { error: { code: 'not_found', message: `No admin route ${method} ${path}. The admin port serves ${surfaces}.`, details: { method, path } } });
+    t.same(res.json, {
+      error: {
+        code: 'not_found',
+        message: `No admin route ${method} ${path}. The admin port serves ${surfaces}.`,
+        details: { method, path },
+      },
+    });
   }
   const undecodable = await raw(adminUrl, 'GET', '/%zz');
   t.equal(undecodable.status, 400);
-  t.match(undecodable.json, { error: { code: 'invalid_request', message: /^The request path cannot be decoded/, details: { reason: 'malformed URL', location: 'path' } } });
+  t.match(undecodable.json, {
+    error: {
+      code: 'invalid_request',
+      message: /^The request path cannot be decoded/,
+      details: { reason: 'malformed URL', location: 'path' },
+    },
+  });
   // Each surface keeps its own envelope for its own paths.
   t.match((await raw(adminUrl, 'GET', '/api/public/nope')).json, { message: String });
   t.match((await raw(adminUrl, 'GET', '/dashboard/api/nope')).json, { error: { code: String, message: String } });

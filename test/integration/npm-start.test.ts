@@ -22,41 +22,75 @@ function portIsFree(port: number, host: string): Promise<boolean> {
 }
 
 /** A non-loopback IPv4 address of this machine, if it has one. */
-const externalAddress = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+const externalAddress = Object.values(networkInterfaces())
+  .flat()
+  .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
 
-t.test('npm start: the banner says what is bound, admin on loopback, SIGTERM to npm drains and frees the ports', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-npm-start-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'svc-start-check', private: true, scripts: { start: startScript } }));
-  symlinkSync(join(ROOT, 'dist'), join(dir, 'dist'));
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  cpSync(join(ROOT, 'gateway.yaml'), join(dir, 'gateway.yaml'));
+t.test(
+  'npm start: the banner says what is bound, admin on loopback, SIGTERM to npm drains and frees the ports',
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-npm-start-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'svc-start-check', private: true, scripts: { start: startScript } }),
+    );
+    symlinkSync(join(ROOT, 'dist'), join(dir, 'dist'));
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    cpSync(join(ROOT, 'gateway.yaml'), join(dir, 'gateway.yaml'));
 
-  const npm = spawn('npm', ['start', '--', '--port', '0', '--admin-port', '0'], { cwd: dir, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  npm.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-  npm.stderr!.resume();
-  const exited = new Promise<number | null>((done) => npm.on('exit', (code) => done(code)));
-  t.teardown(() => {
-    if (npm.exitCode === null) npm.kill('SIGKILL');
-  });
+    const npm = spawn('npm', ['start', '--', '--port', '0', '--admin-port', '0'], {
+      cwd: dir,
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    npm.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    npm.stderr!.resume();
+    const exited = new Promise<number | null>((done) => npm.on('exit', (code) => done(code)));
+    t.teardown(() => {
+      if (npm.exitCode === null) npm.kill('SIGKILL');
+    });
 
-  const bound = await waitFor('the bound line', async () => /bound: gateway (\S+):(\d+) \(([^)]+)\), admin (\S+):(\d+) \(([^)]+)\)/.exec(stdout), 90_000);
-  const [, gatewayAddress, gatewayPort, gatewayScope, adminAddress, adminPort, adminScope] = bound;
-  t.same([gatewayAddress, gatewayScope], ['0.0.0.0', 'all interfaces'], 'the gateway listens on every interface, and says so');
-  t.same([adminAddress, adminScope], ['127.0.0.1', 'loopback only'], 'the admin listener stays on loopback by default');
-  t.match(stdout, new RegExp(`listening on http://127\\.0\\.0\\.1:${gatewayPort}/v1, admin on http://127\\.0\\.0\\.1:${adminPort}`));
-  t.equal((await fetch(`http://127.0.0.1:${adminPort}/health`)).status, 200);
+    const bound = await waitFor(
+      'the bound line',
+      async () => /bound: gateway (\S+):(\d+) \(([^)]+)\), admin (\S+):(\d+) \(([^)]+)\)/.exec(stdout),
+      90_000,
+    );
+    const [, gatewayAddress, gatewayPort, gatewayScope, adminAddress, adminPort, adminScope] = bound;
+    t.same(
+      [gatewayAddress, gatewayScope],
+      ['0.0.0.0', 'all interfaces'],
+      'the gateway listens on every interface, and says so',
+    );
+    t.same(
+      [adminAddress, adminScope],
+      ['127.0.0.1', 'loopback only'],
+      'the admin listener stays on loopback by default',
+    );
+    t.match(
+      stdout,
+      new RegExp(`listening on http://127\\.0\\.0\\.1:${gatewayPort}/v1, admin on http://127\\.0\\.0\\.1:${adminPort}`),
+    );
+    t.equal((await fetch(`http://127.0.0.1:${adminPort}/health`)).status, 200);
 
-  if (externalAddress) {
-    t.equal((await fetch(`http://${externalAddress}:${gatewayPort}/health`)).status, 200, `the gateway answers on ${externalAddress}`);
-    const refused = await fetch(`http://${externalAddress}:${adminPort}/health`).then(() => false, () => true);
-    t.ok(refused, `the admin listener does not answer on ${externalAddress}`);
-  } else t.skip('reaching the listeners from a non-loopback address: this machine has none', () => {});
+    if (externalAddress) {
+      t.equal(
+        (await fetch(`http://${externalAddress}:${gatewayPort}/health`)).status,
+        200,
+        `the gateway answers on ${externalAddress}`,
+      );
+      const refused = await fetch(`http://${externalAddress}:${adminPort}/health`).then(
+        () => false,
+        () => true,
+      );
+      t.ok(refused, `the admin listener does not answer on ${externalAddress}`);
+    } else t.skip('reaching the listeners from a non-loopback address: this machine has none', () => {});
 
-  npm.kill('SIGTERM');
-  t.equal(await exited, 0, 'npm exits once the server has drained');
-  t.match(stdout, /SIGTERM received, draining/, 'the server itself received the signal');
-  t.ok(await portIsFree(Number(gatewayPort), '0.0.0.0'), 'the gateway port is free');
-  t.ok(await portIsFree(Number(adminPort), '127.0.0.1'), 'the admin port is free');
-});
+    npm.kill('SIGTERM');
+    t.equal(await exited, 0, 'npm exits once the server has drained');
+    t.match(stdout, /SIGTERM received, draining/, 'the server itself received the signal');
+    t.ok(await portIsFree(Number(gatewayPort), '0.0.0.0'), 'the gateway port is free');
+    t.ok(await portIsFree(Number(adminPort), '127.0.0.1'), 'the admin port is free');
+  },
+);

@@ -27,13 +27,25 @@ function settableClock(): Clock & { at: number | undefined } {
   return clock;
 }
 
-async function get(s: TestService, path: string, authorization?: string): Promise<{ status: number; body: any; headers: Headers }> {
-  const res = await fetch(`${s.adminUrl}/api/public${path}`, { headers: authorization === undefined ? {} : { authorization } });
+async function get(
+  s: TestService,
+  path: string,
+  authorization?: string,
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(`${s.adminUrl}/api/public${path}`, {
+    headers: authorization === undefined ? {} : { authorization },
+  });
   const text = await res.text();
   return { status: res.status, body: text === '' ? undefined : JSON.parse(text), headers: res.headers };
 }
 
-async function refused(t: Test, r: { status: number; body: any }, status: number, message: string | RegExp, error: string) {
+async function refused(
+  t: Test,
+  r: { status: number; body: any },
+  status: number,
+  message: string | RegExp,
+  error: string,
+) {
   t.equal(r.status, status, `status ${status}`);
   if (typeof message === 'string') t.equal(r.body?.message, message);
   else t.match(r.body?.message, message);
@@ -45,13 +57,54 @@ const at = (ms: number) => new Date(T0 + ms).toISOString();
 
 const TRACES: TraceRow[] = [
   {
-    projectId: 'default', id: 'tr-1', name: 'charlie', status: 'completed', startTime: at(0), endTime: at(1500), source: 'api',
-    input: { q: 'hi' }, output: 'ok', metadata: { a: 1 }, tags: { env: 'prod', beta: '' }, userId: 'u1', sessionId: 's1',
-    environment: 'default', release: 'r1', version: 'v1',
+    projectId: 'default',
+    id: 'tr-1',
+    name: 'charlie',
+    status: 'completed',
+    startTime: at(0),
+    endTime: at(1500),
+    source: 'api',
+    input: { q: 'hi' },
+    output: 'ok',
+    metadata: { a: 1 },
+    tags: { env: 'prod', beta: '' },
+    userId: 'u1',
+    sessionId: 's1',
+    environment: 'default',
+    release: 'r1',
+    version: 'v1',
   },
-  { projectId: 'default', id: 'tr-2', name: 'alpha', status: 'in_progress', startTime: at(1000), source: 'gateway', tags: { env: 'dev' }, userId: 'u2', environment: 'staging' },
-  { projectId: 'default', id: 'tr-3', name: 'bravo', status: 'completed', startTime: at(2000), endTime: at(2250), source: 'api', userId: 'u1', sessionId: 's2' },
-  { projectId: 'other', id: 'tr-x', name: 'alpha', status: 'completed', startTime: at(500), source: 'api', userId: 'u1' },
+  {
+    projectId: 'default',
+    id: 'tr-2',
+    name: 'alpha',
+    status: 'in_progress',
+    startTime: at(1000),
+    source: 'gateway',
+    tags: { env: 'dev' },
+    userId: 'u2',
+    environment: 'staging',
+  },
+  {
+    projectId: 'default',
+    id: 'tr-3',
+    name: 'bravo',
+    status: 'completed',
+    startTime: at(2000),
+    endTime: at(2250),
+    source: 'api',
+    userId: 'u1',
+    sessionId: 's2',
+  },
+  {
+    projectId: 'other',
+    id: 'tr-x',
+    name: 'alpha',
+    status: 'completed',
+    startTime: at(500),
+    source: 'api',
+    userId: 'u1',
+  },
 ];
 
 for (const backend of STORE_BACKENDS) {
@@ -59,23 +112,45 @@ for (const backend of STORE_BACKENDS) {
     const clock = settableClock();
     const s = await startTestService(
       t,
-      baseConfig({ projects: [{ id: 'default', name: 'Default' }, { id: 'other', name: 'Other' }, { id: 'ingest', ingestion_only: true }] }),
+      baseConfig({
+        projects: [
+          { id: 'default', name: 'Default' },
+          { id: 'other', name: 'Other' },
+          { id: 'ingest', ingestion_only: true },
+        ],
+      }),
       { backend, clock },
     );
     const db = s.service.db;
     const now = Date.now();
-    const projectKey = await createApiKey(db, { kind: 'project', organizationId: 'default', projectId: 'default', now });
+    const projectKey = await createApiKey(db, {
+      kind: 'project',
+      organizationId: 'default',
+      projectId: 'default',
+      now,
+    });
     const ingestKey = await createApiKey(db, { kind: 'project', organizationId: 'default', projectId: 'ingest', now });
     const orgKey = await createApiKey(db, { kind: 'organization', organizationId: 'default', now });
     const sevenMonthsAgo = new Date(now);
     sevenMonthsAgo.setUTCMonth(sevenMonthsAgo.getUTCMonth() - 7);
-    const expiredKey = await createApiKey(db, { kind: 'project', organizationId: 'default', projectId: 'default', now: sevenMonthsAgo.getTime() });
+    const expiredKey = await createApiKey(db, {
+      kind: 'project',
+      organizationId: 'default',
+      projectId: 'default',
+      now: sevenMonthsAgo.getTime(),
+    });
 
     t.test('authentication failures are 401 with Langfuse messages', async (t) => {
       for (const path of ['/projects', '/traces']) {
         await refused(t, await get(s, path), 401, MESSAGES.noHeader, 'UnauthorizedError');
         await refused(t, await get(s, path, ''), 401, MESSAGES.noHeader, 'UnauthorizedError');
-        await refused(t, await get(s, path, `Token ${projectKey.secretKey}`), 401, MESSAGES.badHeader, 'UnauthorizedError');
+        await refused(
+          t,
+          await get(s, path, `Token ${projectKey.secretKey}`),
+          401,
+          MESSAGES.badHeader,
+          'UnauthorizedError',
+        );
         await refused(t, await get(s, path, projectKey.secretKey), 401, MESSAGES.badHeader, 'UnauthorizedError');
         await refused(t, await get(s, path, 'Bearer'), 401, MESSAGES.badHeader, 'UnauthorizedError');
         // Spec 5.2: the public key alone is rejected, whichever way it comes.
@@ -84,22 +159,73 @@ for (const backend of STORE_BACKENDS) {
         await refused(t, await get(s, path, basic(projectKey.publicKey, '')), 401, bothKeys, 'UnauthorizedError');
         await refused(t, await get(s, path, basic(projectKey.publicKey)), 401, bothKeys, 'UnauthorizedError');
         // Malformed Basic, unknown key, wrong secret.
-        await refused(t, await get(s, path, 'Basic !!not-base64!!'), 401, MESSAGES.invalidCredentials, 'UnauthorizedError');
+        await refused(
+          t,
+          await get(s, path, 'Basic !!not-base64!!'),
+          401,
+          MESSAGES.invalidCredentials,
+          'UnauthorizedError',
+        );
         await refused(t, await get(s, path, 'Basic'), 401, MESSAGES.invalidCredentials, 'UnauthorizedError');
-        await refused(t, await get(s, path, basic('', projectKey.secretKey)), 401, MESSAGES.invalidCredentials, 'UnauthorizedError');
-        await refused(t, await get(s, path, basic('pk-svc-unknown', projectKey.secretKey)), 401, MESSAGES.invalidCredentials, 'UnauthorizedError');
-        await refused(t, await get(s, path, basic(projectKey.publicKey, `${projectKey.secretKey}x`)), 401, MESSAGES.invalidCredentials, 'UnauthorizedError');
-        await refused(t, await get(s, path, basic(projectKey.publicKey, ingestKey.secretKey)), 401, MESSAGES.invalidCredentials, 'UnauthorizedError');
+        await refused(
+          t,
+          await get(s, path, basic('', projectKey.secretKey)),
+          401,
+          MESSAGES.invalidCredentials,
+          'UnauthorizedError',
+        );
+        await refused(
+          t,
+          await get(s, path, basic('pk-svc-unknown', projectKey.secretKey)),
+          401,
+          MESSAGES.invalidCredentials,
+          'UnauthorizedError',
+        );
+        await refused(
+          t,
+          await get(s, path, basic(projectKey.publicKey, `${projectKey.secretKey}x`)),
+          401,
+          MESSAGES.invalidCredentials,
+          'UnauthorizedError',
+        );
+        await refused(
+          t,
+          await get(s, path, basic(projectKey.publicKey, ingestKey.secretKey)),
+          401,
+          MESSAGES.invalidCredentials,
+          'UnauthorizedError',
+        );
         // Expired: only the holder of the secret learns it.
         await refused(t, await get(s, path, auth(expiredKey)), 401, MESSAGES.expired, 'UnauthorizedError');
-        await refused(t, await get(s, path, basic(expiredKey.publicKey, 'wrong')), 401, MESSAGES.invalidCredentials, 'UnauthorizedError');
+        await refused(
+          t,
+          await get(s, path, basic(expiredKey.publicKey, 'wrong')),
+          401,
+          MESSAGES.invalidCredentials,
+          'UnauthorizedError',
+        );
       }
-      t.equal((await get(s, '/projects', `basic ${Buffer.from(`${projectKey.publicKey}:${projectKey.secretKey}`).toString('base64')}`)).status, 200, 'scheme is case-insensitive');
+      t.equal(
+        (
+          await get(
+            s,
+            '/projects',
+            `basic ${Buffer.from(`${projectKey.publicKey}:${projectKey.secretKey}`).toString('base64')}`,
+          )
+        ).status,
+        200,
+        'scheme is case-insensitive',
+      );
     });
 
     t.test('a key expires at its expiry instant, not a millisecond later', async (t) => {
       const created = Date.now();
-      const key = await createApiKey(db, { kind: 'project', organizationId: 'default', projectId: 'default', now: created });
+      const key = await createApiKey(db, {
+        kind: 'project',
+        organizationId: 'default',
+        projectId: 'default',
+        now: created,
+      });
       const expiry = sixMonthsAfter(created).getTime();
       t.teardown(() => {
         clock.at = undefined;
@@ -130,11 +256,20 @@ for (const backend of STORE_BACKENDS) {
       t.match(await res.json(), { error: 'MethodNotAllowedError', message: /DELETE is not allowed/ });
     });
 
-    t.test('GET /projects returns exactly the key\'s project', async (t) => {
+    t.test("GET /projects returns exactly the key's project", async (t) => {
       const r = await get(s, '/projects', auth(projectKey));
       t.equal(r.status, 200);
       t.match(r.headers.get('content-type'), /^application\/json/);
-      t.same(r.body, { data: [{ id: 'default', name: 'Default', organization: { id: 'default', name: 'Default organization' }, metadata: {} }] });
+      t.same(r.body, {
+        data: [
+          {
+            id: 'default',
+            name: 'Default',
+            organization: { id: 'default', name: 'Default organization' },
+            metadata: {},
+          },
+        ],
+      });
     });
 
     t.test('GET /traces', async (t) => {
@@ -195,8 +330,14 @@ for (const backend of STORE_BACKENDS) {
         t.equal((await list('?limit=100')).status, 200, 'limit 100');
         const over = await list('?limit=101');
         t.equal(over.status, 400);
-        t.same(over.body, { message: 'Invalid request data', error: [{ path: ['limit'], message: 'must be at most 100' }] });
-        t.match((await list('?limit=0')).body, { message: 'Invalid request data', error: [{ path: ['limit'], message: 'must be at least 1' }] });
+        t.same(over.body, {
+          message: 'Invalid request data',
+          error: [{ path: ['limit'], message: 'must be at most 100' }],
+        });
+        t.match((await list('?limit=0')).body, {
+          message: 'Invalid request data',
+          error: [{ path: ['limit'], message: 'must be at least 1' }],
+        });
         t.equal((await list('?limit=1')).status, 200, 'limit 1');
         t.match((await list('?page=0')).body, { error: [{ path: ['page'], message: 'must be at least 1' }] });
         t.equal((await list('?limit=abc')).status, 400);
@@ -221,20 +362,35 @@ for (const backend of STORE_BACKENDS) {
         t.same((await list('?sessionId=s1')).ids, ['tr-1'], 'sessionId');
         t.same((await list(`?fromTimestamp=${at(1000)}`)).ids, ['tr-3', 'tr-2'], 'fromTimestamp is inclusive');
         t.same((await list(`?toTimestamp=${at(2000)}`)).ids, ['tr-2', 'tr-1'], 'toTimestamp is exclusive');
-        t.same((await list(`?fromTimestamp=${at(1)}&toTimestamp=${encodeURIComponent('2026-03-01T11:00:02+01:00')}`)).ids, ['tr-2'], 'both, with an offset');
+        t.same(
+          (await list(`?fromTimestamp=${at(1)}&toTimestamp=${encodeURIComponent('2026-03-01T11:00:02+01:00')}`)).ids,
+          ['tr-2'],
+          'both, with an offset',
+        );
         t.same((await list('?tags=env')).ids, ['tr-2', 'tr-1'], 'a tag key');
         t.same((await list('?tags=env:prod')).ids, ['tr-1'], 'a rendered key:value tag');
         t.same((await list('?tags=env:nope')).ids, [], 'a key with another value');
         t.same((await list('?tags=beta')).ids, ['tr-1'], 'a key with an empty value');
         t.same((await list('?tags=env&tags=beta')).ids, ['tr-1'], 'repeated tags must all match');
         t.same((await list('?environment=staging')).ids, ['tr-2'], 'environment');
-        t.same((await list('?environment=staging&environment=default')).ids, ['tr-3', 'tr-2', 'tr-1'], 'environments, any of');
+        t.same(
+          (await list('?environment=staging&environment=default')).ids,
+          ['tr-3', 'tr-2', 'tr-1'],
+          'environments, any of',
+        );
         t.same((await list('?release=r1&version=v1')).ids, ['tr-1'], 'release and version');
         t.same((await list('?fields=core,io')).ids, ['tr-3', 'tr-2', 'tr-1'], 'fields is accepted and ignored');
         t.match((await list('?fromTimestamp=yesterday')).body, { error: [{ path: ['fromTimestamp'] }] });
         t.equal((await list('?toTimestamp=2026-03-01T10:00:00')).status, 400, 'a date-time without a zone');
-        t.same((await list('?filter=[]')).ids, ['tr-3', 'tr-2', 'tr-1'], 'an empty structured filter keeps every trace');
-        t.match((await list('?filter=nope')).body, { message: 'Invalid request data', error: [{ path: ['filter'], message: /JSON array/ }] });
+        t.same(
+          (await list('?filter=[]')).ids,
+          ['tr-3', 'tr-2', 'tr-1'],
+          'an empty structured filter keeps every trace',
+        );
+        t.match((await list('?filter=nope')).body, {
+          message: 'Invalid request data',
+          error: [{ path: ['filter'], message: /JSON array/ }],
+        });
       });
 
       t.test('orderBy', async (t) => {
@@ -244,7 +400,10 @@ for (const backend of STORE_BACKENDS) {
         t.same((await list('?orderBy=name.desc')).ids, ['tr-1', 'tr-3', 'tr-2']);
         const bad = await list('?orderBy=id.asc');
         t.equal(bad.status, 400);
-        t.match(bad.body, { message: 'Invalid request data', error: [{ path: ['orderBy'], message: /must be one of/ }] });
+        t.match(bad.body, {
+          message: 'Invalid request data',
+          error: [{ path: ['orderBy'], message: /must be one of/ }],
+        });
       });
     });
   });

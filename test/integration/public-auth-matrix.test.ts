@@ -83,8 +83,17 @@ t.test('spec part 5 on every public route', async (t) => {
   const { s, db, key, ingestKey, orgKey } = await startPublicApiService(t, 'postgres');
   const sevenMonthsAgo = new Date();
   sevenMonthsAgo.setUTCMonth(sevenMonthsAgo.getUTCMonth() - 7);
-  const expiredProjectKey = await createApiKey(db, { kind: 'project', organizationId: 'default', projectId: 'default', now: sevenMonthsAgo.getTime() });
-  const expiredOrgKey = await createApiKey(db, { kind: 'organization', organizationId: 'default', now: sevenMonthsAgo.getTime() });
+  const expiredProjectKey = await createApiKey(db, {
+    kind: 'project',
+    organizationId: 'default',
+    projectId: 'default',
+    now: sevenMonthsAgo.getTime(),
+  });
+  const expiredOrgKey = await createApiKey(db, {
+    kind: 'organization',
+    organizationId: 'default',
+    now: sevenMonthsAgo.getTime(),
+  });
 
   for (const [method, path, routeClass, body] of ROUTES) {
     const name = `${method} ${path}`;
@@ -98,13 +107,29 @@ t.test('spec part 5 on every public route', async (t) => {
       t.match(r.body?.message ?? r.body?.detail, text, `${name}: ${what} (message)`);
     };
     await refused('', 401, 'No authorization header', 'no key');
-    await refused(`Bearer ${rightKey.publicKey}`, 401, /needs both the public key and the secret key/, 'public key alone');
-    await refused(auth({ publicKey: rightKey.publicKey, secretKey: 'wrong' }), 401, /Invalid credentials/, 'wrong secret');
-    await refused(auth(routeClass === 'organization' ? expiredOrgKey : expiredProjectKey), 401, 'API key has expired.', 'expired key');
+    await refused(
+      `Bearer ${rightKey.publicKey}`,
+      401,
+      /needs both the public key and the secret key/,
+      'public key alone',
+    );
+    await refused(
+      auth({ publicKey: rightKey.publicKey, secretKey: 'wrong' }),
+      401,
+      /Invalid credentials/,
+      'wrong secret',
+    );
+    await refused(
+      auth(routeClass === 'organization' ? expiredOrgKey : expiredProjectKey),
+      401,
+      'API key has expired.',
+      'expired key',
+    );
 
     // Key kinds.
     if (routeClass === 'organization') await refused(auth(key), 403, /organization API key/, 'project key');
-    else if (routeClass === 'prompt') await refused(auth(orgKey), 403, /project API key/, 'organization key on a prompt route');
+    else if (routeClass === 'prompt')
+      await refused(auth(orgKey), 403, /project API key/, 'organization key on a prompt route');
     else await refused(auth(orgKey), 401, ORG_KEY_ON_PROJECT_ROUTE, 'organization key');
     const ingestOnly = await call(auth(ingestKey));
     if (routeClass === 'project' || (routeClass === 'prompt' && method !== 'GET')) {
@@ -115,7 +140,14 @@ t.test('spec part 5 on every public route', async (t) => {
 
     // The right key passes the key checks: any answer but 401/403, and never the route-not-found answer.
     const allowed = await call(auth(rightKey));
-    t.ok(![401, 403].includes(allowed.status) && allowed.status < 500, `${name}: the right key is let through (${allowed.status})`);
-    t.notMatch(JSON.stringify(allowed.body ?? ''), /No public API endpoint|is not allowed on/, `${name}: the route exists`);
+    t.ok(
+      ![401, 403].includes(allowed.status) && allowed.status < 500,
+      `${name}: the right key is let through (${allowed.status})`,
+    );
+    t.notMatch(
+      JSON.stringify(allowed.body ?? ''),
+      /No public API endpoint|is not allowed on/,
+      `${name}: the route exists`,
+    );
   }
 });

@@ -15,7 +15,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Prompt estimate of chatBody()'s one "Hello" message: 3 + (4 + 2) tokens. */
 const HELLO_PROMPT = 9;
 
-function chat(url: string, apiKey: string, extra: Record<string, unknown> = {}, init: RequestInit = {}): Promise<Response> {
+function chat(
+  url: string,
+  apiKey: string,
+  extra: Record<string, unknown> = {},
+  init: RequestInit = {},
+): Promise<Response> {
   return fetch(`${url}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
@@ -52,7 +57,10 @@ async function checkRefusal(t: Test, res: Response, code: string, message: RegEx
   t.match(body.error.message, message);
   const retryAfter = Number(res.headers.get('retry-after'));
   const expected = secondsLeftInMinute();
-  t.ok(retryAfter >= 1 && retryAfter <= 60 && Math.abs(retryAfter - expected) <= 1, `retry-after ${retryAfter} is the rest of the minute (${expected} s)`);
+  t.ok(
+    retryAfter >= 1 && retryAfter <= 60 && Math.abs(retryAfter - expected) <= 1,
+    `retry-after ${retryAfter} is the rest of the minute (${expected} s)`,
+  );
   t.ok(res.headers.get('x-svc-request-id'), 'the refusal has a request id');
 }
 
@@ -97,37 +105,58 @@ for (const mode of COUNTERS_MODES) {
       const refused = await chat(b, key('rpm600'));
       await checkRefusal(t, refused, 'rate_limit_exceeded', /key 'rpm600' allows 600 requests per minute/);
       const trace = await waitForTrace(gw, 'default', refused.headers.get('x-svc-request-id')!);
-      t.match(trace, { status: 'error', statusCode: 429, errorCode: 'rate_limit_exceeded', tokens: 0, cost: 0 }, 'the refusal is traced with zero usage');
+      t.match(
+        trace,
+        { status: 'error', statusCode: 429, errorCode: 'rate_limit_exceeded', tokens: 0, cost: 0 },
+        'the refusal is traced with zero usage',
+      );
     });
 
     t.test('project rpm 10: shared by the keys of the project, and not by other projects', async (t) => {
       await roomInMinute(5);
       const statuses = await burst(10, 5, (i) => chat(at(i), key(i % 2 === 0 ? 'b1' : 'b2')));
       t.same(statuses, new Array(10).fill(200), 'requests 1 to 10 pass, from two keys');
-      await checkRefusal(t, await chat(a, key('b2')), 'rate_limit_exceeded', /project 'team-b' allows 10 requests per minute/);
+      await checkRefusal(
+        t,
+        await chat(a, key('b2')),
+        'rate_limit_exceeded',
+        /project 'team-b' allows 10 requests per minute/,
+      );
       await checkRefusal(t, await chat(b, key('b1')), 'rate_limit_exceeded', /project 'team-b'/);
       t.equal((await chat(a, key('c1'), { max_tokens: 10 })).status, 200, 'another project is not limited by it');
     });
 
     for (const stream of [false, true]) {
-      t.test(`key tpm 2000, ${stream ? 'streamed' : 'non-streamed'}: reserved at admission, settled to real usage`, async (t) => {
-        await roomInMinute(5);
-        const apiKey = key(stream ? 'tpm-stream' : 'tpm');
-        // Prompt estimate + max_tokens = 2001: over the limit on an empty window.
-        const over = await chat(a, apiKey, { max_tokens: 2000 - HELLO_PROMPT + 1, stream });
-        await checkRefusal(t, over, 'tokens_limit_exceeded', /key '[a-z-]+' allows 2000 tokens per minute/);
-        // Exactly 2000 reserved: admitted.
-        const first = await chat(a, apiKey, { max_tokens: 2000 - HELLO_PROMPT, stream, ...(stream ? { stream_options: { include_usage: true } } : {}) });
-        t.equal(first.status, 200);
-        const used = stream ? lastUsage(await first.text()) : (await first.json()).usage.total_tokens;
-        t.ok(used > HELLO_PROMPT && used < 100, `the answer used ${used} tokens`);
-        await sleep(150); // settlement runs after the response ends
-        // Left: 2000 - used. One token more than that is refused; exactly that passes (on the other gateway).
-        await checkRefusal(t, await chat(b, apiKey, { max_tokens: 2000 - used - HELLO_PROMPT + 1, stream }), 'tokens_limit_exceeded', /2000 tokens per minute/);
-        const fits = await chat(b, apiKey, { max_tokens: 2000 - used - HELLO_PROMPT, stream });
-        t.equal(fits.status, 200, 'the settled window has exactly the rest');
-        await fits.arrayBuffer();
-      });
+      t.test(
+        `key tpm 2000, ${stream ? 'streamed' : 'non-streamed'}: reserved at admission, settled to real usage`,
+        async (t) => {
+          await roomInMinute(5);
+          const apiKey = key(stream ? 'tpm-stream' : 'tpm');
+          // Prompt estimate + max_tokens = 2001: over the limit on an empty window.
+          const over = await chat(a, apiKey, { max_tokens: 2000 - HELLO_PROMPT + 1, stream });
+          await checkRefusal(t, over, 'tokens_limit_exceeded', /key '[a-z-]+' allows 2000 tokens per minute/);
+          // Exactly 2000 reserved: admitted.
+          const first = await chat(a, apiKey, {
+            max_tokens: 2000 - HELLO_PROMPT,
+            stream,
+            ...(stream ? { stream_options: { include_usage: true } } : {}),
+          });
+          t.equal(first.status, 200);
+          const used = stream ? lastUsage(await first.text()) : (await first.json()).usage.total_tokens;
+          t.ok(used > HELLO_PROMPT && used < 100, `the answer used ${used} tokens`);
+          await sleep(150); // settlement runs after the response ends
+          // Left: 2000 - used. One token more than that is refused; exactly that passes (on the other gateway).
+          await checkRefusal(
+            t,
+            await chat(b, apiKey, { max_tokens: 2000 - used - HELLO_PROMPT + 1, stream }),
+            'tokens_limit_exceeded',
+            /2000 tokens per minute/,
+          );
+          const fits = await chat(b, apiKey, { max_tokens: 2000 - used - HELLO_PROMPT, stream });
+          t.equal(fits.status, 200, 'the settled window has exactly the rest');
+          await fits.arrayBuffer();
+        },
+      );
     }
 
     t.test('a client that leaves mid-stream: settled to the usage the gateway read after it left', async (t) => {
@@ -135,7 +164,12 @@ for (const mode of COUNTERS_MODES) {
       const pieces = Array.from({ length: 20 }, (_, i) => `w${i} `);
       up.queue.push({ type: 'stream', pieces, gapMs: 15 });
       const controller = new AbortController();
-      const res = await chat(a, key('tpm-leaves'), { model: 'slow', stream: true, max_tokens: 2000 - HELLO_PROMPT }, { signal: controller.signal });
+      const res = await chat(
+        a,
+        key('tpm-leaves'),
+        { model: 'slow', stream: true, max_tokens: 2000 - HELLO_PROMPT },
+        { signal: controller.signal },
+      );
       t.equal(res.status, 200);
       const reader = res.body!.getReader();
       t.notOk((await reader.read()).done, 'the first bytes arrived');
@@ -145,14 +179,27 @@ for (const mode of COUNTERS_MODES) {
       const used = 12 + pieces.length;
       await sleep(20 * 15 + 300);
       up.fallback = { type: 'ok' };
-      await checkRefusal(t, await chat(b, key('tpm-leaves'), { model: 'slow', max_tokens: 2000 - used - HELLO_PROMPT + 1 }), 'tokens_limit_exceeded', /2000 tokens/);
-      t.equal((await chat(b, key('tpm-leaves'), { model: 'slow', max_tokens: 2000 - used - HELLO_PROMPT })).status, 200, 'the reservation was settled to real usage');
+      await checkRefusal(
+        t,
+        await chat(b, key('tpm-leaves'), { model: 'slow', max_tokens: 2000 - used - HELLO_PROMPT + 1 }),
+        'tokens_limit_exceeded',
+        /2000 tokens/,
+      );
+      t.equal(
+        (await chat(b, key('tpm-leaves'), { model: 'slow', max_tokens: 2000 - used - HELLO_PROMPT })).status,
+        200,
+        'the reservation was settled to real usage',
+      );
     });
 
     t.test('project tpm 1000: an embeddings request is reserved by its input alone', async (t) => {
       await roomInMinute(5);
       const embed = (input: string) =>
-        fetch(`${a}/v1/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key('c1')}` }, body: JSON.stringify({ model: 'demo', input }) });
+        fetch(`${a}/v1/embeddings`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${key('c1')}` },
+          body: JSON.stringify({ model: 'demo', input }),
+        });
       const tooLong = await embed('x'.repeat(4 * 1000 + 1));
       await checkRefusal(t, tooLong, 'tokens_limit_exceeded', /project 'team-c' allows 1000 tokens per minute/);
       const res = await embed('x'.repeat(4 * 900));
@@ -190,42 +237,44 @@ t.test('Redis unreachable: 503 gateway_config_stale and /ready 503 until it is b
   t.equal((await chat(gatewayUrl, key('r'))).status, 200, 'served again once Redis is back');
 });
 
+t.test(
+  'Redis frozen (connected, not answering): /ready 503 within seconds, requests refused at once, until it answers',
+  async (t) => {
+    const proxy = await startTcpProxy(t, { host: '127.0.0.1', port: Number(new URL(REDIS_URL).port || 6379) });
+    const { gatewayUrl } = await startTestService(
+      t,
+      baseConfig({
+        store: { redis_url: `redis://${proxy.host}:${proxy.port}`, redis_prefix: redisTestPrefix(t) },
+        keys: [{ alias: 'test', key: key('f'), project: 'default', model_groups: ['demo'], rpm: 100 }],
+        plugins: [{ use: 'auth' }, { use: 'rate-limit' }, { use: 'router' }],
+      }),
+    );
+    t.equal((await chat(gatewayUrl, key('f'))).status, 200);
+    t.equal((await fetch(`${gatewayUrl}/ready`)).status, 200);
 
-t.test('Redis frozen (connected, not answering): /ready 503 within seconds, requests refused at once, until it answers', async (t) => {
-  const proxy = await startTcpProxy(t, { host: '127.0.0.1', port: Number(new URL(REDIS_URL).port || 6379) });
-  const { gatewayUrl } = await startTestService(
-    t,
-    baseConfig({
-      store: { redis_url: `redis://${proxy.host}:${proxy.port}`, redis_prefix: redisTestPrefix(t) },
-      keys: [{ alias: 'test', key: key('f'), project: 'default', model_groups: ['demo'], rpm: 100 }],
-      plugins: [{ use: 'auth' }, { use: 'rate-limit' }, { use: 'router' }],
-    }),
-  );
-  t.equal((await chat(gatewayUrl, key('f'))).status, 200);
-  t.equal((await fetch(`${gatewayUrl}/ready`)).status, 200);
+    proxy.stall();
+    // The issue's bound: "within a few seconds" of Redis not answering (a ping a second, 500 ms to answer).
+    await waitFor('/ready 503', async () => (await fetch(`${gatewayUrl}/ready`)).status === 503, 5_000);
+    const ready = await fetch(`${gatewayUrl}/ready`);
+    t.match(await ready.json(), { status: 'unavailable', reason: 'counters_unavailable' }, '/ready names the counters');
+    t.equal((await fetch(`${gatewayUrl}/health`)).status, 200, 'the process itself is healthy');
+    const heldBefore = proxy.held;
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      const res = await chat(gatewayUrl, key('f'));
+      const ms = performance.now() - started;
+      t.equal(res.status, 503, `request ${i + 1}: 503`);
+      t.match(await res.json(), { error: { code: 'gateway_config_stale', type: 'server_error' } });
+      // The command timeout is 1 s; a request refused without asking Redis answers in a few milliseconds.
+      t.ok(ms < 500, `request ${i + 1} refused without waiting for Redis (${Math.round(ms)} ms)`);
+    }
+    t.ok(proxy.held - heldBefore < 200, 'the refused requests sent Redis nothing (only pings are held)');
 
-  proxy.stall();
-  // The issue's bound: "within a few seconds" of Redis not answering (a ping a second, 500 ms to answer).
-  await waitFor('/ready 503', async () => (await fetch(`${gatewayUrl}/ready`)).status === 503, 5_000);
-  const ready = await fetch(`${gatewayUrl}/ready`);
-  t.match(await ready.json(), { status: 'unavailable', reason: 'counters_unavailable' }, '/ready names the counters');
-  t.equal((await fetch(`${gatewayUrl}/health`)).status, 200, 'the process itself is healthy');
-  const heldBefore = proxy.held;
-  for (let i = 0; i < 5; i++) {
-    const started = performance.now();
-    const res = await chat(gatewayUrl, key('f'));
-    const ms = performance.now() - started;
-    t.equal(res.status, 503, `request ${i + 1}: 503`);
-    t.match(await res.json(), { error: { code: 'gateway_config_stale', type: 'server_error' } });
-    // The command timeout is 1 s; a request refused without asking Redis answers in a few milliseconds.
-    t.ok(ms < 500, `request ${i + 1} refused without waiting for Redis (${Math.round(ms)} ms)`);
-  }
-  t.ok(proxy.held - heldBefore < 200, 'the refused requests sent Redis nothing (only pings are held)');
-
-  proxy.restore();
-  await waitFor('ready again', async () => (await fetch(`${gatewayUrl}/ready`)).status === 200);
-  t.equal((await chat(gatewayUrl, key('f'))).status, 200, 'served again once Redis answers');
-});
+    proxy.restore();
+    await waitFor('ready again', async () => (await fetch(`${gatewayUrl}/ready`)).status === 200);
+    t.equal((await chat(gatewayUrl, key('f'))).status, 200, 'served again once Redis answers');
+  },
+);
 
 function waitForTrace(gw: { service: { db: Parameters<typeof getTrace>[0] } }, project: string, id: string) {
   return waitFor('the trace', () => getTrace(gw.service.db, project, id));

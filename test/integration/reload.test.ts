@@ -63,10 +63,15 @@ t.test('reload() swaps in new groups and keys without a restart', async (t) => {
   t.same(await service.reload(), { ok: true });
   t.same(await modelIds(gatewayUrl, NEW_KEY), ['alpha', 'demo'], 'the new key and group work');
   t.equal(await modelIds(gatewayUrl, TEST_KEY), 401, 'the removed key is refused');
-  const res = await postJson(gatewayUrl, '/v1/chat/completions', chatBody({ model: 'alpha' }), { authorization: `Bearer ${NEW_KEY}` });
+  const res = await postJson(gatewayUrl, '/v1/chat/completions', chatBody({ model: 'alpha' }), {
+    authorization: `Bearer ${NEW_KEY}`,
+  });
   t.equal(res.status, 200);
   t.equal(res.headers.get('x-svc-deployment'), 'alpha-mock');
-  t.same(service.current().config.model_groups.map((g) => g.name), ['demo', 'alpha']);
+  t.same(
+    service.current().config.model_groups.map((g) => g.name),
+    ['demo', 'alpha'],
+  );
 
   const m = await metricsOf(adminUrl);
   t.match(m.configuration, { status: 'ok', reloads: 1, last_reload_error: null });
@@ -77,17 +82,45 @@ t.test('a bad reload keeps the old configuration serving and says why on /metric
   const dir = mkdtempSync(join(tmpdir(), 'svc-reload-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, 'v2.mjs'), `export default { apiVersion: 2, name: 'v2', setup() { return {}; } };\n`);
-  writeFileSync(join(dir, 'throws.mjs'), `export default { apiVersion: 1, name: 'throws', setup() { throw new Error('no connection'); } };\n`);
+  writeFileSync(
+    join(dir, 'throws.mjs'),
+    `export default { apiVersion: 1, name: 'throws', setup() { throw new Error('no connection'); } };\n`,
+  );
   const { gatewayUrl, adminUrl, service, writeConfig, configPath } = await startTestService(t, baseConfig());
   const before = (await metricsOf(adminUrl)).configuration;
 
   const bad: [string, () => void, RegExp][] = [
-    ['unknown fallback group', () => writeConfig(baseConfig({ model_groups: [{ ...mockGroup('demo'), fallback: 'ghost' }] })), /model_groups\[0\]\.fallback \(line \d+\): unknown model group 'ghost'/],
-    ['schema error', () => writeConfig(baseConfig({ server: { host: '127.0.0.1', port: 0, admin_port: 0, max_body_bytes: 1 } })), /server\.max_body_bytes \(line \d+\): must be >= 1024/],
-    ['plugin config', () => writeConfig(baseConfig({ plugins: [{ use: 'auth' }, { use: 'router', config: { backoff_base_ms: -1 } }] })), /plugins\[1\]\.config\.backoff_base_ms \(line \d+\): must be >= 0/],
-    ['plugin apiVersion', () => writeConfig(baseConfig({ plugins: [{ use: 'auth' }, { use: join(dir, 'v2.mjs') }, { use: 'router' }] })), /plugins\[1\]\.use \(line \d+\): plugin '.*v2\.mjs' declares apiVersion 2; this svc supports apiVersion 1/],
-    ['plugin setup throws', () => writeConfig(baseConfig({ plugins: [{ use: 'auth' }, { use: join(dir, 'throws.mjs') }, { use: 'router' }] })), /plugins\[1\] \(line \d+\): setup of '.*throws\.mjs' failed: no connection/],
-    ['no terminal plugin', () => writeConfig(baseConfig({ plugins: [{ use: 'auth' }] })), /plugins \(line \d+\): exactly one terminal plugin/],
+    [
+      'unknown fallback group',
+      () => writeConfig(baseConfig({ model_groups: [{ ...mockGroup('demo'), fallback: 'ghost' }] })),
+      /model_groups\[0\]\.fallback \(line \d+\): unknown model group 'ghost'/,
+    ],
+    [
+      'schema error',
+      () => writeConfig(baseConfig({ server: { host: '127.0.0.1', port: 0, admin_port: 0, max_body_bytes: 1 } })),
+      /server\.max_body_bytes \(line \d+\): must be >= 1024/,
+    ],
+    [
+      'plugin config',
+      () => writeConfig(baseConfig({ plugins: [{ use: 'auth' }, { use: 'router', config: { backoff_base_ms: -1 } }] })),
+      /plugins\[1\]\.config\.backoff_base_ms \(line \d+\): must be >= 0/,
+    ],
+    [
+      'plugin apiVersion',
+      () => writeConfig(baseConfig({ plugins: [{ use: 'auth' }, { use: join(dir, 'v2.mjs') }, { use: 'router' }] })),
+      /plugins\[1\]\.use \(line \d+\): plugin '.*v2\.mjs' declares apiVersion 2; this svc supports apiVersion 1/,
+    ],
+    [
+      'plugin setup throws',
+      () =>
+        writeConfig(baseConfig({ plugins: [{ use: 'auth' }, { use: join(dir, 'throws.mjs') }, { use: 'router' }] })),
+      /plugins\[1\] \(line \d+\): setup of '.*throws\.mjs' failed: no connection/,
+    ],
+    [
+      'no terminal plugin',
+      () => writeConfig(baseConfig({ plugins: [{ use: 'auth' }] })),
+      /plugins \(line \d+\): exactly one terminal plugin/,
+    ],
     ['YAML syntax', () => writeFileSync(configPath, 'version: 1\nmodel_groups: [\n'), /\(root\) \(line \d+\): /],
     ['missing file', () => rmSync(configPath), /cannot read/],
   ];
@@ -119,56 +152,71 @@ t.test('a bad reload keeps the old configuration serving and says why on /metric
   t.match(await (await fetch(`${adminUrl}/metrics?format=prometheus`)).text(), /svc_config_last_reload_failed 0/);
 });
 
-t.test('requests in flight finish on the configuration they started with; the old pipeline closes after them', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-reload-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const closer = join(dir, 'closer.mjs');
-  writeFileSync(
-    closer,
-    `const log = (globalThis.__svcCloseLog ??= []);
+t.test(
+  'requests in flight finish on the configuration they started with; the old pipeline closes after them',
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-reload-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const closer = join(dir, 'closer.mjs');
+    writeFileSync(
+      closer,
+      `const log = (globalThis.__svcCloseLog ??= []);
 export default { apiVersion: 1, name: 'closer', setup(config) { return { onRequest() {}, close() { log.push(config.generation); } }; } };\n`,
-  );
-  const closed: number[] = ((globalThis as any).__svcCloseLog ??= []);
-  const slow = (generation: number) =>
-    baseConfig({
-      model_groups: [mockGroup('demo', { mock: { latency_ms: 400 } })],
-      plugins: [{ use: 'auth' }, { use: closer, config: { generation } }, { use: 'router' }],
+    );
+    const closed: number[] = ((globalThis as any).__svcCloseLog ??= []);
+    const slow = (generation: number) =>
+      baseConfig({
+        model_groups: [mockGroup('demo', { mock: { latency_ms: 400 } })],
+        plugins: [{ use: 'auth' }, { use: closer, config: { generation } }, { use: 'router' }],
+      });
+    const { gatewayUrl, service, writeConfig } = await startTestService(t, slow(1));
+
+    const inFlight = postJson(gatewayUrl, '/v1/chat/completions', chatBody());
+    await sleep(100);
+    writeConfig({
+      ...changedConfig(),
+      plugins: [{ use: 'auth' }, { use: closer, config: { generation: 2 } }, { use: 'router' }],
     });
-  const { gatewayUrl, service, writeConfig } = await startTestService(t, slow(1));
+    t.same(await service.reload(), { ok: true });
+    t.equal(await modelIds(gatewayUrl, TEST_KEY), 401, 'new requests see the new configuration at once');
+    t.same(closed, [], 'the old pipeline is not closed while a request uses it');
+    const res = await inFlight;
+    t.equal(res.status, 200, 'the request that started on the old configuration (and its old key) completes');
+    t.equal(res.headers.get('x-svc-model-group'), 'demo');
+    t.ok(await eventually(async () => closed.length === 1, 1000), 'then the old pipeline closes');
+    t.same(closed, [1]);
 
-  const inFlight = postJson(gatewayUrl, '/v1/chat/completions', chatBody());
-  await sleep(100);
-  writeConfig({ ...changedConfig(), plugins: [{ use: 'auth' }, { use: closer, config: { generation: 2 } }, { use: 'router' }] });
-  t.same(await service.reload(), { ok: true });
-  t.equal(await modelIds(gatewayUrl, TEST_KEY), 401, 'new requests see the new configuration at once');
-  t.same(closed, [], 'the old pipeline is not closed while a request uses it');
-  const res = await inFlight;
-  t.equal(res.status, 200, 'the request that started on the old configuration (and its old key) completes');
-  t.equal(res.headers.get('x-svc-model-group'), 'demo');
-  t.ok(await eventually(async () => closed.length === 1, 1000), 'then the old pipeline closes');
-  t.same(closed, [1]);
-
-  writeConfig(slow(3));
-  t.same(await service.reload(), { ok: true });
-  t.ok(await eventually(async () => closed.length === 2, 1000), 'an idle old pipeline closes at once');
-  t.same(closed, [1, 2]);
-});
+    writeConfig(slow(3));
+    t.same(await service.reload(), { ok: true });
+    t.ok(await eventually(async () => closed.length === 2, 1000), 'an idle old pipeline closes at once');
+    t.same(closed, [1, 2]);
+  },
+);
 
 t.test('with watch: true a rewrite of the file is picked up', async (t) => {
   const { gatewayUrl, adminUrl, writeConfig } = await startTestService(t, baseConfig(), { watch: true });
   writeConfig(changedConfig());
   const started = Date.now();
-  t.ok(await eventually(async () => JSON.stringify(await modelIds(gatewayUrl, NEW_KEY)) === '["alpha","demo"]', 2000), 'reloaded within 2 s');
+  t.ok(
+    await eventually(async () => JSON.stringify(await modelIds(gatewayUrl, NEW_KEY)) === '["alpha","demo"]', 2000),
+    'reloaded within 2 s',
+  );
   t.ok(Date.now() - started < 2000);
   t.equal((await metricsOf(adminUrl)).configuration.reloads, 1, 'a burst of file events is one reload');
 
   writeConfig(baseConfig({ model_groups: [{ ...mockGroup('demo'), fallback: 'ghost' }] }));
-  t.ok(await eventually(async () => (await metricsOf(adminUrl)).configuration.status === 'last_reload_failed', 2000), 'a bad rewrite is reported');
+  t.ok(
+    await eventually(async () => (await metricsOf(adminUrl)).configuration.status === 'last_reload_failed', 2000),
+    'a bad rewrite is reported',
+  );
   t.match((await metricsOf(adminUrl)).configuration.last_reload_error.message, /model_groups\[0\]\.fallback/);
   t.same(await modelIds(gatewayUrl, NEW_KEY), ['alpha', 'demo'], 'and the last good configuration keeps serving');
 
   writeConfig(baseConfig());
-  t.ok(await eventually(async () => (await modelIds(gatewayUrl, TEST_KEY)) instanceof Array, 2000), 'a fixed file is picked up');
+  t.ok(
+    await eventually(async () => (await modelIds(gatewayUrl, TEST_KEY)) instanceof Array, 2000),
+    'a fixed file is picked up',
+  );
   t.equal((await metricsOf(adminUrl)).configuration.status, 'ok');
 });
 
@@ -191,16 +239,31 @@ interface Cli {
 }
 
 async function startCli(t: Test, configPath: string, port: number, adminPort: number): Promise<Cli> {
-  const child = spawn(process.execPath, [join(ROOT, 'src/cli.ts'), 'start', '--config', configPath, '--port', String(port), '--admin-port', String(adminPort)], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_OPTIONS: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      join(ROOT, 'src/cli.ts'),
+      'start',
+      '--config',
+      configPath,
+      '--port',
+      String(port),
+      '--admin-port',
+      String(adminPort),
+    ],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_OPTIONS: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.on('exit', (code, signal) => done({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    child.on('exit', (code, signal) => done({ code, signal })),
+  );
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
@@ -221,7 +284,10 @@ t.test('svc start: SIGHUP reloads, SIGTERM drains in-flight requests and exits 0
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const configPath = join(dir, 'gateway.yaml');
   const write = (config: Record<string, any>) =>
-    writeFileSync(configPath, stringify({ ...config, server: { host: '127.0.0.1', watch_config: false }, store: { data_dir: './data' } }));
+    writeFileSync(
+      configPath,
+      stringify({ ...config, server: { host: '127.0.0.1', watch_config: false }, store: { data_dir: './data' } }),
+    );
   const slowDemo = () => ({ ...mockGroup('demo', { mock: { latency_ms: 500 } }) });
   write(baseConfig({ model_groups: [slowDemo()] }));
   const [port, adminPort] = [await freePort(), await freePort()];
@@ -236,7 +302,10 @@ t.test('svc start: SIGHUP reloads, SIGTERM drains in-flight requests and exits 0
   await sleep(300);
   t.equal(await modelIds(gatewayUrl, NEW_KEY), 401, 'not before the signal');
   cli.child.kill('SIGHUP');
-  t.ok(await eventually(async () => JSON.stringify(await modelIds(gatewayUrl, NEW_KEY)) === '["alpha","demo"]', 3000), 'SIGHUP reloaded the file');
+  t.ok(
+    await eventually(async () => JSON.stringify(await modelIds(gatewayUrl, NEW_KEY)) === '["alpha","demo"]', 3000),
+    'SIGHUP reloaded the file',
+  );
   t.equal((await metricsOf(adminUrl)).configuration.reloads, 1);
 
   // A bad file on SIGHUP: the process keeps serving the last good configuration.
@@ -248,15 +317,30 @@ t.test('svc start: SIGHUP reloads, SIGTERM drains in-flight requests and exits 0
 
   // SIGTERM while a slow request is in flight.
   const inFlight = postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { authorization: `Bearer ${NEW_KEY}` });
-  t.ok(await eventually(async () => (await metricsOf(adminUrl)).requests.in_flight === 1, 2000, 10), 'the request is in flight');
+  t.ok(
+    await eventually(async () => (await metricsOf(adminUrl)).requests.in_flight === 1, 2000, 10),
+    'the request is in flight',
+  );
   cli.child.kill('SIGTERM');
-  t.ok(await eventually(async () => (await fetch(`${adminUrl}/ready`)).status === 503, 1000, 10), '/ready is 503 while draining');
-  const ready = await fetch(`${adminUrl}/ready`).then(async (r) => ({ status: r.status, body: await r.json() })).catch(() => undefined);
+  t.ok(
+    await eventually(async () => (await fetch(`${adminUrl}/ready`)).status === 503, 1000, 10),
+    '/ready is 503 while draining',
+  );
+  const ready = await fetch(`${adminUrl}/ready`)
+    .then(async (r) => ({ status: r.status, body: await r.json() }))
+    .catch(() => undefined);
   if (ready) t.same(ready, { status: 503, body: { status: 'unavailable', reason: 'draining' } });
   const health = await fetch(`${adminUrl}/health`).catch(() => undefined);
   if (health) t.equal(health.status, 200, '/health stays 200: the process is up');
-  const refused = await fetch(`${gatewayUrl}/v1/models`, { headers: { authorization: `Bearer ${NEW_KEY}` } }).catch(() => undefined);
-  if (refused) t.equal(refused.status, 503, 'a new request while draining is a 503 (the drain test below holds the drain open to check it all)');
+  const refused = await fetch(`${gatewayUrl}/v1/models`, { headers: { authorization: `Bearer ${NEW_KEY}` } }).catch(
+    () => undefined,
+  );
+  if (refused)
+    t.equal(
+      refused.status,
+      503,
+      'a new request while draining is a 503 (the drain test below holds the drain open to check it all)',
+    );
 
   const res = await inFlight;
   t.equal(res.status, 200, 'the in-flight request completes');
@@ -287,7 +371,9 @@ async function heldStreamUpstream(t: Test): Promise<{ url: string; started: Prom
       void released.then(() => {
         res.write(chunk({ content: ' and last' }, null));
         res.write(chunk({}, 'stop'));
-        res.write(`data: ${JSON.stringify({ id: 'chatcmpl-held', object: 'chat.completion.chunk', created: 1, model: 'held', choices: [], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } })}\n\n`);
+        res.write(
+          `data: ${JSON.stringify({ id: 'chatcmpl-held', object: 'chat.completion.chunk', created: 1, model: 'held', choices: [], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } })}\n\n`,
+        );
         res.end('data: [DONE]\n\n');
       });
     });
@@ -301,62 +387,94 @@ async function heldStreamUpstream(t: Test): Promise<{ url: string; started: Prom
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, started: startedP, release };
 }
 
-t.test('svc start: while SIGTERM drains a stream, /ready is 503 on both ports and new requests get a coded 503 with connection: close; the stream finishes, then the ports close', async (t) => {
-  const upstream = await heldStreamUpstream(t);
-  const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const configPath = join(dir, 'gateway.yaml');
-  const config = baseConfig({
-    model_groups: [{ name: 'demo', created_at: '2026-01-01T00:00:00Z', deployments: [{ id: 'held', provider: 'openai', base_url: `${upstream.url}/v1`, api_key: 'upstream-key', model: 'held' }] }],
-  });
-  writeFileSync(configPath, stringify({ ...config, server: { host: '127.0.0.1' }, store: { data_dir: './data' } }));
-  const [port, adminPort] = [await freePort(), await freePort()];
-  const cli = await startCli(t, configPath, port, adminPort);
-  const gatewayUrl = `http://127.0.0.1:${port}`;
-  const adminUrl = `http://127.0.0.1:${adminPort}`;
+t.test(
+  'svc start: while SIGTERM drains a stream, /ready is 503 on both ports and new requests get a coded 503 with connection: close; the stream finishes, then the ports close',
+  async (t) => {
+    const upstream = await heldStreamUpstream(t);
+    const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const configPath = join(dir, 'gateway.yaml');
+    const config = baseConfig({
+      model_groups: [
+        {
+          name: 'demo',
+          created_at: '2026-01-01T00:00:00Z',
+          deployments: [
+            { id: 'held', provider: 'openai', base_url: `${upstream.url}/v1`, api_key: 'upstream-key', model: 'held' },
+          ],
+        },
+      ],
+    });
+    writeFileSync(configPath, stringify({ ...config, server: { host: '127.0.0.1' }, store: { data_dir: './data' } }));
+    const [port, adminPort] = [await freePort(), await freePort()];
+    const cli = await startCli(t, configPath, port, adminPort);
+    const gatewayUrl = `http://127.0.0.1:${port}`;
+    const adminUrl = `http://127.0.0.1:${adminPort}`;
 
-  const stream = await postJson(gatewayUrl, '/v1/chat/completions', chatBody({ stream: true }));
-  t.equal(stream.status, 200, 'the stream started');
-  await upstream.started;
-  cli.child.kill('SIGTERM');
-  // The signal is handled asynchronously: wait until the process says it drains.
-  t.ok(await eventually(async () => cli.stdout().includes('SIGTERM received, draining'), 5000, 10), 'the process is draining');
+    const stream = await postJson(gatewayUrl, '/v1/chat/completions', chatBody({ stream: true }));
+    t.equal(stream.status, 200, 'the stream started');
+    await upstream.started;
+    cli.child.kill('SIGTERM');
+    // The signal is handled asynchronously: wait until the process says it drains.
+    t.ok(
+      await eventually(async () => cli.stdout().includes('SIGTERM received, draining'), 5000, 10),
+      'the process is draining',
+    );
 
-  for (const [name, url] of [['gateway', gatewayUrl], ['admin', adminUrl]]) {
-    const ready = await fetch(`${url}/ready`);
-    t.same({ status: ready.status, body: await ready.json() }, { status: 503, body: { status: 'unavailable', reason: 'draining' } }, `${name} port: /ready is 503 draining`);
-    const health = await fetch(`${url}/health`);
-    t.equal(health.status, 200, `${name} port: /health stays 200, the process is up`);
-    await health.arrayBuffer();
-  }
-  for (const [label, request] of [
-    ['chat', () => postJson(gatewayUrl, '/v1/chat/completions', chatBody())],
-    ['embeddings', () => postJson(gatewayUrl, '/v1/embeddings', { model: 'demo', input: 'x' })],
-    ['models', () => fetch(`${gatewayUrl}/v1/models`, { headers: { authorization: `Bearer ${TEST_KEY}` } })],
-  ] as const) {
-    const res = await request();
-    t.equal(res.status, 503, `${label}: 503`);
-    t.equal(res.headers.get('connection'), 'close', `${label}: connection: close`);
-    t.match(res.headers.get('x-svc-request-id'), /^[0-9a-f-]{36}$/, `${label}: with a request id`);
-    const body = (await res.json()) as any;
-    t.same(body, { error: { message: body.error.message, type: 'server_error', param: null, code: 'gateway_config_stale' } }, `${label}: gateway_config_stale`);
-    t.match(body.error.message, /shutting down/);
-  }
-  t.equal(cli.child.exitCode, null, 'still running while the stream is open');
+    for (const [name, url] of [
+      ['gateway', gatewayUrl],
+      ['admin', adminUrl],
+    ]) {
+      const ready = await fetch(`${url}/ready`);
+      t.same(
+        { status: ready.status, body: await ready.json() },
+        { status: 503, body: { status: 'unavailable', reason: 'draining' } },
+        `${name} port: /ready is 503 draining`,
+      );
+      const health = await fetch(`${url}/health`);
+      t.equal(health.status, 200, `${name} port: /health stays 200, the process is up`);
+      await health.arrayBuffer();
+    }
+    for (const [label, request] of [
+      ['chat', () => postJson(gatewayUrl, '/v1/chat/completions', chatBody())],
+      ['embeddings', () => postJson(gatewayUrl, '/v1/embeddings', { model: 'demo', input: 'x' })],
+      ['models', () => fetch(`${gatewayUrl}/v1/models`, { headers: { authorization: `Bearer ${TEST_KEY}` } })],
+    ] as const) {
+      const res = await request();
+      t.equal(res.status, 503, `${label}: 503`);
+      t.equal(res.headers.get('connection'), 'close', `${label}: connection: close`);
+      t.match(res.headers.get('x-svc-request-id'), /^[0-9a-f-]{36}$/, `${label}: with a request id`);
+      const body = (await res.json()) as any;
+      t.same(
+        body,
+        { error: { message: body.error.message, type: 'server_error', param: null, code: 'gateway_config_stale' } },
+        `${label}: gateway_config_stale`,
+      );
+      t.match(body.error.message, /shutting down/);
+    }
+    t.equal(cli.child.exitCode, null, 'still running while the stream is open');
 
-  upstream.release();
-  const text = await stream.text();
-  t.match(text, /"content":"first"[\s\S]*"content":" and last"[\s\S]*data: \[DONE\]\n\n$/, 'the stream finished whole');
-  const exit = await Promise.race([cli.exited, deadline(5000).then(() => ({ code: -1, signal: null }))]);
-  t.same(exit, { code: 0, signal: null }, 'the process exits 0 once the stream is done');
-  await t.rejects(fetch(`${gatewayUrl}/health`), 'the gateway port is closed');
-});
+    upstream.release();
+    const text = await stream.text();
+    t.match(
+      text,
+      /"content":"first"[\s\S]*"content":" and last"[\s\S]*data: \[DONE\]\n\n$/,
+      'the stream finished whole',
+    );
+    const exit = await Promise.race([cli.exited, deadline(5000).then(() => ({ code: -1, signal: null }))]);
+    t.same(exit, { code: 0, signal: null }, 'the process exits 0 once the stream is done');
+    await t.rejects(fetch(`${gatewayUrl}/health`), 'the gateway port is closed');
+  },
+);
 
 t.test('SIGTERM with nothing in flight exits at once', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const configPath = join(dir, 'gateway.yaml');
-  writeFileSync(configPath, stringify({ ...baseConfig(), server: { host: '127.0.0.1' }, store: { data_dir: './data' } }));
+  writeFileSync(
+    configPath,
+    stringify({ ...baseConfig(), server: { host: '127.0.0.1' }, store: { data_dir: './data' } }),
+  );
   const [port, adminPort] = [await freePort(), await freePort()];
   const cli = await startCli(t, configPath, port, adminPort);
   t.equal((await postJson(`http://127.0.0.1:${port}`, '/v1/chat/completions', chatBody())).status, 200);

@@ -27,7 +27,13 @@ const key = (name: string) => `sk-test-${name}-0123456789abcdef`;
 const PRICE = { input_per_mtok: 1000, output_per_mtok: 1000 };
 /** max_tokens that makes the worst case of a "Hello" request (9 prompt tokens) exactly $0.10. */
 const TENTH = 91;
-const mock = (id: string, extra: Record<string, unknown> = {}) => ({ id, provider: 'mock', model: 'mock-small', price: PRICE, ...extra });
+const mock = (id: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  provider: 'mock',
+  model: 'mock-small',
+  price: PRICE,
+  ...extra,
+});
 
 interface Attempt {
   d: string;
@@ -38,7 +44,10 @@ const attemptsOf = (res: Response): Attempt[] => JSON.parse(res.headers.get('x-s
 function chat(url: string, name: string, extra: Record<string, unknown> = {}): Promise<Response> {
   return fetch(`${url}/v1/chat/completions`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${name.startsWith('sk-') ? name : key(name)}` },
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${name.startsWith('sk-') ? name : key(name)}`,
+    },
     body: JSON.stringify(chatBody(extra)),
   });
 }
@@ -58,7 +67,11 @@ t.test('svc start --role takes all, gateway or admin', async (t) => {
 t.test('two gateway and two admin processes on one PostgreSQL and one Redis behave as one service', async (t) => {
   const postgresUrl = await freshPostgresDatabase(t);
   const redisPrefix = redisTestPrefix(t);
-  const sick = await startFakeOpenAI({ type: 'error', status: 500, envelope: { error: { message: 'overloaded', type: 'server_error', code: null } } });
+  const sick = await startFakeOpenAI({
+    type: 'error',
+    status: 500,
+    envelope: { error: { message: 'overloaded', type: 'server_error', code: null } },
+  });
   const healthy = await startFakeOpenAI();
   t.teardown(() => Promise.all([sick.close(), healthy.close()]));
   const dir = mkdtempSync(join(tmpdir(), 'svc-replicas-'));
@@ -72,20 +85,33 @@ t.test('two gateway and two admin processes on one PostgreSQL and one Redis beha
       stringify({
         version: 1,
         server: { host: '127.0.0.1', port: 0, admin_port: 0, watch_config: false },
-        store: { postgres_url: postgresUrl, redis_url: REDIS_URL, redis_prefix: redisPrefix, key_poll_ms: 200, data_dir: join(dir, `data-${name}`) },
+        store: {
+          postgres_url: postgresUrl,
+          redis_url: REDIS_URL,
+          redis_prefix: redisPrefix,
+          key_poll_ms: 200,
+          data_dir: join(dir, `data-${name}`),
+        },
         api: { rate_limit: { requests_per_minute: 6, burst: 6 } },
         projects: [{ id: 'default', name: 'Default' }],
         agents: [{ id: 'bot', project: 'default', name: 'bot' }],
         model_groups: [
           { name: 'demo', created_at: '2026-01-01T00:00:00Z', deployments: [mock('demo-mock')] },
           // Answers after every request of a concurrent burst has been admitted.
-          { name: 'held', created_at: '2026-01-01T00:00:00Z', deployments: [mock('held-mock', { mock: { latency_ms: 1500 } })] },
+          {
+            name: 'held',
+            created_at: '2026-01-01T00:00:00Z',
+            deployments: [mock('held-mock', { mock: { latency_ms: 1500 } })],
+          },
           {
             name: 'pair',
             created_at: '2026-01-01T00:00:00Z',
             routing: { retries: 1, bench_ms: 600_000 },
             // The weights make the sick deployment the first choice of a request that may choose it.
-            deployments: [openaiDeployment('sick', sick.url, { weight: 1e6 }), openaiDeployment('healthy', healthy.url, { weight: 1e-6 })],
+            deployments: [
+              openaiDeployment('sick', sick.url, { weight: 1e6 }),
+              openaiDeployment('healthy', healthy.url, { weight: 1e-6 }),
+            ],
           },
         ],
         keys: [
@@ -119,7 +145,10 @@ t.test('two gateway and two admin processes on one PostgreSQL and one Redis beha
 
   t.test('each role serves its own listeners', async (t) => {
     for (const g of [gatewayA, gatewayB]) {
-      t.match(g.process.output().stdout, /svc gateway listening on \S+\/v1 \(role gateway\), status on \S+ \(\/health, \/ready, \/metrics only\)/);
+      t.match(
+        g.process.output().stdout,
+        /svc gateway listening on \S+\/v1 \(role gateway\), status on \S+ \(\/health, \/ready, \/metrics only\)/,
+      );
       t.notMatch(g.process.output().stdout, /Dashboard sign-in/, 'no dashboard owner printed by a gateway');
       t.equal((await fetch(`${g.gatewayUrl}/ready`)).status, 200, 'gateway port: /ready');
       t.equal((await fetch(`${g.adminUrl}/ready`)).status, 200, 'status port: /ready');
@@ -127,7 +156,12 @@ t.test('two gateway and two admin processes on one PostgreSQL and one Redis beha
       for (const path of ['/v1/traces', '/api/public/projects', '/dashboard/', '/dashboard/api/session']) {
         const res = await fetch(`${g.adminUrl}${path}`);
         t.equal(res.status, 404, `status port: no ${path}`);
-        t.match(await res.json(), { error: { code: 'not_found', message: /serves \/health, \/ready and \/metrics only \(this process runs with --role gateway\)/ } });
+        t.match(await res.json(), {
+          error: {
+            code: 'not_found',
+            message: /serves \/health, \/ready and \/metrics only \(this process runs with --role gateway\)/,
+          },
+        });
       }
     }
     for (const a of [admin1, admin2]) {
@@ -140,17 +174,29 @@ t.test('two gateway and two admin processes on one PostgreSQL and one Redis beha
 
   t.test('one rpm limit across both gateways: 6 of 12 concurrent requests pass', async (t) => {
     await roomInMinute(10);
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => chat(gateways[i % 2], 'limited', { model: 'demo' }).then(outcome)));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => chat(gateways[i % 2], 'limited', { model: 'demo' }).then(outcome)),
+    );
     t.equal(results.filter((r) => r === '200').length, 6, 'six served');
-    t.equal(results.filter((r) => r === '429 rate_limit_exceeded').length, 6, 'six refused, whichever gateway they reached');
+    t.equal(
+      results.filter((r) => r === '429 rate_limit_exceeded').length,
+      6,
+      'six refused, whichever gateway they reached',
+    );
   });
 
   t.test('one budget across both gateways: $0.50 holds 5 worst cases of $0.10, never more', async (t) => {
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => chat(gateways[i % 2], 'budgeted', { model: 'held', max_tokens: TENTH }).then(outcome)));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        chat(gateways[i % 2], 'budgeted', { model: 'held', max_tokens: TENTH }).then(outcome),
+      ),
+    );
     t.equal(results.filter((r) => r === '200').length, 5, 'five served');
     t.equal(results.filter((r) => r === '429 budget_exceeded').length, 7);
     const ledger = await waitFor('five requests in the spend ledger', async () => {
-      const r = await db.query<{ requests: unknown; nano: unknown }>("SELECT COALESCE(sum(requests), 0) AS requests, COALESCE(sum(usd_nano), 0) AS nano FROM budget_spend WHERE budget_id = 'key:budgeted:total'");
+      const r = await db.query<{ requests: unknown; nano: unknown }>(
+        "SELECT COALESCE(sum(requests), 0) AS requests, COALESCE(sum(usd_nano), 0) AS nano FROM budget_spend WHERE budget_id = 'key:budgeted:total'",
+      );
       const row = { requests: Number(r.rows[0].requests), nano: Number(r.rows[0].nano) };
       return row.requests === 5 && row;
     });
@@ -160,7 +206,13 @@ t.test('two gateway and two admin processes on one PostgreSQL and one Redis beha
   t.test('a deployment benched through one gateway is skipped by the other', async (t) => {
     const first = await chat(gatewayA.gatewayUrl, 'router', { model: 'pair' });
     t.equal(first.status, 200, 'served by the healthy deployment after the sick one failed');
-    t.same(attemptsOf(first).map((a) => [a.d, a.o]), [['sick', 'retryable'], ['healthy', 'ok']]);
+    t.same(
+      attemptsOf(first).map((a) => [a.d, a.o]),
+      [
+        ['sick', 'retryable'],
+        ['healthy', 'ok'],
+      ],
+    );
     await first.arrayBuffer();
     t.equal(sick.requests.length, 1);
 
@@ -171,31 +223,48 @@ t.test('two gateway and two admin processes on one PostgreSQL and one Redis beha
       later.push(attemptsOf(res));
       await res.arrayBuffer();
     }
-    t.same(later.map((a) => a.map((x) => [x.d, x.o])), Array(5).fill([['healthy', 'ok']]), 'the other gateway never tries the benched deployment');
+    t.same(
+      later.map((a) => a.map((x) => [x.d, x.o])),
+      Array(5).fill([['healthy', 'ok']]),
+      'the other gateway never tries the benched deployment',
+    );
     t.equal(sick.requests.length, 1, 'the sick upstream got no second request');
 
     for (const url of [admin1.adminUrl, gatewayB.adminUrl]) {
       const metrics = (await (await fetch(`${url}/metrics`)).json()) as any;
-      t.same(Object.keys(metrics.deployments.benched_until), ['sick'], `${url}/metrics: benched_until names the deployment`);
+      t.same(
+        Object.keys(metrics.deployments.benched_until),
+        ['sick'],
+        `${url}/metrics: benched_until names the deployment`,
+      );
       t.ok(Date.parse(metrics.deployments.benched_until.sick) > Date.now(), 'until a time to come');
     }
     const prometheus = await (await fetch(`${admin1.adminUrl}/metrics?format=prometheus`)).text();
-    t.match(prometheus, /^svc_deployment_benched_until_seconds\{model_group="pair",deployment="sick"\} \d+/m, 'Prometheus: the bench end of the benched deployment');
+    t.match(
+      prometheus,
+      /^svc_deployment_benched_until_seconds\{model_group="pair",deployment="sick"\} \d+/m,
+      'Prometheus: the bench end of the benched deployment',
+    );
     t.notMatch(prometheus, /deployment="healthy"/);
 
     const owner = await signIn(admin2, 'owner@localhost', ownerPassword);
     const groups = await owner.call('GET', '/model-groups');
     t.equal(groups.status, 200);
     const pair = groups.body.data.find((g: any) => g.name === 'pair');
-    t.match(pair.deployments, [
-      { id: 'sick', healthy: false, benchedUntil: String },
-      { id: 'healthy', healthy: true, benchedUntil: null },
-    ], 'the dashboard of the other admin process shows it benched');
+    t.match(
+      pair.deployments,
+      [
+        { id: 'sick', healthy: false, benchedUntil: String },
+        { id: 'healthy', healthy: true, benchedUntil: null },
+      ],
+      'the dashboard of the other admin process shows it benched',
+    );
   });
 
   t.test('a blocked key refused on both gateways within a minute is traced once', async (t) => {
     const refused: string[] = [];
-    for (const url of [...gateways, ...gateways]) refused.push(await outcome(await chat(url, 'blocked', { model: 'demo' })));
+    for (const url of [...gateways, ...gateways])
+      refused.push(await outcome(await chat(url, 'blocked', { model: 'demo' })));
     t.same(refused, Array(4).fill('401 key_blocked'));
     // Each gateway's trace writer stores traces in order: once a later trace of each is stored, so is any refusal.
     for (const url of gateways) {
@@ -204,7 +273,9 @@ t.test('two gateway and two admin processes on one PostgreSQL and one Redis beha
       await res.arrayBuffer();
       await waitFor('the barrier trace', () => getTrace(db, 'default', res.headers.get('x-svc-request-id')!));
     }
-    const traces = await db.query<{ id: string }>("SELECT id FROM traces WHERE project_id = 'default' AND metadata->>'gateway.key' = 'blocked' AND error_code = 'key_blocked'");
+    const traces = await db.query<{ id: string }>(
+      "SELECT id FROM traces WHERE project_id = 'default' AND metadata->>'gateway.key' = 'blocked' AND error_code = 'key_blocked'",
+    );
     t.equal(traces.rows.length, 1, 'four refusals, one sampled trace');
   });
 
@@ -212,7 +283,9 @@ t.test('two gateway and two admin processes on one PostgreSQL and one Redis beha
     await roomInMinute(10);
     const remaining: number[] = [];
     for (let i = 0; i < 6; i++) {
-      const r = await call(i % 2 ? admin2.adminUrl : admin1.adminUrl, 'GET', '/agents', { auth: bearer({ secretKey }) });
+      const r = await call(i % 2 ? admin2.adminUrl : admin1.adminUrl, 'GET', '/agents', {
+        auth: bearer({ secretKey }),
+      });
       t.equal(r.status, 200);
       t.equal(r.headers.get('x-ratelimit-limit'), '6');
       remaining.push(Number(r.headers.get('x-ratelimit-remaining')));
@@ -228,13 +301,20 @@ t.test('two gateway and two admin processes on one PostgreSQL and one Redis beha
   t.test('a key minted on an admin process works on both gateways after they poll the store', async (t) => {
     const res = await fetch(`${admin1.adminUrl}/api/public/v1/gateway/keys`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${publicKey}:${secretKey}`).toString('base64')}` },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Basic ${Buffer.from(`${publicKey}:${secretKey}`).toString('base64')}`,
+      },
       body: JSON.stringify({ agentId: 'bot', modelGroups: ['demo'], expiresInHours: 1 }),
     });
     t.equal(res.status, 201);
     const minted = ((await res.json()) as any).key as string;
     for (const url of gateways) {
-      const served = await waitFor(`the minted key at ${url}`, async () => (await outcome(await chat(url, minted, { model: 'demo' }))) === '200', 10_000);
+      const served = await waitFor(
+        `the minted key at ${url}`,
+        async () => (await outcome(await chat(url, minted, { model: 'demo' }))) === '200',
+        10_000,
+      );
       t.ok(served, `served by ${url}`);
     }
   });

@@ -22,14 +22,37 @@ function failingStore(failAuth: boolean): Database {
     if (sql.includes('FROM api_keys')) {
       return {
         rowCount: 1,
-        rows: [{
-          id: 'key-1', kind: 'project', organization_id: 'org', project_id: 'p', public_key: 'pk-svc-1', secret_sha256: secretSha256(SECRET),
-          display_secret: 'sk-svc-...', created_at: '2026-01-01T00:00:00Z', expires_at: '2999-01-01T00:00:00Z',
-        }],
+        rows: [
+          {
+            id: 'key-1',
+            kind: 'project',
+            organization_id: 'org',
+            project_id: 'p',
+            public_key: 'pk-svc-1',
+            secret_sha256: secretSha256(SECRET),
+            display_secret: 'sk-svc-...',
+            created_at: '2026-01-01T00:00:00Z',
+            expires_at: '2999-01-01T00:00:00Z',
+          },
+        ],
       };
     }
     if (sql.includes('FROM projects')) {
-      return { rowCount: 1, rows: [{ id: 'p', organization_id: 'org', organization_name: 'Org', name: 'P', max_key_expiry_hours: 720, ingestion_only: false, metadata: {}, created_at: '2026-01-01T00:00:00Z' }] };
+      return {
+        rowCount: 1,
+        rows: [
+          {
+            id: 'p',
+            organization_id: 'org',
+            organization_name: 'Org',
+            name: 'P',
+            max_key_expiry_hours: 720,
+            ingestion_only: false,
+            metadata: {},
+            created_at: '2026-01-01T00:00:00Z',
+          },
+        ],
+      };
     }
     throw new Error('relation "traces" is unavailable');
   };
@@ -53,20 +76,30 @@ async function serve(t: Test, failAuth: boolean) {
     config: () => ({ api: { rate_limit: { requests_per_minute: 1000, burst: 100 } } }) as GatewayConfig,
   } as unknown as AdminContext;
   const app = Fastify();
-  await app.register((scope, _opts, done) => {
-    registerRestApi(scope, ctx);
-    done();
-  }, { prefix: '/v1' });
+  await app.register(
+    (scope, _opts, done) => {
+      registerRestApi(scope, ctx);
+      done();
+    },
+    { prefix: '/v1' },
+  );
   await app.ready();
   t.teardown(() => app.close());
   return { app, logged };
 }
 
-for (const [label, failAuth, path] of [['authentication', true, '/v1/traces'], ['a route', false, '/v1/traces/t-1']] as const) {
+for (const [label, failAuth, path] of [
+  ['authentication', true, '/v1/traces'],
+  ['a route', false, '/v1/traces/t-1'],
+] as const) {
   t.test(`a failure in ${label} is a logged 500 internal_error`, async (t) => {
     const { app, logged } = await serve(t, failAuth);
     const requestId = `req-${randomUUID()}`;
-    const res = await app.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${SECRET}`, 'x-request-id': requestId } });
+    const res = await app.inject({
+      method: 'GET',
+      url: path,
+      headers: { authorization: `Bearer ${SECRET}`, 'x-request-id': requestId },
+    });
     const r = { status: res.statusCode, headers: new Headers(res.headers as Record<string, string>), body: res.json() };
     checkError(t, r, 500, 'internal_error');
     const errorId = r.body.error.details.errorId;

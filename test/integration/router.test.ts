@@ -7,7 +7,6 @@ import t, { type Test } from 'tap';
 import { startFakeOpenAI, type Behaviour, type FakeOpenAI } from '../helpers/fake-openai.ts';
 import { TEST_KEY, baseConfig, chatBody, openaiDeployment, postJson, startTestService } from '../helpers/service.ts';
 
-
 interface Attempt {
   d: string;
   o: string;
@@ -42,7 +41,8 @@ function configWith(groups: Record<string, unknown>[], router: Record<string, un
   });
 }
 
-const chat = (url: string, model: string, extra: Record<string, unknown> = {}) => postJson(url, '/v1/chat/completions', chatBody({ model, ...extra }));
+const chat = (url: string, model: string, extra: Record<string, unknown> = {}) =>
+  postJson(url, '/v1/chat/completions', chatBody({ model, ...extra }));
 
 async function benchedIds(adminUrl: string): Promise<string[]> {
   const m = (await (await fetch(`${adminUrl}/metrics`)).json()) as any;
@@ -55,7 +55,13 @@ t.test('retryable provider statuses are retried at once on another deployment', 
   const { gatewayUrl } = await startTestService(
     t,
     configWith(
-      [{ name: 'g', routing: { retries: 2, bench_ms: 0, max_backoff_ms: 5000 }, deployments: [openaiDeployment('a', up.url), openaiDeployment('b', up.url)] }],
+      [
+        {
+          name: 'g',
+          routing: { retries: 2, bench_ms: 0, max_backoff_ms: 5000 },
+          deployments: [openaiDeployment('a', up.url), openaiDeployment('b', up.url)],
+        },
+      ],
       { backoff_base_ms: 5000 },
     ),
   );
@@ -85,10 +91,20 @@ t.test('401, 403 and 404 from a provider fail that deployment and move on to ano
   const up = await fake(t);
   const { gatewayUrl } = await startTestService(
     t,
-    configWith([{ name: 'g', routing: { retries: 2, bench_ms: 0 }, deployments: [openaiDeployment('a', up.url), openaiDeployment('b', up.url)] }]),
+    configWith([
+      {
+        name: 'g',
+        routing: { retries: 2, bench_ms: 0 },
+        deployments: [openaiDeployment('a', up.url), openaiDeployment('b', up.url)],
+      },
+    ]),
   );
   for (const status of [401, 403, 404]) {
-    up.queue.push({ type: 'error', status, envelope: { error: { message: `denied ${status}`, type: 'invalid_request_error', param: null, code: 'nope' } } });
+    up.queue.push({
+      type: 'error',
+      status,
+      envelope: { error: { message: `denied ${status}`, type: 'invalid_request_error', param: null, code: 'nope' } },
+    });
     const res = await chat(gatewayUrl, 'g');
     t.equal(res.status, 200, `${status}: served by the other deployment`);
     const attempts = matchAttempts(t, res, [{ o: 'failed', st: status, why: `denied ${status}` }, { o: 'ok' }]);
@@ -111,7 +127,13 @@ t.test('health signals bench a deployment; 403 and other 4xx do not', async (t) 
     const up = await fake(t);
     const svc = await startTestService(
       t,
-      configWith([{ name: 'g', routing: { retries: 2, bench_ms: 60_000 }, deployments: [openaiDeployment('a', up.url), openaiDeployment('b', up.url)] }]),
+      configWith([
+        {
+          name: 'g',
+          routing: { retries: 2, bench_ms: 60_000 },
+          deployments: [openaiDeployment('a', up.url), openaiDeployment('b', up.url)],
+        },
+      ]),
     );
     up.queue.push(behaviour);
     const res = await chat(svc.gatewayUrl, 'g');
@@ -126,14 +148,20 @@ t.test('retry-after-ms from the provider is honoured before retrying the same de
   const up = await fake(t);
   const { gatewayUrl } = await startTestService(
     t,
-    configWith([{ name: 'g', routing: { retries: 1, max_backoff_ms: 1000 }, deployments: [openaiDeployment('only', up.url)] }], { backoff_base_ms: 1 }),
+    configWith(
+      [{ name: 'g', routing: { retries: 1, max_backoff_ms: 1000 }, deployments: [openaiDeployment('only', up.url)] }],
+      { backoff_base_ms: 1 },
+    ),
   );
   up.queue.push({ type: 'error', status: 429, headers: { 'retry-after-ms': '120' } });
   const started = performance.now();
   const res = await chat(gatewayUrl, 'g');
   const elapsed = performance.now() - started;
   t.equal(res.status, 200);
-  matchAttempts(t, res, [{ d: 'only', o: 'retryable', st: 429 }, { d: 'only', o: 'ok' }]);
+  matchAttempts(t, res, [
+    { d: 'only', o: 'retryable', st: 429 },
+    { d: 'only', o: 'ok' },
+  ]);
   t.equal(up.requests.length, 2, 'the upstream saw the first call and the retry');
   t.ok(elapsed >= 110, `waited for retry-after-ms (${Math.round(elapsed)} ms)`);
   t.ok(elapsed < 900, 'and not much longer');
@@ -143,7 +171,10 @@ t.test('retry-after in seconds is honoured but capped by routing.max_backoff_ms'
   const up = await fake(t);
   const { gatewayUrl } = await startTestService(
     t,
-    configWith([{ name: 'g', routing: { retries: 1, max_backoff_ms: 100 }, deployments: [openaiDeployment('only', up.url)] }], { backoff_base_ms: 1 }),
+    configWith(
+      [{ name: 'g', routing: { retries: 1, max_backoff_ms: 100 }, deployments: [openaiDeployment('only', up.url)] }],
+      { backoff_base_ms: 1 },
+    ),
   );
   up.queue.push({ type: 'error', status: 503, headers: { 'retry-after': '30' } });
   const started = performance.now();
@@ -156,11 +187,16 @@ t.test('retry-after in seconds is honoured but capped by routing.max_backoff_ms'
 });
 
 t.test('when retries are exhausted the last provider error passes through', async (t) => {
-  const envelope = { error: { message: 'The server is overloaded', type: 'server_error', param: null, code: 'overloaded' } };
+  const envelope = {
+    error: { message: 'The server is overloaded', type: 'server_error', param: null, code: 'overloaded' },
+  };
   const up = await fake(t, { type: 'error', status: 503, envelope });
   const { gatewayUrl } = await startTestService(
     t,
-    configWith([{ name: 'g', routing: { retries: 2, max_backoff_ms: 10 }, deployments: [openaiDeployment('only', up.url)] }], { backoff_base_ms: 1 }),
+    configWith(
+      [{ name: 'g', routing: { retries: 2, max_backoff_ms: 10 }, deployments: [openaiDeployment('only', up.url)] }],
+      { backoff_base_ms: 1 },
+    ),
   );
   const res = await chat(gatewayUrl, 'g');
   t.equal(res.status, 503);
@@ -180,7 +216,9 @@ t.test('a provider that does not answer in time is a 504 upstream_timeout', asyn
   const up = await fake(t, { type: 'hang' });
   const { gatewayUrl } = await startTestService(
     t,
-    configWith([{ name: 'g', routing: { retries: 0, timeout_ms: 100 }, deployments: [openaiDeployment('slow', up.url)] }]),
+    configWith([
+      { name: 'g', routing: { retries: 0, timeout_ms: 100 }, deployments: [openaiDeployment('slow', up.url)] },
+    ]),
   );
   const started = performance.now();
   const res = await chat(gatewayUrl, 'g');
@@ -201,7 +239,13 @@ t.test('a timed-out attempt is retried on another deployment', async (t) => {
   const up = await fake(t);
   const { gatewayUrl } = await startTestService(
     t,
-    configWith([{ name: 'g', routing: { retries: 1, timeout_ms: 100, bench_ms: 0 }, deployments: [openaiDeployment('a', up.url), openaiDeployment('b', up.url)] }]),
+    configWith([
+      {
+        name: 'g',
+        routing: { retries: 1, timeout_ms: 100, bench_ms: 0 },
+        deployments: [openaiDeployment('a', up.url), openaiDeployment('b', up.url)],
+      },
+    ]),
   );
   up.queue.push({ type: 'hang' });
   const res = await chat(gatewayUrl, 'g');
@@ -214,7 +258,13 @@ t.test('a per-deployment timeout_ms overrides the group timeout', async (t) => {
   const up = await fake(t, { type: 'delay', ms: 80, then: { type: 'ok' } });
   const { gatewayUrl } = await startTestService(
     t,
-    configWith([{ name: 'g', routing: { retries: 0, timeout_ms: 30 }, deployments: [openaiDeployment('patient', up.url, { timeout_ms: 2000 })] }]),
+    configWith([
+      {
+        name: 'g',
+        routing: { retries: 0, timeout_ms: 30 },
+        deployments: [openaiDeployment('patient', up.url, { timeout_ms: 2000 })],
+      },
+    ]),
   );
   const res = await chat(gatewayUrl, 'g');
   t.equal(res.status, 200);
@@ -253,7 +303,11 @@ t.test('a closed port is a 502 upstream_unreachable', async (t) => {
 });
 
 t.test('a 2xx body that is not a JSON object is a 502 upstream_invalid_response', async (t) => {
-  for (const behaviour of [{ type: 'invalid-json' }, { type: 'json', body: [1, 2, 3] }, { type: 'json', body: 'just a string' }] as Behaviour[]) {
+  for (const behaviour of [
+    { type: 'invalid-json' },
+    { type: 'json', body: [1, 2, 3] },
+    { type: 'json', body: 'just a string' },
+  ] as Behaviour[]) {
     const up = await fake(t, behaviour);
     const { gatewayUrl } = await startTestService(
       t,
@@ -270,7 +324,13 @@ t.test('an invalid 2xx body moves on to another deployment', async (t) => {
   const up = await fake(t);
   const { gatewayUrl } = await startTestService(
     t,
-    configWith([{ name: 'g', routing: { retries: 1 }, deployments: [openaiDeployment('a', up.url), openaiDeployment('b', up.url)] }]),
+    configWith([
+      {
+        name: 'g',
+        routing: { retries: 1 },
+        deployments: [openaiDeployment('a', up.url), openaiDeployment('b', up.url)],
+      },
+    ]),
   );
   up.queue.push({ type: 'invalid-json' });
   const res = await chat(gatewayUrl, 'g');
@@ -280,11 +340,24 @@ t.test('an invalid 2xx body moves on to another deployment', async (t) => {
 });
 
 t.test('a 400 from the provider passes through with its envelope and is not retried', async (t) => {
-  const envelope = { error: { message: "Invalid value for 'temperature'", type: 'invalid_request_error', param: 'temperature', code: 'invalid_value' } };
+  const envelope = {
+    error: {
+      message: "Invalid value for 'temperature'",
+      type: 'invalid_request_error',
+      param: 'temperature',
+      code: 'invalid_value',
+    },
+  };
   const up = await fake(t);
   const { gatewayUrl } = await startTestService(
     t,
-    configWith([{ name: 'g', routing: { retries: 3 }, deployments: [openaiDeployment('a', up.url), openaiDeployment('b', up.url)] }]),
+    configWith([
+      {
+        name: 'g',
+        routing: { retries: 3 },
+        deployments: [openaiDeployment('a', up.url), openaiDeployment('b', up.url)],
+      },
+    ]),
   );
   up.queue.push({ type: 'error', status: 400, envelope });
   const res = await chat(gatewayUrl, 'g', { temperature: 7 });
@@ -300,12 +373,20 @@ t.test('other 4xx statuses stop at once too (422 with a plain-text body)', async
   const up = await fake(t);
   const { gatewayUrl } = await startTestService(
     t,
-    configWith([{ name: 'g', routing: { retries: 3 }, deployments: [openaiDeployment('a', up.url), openaiDeployment('b', up.url)] }]),
+    configWith([
+      {
+        name: 'g',
+        routing: { retries: 3 },
+        deployments: [openaiDeployment('a', up.url), openaiDeployment('b', up.url)],
+      },
+    ]),
   );
   up.queue.push({ type: 'error', status: 422, text: 'unprocessable thing' });
   const res = await chat(gatewayUrl, 'g');
   t.equal(res.status, 422);
-  t.same(await res.json(), { error: { message: 'unprocessable thing', type: 'invalid_request_error', param: null, code: 'upstream_error' } });
+  t.same(await res.json(), {
+    error: { message: 'unprocessable thing', type: 'invalid_request_error', param: null, code: 'upstream_error' },
+  });
   t.equal(up.requests.length, 1);
 });
 
@@ -317,7 +398,9 @@ t.test('a plain-text provider error becomes code upstream_error with the text as
   );
   const res = await chat(gatewayUrl, 'g');
   t.equal(res.status, 500);
-  t.same(await res.json(), { error: { message: 'upstream exploded', type: 'server_error', param: null, code: 'upstream_error' } });
+  t.same(await res.json(), {
+    error: { message: 'upstream exploded', type: 'server_error', param: null, code: 'upstream_error' },
+  });
   matchAttempts(t, res, [{ d: 'a', o: 'retryable', st: 500, why: 'upstream exploded' }]);
 });
 
@@ -329,7 +412,9 @@ t.test('a JSON provider error without an error envelope uses its message and cod
   );
   const res = await chat(gatewayUrl, 'g');
   t.equal(res.status, 503);
-  t.same(await res.json(), { error: { message: 'maintenance window', type: 'server_error', param: null, code: 'upstream_error' } });
+  t.same(await res.json(), {
+    error: { message: 'maintenance window', type: 'server_error', param: null, code: 'upstream_error' },
+  });
 });
 
 t.test('the fallback group is used after the retries are exhausted', async (t) => {
@@ -339,7 +424,12 @@ t.test('the fallback group is used after the retries are exhausted', async (t) =
     t,
     configWith(
       [
-        { name: 'primary', fallback: 'backup', routing: { retries: 1, bench_ms: 0, max_backoff_ms: 10 }, deployments: [openaiDeployment('p1', primary.url)] },
+        {
+          name: 'primary',
+          fallback: 'backup',
+          routing: { retries: 1, bench_ms: 0, max_backoff_ms: 10 },
+          deployments: [openaiDeployment('p1', primary.url)],
+        },
         { name: 'backup', deployments: [openaiDeployment('b1', backup.url)] },
       ],
       { backoff_base_ms: 1 },
@@ -362,12 +452,19 @@ t.test('the fallback group is used after the retries are exhausted', async (t) =
 
 t.test('when the fallback group fails too, its last error is the answer', async (t) => {
   const primary = await fake(t, { type: 'error', status: 500 });
-  const envelope = { error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } };
+  const envelope = {
+    error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' },
+  };
   const backup = await fake(t, { type: 'error', status: 429, envelope, headers: { 'retry-after': '7' } });
   const { gatewayUrl } = await startTestService(
     t,
     configWith([
-      { name: 'primary', fallback: 'backup', routing: { retries: 0 }, deployments: [openaiDeployment('p1', primary.url)] },
+      {
+        name: 'primary',
+        fallback: 'backup',
+        routing: { retries: 0 },
+        deployments: [openaiDeployment('p1', primary.url)],
+      },
       { name: 'backup', routing: { retries: 0 }, deployments: [openaiDeployment('b1', backup.url)] },
     ]),
   );
@@ -375,7 +472,10 @@ t.test('when the fallback group fails too, its last error is the answer', async 
   t.equal(res.status, 429);
   t.same(await res.json(), envelope);
   t.equal(res.headers.get('x-svc-model-group'), 'backup');
-  matchAttempts(t, res, [{ d: 'p1', o: 'retryable', st: 500 }, { d: 'b1', o: 'retryable', st: 429 }]);
+  matchAttempts(t, res, [
+    { d: 'p1', o: 'retryable', st: 500 },
+    { d: 'b1', o: 'retryable', st: 429 },
+  ]);
   t.equal(res.headers.get('retry-after'), '7', "the provider's retry hint reaches the client");
   t.equal(res.headers.get('retry-after-ms'), '7000');
 });
@@ -384,7 +484,13 @@ t.test('a benched deployment gets no traffic for bench_ms, then returns', async 
   const up = await fake(t);
   const svc = await startTestService(
     t,
-    configWith([{ name: 'g', routing: { retries: 1, bench_ms: 250 }, deployments: [openaiDeployment('a', up.url), openaiDeployment('b', up.url)] }]),
+    configWith([
+      {
+        name: 'g',
+        routing: { retries: 1, bench_ms: 250 },
+        deployments: [openaiDeployment('a', up.url), openaiDeployment('b', up.url)],
+      },
+    ]),
   );
   up.queue.push({ type: 'error', status: 500 });
   const first = await chat(svc.gatewayUrl, 'g');
@@ -418,7 +524,13 @@ t.test('the last unbenched deployment of a group without fallback is never bench
   const up = await fake(t, { type: 'error', status: 500 });
   const svc = await startTestService(
     t,
-    configWith([{ name: 'g', routing: { retries: 1, bench_ms: 60_000 }, deployments: [openaiDeployment('a', up.url), openaiDeployment('b', up.url)] }]),
+    configWith([
+      {
+        name: 'g',
+        routing: { retries: 1, bench_ms: 60_000 },
+        deployments: [openaiDeployment('a', up.url), openaiDeployment('b', up.url)],
+      },
+    ]),
   );
   const res = await chat(svc.gatewayUrl, 'g');
   t.equal(res.status, 500);
@@ -437,14 +549,22 @@ t.test('a fully benched group records benched attempts and falls back', async (t
   const { gatewayUrl } = await startTestService(
     t,
     configWith([
-      { name: 'primary', fallback: 'spare', routing: { retries: 2, bench_ms: 60_000 }, deployments: [openaiDeployment('p1', up.url), openaiDeployment('p2', up.url)] },
+      {
+        name: 'primary',
+        fallback: 'spare',
+        routing: { retries: 2, bench_ms: 60_000 },
+        deployments: [openaiDeployment('p1', up.url), openaiDeployment('p2', up.url)],
+      },
       { name: 'spare', deployments: [{ id: 'spare-mock', provider: 'mock', model: 'mock-spare' }] },
     ]),
   );
   const first = await chat(gatewayUrl, 'primary');
   t.equal(first.status, 200, 'the spare group served after both primaries failed');
   const firstAttempts = attemptsOf(first);
-  t.same(firstAttempts.map((a) => a.o), ['retryable', 'retryable', 'ok']);
+  t.same(
+    firstAttempts.map((a) => a.o),
+    ['retryable', 'retryable', 'ok'],
+  );
   t.same(firstAttempts.map((a) => a.d).sort(), ['p1', 'p2', 'spare-mock']);
   t.equal(up.requests.length, 2);
 
@@ -455,7 +575,10 @@ t.test('a fully benched group records benched attempts and falls back', async (t
   t.equal(attempts.length, 3);
   t.same(
     attempts.slice(0, 2).sort((x, y) => x.d.localeCompare(y.d)),
-    [{ d: 'p1', o: 'benched', ms: 0 }, { d: 'p2', o: 'benched', ms: 0 }],
+    [
+      { d: 'p1', o: 'benched', ms: 0 },
+      { d: 'p2', o: 'benched', ms: 0 },
+    ],
   );
   t.match(attempts[2], { d: 'spare-mock', o: 'ok' });
   t.equal(up.requests.length, 2, 'benched deployments were not called');
@@ -466,7 +589,12 @@ t.test('everything benched and no eligible fallback: 503 no_deployment_available
   const { gatewayUrl } = await startTestService(
     t,
     configWith([
-      { name: 'primary', fallback: 'spare', routing: { retries: 2, bench_ms: 60_000 }, deployments: [openaiDeployment('p1', up.url), openaiDeployment('p2', up.url)] },
+      {
+        name: 'primary',
+        fallback: 'spare',
+        routing: { retries: 2, bench_ms: 60_000 },
+        deployments: [openaiDeployment('p1', up.url), openaiDeployment('p2', up.url)],
+      },
       // Out of rotation: an OpenAI deployment without api_key.
       { name: 'spare', deployments: [openaiDeployment('s1', up.url, { api_key: '' })] },
     ]),
@@ -479,11 +607,16 @@ t.test('everything benched and no eligible fallback: 503 no_deployment_available
   const res = await chat(gatewayUrl, 'primary');
   t.equal(res.status, 503);
   const body = (await res.json()) as any;
-  t.same(body, { error: { message: body.error.message, type: 'server_error', param: null, code: 'no_deployment_available' } });
+  t.same(body, {
+    error: { message: body.error.message, type: 'server_error', param: null, code: 'no_deployment_available' },
+  });
   t.equal(res.headers.get('x-svc-model-group'), 'primary');
   t.same(
     attemptsOf(res).sort((x, y) => x.d.localeCompare(y.d)),
-    [{ d: 'p1', o: 'benched', ms: 0 }, { d: 'p2', o: 'benched', ms: 0 }],
+    [
+      { d: 'p1', o: 'benched', ms: 0 },
+      { d: 'p2', o: 'benched', ms: 0 },
+    ],
   );
   t.equal(up.requests.length, 2, 'no further upstream calls');
 });
@@ -495,8 +628,21 @@ t.test('weight 0 and key-less deployments are never chosen', async (t) => {
     configWith(
       [
         { name: 'zero', deployments: [{ id: 'z', provider: 'mock', model: 'mock-z', weight: 0 }] },
-        { name: 'keyless', deployments: [openaiDeployment('k', up.url, { api_key: '' }), { id: 'az', provider: 'azure', base_url: up.url, deployment: 'mini', api_version: '2024-10-21' }] },
-        { name: 'mixed', deployments: [{ id: 'off', provider: 'mock', model: 'mock-off', weight: 0 }, { id: 'on', provider: 'mock', model: 'mock-on', weight: 1 }, openaiDeployment('nokey', up.url, { api_key: '' })] },
+        {
+          name: 'keyless',
+          deployments: [
+            openaiDeployment('k', up.url, { api_key: '' }),
+            { id: 'az', provider: 'azure', base_url: up.url, deployment: 'mini', api_version: '2024-10-21' },
+          ],
+        },
+        {
+          name: 'mixed',
+          deployments: [
+            { id: 'off', provider: 'mock', model: 'mock-off', weight: 0 },
+            { id: 'on', provider: 'mock', model: 'mock-on', weight: 1 },
+            openaiDeployment('nokey', up.url, { api_key: '' }),
+          ],
+        },
       ],
       {},
       ['zero', 'keyless', 'mixed'],
@@ -506,7 +652,9 @@ t.test('weight 0 and key-less deployments are never chosen', async (t) => {
     const res = await chat(gatewayUrl, group);
     t.equal(res.status, 503, `${group}: 503`);
     const body = (await res.json()) as any;
-    t.same(body, { error: { message: body.error.message, type: 'server_error', param: null, code: 'no_deployment_available' } });
+    t.same(body, {
+      error: { message: body.error.message, type: 'server_error', param: null, code: 'no_deployment_available' },
+    });
     t.match(body.error.message, group);
     t.equal(res.headers.get('x-svc-model-group'), group);
     t.equal(res.headers.get('x-svc-attempts'), null, 'no attempt was made');
@@ -522,7 +670,15 @@ t.test('weight 0 and key-less deployments are never chosen', async (t) => {
 t.test('the weighted choice roughly honours the weights', async (t) => {
   const { gatewayUrl } = await startTestService(
     t,
-    configWith([{ name: 'w', deployments: [{ id: 'heavy', provider: 'mock', model: 'm-heavy', weight: 3 }, { id: 'light', provider: 'mock', model: 'm-light', weight: 1 }] }]),
+    configWith([
+      {
+        name: 'w',
+        deployments: [
+          { id: 'heavy', provider: 'mock', model: 'm-heavy', weight: 3 },
+          { id: 'light', provider: 'mock', model: 'm-light', weight: 1 },
+        ],
+      },
+    ]),
   );
   const counts: Record<string, number> = { heavy: 0, light: 0 };
   for (let batch = 0; batch < 10; batch++) {
@@ -542,9 +698,19 @@ t.test('x-svc-attempts records have the shape {d, o, ms, st?, why?}', async (t) 
   const up = await fake(t);
   const { gatewayUrl } = await startTestService(
     t,
-    configWith([{ name: 'g', routing: { retries: 1, bench_ms: 0 }, deployments: [openaiDeployment('a', up.url), openaiDeployment('b', up.url)] }]),
+    configWith([
+      {
+        name: 'g',
+        routing: { retries: 1, bench_ms: 0 },
+        deployments: [openaiDeployment('a', up.url), openaiDeployment('b', up.url)],
+      },
+    ]),
   );
-  up.queue.push({ type: 'error', status: 502, envelope: { error: { message: 'bad gateway über', type: 'server_error', param: null, code: null } } });
+  up.queue.push({
+    type: 'error',
+    status: 502,
+    envelope: { error: { message: 'bad gateway über', type: 'server_error', param: null, code: null } },
+  });
   const res = await chat(gatewayUrl, 'g');
   t.equal(res.status, 200);
   const raw = res.headers.get('x-svc-attempts')!;
@@ -567,7 +733,12 @@ t.test('the upstream receives the deployment model, its key and the client field
     t,
     configWith([{ name: 'g', deployments: [openaiDeployment('a', up.url, { headers: { 'x-extra': 'yes' } })] }]),
   );
-  const res = await chat(gatewayUrl, 'g', { temperature: 0.2, max_tokens: 33, user: 'u-1', tools: [{ type: 'function', function: { name: 'f', parameters: {} } }] });
+  const res = await chat(gatewayUrl, 'g', {
+    temperature: 0.2,
+    max_tokens: 33,
+    user: 'u-1',
+    tools: [{ type: 'function', function: { name: 'f', parameters: {} } }],
+  });
   t.equal(res.status, 200);
   t.equal(res.headers.get('x-svc-deployment'), 'a');
   t.equal(up.requests.length, 1);
@@ -593,10 +764,25 @@ t.test('the upstream receives the deployment model, its key and the client field
 
 t.test('Azure deployments use the deployment path, api-version and the api-key header', async (t) => {
   const up = await fake(t);
-  const azure = { id: 'az', provider: 'azure', base_url: up.url, deployment: 'mini', api_version: '2024-10-21', api_key: 'azure-secret', price: { input_per_mtok: 1, output_per_mtok: 2 } };
+  const azure = {
+    id: 'az',
+    provider: 'azure',
+    base_url: up.url,
+    deployment: 'mini',
+    api_version: '2024-10-21',
+    api_key: 'azure-secret',
+    price: { input_per_mtok: 1, output_per_mtok: 2 },
+  };
   const { gatewayUrl } = await startTestService(
     t,
-    configWith([{ name: 'az', deployments: [azure] }, { name: 'az-model', deployments: [{ ...azure, id: 'az2', model: 'gpt-4o-mini' }] }], {}, ['az', 'az-model']),
+    configWith(
+      [
+        { name: 'az', deployments: [azure] },
+        { name: 'az-model', deployments: [{ ...azure, id: 'az2', model: 'gpt-4o-mini' }] },
+      ],
+      {},
+      ['az', 'az-model'],
+    ),
   );
   const res = await chat(gatewayUrl, 'az');
   t.equal(res.status, 200);
@@ -630,11 +816,18 @@ t.test('embeddings are routed to OpenAI deployments and priced on input tokens',
       {
         name: 'emb',
         routing: { retries: 1, bench_ms: 0 },
-        deployments: [openaiDeployment('e1', up.url, { price: { input_per_mtok: 0.02, output_per_mtok: 0 } }), openaiDeployment('e2', up.url, { price: { input_per_mtok: 0.02, output_per_mtok: 0 } })],
+        deployments: [
+          openaiDeployment('e1', up.url, { price: { input_per_mtok: 0.02, output_per_mtok: 0 } }),
+          openaiDeployment('e2', up.url, { price: { input_per_mtok: 0.02, output_per_mtok: 0 } }),
+        ],
       },
     ]),
   );
-  const res = await postJson(gatewayUrl, '/v1/embeddings', { model: 'emb', input: 'hello world', encoding_format: 'float' });
+  const res = await postJson(gatewayUrl, '/v1/embeddings', {
+    model: 'emb',
+    input: 'hello world',
+    encoding_format: 'float',
+  });
   t.equal(res.status, 200);
   const body = (await res.json()) as any;
   t.same(body, {
@@ -665,7 +858,10 @@ t.test('a group whose deployments offer no embeddings API answers 400 embeddings
     configWith(
       [
         { name: 'chat-only', deployments: [openaiDeployment('c1', up.url, { embeddings: false })] },
-        { name: 'mixed', deployments: [openaiDeployment('m1', up.url, { embeddings: false }), openaiDeployment('m2', up.url)] },
+        {
+          name: 'mixed',
+          deployments: [openaiDeployment('m1', up.url, { embeddings: false }), openaiDeployment('m2', up.url)],
+        },
       ],
       {},
       ['chat-only', 'mixed'],
@@ -674,7 +870,12 @@ t.test('a group whose deployments offer no embeddings API answers 400 embeddings
   const res = await postJson(gatewayUrl, '/v1/embeddings', { model: 'chat-only', input: 'hello' });
   t.equal(res.status, 400);
   t.same(await res.json(), {
-    error: { message: "No deployment in model group 'chat-only' offers an embeddings API.", type: 'invalid_request_error', param: null, code: 'embeddings_not_supported' },
+    error: {
+      message: "No deployment in model group 'chat-only' offers an embeddings API.",
+      type: 'invalid_request_error',
+      param: null,
+      code: 'embeddings_not_supported',
+    },
   });
   t.ok(res.headers.get('x-svc-request-id'));
   t.equal(res.headers.get('x-svc-model-group'), 'chat-only');
@@ -690,9 +891,13 @@ t.test('a group whose deployments offer no embeddings API answers 400 embeddings
 });
 
 t.test("the provider's JSON text passes through byte for byte unless a plugin with onResponse took part", async (t) => {
-  const text = '{ "id": "chatcmpl-raw",\n  "object": "chat.completion", "created": 1, "model": "m",\n  "choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 0, "total_tokens": 3} }';
+  const text =
+    '{ "id": "chatcmpl-raw",\n  "object": "chat.completion", "created": 1, "model": "m",\n  "choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 0, "total_tokens": 3} }';
   const up = await fake(t, { type: 'invalid-json', text });
-  const { gatewayUrl } = await startTestService(t, configWith([{ name: 'g', deployments: [openaiDeployment('a', up.url)] }]));
+  const { gatewayUrl } = await startTestService(
+    t,
+    configWith([{ name: 'g', deployments: [openaiDeployment('a', up.url)] }]),
+  );
   const res = await chat(gatewayUrl, 'g');
   t.equal(res.status, 200);
   t.equal(await res.text(), text);
@@ -700,7 +905,10 @@ t.test("the provider's JSON text passes through byte for byte unless a plugin wi
   const dir = mkdtempSync(join(tmpdir(), 'svc-raw-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const plugin = join(dir, 'annotate.mjs');
-  writeFileSync(plugin, `export default { apiVersion: 1, name: 'annotate', setup() { return { onResponse(ctx, r) { if (r.kind === 'json') r.body.note = 'seen'; } }; } };\n`);
+  writeFileSync(
+    plugin,
+    `export default { apiVersion: 1, name: 'annotate', setup() { return { onResponse(ctx, r) { if (r.kind === 'json') r.body.note = 'seen'; } }; } };\n`,
+  );
   const withPlugin = configWith([{ name: 'g', deployments: [openaiDeployment('a', up.url)] }]);
   withPlugin.plugins = [{ use: 'auth' }, { use: plugin }, { use: 'router' }];
   const svc2 = await startTestService(t, withPlugin);
@@ -713,8 +921,16 @@ t.test('embeddings ignore stream: true: the embeddings API answers as JSON, pric
   const up = await fake(t);
   // An output price that a chat estimate would charge: embeddings must not be priced with one.
   const price = { input_per_mtok: 0.02, output_per_mtok: 10 };
-  const { gatewayUrl } = await startTestService(t, configWith([{ name: 'emb', deployments: [openaiDeployment('e1', up.url, { price })] }]));
-  const res = await postJson(gatewayUrl, '/v1/embeddings', { model: 'emb', input: 'hello world', stream: true, stream_options: { include_usage: true } });
+  const { gatewayUrl } = await startTestService(
+    t,
+    configWith([{ name: 'emb', deployments: [openaiDeployment('e1', up.url, { price })] }]),
+  );
+  const res = await postJson(gatewayUrl, '/v1/embeddings', {
+    model: 'emb',
+    input: 'hello world',
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   t.equal(res.status, 200);
   t.match(res.headers.get('content-type'), /^application\/json/, 'a JSON answer, not server-sent events');
   t.same(await res.json(), {
@@ -731,40 +947,94 @@ t.test('embeddings ignore stream: true: the embeddings API answers as JSON, pric
   matchAttempts(t, res, [{ d: 'e1', o: 'ok' }]);
 });
 
-t.test('x-svc-deployment names the last deployment tried on every failure after a provider attempt, streamed or not', async (t) => {
-  const up = await fake(t);
-  const { gatewayUrl } = await startTestService(
-    t,
-    configWith([
-      { name: 'g', fallback: 'spare', routing: { retries: 1, bench_ms: 0, timeout_ms: 150, max_backoff_ms: 10 }, deployments: [openaiDeployment('a', up.url), openaiDeployment('b', up.url)] },
-      { name: 'spare', routing: { retries: 0, timeout_ms: 150 }, deployments: [openaiDeployment('s', up.url)] },
-    ], { backoff_base_ms: 1 }),
-  );
-  const refusal = { error: { message: "Invalid value for 'temperature'", type: 'invalid_request_error', param: 'temperature', code: 'invalid_value' } };
-  const overloaded = { error: { message: 'The server is overloaded', type: 'server_error', param: null, code: 'overloaded' } };
-  const cases: { label: string; behaviour: Behaviour; status: number; code: string; attempts: number }[] = [
-    { label: 'a provider 400, passed through at once', behaviour: { type: 'error', status: 400, envelope: refusal }, status: 400, code: 'invalid_value', attempts: 1 },
-    { label: 'provider 503s, the last passed through', behaviour: { type: 'error', status: 503, envelope: overloaded }, status: 503, code: 'overloaded', attempts: 3 },
-    { label: 'connection resets', behaviour: { type: 'reset' }, status: 502, code: 'upstream_unreachable', attempts: 3 },
-    { label: 'a 2xx body that is not JSON', behaviour: { type: 'invalid-json' }, status: 502, code: 'upstream_invalid_response', attempts: 3 },
-    { label: 'providers that do not answer', behaviour: { type: 'hang' }, status: 504, code: 'upstream_timeout', attempts: 3 },
-  ];
-  for (const stream of [false, true]) {
-    for (const c of cases) {
-      const label = `${stream ? 'streamed' : 'not streamed'}, ${c.label}`;
-      up.fallback = c.behaviour;
-      const before = up.requests.length;
-      const res = await chat(gatewayUrl, 'g', { stream });
-      t.equal(res.status, c.status, `${label}: ${c.status}`);
-      const body = (await res.json()) as any;
-      t.equal(body.error.code, c.code, `${label}: ${c.code}`);
-      const attempts = attemptsOf(res);
-      t.equal(attempts.length, c.attempts, `${label}: ${c.attempts} attempt(s)`);
-      const last = attempts.at(-1)!.d;
-      t.equal(res.headers.get('x-svc-deployment'), last, `${label}: x-svc-deployment is the last deployment tried (${last})`);
-      t.equal(up.requests.at(-1)!.body.model, `model-${last}`, `${label}: the last request upstream went to it`);
-      t.equal(up.requests.length - before, c.attempts);
-      t.equal(res.headers.get('x-svc-model-group'), c.attempts === 1 ? 'g' : 'spare');
+t.test(
+  'x-svc-deployment names the last deployment tried on every failure after a provider attempt, streamed or not',
+  async (t) => {
+    const up = await fake(t);
+    const { gatewayUrl } = await startTestService(
+      t,
+      configWith(
+        [
+          {
+            name: 'g',
+            fallback: 'spare',
+            routing: { retries: 1, bench_ms: 0, timeout_ms: 150, max_backoff_ms: 10 },
+            deployments: [openaiDeployment('a', up.url), openaiDeployment('b', up.url)],
+          },
+          { name: 'spare', routing: { retries: 0, timeout_ms: 150 }, deployments: [openaiDeployment('s', up.url)] },
+        ],
+        { backoff_base_ms: 1 },
+      ),
+    );
+    const refusal = {
+      error: {
+        message: "Invalid value for 'temperature'",
+        type: 'invalid_request_error',
+        param: 'temperature',
+        code: 'invalid_value',
+      },
+    };
+    const overloaded = {
+      error: { message: 'The server is overloaded', type: 'server_error', param: null, code: 'overloaded' },
+    };
+    const cases: { label: string; behaviour: Behaviour; status: number; code: string; attempts: number }[] = [
+      {
+        label: 'a provider 400, passed through at once',
+        behaviour: { type: 'error', status: 400, envelope: refusal },
+        status: 400,
+        code: 'invalid_value',
+        attempts: 1,
+      },
+      {
+        label: 'provider 503s, the last passed through',
+        behaviour: { type: 'error', status: 503, envelope: overloaded },
+        status: 503,
+        code: 'overloaded',
+        attempts: 3,
+      },
+      {
+        label: 'connection resets',
+        behaviour: { type: 'reset' },
+        status: 502,
+        code: 'upstream_unreachable',
+        attempts: 3,
+      },
+      {
+        label: 'a 2xx body that is not JSON',
+        behaviour: { type: 'invalid-json' },
+        status: 502,
+        code: 'upstream_invalid_response',
+        attempts: 3,
+      },
+      {
+        label: 'providers that do not answer',
+        behaviour: { type: 'hang' },
+        status: 504,
+        code: 'upstream_timeout',
+        attempts: 3,
+      },
+    ];
+    for (const stream of [false, true]) {
+      for (const c of cases) {
+        const label = `${stream ? 'streamed' : 'not streamed'}, ${c.label}`;
+        up.fallback = c.behaviour;
+        const before = up.requests.length;
+        const res = await chat(gatewayUrl, 'g', { stream });
+        t.equal(res.status, c.status, `${label}: ${c.status}`);
+        const body = (await res.json()) as any;
+        t.equal(body.error.code, c.code, `${label}: ${c.code}`);
+        const attempts = attemptsOf(res);
+        t.equal(attempts.length, c.attempts, `${label}: ${c.attempts} attempt(s)`);
+        const last = attempts.at(-1)!.d;
+        t.equal(
+          res.headers.get('x-svc-deployment'),
+          last,
+          `${label}: x-svc-deployment is the last deployment tried (${last})`,
+        );
+        t.equal(up.requests.at(-1)!.body.model, `model-${last}`, `${label}: the last request upstream went to it`);
+        t.equal(up.requests.length - before, c.attempts);
+        t.equal(res.headers.get('x-svc-model-group'), c.attempts === 1 ? 'g' : 'spare');
+      }
     }
-  }
-});
+  },
+);

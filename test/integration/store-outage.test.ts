@@ -25,7 +25,12 @@ t.test('store unreachable: coded 503s on the gateway and the REST API', async (t
       store: { postgres_url: proxy.through(url) },
     }),
   );
-  const apiKey = await createApiKey(service.db, { kind: 'project', organizationId: 'default', projectId: 'default', now: Date.now() });
+  const apiKey = await createApiKey(service.db, {
+    kind: 'project',
+    organizationId: 'default',
+    projectId: 'default',
+    now: Date.now(),
+  });
   const agents = await call(adminUrl, 'GET', '/agents', { auth: bearer(apiKey) });
   t.equal(agents.status, 200, 'GET /v1/agents answers while the store is up');
 
@@ -38,7 +43,11 @@ t.test('store unreachable: coded 503s on the gateway and the REST API', async (t
   const res = await postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { authorization: `Bearer ${BUDGET_KEY}` });
   t.equal(res.status, 503, 'a budgeted key whose counter is not seeded: 503');
   const body = await res.json();
-  t.same(body, { error: { message: body.error?.message, type: 'server_error', param: null, code: 'gateway_config_stale' } }, 'OpenAI envelope, code gateway_config_stale');
+  t.same(
+    body,
+    { error: { message: body.error?.message, type: 'server_error', param: null, code: 'gateway_config_stale' } },
+    'OpenAI envelope, code gateway_config_stale',
+  );
   t.match(body.error.message, /store is unreachable/);
   t.ok(res.headers.get('x-svc-request-id'), 'with its request id');
 
@@ -46,8 +55,14 @@ t.test('store unreachable: coded 503s on the gateway and the REST API', async (t
   checkError(t, outage, 503, 'service_unavailable', { message: /store is unreachable/ });
 
   proxy.restore();
-  const after = await postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { authorization: `Bearer ${BUDGET_KEY}` });
+  const after = await postJson(gatewayUrl, '/v1/chat/completions', chatBody(), {
+    authorization: `Bearer ${BUDGET_KEY}`,
+  });
   t.equal(after.status, 200, 'served again once the store is back');
   await after.arrayBuffer();
-  t.equal((await call(adminUrl, 'GET', '/agents', { auth: bearer(apiKey) })).status, 200, 'GET /v1/agents answers again');
+  t.equal(
+    (await call(adminUrl, 'GET', '/agents', { auth: bearer(apiKey) })).status,
+    200,
+    'GET /v1/agents answers again',
+  );
 });

@@ -6,7 +6,6 @@ import t, { type Test } from 'tap';
 import { startFakeOpenAI, type Behaviour, type FakeOpenAI } from '../helpers/fake-openai.ts';
 import { TEST_KEY, baseConfig, chatBody, openaiDeployment, postJson, startTestService } from '../helpers/service.ts';
 
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const PRICE = { input_per_mtok: 1, output_per_mtok: 2 };
 
@@ -16,7 +15,11 @@ async function fake(t: Test, fallback: Behaviour = { type: 'ok' }): Promise<Fake
   return f;
 }
 
-function configWith(deployments: Record<string, unknown>[], routing: Record<string, unknown> = {}, router: Record<string, unknown> = {}) {
+function configWith(
+  deployments: Record<string, unknown>[],
+  routing: Record<string, unknown> = {},
+  router: Record<string, unknown> = {},
+) {
   return baseConfig({
     model_groups: [{ name: 's', created_at: '2026-11-21T00:00:00Z', routing, deployments }],
     keys: [{ alias: 'test', key: TEST_KEY, project: 'default', model_groups: ['s'] }],
@@ -86,7 +89,10 @@ t.test('headers go out with the first upstream byte, with the admission cost est
   const endAt = performance.now() - started;
   t.equal(res.status, 200);
   t.ok(headersAt >= 70, `no headers before the provider's first byte (${Math.round(headersAt)} ms)`);
-  t.ok(endAt - headersAt >= 120, `headers came well before the end of the stream (${Math.round(headersAt)} / ${Math.round(endAt)} ms)`);
+  t.ok(
+    endAt - headersAt >= 120,
+    `headers came well before the end of the stream (${Math.round(headersAt)} / ${Math.round(endAt)} ms)`,
+  );
   t.equal(res.headers.get('x-svc-cost-estimated'), 'true');
   // Admission estimate: prompt 3 + (4 + ceil(5/4)) = 9 tokens at 1 USD/Mtok, plus max_tokens 50 at 2 USD/Mtok.
   t.equal(res.headers.get('x-svc-cost'), '0.000109');
@@ -105,7 +111,12 @@ t.test('without max_tokens the estimate assumes 4096 output tokens', async (t) =
 t.test('the upstream is always asked for the usage chunk', async (t) => {
   const up = await fake(t);
   const { gatewayUrl } = await startTestService(t, configWith([openaiDeployment('a', up.url)]));
-  const variants: Record<string, unknown>[] = [{}, { stream_options: { include_usage: false } }, { stream_options: { include_usage: true } }, { stream_options: null }];
+  const variants: Record<string, unknown>[] = [
+    {},
+    { stream_options: { include_usage: false } },
+    { stream_options: { include_usage: true } },
+    { stream_options: null },
+  ];
   for (const extra of variants) {
     const res = await postJson(gatewayUrl, '/v1/chat/completions', streamBody(extra));
     t.equal(res.status, 200, JSON.stringify(extra));
@@ -136,7 +147,11 @@ t.test('a client that did not ask for usage gets no usage chunk and no usage key
 t.test('a client that asked for usage gets the final usage chunk', async (t) => {
   const up = await fake(t);
   const { gatewayUrl } = await startTestService(t, configWith([openaiDeployment('a', up.url)]));
-  const res = await postJson(gatewayUrl, '/v1/chat/completions', streamBody({ stream_options: { include_usage: true } }));
+  const res = await postJson(
+    gatewayUrl,
+    '/v1/chat/completions',
+    streamBody({ stream_options: { include_usage: true } }),
+  );
   const chunks = chunksOf(t, await res.text());
   t.equal(chunks.length, 6);
   for (const c of chunks.slice(0, -1)) t.equal(c.usage, null, 'usage: null on the content chunks, as OpenAI sends it');
@@ -147,13 +162,19 @@ t.test('a client that asked for usage gets the final usage chunk', async (t) => 
 
 t.test('a stream cut after it started ends with an in-band error event, then [DONE]', async (t) => {
   const up = await fake(t, { type: 'stream', cutAfter: 3 });
-  const { gatewayUrl, adminUrl } = await startTestService(t, configWith([openaiDeployment('a', up.url)], { retries: 2 }));
+  const { gatewayUrl, adminUrl } = await startTestService(
+    t,
+    configWith([openaiDeployment('a', up.url)], { retries: 2 }),
+  );
   const res = await postJson(gatewayUrl, '/v1/chat/completions', streamBody());
   t.equal(res.status, 200, 'the status was committed with the first chunk');
   const chunks = chunksOf(t, await res.text());
   const relayed = chunks.slice(0, -1);
   // The fake destroys its socket right after its last write, so the last frame may arrive cut in half.
-  t.ok(relayed.length >= 1 && relayed.length <= 3, `the chunks received before the cut were relayed (${relayed.length})`);
+  t.ok(
+    relayed.length >= 1 && relayed.length <= 3,
+    `the chunks received before the cut were relayed (${relayed.length})`,
+  );
   for (const c of relayed) t.match(c, { object: 'chat.completion.chunk' });
   t.ok('Hello from fake'.startsWith(contentOf(relayed)));
   const err = chunks.at(-1);
@@ -174,7 +195,14 @@ t.test('an in-stream provider error event ends the stream the same way', async (
   const chunks = chunksOf(t, await res.text());
   t.equal(chunks.length, 4);
   t.equal(contentOf(chunks.slice(0, 3)), 'Hello from');
-  t.same(chunks[3], { error: { message: 'stream interrupted: overloaded', type: 'server_error', param: null, code: 'upstream_stream_error' } });
+  t.same(chunks[3], {
+    error: {
+      message: 'stream interrupted: overloaded',
+      type: 'server_error',
+      param: null,
+      code: 'upstream_stream_error',
+    },
+  });
 });
 
 t.test('an upstream that stalls after the first chunk is cut off by the timeout', async (t) => {
@@ -186,7 +214,14 @@ t.test('an upstream that stalls after the first chunk is cut off by the timeout'
   const chunks = chunksOf(t, await res.text());
   const elapsed = performance.now() - started;
   t.equal(chunks.length, 2, 'the first chunk, then the error event');
-  t.same(chunks[1], { error: { message: 'stream interrupted: provider did not answer in time', type: 'server_error', param: null, code: 'upstream_stream_error' } });
+  t.same(chunks[1], {
+    error: {
+      message: 'stream interrupted: provider did not answer in time',
+      type: 'server_error',
+      param: null,
+      code: 'upstream_stream_error',
+    },
+  });
   // The attempt timer is refreshed per chunk, so a gap longer than timeout_ms ends the stream.
   t.ok(elapsed >= 100 && elapsed < 600, `cut off after ${Math.round(elapsed)} ms`);
   t.ok(await waitFor(() => up.closed, 1000), 'the upstream connection was dropped');
@@ -204,7 +239,11 @@ t.test('a failure before the first byte is retried transparently', async (t) => 
   t.match(res.headers.get('content-type'), /^text\/event-stream/);
   const attempts = JSON.parse(res.headers.get('x-svc-attempts')!);
   t.equal(attempts.length, 3);
-  t.match(attempts, [{ d: 'a', o: 'retryable', st: 500 }, { d: 'a', o: 'retryable' }, { d: 'a', o: 'ok' }]);
+  t.match(attempts, [
+    { d: 'a', o: 'retryable', st: 500 },
+    { d: 'a', o: 'retryable' },
+    { d: 'a', o: 'ok' },
+  ]);
   t.notOk('st' in attempts[1], 'a reset has no provider status');
   const chunks = chunksOf(t, await res.text());
   t.equal(contentOf(chunks), 'Hello from fake');
@@ -213,7 +252,14 @@ t.test('a failure before the first byte is retried transparently', async (t) => 
 });
 
 t.test('failures before the first byte give a plain JSON error, not a stream', async (t) => {
-  const envelope = { error: { message: 'context too long', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } };
+  const envelope = {
+    error: {
+      message: 'context too long',
+      type: 'invalid_request_error',
+      param: 'messages',
+      code: 'context_length_exceeded',
+    },
+  };
   const cases: [Behaviour, number, string | undefined][] = [
     [{ type: 'hang' }, 504, 'upstream_timeout'],
     [{ type: 'reset' }, 502, 'upstream_unreachable'],
@@ -223,7 +269,10 @@ t.test('failures before the first byte give a plain JSON error, not a stream', a
   ];
   for (const [behaviour, status, code] of cases) {
     const up = await fake(t, behaviour);
-    const { gatewayUrl } = await startTestService(t, configWith([openaiDeployment('a', up.url)], { retries: 0, timeout_ms: 100 }));
+    const { gatewayUrl } = await startTestService(
+      t,
+      configWith([openaiDeployment('a', up.url)], { retries: 0, timeout_ms: 100 }),
+    );
     const res = await postJson(gatewayUrl, '/v1/chat/completions', streamBody());
     t.equal(res.status, status, behaviour.type);
     t.match(res.headers.get('content-type'), /^application\/json/);
@@ -249,13 +298,19 @@ async function slowUpstream(t: Test, frames: number, gapMs: number) {
       const base = { id: 'chatcmpl-slow', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'slow' };
       for (let i = 0; i < frames; i++) {
         if (res.destroyed) return;
-        res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { content: `w${i} ` }, finish_reason: null }], usage: null })}\n\n`);
+        res.write(
+          `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { content: `w${i} ` }, finish_reason: null }], usage: null })}\n\n`,
+        );
         state.written++;
         await sleep(gapMs);
       }
       if (res.destroyed) return;
-      res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: null })}\n\n`);
-      res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: 9, completion_tokens: frames, total_tokens: 9 + frames } })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: null })}\n\n`,
+      );
+      res.write(
+        `data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: 9, completion_tokens: frames, total_tokens: 9 + frames } })}\n\n`,
+      );
       state.finished = true;
       res.end('data: [DONE]\n\n');
     });
@@ -272,7 +327,9 @@ async function stallingUpstream(t: Test) {
     req.resume();
     req.on('end', () => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })}\n\n`,
+      );
       res.on('close', () => {
         state.closed = true;
       });
@@ -315,7 +372,10 @@ async function readThenDisconnect(gatewayUrl: string): Promise<void> {
 t.test('after a client disconnects the gateway keeps reading the upstream to the end', async (t) => {
   const frames = 15;
   const up = await slowUpstream(t, frames, 15);
-  const { gatewayUrl, adminUrl } = await startTestService(t, configWith([openaiDeployment('a', up.url, { price: PRICE })]));
+  const { gatewayUrl, adminUrl } = await startTestService(
+    t,
+    configWith([openaiDeployment('a', up.url, { price: PRICE })]),
+  );
   const metrics = async () => (await (await fetch(`${adminUrl}/metrics`)).json()) as any;
   await readThenDisconnect(gatewayUrl);
   await sleep(40);
@@ -331,7 +391,10 @@ t.test('after a client disconnects the gateway keeps reading the upstream to the
 t.test('after a disconnect, draining stops after disconnect_drain_chunks', async (t) => {
   const frames = 30;
   const up = await slowUpstream(t, frames, 10);
-  const { gatewayUrl, adminUrl } = await startTestService(t, configWith([openaiDeployment('a', up.url)], {}, { disconnect_drain_chunks: 2 }));
+  const { gatewayUrl, adminUrl } = await startTestService(
+    t,
+    configWith([openaiDeployment('a', up.url)], {}, { disconnect_drain_chunks: 2 }),
+  );
   await readThenDisconnect(gatewayUrl);
   t.ok(await waitFor(() => up.state.closedEarly, 1000), 'the gateway closed the upstream connection');
   t.notOk(up.state.finished);

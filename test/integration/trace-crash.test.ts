@@ -39,7 +39,15 @@ async function crashUnderLoad(t: Test, databaseDown: boolean): Promise<void> {
           {
             name: 'demo',
             created_at: '2026-11-21T00:00:00Z',
-            deployments: [{ id: 'demo-mock', provider: 'mock', model: 'mock-small', price: { input_per_mtok: 1, output_per_mtok: 2 }, mock: { latency_ms: 5 } }],
+            deployments: [
+              {
+                id: 'demo-mock',
+                provider: 'mock',
+                model: 'mock-small',
+                price: { input_per_mtok: 1, output_per_mtok: 2 },
+                mock: { latency_ms: 5 },
+              },
+            ],
           },
         ],
         plugins: [{ use: 'auth' }, { use: 'router' }, { use: 'tracing' }],
@@ -57,7 +65,11 @@ async function crashUnderLoad(t: Test, databaseDown: boolean): Promise<void> {
   const client = async () => {
     while (running) {
       try {
-        const res = await postJson(first.gatewayUrl, '/v1/chat/completions', chatBody({ messages: [{ role: 'user', content: `question ${answeredAt.size}` }] }));
+        const res = await postJson(
+          first.gatewayUrl,
+          '/v1/chat/completions',
+          chatBody({ messages: [{ role: 'user', content: `question ${answeredAt.size}` }] }),
+        );
         await res.arrayBuffer();
         const id = res.headers.get('x-svc-request-id');
         if (res.status === 200 && id) answeredAt.set(id, performance.now());
@@ -80,11 +92,16 @@ async function crashUnderLoad(t: Test, databaseDown: boolean): Promise<void> {
   if (databaseDown) proxy.restore();
 
   const second = await startServiceProcess(t, configPath);
-  const stats = async (): Promise<TraceStats> => ((await (await fetch(`${second.adminUrl}/metrics`)).json()) as any).telemetry.traces;
-  const after = await waitFor('the restarted process replayed what the killed one left', async () => {
-    const s = await stats();
-    return s.spill_files === 0 && s.queue_depth === 0 ? s : undefined;
-  }, 60_000);
+  const stats = async (): Promise<TraceStats> =>
+    ((await (await fetch(`${second.adminUrl}/metrics`)).json()) as any).telemetry.traces;
+  const after = await waitFor(
+    'the restarted process replayed what the killed one left',
+    async () => {
+      const s = await stats();
+      return s.spill_files === 0 && s.queue_depth === 0 ? s : undefined;
+    },
+    60_000,
+  );
   await second.process.stop();
 
   const direct = await openDatabase({ postgresUrl: url, dataDir: '' });
@@ -94,7 +111,9 @@ async function crashUnderLoad(t: Test, databaseDown: boolean): Promise<void> {
   const lost = [...answeredAt].filter(([id]) => !stored.has(id));
   const oldLost = lost.filter(([, at]) => killedAt - at > LOSS_WINDOW_MS);
   const oldest = lost.length === 0 ? 0 : Math.round(killedAt - Math.min(...lost.map(([, at]) => at)));
-  t.comment(`database ${databaseDown ? 'down' : 'up'}: ${answeredAt.size} answered, ${stored.size} traces stored, ${after.replayed} replayed after the restart, ${lost.length} answered requests without a trace (the oldest answered ${oldest} ms before the kill)`);
+  t.comment(
+    `database ${databaseDown ? 'down' : 'up'}: ${answeredAt.size} answered, ${stored.size} traces stored, ${after.replayed} replayed after the restart, ${lost.length} answered requests without a trace (the oldest answered ${oldest} ms before the kill)`,
+  );
   t.same(
     oldLost.map(([id, at]) => `${id} answered ${Math.round(killedAt - at)} ms before the kill`).slice(0, 5),
     [],

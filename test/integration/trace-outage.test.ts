@@ -36,7 +36,15 @@ t.test(`no trace lost while Postgres is cut for ${OUTAGE_MS / 1000} s under load
           name: 'demo',
           created_at: '2026-11-21T00:00:00Z',
           // A steady load, not a flood: each answer takes 20 ms.
-          deployments: [{ id: 'demo-mock', provider: 'mock', model: 'mock-small', price: { input_per_mtok: 1, output_per_mtok: 2 }, mock: { latency_ms: 20 } }],
+          deployments: [
+            {
+              id: 'demo-mock',
+              provider: 'mock',
+              model: 'mock-small',
+              price: { input_per_mtok: 1, output_per_mtok: 2 },
+              mock: { latency_ms: 20 },
+            },
+          ],
         },
       ],
       plugins: [{ use: 'auth' }, { use: 'router' }, { use: 'tracing' }],
@@ -45,7 +53,8 @@ t.test(`no trace lost while Postgres is cut for ${OUTAGE_MS / 1000} s under load
   );
   const direct = await openDatabase({ postgresUrl: url, dataDir: '' });
   t.teardown(() => direct.close());
-  const traceStats = async (): Promise<TraceStats> => ((await (await fetch(`${adminUrl}/metrics`)).json()) as any).telemetry.traces;
+  const traceStats = async (): Promise<TraceStats> =>
+    ((await (await fetch(`${adminUrl}/metrics`)).json()) as any).telemetry.traces;
   const health = async () => (await fetch(`${adminUrl}/health`)).status;
   t.equal(await health(), 200, '/health answers 200 before the outage');
 
@@ -57,7 +66,11 @@ t.test(`no trace lost while Postgres is cut for ${OUTAGE_MS / 1000} s under load
   const client = async () => {
     while (running) {
       try {
-        const res = await postJson(gatewayUrl, '/v1/chat/completions', chatBody({ messages: [{ role: 'user', content: `question ${served.size}` }] }));
+        const res = await postJson(
+          gatewayUrl,
+          '/v1/chat/completions',
+          chatBody({ messages: [{ role: 'user', content: `question ${served.size}` }] }),
+        );
         const text = await res.text();
         const id = res.headers.get('x-svc-request-id');
         if (res.status === 200 && id) {
@@ -90,7 +103,11 @@ t.test(`no trace lost while Postgres is cut for ${OUTAGE_MS / 1000} s under load
 
   t.ok(sawUnhealthy, '/health answered 503 while the database was cut');
   t.ok(servedInOutage > 0, `${servedInOutage} requests served while the database was cut`);
-  t.equal(duringOutage.queue_depth, 0, 'nothing waits in memory while the database is cut: the queue went to the spill file');
+  t.equal(
+    duringOutage.queue_depth,
+    0,
+    'nothing waits in memory while the database is cut: the queue went to the spill file',
+  );
   t.ok(maxSpilled > 0, `/metrics showed ${maxSpilled} traces spilled during the outage`);
   t.ok(duringOutage.write_failures > 0, 'writes failed and were retried');
   t.equal(duringOutage.database, 'failing');
@@ -109,7 +126,8 @@ t.test(`no trace lost while Postgres is cut for ${OUTAGE_MS / 1000} s under load
   const drainStarted = performance.now();
   let final = await traceStats();
   while (!(final.queue_depth === 0 && final.spill_files === 0 && final.database === 'ok')) {
-    if (performance.now() - drainStarted > 60_000) throw new Error(`the trace writer did not drain: ${JSON.stringify(final)}`);
+    if (performance.now() - drainStarted > 60_000)
+      throw new Error(`the trace writer did not drain: ${JSON.stringify(final)}`);
     await sleep(100);
     final = await traceStats();
   }
@@ -119,17 +137,30 @@ t.test(`no trace lost while Postgres is cut for ${OUTAGE_MS / 1000} s under load
   t.ok(final.replayed > 0, `${final.replayed} traces replayed from spill files`);
   t.equal(final.replayed, final.spilled, 'every spilled trace replayed');
 
-  const rows = await direct.query<{ id: string; n: unknown }>("SELECT id, count(*) AS n FROM traces WHERE project_id = 'default' GROUP BY id");
+  const rows = await direct.query<{ id: string; n: unknown }>(
+    "SELECT id, count(*) AS n FROM traces WHERE project_id = 'default' GROUP BY id",
+  );
   const stored = new Map(rows.rows.map((r) => [r.id, Number(r.n)]));
   const missing = [...served].filter((id) => !stored.has(id));
-  t.equal(missing.length, 0, `every one of the ${served.size} served requests has its trace (${missing.length} missing)`);
-  t.same([...stored.values()].filter((n) => n !== 1), [], 'each stored exactly once');
+  t.equal(
+    missing.length,
+    0,
+    `every one of the ${served.size} served requests has its trace (${missing.length} missing)`,
+  );
+  t.same(
+    [...stored.values()].filter((n) => n !== 1),
+    [],
+    'each stored exactly once',
+  );
   t.equal(stored.size, served.size, 'and no other trace');
-  const obs = await direct.query<{ n: unknown }>("SELECT count(DISTINCT trace_id) AS n FROM observations WHERE project_id = 'default'");
+  const obs = await direct.query<{ n: unknown }>(
+    "SELECT count(DISTINCT trace_id) AS n FROM observations WHERE project_id = 'default'",
+  );
   t.equal(Number(obs.rows[0].n), served.size, 'every trace has its generation');
 
   const prometheus = await (await fetch(`${adminUrl}/metrics?format=prometheus`)).text();
-  const metric = (name: string) => Number(/^(\S+) (\S+)$/m.exec(prometheus.split('\n').find((l) => l.startsWith(`${name} `)) ?? '')?.[2]);
+  const metric = (name: string) =>
+    Number(/^(\S+) (\S+)$/m.exec(prometheus.split('\n').find((l) => l.startsWith(`${name} `)) ?? '')?.[2]);
   t.equal(metric('svc_traces_spilled_total'), final.spilled, 'Prometheus: svc_traces_spilled_total');
   t.equal(metric('svc_traces_replayed_total'), final.replayed, 'Prometheus: svc_traces_replayed_total');
   t.equal(metric('svc_traces_dropped_total'), 0, 'Prometheus: svc_traces_dropped_total');

@@ -5,7 +5,15 @@ import { systemClock } from '../../src/pipeline/clock.ts';
 import type { Queryable } from '../../src/store/database.ts';
 import { getTrace, listObservationsOfTrace, type StoredTrace } from '../../src/store/repos/traces.ts';
 import { startFakeOpenAI, type Behaviour, type FakeOpenAI } from '../helpers/fake-openai.ts';
-import { baseConfig, chatBody, openaiDeployment, postJson, startTestService, TEST_KEY, type TestService } from '../helpers/service.ts';
+import {
+  baseConfig,
+  chatBody,
+  openaiDeployment,
+  postJson,
+  startTestService,
+  TEST_KEY,
+  type TestService,
+} from '../helpers/service.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';
 
 const PROJECT = 'default';
@@ -33,16 +41,30 @@ function requestId(res: Response): string {
 
 const attemptsOf = (res: Response): Attempt[] => JSON.parse(res.headers.get('x-svc-attempts') ?? '[]');
 
-function send(url: string, path: string, body: unknown, apiKey: string | undefined = TEST_KEY, headers: Record<string, string> = {}): Promise<Response> {
+function send(
+  url: string,
+  path: string,
+  body: unknown,
+  apiKey: string | undefined = TEST_KEY,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(`${url}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` }), ...headers },
+    headers: {
+      'content-type': 'application/json',
+      ...(apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` }),
+      ...headers,
+    },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 }
 
-const chat = (url: string, body: Record<string, unknown> = {}, headers: Record<string, string> = {}, apiKey: string = TEST_KEY) =>
-  send(url, '/v1/chat/completions', chatBody({ model: 'g', ...body }), apiKey, headers);
+const chat = (
+  url: string,
+  body: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+  apiKey: string = TEST_KEY,
+) => send(url, '/v1/chat/completions', chatBody({ model: 'g', ...body }), apiKey, headers);
 
 /** The trace, once the writer has stored it. */
 async function traceOf(db: Queryable, id: string, ms = 15_000): Promise<StoredTrace> {
@@ -92,7 +114,11 @@ async function fake(t: Test, fallback?: Behaviour): Promise<FakeOpenAI> {
   return f;
 }
 
-async function gateway(t: Test, backend: 'pglite' | 'postgres', tracing: Record<string, unknown> = {}): Promise<Gateway> {
+async function gateway(
+  t: Test,
+  backend: 'pglite' | 'postgres',
+  tracing: Record<string, unknown> = {},
+): Promise<Gateway> {
   const up = await fake(t);
   const down = await fake(t, { type: 'error', status: 503 });
   let skew = 0;
@@ -106,19 +132,53 @@ async function gateway(t: Test, backend: 'pglite' | 'postgres', tracing: Record<
           name: 'g',
           created_at: CREATED,
           routing: { retries: 2, bench_ms: 0 },
-          deployments: [openaiDeployment('a', up.url, { price: PRICE }), openaiDeployment('b', up.url, { price: PRICE })],
+          deployments: [
+            openaiDeployment('a', up.url, { price: PRICE }),
+            openaiDeployment('b', up.url, { price: PRICE }),
+          ],
         },
-        { name: 'failing', created_at: CREATED, routing: { retries: 1, bench_ms: 0, max_backoff_ms: 10 }, deployments: [openaiDeployment('dead', down.url, { price: PRICE })] },
+        {
+          name: 'failing',
+          created_at: CREATED,
+          routing: { retries: 1, bench_ms: 0, max_backoff_ms: 10 },
+          deployments: [openaiDeployment('dead', down.url, { price: PRICE })],
+        },
       ],
-      agents: [{ id: 'agent-1', project: PROJECT, name: 'helper', version: '1.0', framework: 'custom', model: 'model-a', status: 'active' }],
+      agents: [
+        {
+          id: 'agent-1',
+          project: PROJECT,
+          name: 'helper',
+          version: '1.0',
+          framework: 'custom',
+          model: 'model-a',
+          status: 'active',
+        },
+      ],
       keys: [
         { alias: 'test', key: TEST_KEY, project: PROJECT, model_groups: ['g', 'failing'], agent: 'agent-1' },
         { alias: 'blocked', key: key('blocked'), project: PROJECT, model_groups: ['g'], blocked: true },
         { alias: 'blocked2', key: key('blocked2'), project: PROJECT, model_groups: ['g'], blocked: true },
-        { alias: 'expired', key: key('expired'), project: PROJECT, model_groups: ['g'], expires_at: new Date(Date.now() - 60_000).toISOString() },
-        { alias: 'faraway', key: key('faraway'), project: PROJECT, model_groups: ['g'], allowed_networks: ['10.0.0.0/8'] },
+        {
+          alias: 'expired',
+          key: key('expired'),
+          project: PROJECT,
+          model_groups: ['g'],
+          expires_at: new Date(Date.now() - 60_000).toISOString(),
+        },
+        {
+          alias: 'faraway',
+          key: key('faraway'),
+          project: PROJECT,
+          model_groups: ['g'],
+          allowed_networks: ['10.0.0.0/8'],
+        },
       ],
-      plugins: [{ use: 'auth' }, { use: 'router', config: { backoff_base_ms: 1 } }, { use: 'tracing', config: tracing }],
+      plugins: [
+        { use: 'auth' },
+        { use: 'router', config: { backoff_base_ms: 1 } },
+        { use: 'tracing', config: tracing },
+      ],
     }),
     { backend, clock },
   );
@@ -166,9 +226,19 @@ for (const backend of STORE_BACKENDS) {
     const { db, up } = g;
 
     t.test('non-streamed chat: the trace, its facts and one generation per attempt', async (t) => {
-      up.queue.push({ type: 'error', status: 500 }, { type: 'delay', ms: 60, then: { type: 'ok', content: 'Hi there', usage: { prompt_tokens: 10, completion_tokens: 5 } } });
+      up.queue.push(
+        { type: 'error', status: 500 },
+        {
+          type: 'delay',
+          ms: 60,
+          then: { type: 'ok', content: 'Hi there', usage: { prompt_tokens: 10, completion_tokens: 5 } },
+        },
+      );
       const before = Date.now();
-      const messages = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }];
+      const messages = [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hello' },
+      ];
       const res = await chat(g.url, { messages, temperature: 0.2 });
       const after = Date.now();
       t.equal(res.status, 200);
@@ -195,11 +265,19 @@ for (const backend of STORE_BACKENDS) {
         userId: null,
         sessionId: null,
         parentTraceId: null,
-        metadata: { 'gateway.route': '/v1/chat/completions', 'gateway.status': 200, 'gateway.key': 'test', 'gateway.stream': false },
+        metadata: {
+          'gateway.route': '/v1/chat/completions',
+          'gateway.status': 200,
+          'gateway.key': 'test',
+          'gateway.stream': false,
+        },
       });
       t.equal(trace.deployment, attempts[1].d, 'the deployment that served');
       t.notOk('gateway.refusal' in trace.metadata, 'a served request is no refusal');
-      t.ok(Date.parse(trace.startTime) >= before && Date.parse(trace.startTime) <= after, 'starts when the request arrived');
+      t.ok(
+        Date.parse(trace.startTime) >= before && Date.parse(trace.startTime) <= after,
+        'starts when the request arrived',
+      );
       t.ok(Date.parse(trace.endTime!) <= after, 'ends when the response ended');
       t.equal(trace.durationMs, Date.parse(trace.endTime!) - Date.parse(trace.startTime));
       t.ok(trace.durationMs! >= 60, `duration covers the provider's 60 ms (${trace.durationMs} ms)`);
@@ -219,7 +297,12 @@ for (const backend of STORE_BACKENDS) {
         level: 'WARNING',
         statusMessage: 'fake error 500',
         model: `model-${attempts[0].d}`,
-        attributes: { 'gateway.deployment': attempts[0].d, 'gateway.outcome': 'retryable', 'gateway.provider': 'openai', 'gateway.provider_status': 500 },
+        attributes: {
+          'gateway.deployment': attempts[0].d,
+          'gateway.outcome': 'retryable',
+          'gateway.provider': 'openai',
+          'gateway.provider_status': 500,
+        },
         modelParameters: { temperature: 0.2 },
         totalTokens: 0,
         totalCost: 0,
@@ -237,7 +320,10 @@ for (const backend of STORE_BACKENDS) {
         totalTokens: 15,
       });
       near(t, obs[1].totalCost, trace.cost, 'the served attempt carries the cost');
-      t.ok(Date.parse(obs[1].endTime!) - Date.parse(obs[1].startTime) >= 60, 'the served attempt lasted the provider delay');
+      t.ok(
+        Date.parse(obs[1].endTime!) - Date.parse(obs[1].startTime) >= 60,
+        'the served attempt lasted the provider delay',
+      );
     });
 
     t.test('streamed chat: the answer rebuilt from chunks, usage from the final usage chunk', async (t) => {
@@ -275,14 +361,21 @@ for (const backend of STORE_BACKENDS) {
       const lasted = Date.parse(attempt.endTime!) - Date.parse(attempt.startTime);
       t.ok(lasted >= 120, `the generation lasted the stream (${lasted} ms)`);
       t.equal(attempt.attributes!['gateway.duration_ms'], lasted, 'the attempt in the trace says as long as its span');
-      t.equal(attempt.attributes!['gateway.first_chunk_ms'], header.ms, "the header's time to the first chunk is kept apart");
+      t.equal(
+        attempt.attributes!['gateway.first_chunk_ms'],
+        header.ms,
+        "the header's time to the first chunk is kept apart",
+      );
       t.equal(Date.parse(attempt.completionStartTime!) - Date.parse(attempt.startTime), header.ms);
 
       // Without include_usage the client gets no usage chunk, but the gateway asked the provider for it.
       up.queue.push({ type: 'stream', pieces: ['a', 'b', 'c', 'd'] });
       const quiet = await chat(g.url, { stream: true });
       const quietEvents = sseEvents(await quiet.text());
-      t.notOk(quietEvents.some((e) => e.usage), 'no usage chunk for the client');
+      t.notOk(
+        quietEvents.some((e) => e.usage),
+        'no usage chunk for the client',
+      );
       const quietTrace = await traceOf(db, requestId(quiet));
       t.equal(quietTrace.tokens, 16, 'usage still recorded (12 + 4)');
       t.match(quietTrace.output, { content: 'abcd' });
@@ -340,16 +433,32 @@ for (const backend of STORE_BACKENDS) {
       t.equal(trace.parentSpanId, TRACEPARENT_SPAN);
 
       const endUser = await chat(g.url, { user: 'end-user-9' });
-      t.equal((await traceOf(db, requestId(endUser))).userId, 'end-user-9', "OpenAI's user field names the user when no header does");
+      t.equal(
+        (await traceOf(db, requestId(endUser))).userId,
+        'end-user-9',
+        "OpenAI's user field names the user when no header does",
+      );
       const both = await chat(g.url, { user: 'end-user-9' }, { 'svc-user-id': 'user-42' });
       t.equal((await traceOf(db, requestId(both))).userId, 'user-42', 'the header wins over the body');
       const tooLong = await chat(g.url, { user: 'u'.repeat(201) });
-      t.equal((await traceOf(db, requestId(tooLong))).userId, null, 'a user field breaking the header rule is left out');
+      t.equal(
+        (await traceOf(db, requestId(tooLong))).userId,
+        null,
+        'a user field breaking the header rule is left out',
+      );
 
       const json = await chat(g.url, {}, { 'svc-tags': JSON.stringify({ team: 'y', env: 'prod' }) });
       t.same((await traceOf(db, requestId(json))).tags, { team: 'y', env: 'prod' }, 'tags as a JSON object');
 
-      const bad = await chat(g.url, {}, { 'svc-user-id': 'user-1', 'svc-metadata': '{not json', traceparent: `00-${'0'.repeat(32)}-${TRACEPARENT_SPAN}-01` });
+      const bad = await chat(
+        g.url,
+        {},
+        {
+          'svc-user-id': 'user-1',
+          'svc-metadata': '{not json',
+          traceparent: `00-${'0'.repeat(32)}-${TRACEPARENT_SPAN}-01`,
+        },
+      );
       t.equal(bad.status, 200, 'malformed caller headers never fail the request');
       const badTrace = await traceOf(db, requestId(bad));
       t.same(badTrace.metadata['svc.ignored_headers'], ['svc-metadata', 'traceparent'], 'and are named');
@@ -387,7 +496,11 @@ for (const backend of STORE_BACKENDS) {
       t.equal(((await invalid.json()) as any).error.code, 'invalid_request');
       const notJson = await send(g.url, '/v1/chat/completions', '{"model":');
       t.equal(((await notJson.json()) as any).error.code, 'invalid_json');
-      for (const [name, res] of [['invalid_api_key', unknown], ['invalid_request', invalid], ['invalid_json', notJson]] as const) {
+      for (const [name, res] of [
+        ['invalid_api_key', unknown],
+        ['invalid_request', invalid],
+        ['invalid_json', notJson],
+      ] as const) {
         t.ok(await g.untraced(requestId(res)), `${name}: no trace`);
       }
     });
@@ -413,19 +526,31 @@ for (const backend of STORE_BACKENDS) {
         t.same(await g.tracesOf(c.alias, c.code), [ids[0]], `${c.code}: 3 refusals, 1 trace (the first)`);
         firstIds[c.alias] = ids[0];
         const trace = await traceOf(db, ids[0]);
-        t.match(trace, { status: 'error', statusCode: c.status, errorCode: c.code, tokens: 0, cost: 0, metadata: { 'gateway.key': c.alias } });
+        t.match(trace, {
+          status: 'error',
+          statusCode: c.status,
+          errorCode: c.code,
+          tokens: 0,
+          cost: 0,
+          metadata: { 'gateway.key': c.alias },
+        });
         t.same(await listObservationsOfTrace(db, PROJECT, ids[0]), []);
       }
 
       const other = await chat(g.url, {}, {}, key('blocked2'));
       t.equal(other.status, 401);
       await g.barrier();
-      t.same(await g.tracesOf('blocked2', 'key_blocked'), [requestId(other)], 'another key with the same reason has its own window');
+      t.same(
+        await g.tracesOf('blocked2', 'key_blocked'),
+        [requestId(other)],
+        'another key with the same reason has its own window',
+      );
 
       g.advance(59_999);
       for (const c of cases) await (await chat(g.url, {}, {}, key(c.alias))).arrayBuffer();
       await g.barrier();
-      for (const c of cases) t.equal((await g.tracesOf(c.alias, c.code)).length, 1, `${c.code}: still one trace 59.999 s later`);
+      for (const c of cases)
+        t.equal((await g.tracesOf(c.alias, c.code)).length, 1, `${c.code}: still one trace 59.999 s later`);
 
       g.advance(1);
       const later: Record<string, string> = {};
@@ -435,43 +560,77 @@ for (const backend of STORE_BACKENDS) {
         await (await chat(g.url, {}, {}, key(c.alias))).arrayBuffer();
       }
       await g.barrier();
-      for (const c of cases) t.same(await g.tracesOf(c.alias, c.code), [firstIds[c.alias], later[c.alias]], `${c.code}: a second trace a minute later`);
+      for (const c of cases)
+        t.same(
+          await g.tracesOf(c.alias, c.code),
+          [firstIds[c.alias], later[c.alias]],
+          `${c.code}: a second trace a minute later`,
+        );
     });
 
-    t.test('all deployments failing: gateway.refusal = all_deployments_failed, one generation per attempt', async (t) => {
-      const res = await chat(g.url, { model: 'failing' });
-      t.equal(res.status, 503, 'the last provider error is passed on');
-      const body = (await res.json()) as any;
-      const attempts = attemptsOf(res);
-      t.equal(attempts.length, 2, 'first try and one retry');
-      const trace = await traceOf(db, requestId(res));
-      t.match(trace, {
-        status: 'error',
-        statusCode: 503,
-        errorCode: body.error.code ?? 'upstream_error',
-        modelGroup: 'failing',
-        tokens: 0,
-        cost: 0,
-        metadata: { 'gateway.refusal': 'all_deployments_failed', 'gateway.status': 503 },
-      });
-      const obs = await listObservationsOfTrace(db, PROJECT, trace.id);
-      t.equal(obs.length, 2);
-      for (const o of obs) {
-        t.match(o, { status: 'retryable', level: 'WARNING', statusMessage: 'fake error 503', attributes: { 'gateway.deployment': 'dead', 'gateway.provider_status': 503 }, totalTokens: 0 });
-      }
-    });
+    t.test(
+      'all deployments failing: gateway.refusal = all_deployments_failed, one generation per attempt',
+      async (t) => {
+        const res = await chat(g.url, { model: 'failing' });
+        t.equal(res.status, 503, 'the last provider error is passed on');
+        const body = (await res.json()) as any;
+        const attempts = attemptsOf(res);
+        t.equal(attempts.length, 2, 'first try and one retry');
+        const trace = await traceOf(db, requestId(res));
+        t.match(trace, {
+          status: 'error',
+          statusCode: 503,
+          errorCode: body.error.code ?? 'upstream_error',
+          modelGroup: 'failing',
+          tokens: 0,
+          cost: 0,
+          metadata: { 'gateway.refusal': 'all_deployments_failed', 'gateway.status': 503 },
+        });
+        const obs = await listObservationsOfTrace(db, PROJECT, trace.id);
+        t.equal(obs.length, 2);
+        for (const o of obs) {
+          t.match(o, {
+            status: 'retryable',
+            level: 'WARNING',
+            statusMessage: 'fake error 503',
+            attributes: { 'gateway.deployment': 'dead', 'gateway.provider_status': 503 },
+            totalTokens: 0,
+          });
+        }
+      },
+    );
 
     t.test('a provider error passed through is traced with its status and code', async (t) => {
-      up.queue.push({ type: 'error', status: 400, envelope: { error: { message: 'bad parameter', type: 'invalid_request_error', param: 'temperature', code: 'bad_param' } } });
+      up.queue.push({
+        type: 'error',
+        status: 400,
+        envelope: {
+          error: { message: 'bad parameter', type: 'invalid_request_error', param: 'temperature', code: 'bad_param' },
+        },
+      });
       const res = await chat(g.url, { temperature: 9 });
       t.equal(res.status, 400);
       t.equal(((await res.json()) as any).error.code, 'bad_param');
       const trace = await traceOf(db, requestId(res));
-      t.match(trace, { status: 'error', statusCode: 400, errorCode: 'bad_param', tokens: 0, output: { error: { code: 'bad_param' } } });
-      t.notOk('gateway.refusal' in trace.metadata, 'one failed attempt that stops the request is not all_deployments_failed');
+      t.match(trace, {
+        status: 'error',
+        statusCode: 400,
+        errorCode: 'bad_param',
+        tokens: 0,
+        output: { error: { code: 'bad_param' } },
+      });
+      t.notOk(
+        'gateway.refusal' in trace.metadata,
+        'one failed attempt that stops the request is not all_deployments_failed',
+      );
       const obs = await listObservationsOfTrace(db, PROJECT, trace.id);
       t.equal(obs.length, 1);
-      t.match(obs[0], { status: 'failed', level: 'ERROR', statusMessage: 'bad parameter', attributes: { 'gateway.provider_status': 400 } });
+      t.match(obs[0], {
+        status: 'failed',
+        level: 'ERROR',
+        statusMessage: 'bad parameter',
+        attributes: { 'gateway.provider_status': 400 },
+      });
     });
 
     t.test('a stream that breaks after starting is traced as an error', async (t) => {
@@ -482,7 +641,12 @@ for (const backend of STORE_BACKENDS) {
       t.equal(events.at(-1).error?.code, 'upstream_stream_error');
       const seen = events.map((e) => e.choices?.[0]?.delta?.content ?? '').join('');
       const trace = await traceOf(db, requestId(res));
-      t.match(trace, { status: 'error', statusCode: 200, errorCode: 'upstream_stream_error', metadata: { 'gateway.error_code': 'upstream_stream_error' } });
+      t.match(trace, {
+        status: 'error',
+        statusCode: 200,
+        errorCode: 'upstream_stream_error',
+        metadata: { 'gateway.error_code': 'upstream_stream_error' },
+      });
       t.same(trace.output, { role: 'assistant', content: seen }, 'the answer as far as the client got it');
     });
 

@@ -7,7 +7,13 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import t, { type Test } from 'tap';
 import { getTrace, type StoredTrace } from '../../src/store/repos/traces.ts';
-import { startFakeVertex, vertexDeployment, vertexFixture, type FakeVertex, type VertexBehaviour } from '../helpers/fake-vertex.ts';
+import {
+  startFakeVertex,
+  vertexDeployment,
+  vertexFixture,
+  type FakeVertex,
+  type VertexBehaviour,
+} from '../helpers/fake-vertex.ts';
 import { TEST_KEY, baseConfig, startTestService } from '../helpers/service.ts';
 
 const created = '2026-11-21T00:00:00Z';
@@ -34,18 +40,53 @@ const groups = [
   {
     name: 'from-file',
     created_at: created,
-    deployments: [vertexDeployment('gem-file', up, { gcp: { project: 'test-project', location: 'global', credentials_file: join(credentialsDir, 'sa.json'), token_url: up.tokenUrl } })],
+    deployments: [
+      vertexDeployment('gem-file', up, {
+        gcp: {
+          project: 'test-project',
+          location: 'global',
+          credentials_file: join(credentialsDir, 'sa.json'),
+          token_url: up.tokenUrl,
+        },
+      }),
+    ],
   },
   // The busy deployment is chosen first (weights), answers 429 RESOURCE_EXHAUSTED; the spare one serves.
-  { name: 'retry', created_at: created, routing: { retries: 1, bench_ms: 0 }, deployments: [vertexDeployment('busy', busy, { weight: 1e6 }), vertexDeployment('spare', up, { weight: 1e-6 })] },
-  { name: 'limited', created_at: created, routing: { retries: 0, bench_ms: 0 }, fallback: 'gemini', deployments: [vertexDeployment('limited-busy', busy)] },
+  {
+    name: 'retry',
+    created_at: created,
+    routing: { retries: 1, bench_ms: 0 },
+    deployments: [vertexDeployment('busy', busy, { weight: 1e6 }), vertexDeployment('spare', up, { weight: 1e-6 })],
+  },
+  {
+    name: 'limited',
+    created_at: created,
+    routing: { retries: 0, bench_ms: 0 },
+    fallback: 'gemini',
+    deployments: [vertexDeployment('limited-busy', busy)],
+  },
   { name: 'bad', created_at: created, routing: { retries: 2 }, deployments: [vertexDeployment('bad-up', bad)] },
   {
     name: 'claude',
     created_at: created,
-    deployments: [vertexDeployment('claude-vertex', claudeUp, { model: 'claude-sonnet-4-5@20250929', default_max_tokens: 1024, gcp: { project: 'test-project', location: 'us-east5', credentials_json: claudeUp.account.json, token_url: claudeUp.tokenUrl } })],
+    deployments: [
+      vertexDeployment('claude-vertex', claudeUp, {
+        model: 'claude-sonnet-4-5@20250929',
+        default_max_tokens: 1024,
+        gcp: {
+          project: 'test-project',
+          location: 'us-east5',
+          credentials_json: claudeUp.account.json,
+          token_url: claudeUp.tokenUrl,
+        },
+      }),
+    ],
   },
-  { name: 'no-creds', created_at: created, deployments: [vertexDeployment('no-creds', up, { gcp: { project: 'p', location: 'us-central1' } })] },
+  {
+    name: 'no-creds',
+    created_at: created,
+    deployments: [vertexDeployment('no-creds', up, { gcp: { project: 'p', location: 'us-central1' } })],
+  },
 ];
 const svc = await startTestService(
   t,
@@ -70,33 +111,49 @@ async function traceOf(id: string): Promise<StoredTrace> {
   throw new Error(`trace ${id} not stored`);
 }
 
-const near = (t: Test, actual: number, expected: number, message: string) => t.ok(Math.abs(actual - expected) < 1e-12, `${message} (${actual} vs ${expected})`);
+const near = (t: Test, actual: number, expected: number, message: string) =>
+  t.ok(Math.abs(actual - expected) < 1e-12, `${message} (${actual} vs ${expected})`);
 
 t.test('plain chat: text, usage by the rule, cost from it, one OAuth token for many requests', async (t) => {
-  const { data, response } = await client.chat.completions.create({ model: 'gemini', messages: [{ role: 'user', content: 'Capital of France?' }] }).withResponse();
+  const { data, response } = await client.chat.completions
+    .create({ model: 'gemini', messages: [{ role: 'user', content: 'Capital of France?' }] })
+    .withResponse();
   t.equal(data.object, 'chat.completion');
   t.equal(data.id, 'chatcmpl-gD8jab2mFv6d1dkP7qKx4Ak');
   t.equal(data.model, 'gemini-2.5-flash');
   t.equal(data.choices[0].message.content, 'Paris is the capital of France.');
   t.equal(data.choices[0].finish_reason, 'stop');
   // promptTokenCount 120 (100 cached), candidates 8 + thoughts 50.
-  t.same(data.usage, { prompt_tokens: 120, completion_tokens: 58, total_tokens: 178, prompt_tokens_details: { cached_tokens: 100 }, completion_tokens_details: { reasoning_tokens: 50 } });
+  t.same(data.usage, {
+    prompt_tokens: 120,
+    completion_tokens: 58,
+    total_tokens: 178,
+    prompt_tokens_details: { cached_tokens: 100 },
+    completion_tokens_details: { reasoning_tokens: 50 },
+  });
   t.equal(response.headers.get('x-svc-cost'), String((20 * 1 + 100 * 0.5 + 58 * 2) / 1e6));
   t.equal(response.headers.get('x-svc-deployment'), 'gem');
   t.equal(last(up).path, `${GEMINI_PATH}:generateContent`);
   t.same(last(up).body, { contents: [{ role: 'user', parts: [{ text: 'Capital of France?' }] }] });
   t.match(last(up).headers.authorization, /^Bearer ya29\.fake-access-token-\d+$/);
   const fetches = up.tokenFetches;
-  for (let i = 0; i < 3; i++) await client.chat.completions.create({ model: 'gemini', messages: [{ role: 'user', content: `again ${i}` }] });
+  for (let i = 0; i < 3; i++)
+    await client.chat.completions.create({ model: 'gemini', messages: [{ role: 'user', content: `again ${i}` }] });
   t.equal(up.tokenFetches, fetches, 'the cached token served the later requests');
   t.equal(up.tokenFetches, 1, 'one token fetch so far');
   t.same(up.tokenRejections, [], 'every JWT assertion verified with the service account public key');
 });
 
 t.test('credentials_file and the global location', async (t) => {
-  const data = await client.chat.completions.create({ model: 'from-file', messages: [{ role: 'user', content: 'Hi' }] });
+  const data = await client.chat.completions.create({
+    model: 'from-file',
+    messages: [{ role: 'user', content: 'Hi' }],
+  });
   t.equal(data.choices[0].message.content, 'Paris is the capital of France.');
-  t.equal(last(up).path, '/v1/projects/test-project/locations/global/publishers/google/models/gemini-2.5-flash:generateContent');
+  t.equal(
+    last(up).path,
+    '/v1/projects/test-project/locations/global/publishers/google/models/gemini-2.5-flash:generateContent',
+  );
 });
 
 t.test('system prompt, image parts and generation settings reach Vertex in its shape', async (t) => {
@@ -139,11 +196,19 @@ const tools = [
     function: {
       name: 'get_weather',
       description: 'Weather for a city',
-      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+      parameters: {
+        type: 'object',
+        properties: { city: { type: 'string' } },
+        required: ['city'],
+        additionalProperties: false,
+      },
       strict: true,
     },
   },
-  { type: 'function' as const, function: { name: 'get_time', parameters: { type: 'object', properties: { tz: { type: 'string' } } } } },
+  {
+    type: 'function' as const,
+    function: { name: 'get_time', parameters: { type: 'object', properties: { tz: { type: 'string' } } } },
+  },
 ];
 
 t.test('parallel tool calls, not streamed, and the tool results round trip by function name', async (t) => {
@@ -153,7 +218,11 @@ t.test('parallel tool calls, not streamed, and the tool results round trip by fu
   t.same(last(up).body.tools, [
     {
       functionDeclarations: [
-        { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+        {
+          name: 'get_weather',
+          description: 'Weather for a city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
         { name: 'get_time', parameters: { type: 'object', properties: { tz: { type: 'string' } } } },
       ],
     },
@@ -162,7 +231,10 @@ t.test('parallel tool calls, not streamed, and the tool results round trip by fu
   const choice = first.choices[0];
   t.equal(choice.finish_reason, 'tool_calls');
   const calls = choice.message.tool_calls! as OpenAI.ChatCompletionMessageFunctionToolCall[];
-  t.same(calls.map((c) => c.function.name), ['get_weather', 'get_time']);
+  t.same(
+    calls.map((c) => c.function.name),
+    ['get_weather', 'get_time'],
+  );
   t.ok(calls.every((c) => /^call_[A-Za-z0-9]{24}$/.test(c.id)));
   messages.push(choice.message as OpenAI.ChatCompletionMessageParam);
   // Results in the other order: matched by id, sent by name.
@@ -191,7 +263,13 @@ t.test('parallel tool calls, not streamed, and the tool results round trip by fu
 
 t.test('parallel tool calls streamed: indices 0..n-1, whole arguments, finish tool_calls', async (t) => {
   up.queue.push({ type: 'sse', events: vertexFixture('stream-tools.json') });
-  const stream = await client.chat.completions.create({ model: 'gemini', messages: [{ role: 'user', content: 'Weather in Paris and Rome?' }], tools, tool_choice: 'required', stream: true });
+  const stream = await client.chat.completions.create({
+    model: 'gemini',
+    messages: [{ role: 'user', content: 'Weather in Paris and Rome?' }],
+    tools,
+    tool_choice: 'required',
+    stream: true,
+  });
   const calls: { id?: string; name?: string; args: string }[] = [];
   let text = '';
   let finish: string | null = null;
@@ -213,7 +291,14 @@ t.test('parallel tool calls streamed: indices 0..n-1, whole arguments, finish to
   t.equal(last(up).path, `${GEMINI_PATH}:streamGenerateContent?alt=sse`);
   t.same(last(up).body.toolConfig, { functionCallingConfig: { mode: 'ANY' } });
   t.equal(text, 'Checking both.');
-  t.same(calls.map((c) => [c.name, JSON.parse(c.args)]), [['get_weather', { city: 'Paris' }], ['get_weather', { city: 'Rome' }], ['get_time', { tz: 'Europe/Rome' }]]);
+  t.same(
+    calls.map((c) => [c.name, JSON.parse(c.args)]),
+    [
+      ['get_weather', { city: 'Paris' }],
+      ['get_weather', { city: 'Rome' }],
+      ['get_time', { tz: 'Europe/Rome' }],
+    ],
+  );
   t.equal(new Set(calls.map((c) => c.id)).size, 3);
   t.equal(finish, 'tool_calls');
 });
@@ -221,14 +306,25 @@ t.test('parallel tool calls streamed: indices 0..n-1, whole arguments, finish to
 t.test('streamed text with include_usage: usage chunk by the rule, costed from real usage', async (t) => {
   up.queue.push({ type: 'sse', events: vertexFixture('stream-text.json') });
   const { data: stream, response } = await client.chat.completions
-    .create({ model: 'gemini', messages: [{ role: 'user', content: 'Hello' }], stream: true, stream_options: { include_usage: true } })
+    .create({
+      model: 'gemini',
+      messages: [{ role: 'user', content: 'Hello' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    })
     .withResponse();
   const chunks = [];
   for await (const chunk of stream) chunks.push(chunk);
   t.equal(chunks.map((c) => c.choices[0]?.delta.content ?? '').join(''), 'Hello from Gemini.');
   t.equal(chunks.at(-2)!.choices[0].finish_reason, 'stop');
   t.same(chunks.at(-1)!.choices, []);
-  const usage = { prompt_tokens: 40, completion_tokens: 36, total_tokens: 76, prompt_tokens_details: { cached_tokens: 30 }, completion_tokens_details: { reasoning_tokens: 30 } };
+  const usage = {
+    prompt_tokens: 40,
+    completion_tokens: 36,
+    total_tokens: 76,
+    prompt_tokens_details: { cached_tokens: 30 },
+    completion_tokens_details: { reasoning_tokens: 30 },
+  };
   t.same(chunks.at(-1)!.usage, usage);
   for (const c of chunks.slice(0, -1)) t.notOk(c.usage, 'usage only on the last chunk');
   t.equal(response.headers.get('x-svc-cost-estimated'), 'true');
@@ -240,7 +336,11 @@ t.test('streamed text with include_usage: usage chunk by the rule, costed from r
 
 t.test('streamed without include_usage: no usage reaches the client', async (t) => {
   up.queue.push({ type: 'sse', events: vertexFixture('stream-text.json') });
-  const stream = await client.chat.completions.create({ model: 'gemini', messages: [{ role: 'user', content: 'Hello' }], stream: true });
+  const stream = await client.chat.completions.create({
+    model: 'gemini',
+    messages: [{ role: 'user', content: 'Hello' }],
+    stream: true,
+  });
   const chunks = [];
   for await (const chunk of stream) chunks.push(chunk);
   t.ok(chunks.every((c) => !c.usage));
@@ -248,22 +348,44 @@ t.test('streamed without include_usage: no usage reaches the client', async (t) 
 });
 
 t.test('stop reasons: MAX_TOKENS → length, SAFETY → content_filter', async (t) => {
-  up.queue.push({ type: 'json', body: vertexFixture('generate-max-tokens.json') }, { type: 'json', body: vertexFixture('generate-safety.json') });
-  const length = await client.chat.completions.create({ model: 'gemini', messages: [{ role: 'user', content: 'Tell a story' }], max_tokens: 3 });
+  up.queue.push(
+    { type: 'json', body: vertexFixture('generate-max-tokens.json') },
+    { type: 'json', body: vertexFixture('generate-safety.json') },
+  );
+  const length = await client.chat.completions.create({
+    model: 'gemini',
+    messages: [{ role: 'user', content: 'Tell a story' }],
+    max_tokens: 3,
+  });
   t.equal(length.choices[0].finish_reason, 'length');
   t.equal(length.choices[0].message.content, 'Once upon a');
-  const filtered = await client.chat.completions.create({ model: 'gemini', messages: [{ role: 'user', content: 'Something unsafe' }] });
+  const filtered = await client.chat.completions.create({
+    model: 'gemini',
+    messages: [{ role: 'user', content: 'Something unsafe' }],
+  });
   t.equal(filtered.choices[0].finish_reason, 'content_filter');
 });
 
 t.test('prompt blocked: 200 with finish_reason content_filter and empty content, streamed or not', async (t) => {
   up.queue.push({ type: 'json', body: vertexFixture('prompt-blocked.json') });
-  const data = await client.chat.completions.create({ model: 'gemini', messages: [{ role: 'user', content: 'blocked' }] });
+  const data = await client.chat.completions.create({
+    model: 'gemini',
+    messages: [{ role: 'user', content: 'blocked' }],
+  });
   t.equal(data.choices[0].finish_reason, 'content_filter');
   t.equal(data.choices[0].message.content, '');
-  t.same(data.usage, { prompt_tokens: 14, completion_tokens: 0, total_tokens: 14, prompt_tokens_details: { cached_tokens: 0 } });
+  t.same(data.usage, {
+    prompt_tokens: 14,
+    completion_tokens: 0,
+    total_tokens: 14,
+    prompt_tokens_details: { cached_tokens: 0 },
+  });
   up.queue.push({ type: 'sse', events: [vertexFixture('prompt-blocked.json')] });
-  const stream = await client.chat.completions.create({ model: 'gemini', messages: [{ role: 'user', content: 'blocked' }], stream: true });
+  const stream = await client.chat.completions.create({
+    model: 'gemini',
+    messages: [{ role: 'user', content: 'blocked' }],
+    stream: true,
+  });
   const finishes = [];
   for await (const chunk of stream) finishes.push(chunk.choices[0]?.finish_reason);
   t.same(finishes, [null, 'content_filter']);
@@ -271,20 +393,34 @@ t.test('prompt blocked: 200 with finish_reason content_filter and empty content,
 
 t.test('a stream cut upstream ends with upstream_stream_error', async (t) => {
   up.queue.push({ type: 'sse', events: vertexFixture('stream-text.json'), cutAfter: 2 });
-  const stream = await client.chat.completions.create({ model: 'gemini', messages: [{ role: 'user', content: 'Hello' }], stream: true });
+  const stream = await client.chat.completions.create({
+    model: 'gemini',
+    messages: [{ role: 'user', content: 'Hello' }],
+    stream: true,
+  });
   let seen = 0;
-  await t.rejects(async () => {
-    for await (const _ of stream) seen++;
-  }, { code: 'upstream_stream_error' });
+  await t.rejects(
+    async () => {
+      for await (const _ of stream) seen++;
+    },
+    { code: 'upstream_stream_error' },
+  );
   t.ok(seen >= 2, 'chunks before the cut arrived');
 });
 
 t.test('an in-stream Google error after 200 ends the stream in-band', async (t) => {
   up.queue.push({ type: 'sse', events: [vertexFixture('stream-text.json')[0], vertexFixture('error-503.json')] });
-  const stream = await client.chat.completions.create({ model: 'gemini', messages: [{ role: 'user', content: 'Hello' }], stream: true });
-  await t.rejects(async () => {
-    for await (const _ of stream);
-  }, { code: 'upstream_stream_error' });
+  const stream = await client.chat.completions.create({
+    model: 'gemini',
+    messages: [{ role: 'user', content: 'Hello' }],
+    stream: true,
+  });
+  await t.rejects(
+    async () => {
+      for await (const _ of stream);
+    },
+    { code: 'upstream_stream_error' },
+  );
 });
 
 t.test('a 401 from Vertex refreshes the token once and retries the call', async (t) => {
@@ -299,7 +435,11 @@ t.test('a 401 from Vertex refreshes the token once and retries the call', async 
   t.equal(res.status, 200);
   t.equal(up.unauthorized, refused + 1, 'the old token was refused once');
   t.equal(up.tokenFetches, fetches + 1, 'one new token');
-  t.same(attemptsOf(res).map((a: any) => a.o), ['ok'], 'one attempt from the router’s view');
+  t.same(
+    attemptsOf(res).map((a: any) => a.o),
+    ['ok'],
+    'one attempt from the router’s view',
+  );
   await client.chat.completions.create({ model: 'gemini', messages: [{ role: 'user', content: 'Hi' }] });
   t.equal(up.tokenFetches, fetches + 1, 'the new token is cached');
 });
@@ -312,7 +452,10 @@ t.test('429 RESOURCE_EXHAUSTED is retried on another deployment', async (t) => {
   });
   t.equal(res.status, 200);
   t.equal(res.headers.get('x-svc-deployment'), 'spare');
-  t.match(attemptsOf(res), [{ d: 'busy', o: 'retryable', st: 429, why: /Resource exhausted/ }, { d: 'spare', o: 'ok' }]);
+  t.match(attemptsOf(res), [
+    { d: 'busy', o: 'retryable', st: 429, why: /Resource exhausted/ },
+    { d: 'spare', o: 'ok' },
+  ]);
 });
 
 t.test('429 with no other deployment falls back to the fallback group; 503 UNAVAILABLE too', async (t) => {
@@ -325,13 +468,18 @@ t.test('429 with no other deployment falls back to the fallback group; 503 UNAVA
     });
     t.equal(res.status, 200, `${status}`);
     t.equal(res.headers.get('x-svc-model-group'), 'gemini');
-    t.match(attemptsOf(res), [{ d: 'limited-busy', o: 'retryable', st: status }, { d: 'gem', o: 'ok' }]);
+    t.match(attemptsOf(res), [
+      { d: 'limited-busy', o: 'retryable', st: status },
+      { d: 'gem', o: 'ok' },
+    ]);
   }
 });
 
 t.test('a 400 INVALID_ARGUMENT passes through with its status, not retried', async (t) => {
   const before = bad.requests.length;
-  const err = await client.chat.completions.create({ model: 'bad', messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+  const err = await client.chat.completions
+    .create({ model: 'bad', messages: [{ role: 'user', content: 'Hi' }] })
+    .catch((e: unknown) => e);
   t.ok(err instanceof OpenAI.BadRequestError);
   t.match(err, {
     status: 400,
@@ -343,9 +491,14 @@ t.test('a 400 INVALID_ARGUMENT passes through with its status, not retried', asy
 });
 
 t.test('Google 403 and 500 keep their status in the OpenAI envelope', async (t) => {
-  for (const [status, code, Type] of [[403, 'permission_denied', OpenAI.PermissionDeniedError], [500, 'internal', OpenAI.InternalServerError]] as const) {
+  for (const [status, code, Type] of [
+    [403, 'permission_denied', OpenAI.PermissionDeniedError],
+    [500, 'internal', OpenAI.InternalServerError],
+  ] as const) {
     bad.queue.push({ type: 'error', status }, { type: 'error', status }, { type: 'error', status });
-    const err = await client.chat.completions.create({ model: 'bad', messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+    const err = await client.chat.completions
+      .create({ model: 'bad', messages: [{ role: 'user', content: 'Hi' }] })
+      .catch((e: unknown) => e);
     t.ok(err instanceof Type, `${status}`);
     t.match(err, { status, code });
     bad.queue.length = 0;
@@ -353,13 +506,23 @@ t.test('Google 403 and 500 keep their status in the OpenAI envelope', async (t) 
 });
 
 t.test('a deployment without credentials takes no traffic', async (t) => {
-  await t.rejects(client.chat.completions.create({ model: 'no-creds', messages: [{ role: 'user', content: 'Hi' }] }), { status: 503, code: 'no_deployment_available' });
+  await t.rejects(client.chat.completions.create({ model: 'no-creds', messages: [{ role: 'user', content: 'Hi' }] }), {
+    status: 503,
+    code: 'no_deployment_available',
+  });
 });
 
-const CLAUDE_PATH = '/v1/projects/test-project/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929';
+const CLAUDE_PATH =
+  '/v1/projects/test-project/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929';
 
 t.test('Claude on Vertex: rawPredict with the Anthropic body, vertex anthropic_version and no model', async (t) => {
-  const data = await client.chat.completions.create({ model: 'claude', messages: [{ role: 'system', content: 'Be French.' }, { role: 'user', content: 'Hello' }] });
+  const data = await client.chat.completions.create({
+    model: 'claude',
+    messages: [
+      { role: 'system', content: 'Be French.' },
+      { role: 'user', content: 'Hello' },
+    ],
+  });
   t.equal(last(claudeUp).path, `${CLAUDE_PATH}:rawPredict`);
   t.same(last(claudeUp).body, {
     anthropic_version: 'vertex-2023-10-16',
@@ -371,12 +534,23 @@ t.test('Claude on Vertex: rawPredict with the Anthropic body, vertex anthropic_v
   t.equal(data.choices[0].message.content, 'Bonjour from Claude on Vertex.');
   t.equal(data.choices[0].finish_reason, 'stop');
   // input 20 + cache write 5 + cache read 10.
-  t.same(data.usage, { prompt_tokens: 35, completion_tokens: 7, total_tokens: 42, prompt_tokens_details: { cached_tokens: 10 } });
+  t.same(data.usage, {
+    prompt_tokens: 35,
+    completion_tokens: 7,
+    total_tokens: 42,
+    prompt_tokens_details: { cached_tokens: 10 },
+  });
 });
 
 t.test('Claude on Vertex streamed: streamRawPredict, text and a tool call, usage chunk', async (t) => {
   claudeUp.queue.push({ type: 'sse', events: vertexFixture('claude-stream.json'), separator: '\n\n', named: true });
-  const stream = await client.chat.completions.create({ model: 'claude', messages: [{ role: 'user', content: 'Weather?' }], tools, stream: true, stream_options: { include_usage: true } });
+  const stream = await client.chat.completions.create({
+    model: 'claude',
+    messages: [{ role: 'user', content: 'Weather?' }],
+    tools,
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   const chunks = [];
   for await (const chunk of stream) chunks.push(chunk);
   t.equal(last(claudeUp).path, `${CLAUDE_PATH}:streamRawPredict`);
@@ -389,14 +563,31 @@ t.test('Claude on Vertex streamed: streamRawPredict, text and a tool call, usage
   t.equal(calls[0].function!.name, 'get_weather');
   t.same(JSON.parse(calls.map((c) => c.function?.arguments ?? '').join('')), { city: 'Paris' });
   t.equal(chunks.find((c) => c.choices[0]?.finish_reason)!.choices[0].finish_reason, 'tool_calls');
-  t.same(chunks.at(-1)!.usage, { prompt_tokens: 30, completion_tokens: 15, total_tokens: 45, prompt_tokens_details: { cached_tokens: 10 } });
+  t.same(chunks.at(-1)!.usage, {
+    prompt_tokens: 30,
+    completion_tokens: 15,
+    total_tokens: 45,
+    prompt_tokens_details: { cached_tokens: 10 },
+  });
 });
 
 t.test('Claude on Vertex: an in-stream overloaded_error ends the stream in-band', async (t) => {
   const events = vertexFixture('claude-stream.json');
-  claudeUp.queue.push({ type: 'sse', events: [...events.slice(0, 4), vertexFixture('claude-overloaded.json')], separator: '\n\n', named: true });
-  const stream = await client.chat.completions.create({ model: 'claude', messages: [{ role: 'user', content: 'Hi' }], stream: true });
-  await t.rejects(async () => {
-    for await (const _ of stream);
-  }, { code: 'upstream_stream_error' });
+  claudeUp.queue.push({
+    type: 'sse',
+    events: [...events.slice(0, 4), vertexFixture('claude-overloaded.json')],
+    separator: '\n\n',
+    named: true,
+  });
+  const stream = await client.chat.completions.create({
+    model: 'claude',
+    messages: [{ role: 'user', content: 'Hi' }],
+    stream: true,
+  });
+  await t.rejects(
+    async () => {
+      for await (const _ of stream);
+    },
+    { code: 'upstream_stream_error' },
+  );
 });

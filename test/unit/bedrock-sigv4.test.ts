@@ -18,7 +18,9 @@ interface VectorCase {
   sessionToken?: string;
   signerSkip?: string;
 }
-const suite = JSON.parse(readFileSync(new URL('../fixtures/bedrock/sigv4-test-vectors.json', import.meta.url), 'utf8')) as {
+const suite = JSON.parse(
+  readFileSync(new URL('../fixtures/bedrock/sigv4-test-vectors.json', import.meta.url), 'utf8'),
+) as {
   accessKeyId: string;
   secretAccessKey: string;
   region: string;
@@ -31,7 +33,12 @@ const signatureOf = (authz: string) => /Signature=([0-9a-f]{64})/.exec(authz)![1
 
 t.test('the verifier reproduces the AWS test-suite canonical request, string to sign and signature', async (t) => {
   for (const c of suite.cases) {
-    const req: RawSignedRequest = { method: c.method, target: c.target, headers: { ...c.headers, authorization: [c.authz] }, body: c.body };
+    const req: RawSignedRequest = {
+      method: c.method,
+      target: c.target,
+      headers: { ...c.headers, authorization: [c.authz] },
+      body: c.body,
+    };
     const check = verifySigV4(req, secretFor);
     t.equal(check.canonicalRequest, c.creq, `${c.name}: canonical request`);
     t.equal(check.stringToSign, c.sts, `${c.name}: string to sign`);
@@ -40,23 +47,32 @@ t.test('the verifier reproduces the AWS test-suite canonical request, string to 
   }
 });
 
-t.test('the verifier rejects a wrong secret, a changed body, a changed signed header and an unsigned x-amz header', async (t) => {
-  const c = suite.cases.find((v) => v.name === 'post-header-key-sort')!;
-  const req = (over: Partial<RawSignedRequest>): RawSignedRequest => ({
-    method: c.method,
-    target: c.target,
-    headers: { ...c.headers, authorization: [c.authz] },
-    body: c.body,
-    ...over,
-  });
-  t.notOk(verifySigV4(req({}), () => 'not-the-secret').ok, 'wrong secret');
-  t.notOk(verifySigV4(req({ body: 'changed' }), secretFor).ok, 'body changed');
-  t.notOk(verifySigV4(req({ headers: { ...c.headers, 'my-header1': ['value2'], authorization: [c.authz] } }), secretFor).ok, 'signed header changed');
-  const unsigned = verifySigV4(req({ headers: { ...c.headers, 'x-amz-security-token': ['t'], authorization: [c.authz] } }), secretFor);
-  t.notOk(unsigned.ok);
-  t.match(unsigned.reason, /x-amz-security-token is not signed/);
-  t.notOk(verifySigV4(req({ headers: { ...c.headers } }), secretFor).ok, 'no Authorization');
-});
+t.test(
+  'the verifier rejects a wrong secret, a changed body, a changed signed header and an unsigned x-amz header',
+  async (t) => {
+    const c = suite.cases.find((v) => v.name === 'post-header-key-sort')!;
+    const req = (over: Partial<RawSignedRequest>): RawSignedRequest => ({
+      method: c.method,
+      target: c.target,
+      headers: { ...c.headers, authorization: [c.authz] },
+      body: c.body,
+      ...over,
+    });
+    t.notOk(verifySigV4(req({}), () => 'not-the-secret').ok, 'wrong secret');
+    t.notOk(verifySigV4(req({ body: 'changed' }), secretFor).ok, 'body changed');
+    t.notOk(
+      verifySigV4(req({ headers: { ...c.headers, 'my-header1': ['value2'], authorization: [c.authz] } }), secretFor).ok,
+      'signed header changed',
+    );
+    const unsigned = verifySigV4(
+      req({ headers: { ...c.headers, 'x-amz-security-token': ['t'], authorization: [c.authz] } }),
+      secretFor,
+    );
+    t.notOk(unsigned.ok);
+    t.match(unsigned.reason, /x-amz-security-token is not signed/);
+    t.notOk(verifySigV4(req({ headers: { ...c.headers } }), secretFor).ok, 'no Authorization');
+  },
+);
 
 t.test('our signer produces the AWS test-suite Authorization headers', async (t) => {
   for (const c of suite.cases) {
@@ -68,7 +84,11 @@ t.test('our signer produces the AWS test-suite Authorization headers', async (t)
     const signed = await signRequest(
       { method: c.method, url: new URL(`https://example.amazonaws.com${c.target}`), headers, body: c.body },
       {
-        credentials: { accessKeyId: suite.accessKeyId, secretAccessKey: suite.secretAccessKey, sessionToken: c.sessionToken },
+        credentials: {
+          accessKeyId: suite.accessKeyId,
+          secretAccessKey: suite.secretAccessKey,
+          sessionToken: c.sessionToken,
+        },
         region: suite.region,
         service: suite.service,
         date: new Date(suite.signingDate),
@@ -92,7 +112,12 @@ async function signedConverse(modelId: string, sessionToken?: string) {
   );
   const raw: string[] = [];
   for (const [k, v] of Object.entries(headers)) raw.push(k, v);
-  return { url, body, headers, req: { method: 'POST', target: url.pathname, headers: foldRawHeaders(raw), body } as RawSignedRequest };
+  return {
+    url,
+    body,
+    headers,
+    req: { method: 'POST', target: url.pathname, headers: foldRawHeaders(raw), body } as RawSignedRequest,
+  };
 }
 
 t.test('a Bedrock model id with ":" goes on the wire as %3A and signs as %253A (service bedrock)', async (t) => {

@@ -23,9 +23,24 @@ async function collect(events: AsyncIterable<ChatChunk>): Promise<ChatChunk[]> {
 const head = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'm' };
 
 t.test('a text answer: role, content, finish reason; no usage unless asked', async (t) => {
-  const chunks = await collect(completionChunks(completion([{ index: 0, message: { role: 'assistant', content: 'Hello there', refusal: null }, logprobs: null, finish_reason: 'stop' }]), false));
+  const chunks = await collect(
+    completionChunks(
+      completion([
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'Hello there', refusal: null },
+          logprobs: null,
+          finish_reason: 'stop',
+        },
+      ]),
+      false,
+    ),
+  );
   t.same(chunks, [
-    { ...head, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] },
+    {
+      ...head,
+      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
+    },
     { ...head, choices: [{ index: 0, delta: { content: 'Hello there' }, logprobs: null, finish_reason: null }] },
     { ...head, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] },
   ]);
@@ -33,7 +48,12 @@ t.test('a text answer: role, content, finish reason; no usage unless asked', asy
 
 t.test('with include_usage: usage null on every chunk, then a usage chunk without choices', async (t) => {
   const chunks = await collect(
-    completionChunks(completion([{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'length' }], { system_fingerprint: 'fp' }), true),
+    completionChunks(
+      completion([{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'length' }], {
+        system_fingerprint: 'fp',
+      }),
+      true,
+    ),
   );
   t.equal(chunks.length, 4);
   for (const c of chunks.slice(0, 3)) t.same({ usage: c.usage, fp: c.system_fingerprint }, { usage: null, fp: 'fp' });
@@ -47,13 +67,32 @@ t.test('tool calls get stream indices; content null stays null; other message fi
     { id: 'call_2', type: 'function', function: { name: 'b', arguments: '{}' } },
   ];
   const chunks = await collect(
-    completionChunks(completion([{ index: 0, message: { role: 'assistant', content: null, tool_calls: calls, annotations: [] }, finish_reason: 'tool_calls' }]), false),
+    completionChunks(
+      completion([
+        {
+          index: 0,
+          message: { role: 'assistant', content: null, tool_calls: calls, annotations: [] },
+          finish_reason: 'tool_calls',
+        },
+      ]),
+      false,
+    ),
   );
-  t.same(chunks.map((c) => c.choices), [
-    [{ index: 0, delta: { role: 'assistant', content: null }, logprobs: null, finish_reason: null }],
-    [{ index: 0, delta: { annotations: [], tool_calls: calls.map((c, index) => ({ index, ...c })) }, logprobs: null, finish_reason: null }],
-    [{ index: 0, delta: {}, logprobs: null, finish_reason: 'tool_calls' }],
-  ]);
+  t.same(
+    chunks.map((c) => c.choices),
+    [
+      [{ index: 0, delta: { role: 'assistant', content: null }, logprobs: null, finish_reason: null }],
+      [
+        {
+          index: 0,
+          delta: { annotations: [], tool_calls: calls.map((c, index) => ({ index, ...c })) },
+          logprobs: null,
+          finish_reason: null,
+        },
+      ],
+      [{ index: 0, delta: {}, logprobs: null, finish_reason: 'tool_calls' }],
+    ],
+  );
 });
 
 t.test('several choices are replayed one after the other, logprobs on the content chunk', async (t) => {
@@ -67,7 +106,10 @@ t.test('several choices are replayed one after the other, logprobs on the conten
       false,
     ),
   );
-  t.same(chunks.map((c) => (c.choices![0] as { index: number }).index), [0, 0, 0, 1, 1, 1]);
+  t.same(
+    chunks.map((c) => (c.choices![0] as { index: number }).index),
+    [0, 0, 0, 1, 1, 1],
+  );
   t.same((chunks[1].choices![0] as { logprobs: unknown }).logprobs, logprobs);
 });
 

@@ -5,9 +5,12 @@ import { cacheKey, canonicalJson } from '../../plugins/cache/cache-key.ts';
 const messages = [{ role: 'user', content: 'Hi' }];
 
 t.test('canonical JSON sorts object keys at every depth and keeps array order', async (t) => {
-  t.equal(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } }), '{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}');
+  t.equal(
+    canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } }),
+    '{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}',
+  );
   t.equal(canonicalJson([2, 1]), '[2,1]');
-  t.equal(canonicalJson({ 'é': 1, z: 2, Z: 3 }), '{"Z":3,"z":2,"é":1}', 'by code point');
+  t.equal(canonicalJson({ é: 1, z: 2, Z: 3 }), '{"Z":3,"z":2,"é":1}', 'by code point');
 });
 
 t.test('the key is project tag, group and a sha256 of the canonical request', async (t) => {
@@ -19,7 +22,16 @@ t.test('key order, delivery and attribution fields do not change the key', async
   const same = [
     { temperature: 0, messages: [{ content: 'Hi', role: 'user' }] },
     { messages, temperature: 0, stream: true, stream_options: { include_usage: true } },
-    { messages, temperature: 0, user: 'u1', safety_identifier: 's', metadata: { a: '1' }, store: true, service_tier: 'flex', prompt_cache_key: 'k' },
+    {
+      messages,
+      temperature: 0,
+      user: 'u1',
+      safety_identifier: 's',
+      metadata: { a: '1' },
+      store: true,
+      service_tier: 'flex',
+      prompt_cache_key: 'k',
+    },
   ];
   for (const body of same) t.equal(cacheKey('p1', 'demo', body), base, JSON.stringify(body));
 });

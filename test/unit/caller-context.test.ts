@@ -18,7 +18,11 @@ function metadataOfBytes(bytes: number, fill = 'x'): string {
 
 t.test('parseTags: comma list', async (t) => {
   t.same(parseTags('a,team=x'), { a: '', team: 'x' }, 'bare tag maps to "", key=value kept');
-  t.same(parseTags(' prod , team = search , '), { prod: '', team: 'search' }, 'spaces around entries and = are trimmed, empty entries skipped');
+  t.same(
+    parseTags(' prod , team = search , '),
+    { prod: '', team: 'search' },
+    'spaces around entries and = are trimmed, empty entries skipped',
+  );
   t.same(parseTags('expr=a=b'), { expr: 'a=b' }, 'only the first = separates key and value');
   t.same(parseTags('a=1,a=2'), { a: '2' }, 'a repeated key keeps the last value');
   t.equal(parseTags('=x'), null, 'an empty key is refused');
@@ -27,7 +31,11 @@ t.test('parseTags: comma list', async (t) => {
 
 t.test('parseTags: JSON object', async (t) => {
   t.same(parseTags('{"team":"x","env":"prod"}'), { team: 'x', env: 'prod' });
-  t.same(parseTags('{"n":1,"ok":true,"o":{"a":1}}'), { n: '1', ok: 'true', o: '{"a":1}' }, 'non-string values become their JSON text');
+  t.same(
+    parseTags('{"n":1,"ok":true,"o":{"a":1}}'),
+    { n: '1', ok: 'true', o: '{"a":1}' },
+    'non-string values become their JSON text',
+  );
   t.same(parseTags('{}'), {});
   t.equal(parseTags('{"team":'), null, 'broken JSON is refused, not read as a comma list');
   t.equal(parseTags('{"":"x"}'), null, 'an empty key is refused');
@@ -54,7 +62,11 @@ t.test('parseTags: at most 50 tags, keys up to 100 and values up to 200 characte
 });
 
 t.test('parseMetadata: a JSON object of at most 16384 bytes', async (t) => {
-  t.same(parseMetadata('{"feature":"search","n":2,"nested":{"a":[1]}}'), { feature: 'search', n: 2, nested: { a: [1] } });
+  t.same(parseMetadata('{"feature":"search","n":2,"nested":{"a":[1]}}'), {
+    feature: 'search',
+    n: 2,
+    nested: { a: [1] },
+  });
   const max = metadataOfBytes(16_384);
   t.equal(Buffer.byteLength(max), 16_384);
   t.equal((parseMetadata(max) as { k: string } | null)?.k.length, 16_384 - 8, '16384 bytes are kept');
@@ -63,7 +75,8 @@ t.test('parseMetadata: a JSON object of at most 16384 bytes', async (t) => {
   const wide = metadataOfBytes(16_386, 'é');
   t.ok(wide.length <= 16_384, `${wide.length} characters`);
   t.equal(parseMetadata(wide), null, 'counted in UTF-8 bytes, not characters');
-  for (const bad of ['[1,2]', 'null', '"text"', '42', 'not json', '{"a":']) t.equal(parseMetadata(bad), null, `refused: ${bad}`);
+  for (const bad of ['[1,2]', 'null', '"text"', '42', 'not json', '{"a":'])
+    t.equal(parseMetadata(bad), null, `refused: ${bad}`);
 });
 
 t.test('parseTraceparent: W3C trace context', async (t) => {
@@ -72,8 +85,16 @@ t.test('parseTraceparent: W3C trace context', async (t) => {
   t.equal(parseTraceparent(`00-${'0'.repeat(32)}-${SPAN_ID}-01`), null, 'all-zero trace id');
   t.equal(parseTraceparent(`00-${TRACE_ID}-${'0'.repeat(16)}-01`), null, 'all-zero span id');
   t.equal(parseTraceparent(`ff-${TRACE_ID}-${SPAN_ID}-01`), null, 'version ff is invalid');
-  t.same(parseTraceparent(`01-${TRACE_ID}-${SPAN_ID}-01`), { traceId: TRACE_ID, spanId: SPAN_ID }, 'a later version keeps the same four fields');
-  t.same(parseTraceparent(`01-${TRACE_ID}-${SPAN_ID}-01-future`), { traceId: TRACE_ID, spanId: SPAN_ID }, 'a later version may append fields after a dash');
+  t.same(
+    parseTraceparent(`01-${TRACE_ID}-${SPAN_ID}-01`),
+    { traceId: TRACE_ID, spanId: SPAN_ID },
+    'a later version keeps the same four fields',
+  );
+  t.same(
+    parseTraceparent(`01-${TRACE_ID}-${SPAN_ID}-01-future`),
+    { traceId: TRACE_ID, spanId: SPAN_ID },
+    'a later version may append fields after a dash',
+  );
   t.equal(parseTraceparent(`00-${TRACE_ID}-${SPAN_ID}-01-extra`), null, 'version 00 has exactly four fields');
   t.equal(parseTraceparent(`01-${TRACE_ID}-${SPAN_ID}-01extra`), null, 'the flags end at the end or at a dash');
   t.equal(parseTraceparent(`00-${TRACE_ID.slice(1)}-${SPAN_ID}-01`), null, 'a 31-digit trace id');

@@ -101,7 +101,11 @@ plugins: [{ use: auth }, { use: router }]
   t.equal(d.base_url, 'http://localhost:8000/v1', 'several references in one value');
   t.equal(d.api_key, '007', 'quoted: leading zeros kept');
   t.equal(d.model, 'gpt-4o', 'single-quoted works the same');
-  t.same(d.headers, { 'x-team': 'a: b # not a comment', 'x-raw': 'a: b # not a comment' }, 'values are not re-parsed as YAML');
+  t.same(
+    d.headers,
+    { 'x-team': 'a: b # not a comment', 'x-raw': 'a: b # not a comment' },
+    'values are not re-parsed as YAML',
+  );
   t.equal(d.timeout_ms, 1500);
   t.same(d.price, { input_per_mtok: 0.15, output_per_mtok: 0.6 }, 'decimals are typed');
   t.equal(config.keys[0].key, 'sk-with-$-and-#-0123456789');
@@ -117,55 +121,122 @@ model_groups:
       - { id: d, provider: mock, model: m }
 plugins: [{ use: auth }, { use: router }]
 `;
-  t.equal(parseConfig(text, { env: { OWNER: '1234' } }).config.model_groups[0].owned_by, '1234', 'digits stay a string where a string is expected');
+  t.equal(
+    parseConfig(text, { env: { OWNER: '1234' } }).config.model_groups[0].owned_by,
+    '1234',
+    'digits stay a string where a string is expected',
+  );
   const port = await issuesOf(MINIMAL.replace('version: 1', 'version: 1\nserver:\n  port: ${PORT}'), {});
-  t.same(port, [{ path: 'server.port', message: 'must be integer', line: 3 }], 'an unset number is an empty string: a type error');
-  const notNumber = await issuesOf(MINIMAL.replace('version: 1', 'version: 1\nserver:\n  port: ${PORT}'), { PORT: 'eighty' });
+  t.same(
+    port,
+    [{ path: 'server.port', message: 'must be integer', line: 3 }],
+    'an unset number is an empty string: a type error',
+  );
+  const notNumber = await issuesOf(MINIMAL.replace('version: 1', 'version: 1\nserver:\n  port: ${PORT}'), {
+    PORT: 'eighty',
+  });
   t.same(notNumber, [{ path: 'server.port', message: 'must be integer', line: 3 }]);
 });
 
-t.test('inside flow collections a reference must be quoted (YAML reads { as a flow map); quoted, it is coerced like any other', async (t) => {
-  const unquoted = await issuesOf(MINIMAL.replace('version: 1', 'version: 1\nserver: { port: ${PORT} }'), { PORT: '9000' });
-  t.equal(unquoted.length, 1, 'an unquoted reference in { } is a YAML syntax error: the first one only, the rest follow from it');
-  t.match(unquoted[0], { path: '', line: 2, message: /^column \d+: Unexpected .*\. Hint: inside \{ \} or \[ \], quote values that use \$\{\.\.\.\} .*: "\$\{PORT\}"$/ });
-  const noHint = await issuesOf('version: 1\nmodel_groups:\n  - name: [\nplugins: []\n');
-  t.notMatch(noHint[0].message, /Hint/, 'no hint where no reference is');
-  const quoted = parseConfig(MINIMAL.replace('version: 1', 'version: 1\nserver: { port: "${PORT}", watch_config: "${WATCH}" }'), { env: { PORT: '9000', WATCH: 'false' } });
-  t.equal(quoted.config.server.port, 9000);
-  t.equal(quoted.config.server.watch_config, false);
-  const block = parseConfig(MINIMAL.replace('version: 1', 'version: 1\nserver:\n  port: ${PORT}'), { env: { PORT: '9000' } });
-  t.equal(block.config.server.port, 9000, 'block style too');
-});
+t.test(
+  'inside flow collections a reference must be quoted (YAML reads { as a flow map); quoted, it is coerced like any other',
+  async (t) => {
+    const unquoted = await issuesOf(MINIMAL.replace('version: 1', 'version: 1\nserver: { port: ${PORT} }'), {
+      PORT: '9000',
+    });
+    t.equal(
+      unquoted.length,
+      1,
+      'an unquoted reference in { } is a YAML syntax error: the first one only, the rest follow from it',
+    );
+    t.match(unquoted[0], {
+      path: '',
+      line: 2,
+      message:
+        /^column \d+: Unexpected .*\. Hint: inside \{ \} or \[ \], quote values that use \$\{\.\.\.\} .*: "\$\{PORT\}"$/,
+    });
+    const noHint = await issuesOf('version: 1\nmodel_groups:\n  - name: [\nplugins: []\n');
+    t.notMatch(noHint[0].message, /Hint/, 'no hint where no reference is');
+    const quoted = parseConfig(
+      MINIMAL.replace('version: 1', 'version: 1\nserver: { port: "${PORT}", watch_config: "${WATCH}" }'),
+      { env: { PORT: '9000', WATCH: 'false' } },
+    );
+    t.equal(quoted.config.server.port, 9000);
+    t.equal(quoted.config.server.watch_config, false);
+    const block = parseConfig(MINIMAL.replace('version: 1', 'version: 1\nserver:\n  port: ${PORT}'), {
+      env: { PORT: '9000' },
+    });
+    t.equal(block.config.server.port, 9000, 'block style too');
+  },
+);
 
 t.test('defaults are applied', async (t) => {
   const { config, warnings, baseDir } = parseConfig(MINIMAL, { env: {} });
   t.same(config.server, {
-      host: '0.0.0.0', admin_host: '127.0.0.1', port: 8080, admin_port: 8081, max_body_bytes: 4_718_592, drain_timeout_ms: 30_000, watch_config: true,
-      request_timeout_ms: 30_000, headers_timeout_ms: 10_000, max_connections: 4096,
-    });
-  t.same(config.store, { postgres_url: '', data_dir: './data', key_poll_ms: 500, max_key_staleness_s: 120, trace_queue_capacity: 10000, trace_batch_size: 500, redis_url: '', redis_prefix: 'svc:', encryption_key: '' });
+    host: '0.0.0.0',
+    admin_host: '127.0.0.1',
+    port: 8080,
+    admin_port: 8081,
+    max_body_bytes: 4_718_592,
+    drain_timeout_ms: 30_000,
+    watch_config: true,
+    request_timeout_ms: 30_000,
+    headers_timeout_ms: 10_000,
+    max_connections: 4096,
+  });
+  t.same(config.store, {
+    postgres_url: '',
+    data_dir: './data',
+    key_poll_ms: 500,
+    max_key_staleness_s: 120,
+    trace_queue_capacity: 10000,
+    trace_batch_size: 500,
+    redis_url: '',
+    redis_prefix: 'svc:',
+    encryption_key: '',
+  });
   t.same(config.organization, { id: 'default', name: 'Default organization' });
   t.same(config.agents, []);
-  t.same(config.projects, [{ id: 'default', name: 'Default', max_key_expiry_hours: 720, ingestion_only: false, serving: true, budgets: [] }]);
+  t.same(config.projects, [
+    { id: 'default', name: 'Default', max_key_expiry_hours: 720, ingestion_only: false, serving: true, budgets: [] },
+  ]);
   t.same(config.org_units, []);
   t.same(config.keys, []);
   t.same(config.model_groups[0].routing, { retries: 2, timeout_ms: 30_000, bench_ms: 5000, max_backoff_ms: 2000 });
   t.equal(config.model_groups[0].deployments[0].weight, 1);
   t.same(warnings, []);
   t.equal(baseDir, process.cwd(), 'in-memory text resolves against the working directory');
-  const withKey = parseConfig(`${MINIMAL}keys:\n  - { alias: k, project: default, model_groups: [demo] }\n`, { env: {} });
+  const withKey = parseConfig(`${MINIMAL}keys:\n  - { alias: k, project: default, model_groups: [demo] }\n`, {
+    env: {},
+  });
   t.match(withKey.config.keys[0], { rotation_grace_hours: 0, blocked: false, budget_period: 'total' });
-  const withBudget = parseConfig(`${MINIMAL}agents:\n  - { id: a, project: default, name: a, budgets: [{ usd: 2 }] }\n`, { env: {} });
-  t.same(withBudget.config.agents[0].budgets, [{ usd: 2, period: 'monthly', mode: 'hard' }], 'a budget is monthly and hard unless it says otherwise');
+  const withBudget = parseConfig(
+    `${MINIMAL}agents:\n  - { id: a, project: default, name: a, budgets: [{ usd: 2 }] }\n`,
+    { env: {} },
+  );
+  t.same(
+    withBudget.config.agents[0].budgets,
+    [{ usd: 2, period: 'monthly', mode: 'hard' }],
+    'a budget is monthly and hard unless it says otherwise',
+  );
 });
 
 t.test('organization units: references checked at load; chains that cannot be built are warnings', async (t) => {
   const units = (list: string, keys = '') => `${MINIMAL}org_units:\n${list}${keys ? `keys:\n${keys}` : ''}`;
-  t.match(await issuesOf(units('  - { id: u, project: nowhere }\n')), [{ path: 'org_units[0].project', message: "unknown project 'nowhere'" }]);
-  t.match(await issuesOf(units('  - { id: u, project: default }\n  - { id: u, project: default }\n')), [{ path: 'org_units[1].id', message: "duplicate organization unit 'u'" }]);
-  t.match(await issuesOf(units('  - { id: u, project: default, budgets: [{ usd: 0 }] }\n')), [{ path: 'org_units[0].budgets[0].usd' }]);
+  t.match(await issuesOf(units('  - { id: u, project: nowhere }\n')), [
+    { path: 'org_units[0].project', message: "unknown project 'nowhere'" },
+  ]);
+  t.match(await issuesOf(units('  - { id: u, project: default }\n  - { id: u, project: default }\n')), [
+    { path: 'org_units[1].id', message: "duplicate organization unit 'u'" },
+  ]);
+  t.match(await issuesOf(units('  - { id: u, project: default, budgets: [{ usd: 0 }] }\n')), [
+    { path: 'org_units[0].budgets[0].usd' },
+  ]);
   const loop = parseConfig(
-    units('  - { id: a, project: default, parent: b }\n  - { id: b, project: default, parent: a }\n', '  - { alias: k1, project: default, model_groups: [demo], unit: a }\n  - { alias: k2, project: default, model_groups: [demo], unit: ghost }\n'),
+    units(
+      '  - { id: a, project: default, parent: b }\n  - { id: b, project: default, parent: a }\n',
+      '  - { alias: k1, project: default, model_groups: [demo], unit: a }\n  - { alias: k2, project: default, model_groups: [demo], unit: ghost }\n',
+    ),
     { env: {} },
   );
   t.same(loop.warnings, [
@@ -202,9 +273,17 @@ plugins:
     { path: 'server', message: "unknown property 'bogus'", line: 3 },
     { path: 'server.port', message: 'must be <= 65535', line: 3 },
     { path: 'model_groups[0].routing.retries', message: 'must be >= 0', line: 7 },
-    { path: 'model_groups[0].deployments[0].provider', message: 'must be one of "mock", "openai", "azure", "anthropic", "bedrock", "vertex"', line: 10 },
+    {
+      path: 'model_groups[0].deployments[0].provider',
+      message: 'must be one of "mock", "openai", "azure", "anthropic", "bedrock", "vertex"',
+      line: 10,
+    },
     { path: 'model_groups[0].deployments[1]', message: "must have required property 'base_url'", line: 12 },
-    { path: 'model_groups[0].deployments[2].id', message: 'must match pattern "^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$"', line: 15 },
+    {
+      path: 'model_groups[0].deployments[2].id',
+      message: 'must match pattern "^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$"',
+      line: 15,
+    },
     { path: 'plugins[1]', message: "unknown property 'extra'", line: 20 },
   ]);
   let error: unknown;
@@ -216,13 +295,20 @@ plugins:
   t.type(error, ConfigError);
   const message = (error as Error).message;
   t.match(message, /^\/etc\/svc\/gateway\.yaml: invalid configuration\n/);
-  t.match(message, '  model_groups[0].deployments[0].provider (line 10): must be one of "mock", "openai", "azure", "anthropic", "bedrock", "vertex"');
+  t.match(
+    message,
+    '  model_groups[0].deployments[0].provider (line 10): must be one of "mock", "openai", "azure", "anthropic", "bedrock", "vertex"',
+  );
   t.match(message, "  server (line 3): unknown property 'bogus'");
 });
 
 t.test('a deployment without a provider gets one error, not one per provider family', async (t) => {
-  const issues = await issuesOf(MINIMAL.replace('{ id: demo-mock, provider: mock, model: mock-small }', '{ id: demo-mock, model: mock-small }'));
-  t.same(issues, [{ path: 'model_groups[0].deployments[0]', message: "must have required property 'provider'", line: 5 }]);
+  const issues = await issuesOf(
+    MINIMAL.replace('{ id: demo-mock, provider: mock, model: mock-small }', '{ id: demo-mock, model: mock-small }'),
+  );
+  t.same(issues, [
+    { path: 'model_groups[0].deployments[0]', message: "must have required property 'provider'", line: 5 },
+  ]);
 });
 
 t.test('missing required sections and wrong version', async (t) => {
@@ -231,11 +317,15 @@ t.test('missing required sections and wrong version', async (t) => {
     { path: '', message: "must have required property 'plugins'", line: 1 },
     { path: 'version', message: 'must be 1', line: 1 },
   ]);
-  t.same(await issuesOf(''), [
-    { path: '', message: "must have required property 'version'", line: undefined },
-    { path: '', message: "must have required property 'model_groups'", line: undefined },
-    { path: '', message: "must have required property 'plugins'", line: undefined },
-  ], 'an empty file');
+  t.same(
+    await issuesOf(''),
+    [
+      { path: '', message: "must have required property 'version'", line: undefined },
+      { path: '', message: "must have required property 'model_groups'", line: undefined },
+      { path: '', message: "must have required property 'plugins'", line: undefined },
+    ],
+    'an empty file',
+  );
   t.equal(formatIssue({ path: '', message: 'x', line: 1 }), '(root) (line 1): x');
   t.equal(formatIssue({ path: 'a.b', message: 'x' }), 'a.b: x');
 });
@@ -278,8 +368,16 @@ plugins: [{ use: auth }, { use: router }]
     { path: 'keys[1].project', message: "unknown project 'other'", line: 19 },
     { path: 'keys[1].key', message: 'must be at least 16 characters', line: 19 },
     { path: 'keys[2]', message: 'set either key or key_sha256, not both', line: 20 },
-    { path: 'keys[2].allowed_networks[1]', message: "'300.1.1.1' is not an IPv4 or IPv6 address or CIDR range", line: 24 },
-    { path: 'keys[2].allowed_networks[2]', message: "'010.0.0.0/8' is not an IPv4 or IPv6 address or CIDR range", line: 24 },
+    {
+      path: 'keys[2].allowed_networks[1]',
+      message: "'300.1.1.1' is not an IPv4 or IPv6 address or CIDR range",
+      line: 24,
+    },
+    {
+      path: 'keys[2].allowed_networks[2]',
+      message: "'010.0.0.0/8' is not an IPv4 or IPv6 address or CIDR range",
+      line: 24,
+    },
   ]);
 });
 
@@ -305,14 +403,24 @@ plugins:
     { path: 'plugins[1].config.disconnect_drain_ms', message: 'must be integer', line: 12 },
   ]);
   t.equal(issues.length, 4);
-  t.match(issues[3], { path: 'plugins[2].use', line: 13, message: /^cannot load plugin 'no-such-plugin-package-svc': / });
+  t.match(issues[3], {
+    path: 'plugins[2].use',
+    line: 13,
+    message: /^cannot load plugin 'no-such-plugin-package-svc': /,
+  });
   t.equal(formatIssue(issues[1]), 'plugins[1].config.backoff_base_ms (line 11): must be >= 0');
 });
 
 t.test('plugin config defaults are applied and the given config is not mutated', async (t) => {
-  const loaded = parseConfig(MINIMAL.replace('  - use: router', '  - use: router\n    config: { backoff_base_ms: 5 }'), { env: {} });
+  const loaded = parseConfig(
+    MINIMAL.replace('  - use: router', '  - use: router\n    config: { backoff_base_ms: 5 }'),
+    { env: {} },
+  );
   const resolved = await resolvePlugins(loaded);
-  t.same(resolved.map((r) => r.use), ['auth', 'router']);
+  t.same(
+    resolved.map((r) => r.use),
+    ['auth', 'router'],
+  );
   t.same(resolved[1].config, { backoff_base_ms: 5, disconnect_drain_ms: 30_000, disconnect_drain_chunks: 20_000 });
   t.same(loaded.config.plugins[1].config, { backoff_base_ms: 5 }, 'the config as written is kept');
 });
@@ -343,8 +451,20 @@ plugins:
   - use: router
 `;
   const issues = await issuesOf(text);
-  t.same(issues.map((i) => i.path), ['server.port', 'server.admin_port', 'model_groups[0].deployments[0]', 'model_groups[0].deployments[0]', 'keys[0].rpm']);
-  t.same(issues.map((i) => i.line), [2, 2, 6, 6, 8]);
+  t.same(
+    issues.map((i) => i.path),
+    [
+      'server.port',
+      'server.admin_port',
+      'model_groups[0].deployments[0]',
+      'model_groups[0].deployments[0]',
+      'keys[0].rpm',
+    ],
+  );
+  t.same(
+    issues.map((i) => i.line),
+    [2, 2, 6, 6, 8],
+  );
 });
 
 t.test('warnings do not stop a config: openai/azure deployments without api_key', async (t) => {
@@ -369,7 +489,10 @@ t.test('loadConfigFile: baseDir is the file directory; a missing file is a confi
   t.equal(loaded.lineOf(['model_groups', 0, 'deployments', 0, 'id']), 5);
   t.equal(loaded.lineOf(['plugins', 1]), 8);
   t.equal(loaded.lineOf(['plugins', 1, 'config', 'rpm']), 8, 'a missing node falls back to its nearest ancestor');
-  await t.rejects(loadConfigFile(join(dir, 'missing.yaml'), {}), { name: 'ConfigError', issues: [{ path: '', message: /cannot read .*missing\.yaml/ }] });
+  await t.rejects(loadConfigFile(join(dir, 'missing.yaml'), {}), {
+    name: 'ConfigError',
+    issues: [{ path: '', message: /cannot read .*missing\.yaml/ }],
+  });
 });
 
 t.test('yamlPath', async (t) => {

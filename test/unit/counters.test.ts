@@ -16,7 +16,11 @@ import { redisTestPrefix, REDIS_URL } from '../helpers/redis.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const group = (name: string, ids: string[], routing: Record<string, unknown> = {}) =>
-  ({ name, routing: { retries: 1, bench_ms: 60_000, timeout_ms: 1000, max_backoff_ms: 1000, ...routing }, deployments: ids.map((id) => ({ id, provider: 'mock', weight: 1 })) }) as any;
+  ({
+    name,
+    routing: { retries: 1, bench_ms: 60_000, timeout_ms: 1000, max_backoff_ms: 1000, ...routing },
+    deployments: ids.map((id) => ({ id, provider: 'mock', weight: 1 })),
+  }) as any;
 
 t.test('in-process marks follow the injected clock', async (t) => {
   let now = 1_000_000;
@@ -79,15 +83,30 @@ t.test('the REST rate limit in Redis: a burst bound and a calendar-minute window
 
   const burst = { requestsPerMinute: 3, burst: 2 };
   const taken = [await c.admitRate('{r:b}:rate', burst), await c.admitRate('{r:b}:rate', burst)];
-  t.same(taken.map((d) => [d.allowed, d.limit, d.remaining]), [[true, 3, 2], [true, 3, 1]]);
+  t.same(
+    taken.map((d) => [d.allowed, d.limit, d.remaining]),
+    [
+      [true, 3, 2],
+      [true, 3, 1],
+    ],
+  );
   const minuteEnd = (Math.floor(Date.now() / 60_000) + 1) * 60_000;
-  t.ok(taken.every((d) => Math.abs(d.resetAt - minuteEnd) < 1_000), 'reset: the end of the minute');
+  t.ok(
+    taken.every((d) => Math.abs(d.resetAt - minuteEnd) < 1_000),
+    'reset: the end of the minute',
+  );
   const refused = await c.admitRate('{r:b}:rate', burst);
   t.match(refused, { allowed: false, remaining: 1, refusedBy: 'burst' }, 'the third waits for the burst');
-  t.ok(refused.retryAfterMs > 19_000 && refused.retryAfterMs <= 20_000, `one slot per 20 s (${refused.retryAfterMs} ms)`);
+  t.ok(
+    refused.retryAfterMs > 19_000 && refused.retryAfterMs <= 20_000,
+    `one slot per 20 s (${refused.retryAfterMs} ms)`,
+  );
 
   const window = { requestsPerMinute: 2, burst: 5 };
-  t.same([(await c.admitRate('{r:w}:rate', window)).allowed, (await c.admitRate('{r:w}:rate', window)).allowed], [true, true]);
+  t.same(
+    [(await c.admitRate('{r:w}:rate', window)).allowed, (await c.admitRate('{r:w}:rate', window)).allowed],
+    [true, true],
+  );
   const full = await c.admitRate('{r:w}:rate', window);
   t.match(full, { allowed: false, remaining: 0, refusedBy: 'minute' }, 'the minute is used up');
   t.ok(Math.abs(full.retryAfterMs - (full.resetAt - Date.now())) < 1_000, 'retry after: the end of the minute');

@@ -16,7 +16,10 @@ t.teardown(() => dispatcher.close());
 const services = { dispatcher } as unknown as Services;
 
 function loaded(config: unknown) {
-  return parseConfig(stringify(baseConfig({ plugins: [{ use: 'guardrails', config }, { use: 'auth' }, { use: 'router' }] })), { env: {} });
+  return parseConfig(
+    stringify(baseConfig({ plugins: [{ use: 'guardrails', config }, { use: 'auth' }, { use: 'router' }] })),
+    { env: {} },
+  );
 }
 
 async function issues(config: unknown): Promise<{ path: string; message: string }[]> {
@@ -34,7 +37,10 @@ async function issues(config: unknown): Promise<{ path: string; message: string 
 const pii = { type: 'pii' };
 
 t.test('defaults', async (t) => {
-  const l = loaded({ services: { p: { type: 'presidio', url: 'http://127.0.0.1:1' } }, policies: [{ name: 'p', detectors: [pii, { type: 'secrets' }, { type: 'injection' }] }] });
+  const l = loaded({
+    services: { p: { type: 'presidio', url: 'http://127.0.0.1:1' } },
+    policies: [{ name: 'p', detectors: [pii, { type: 'secrets' }, { type: 'injection' }] }],
+  });
   const [guardrails] = await resolvePlugins(l);
   t.same(guardrails.config, {
     services: { p: { type: 'presidio', url: 'http://127.0.0.1:1', language: 'en' } },
@@ -43,7 +49,18 @@ t.test('defaults', async (t) => {
         name: 'p',
         detectors: [
           { type: 'pii', entities: ['email', 'phone', 'credit_card', 'iban', 'us_ssn'] },
-          { type: 'secrets', kinds: ['aws_access_key', 'private_key', 'openai_key', 'github_token', 'slack_token', 'stripe_key', 'google_api_key'] },
+          {
+            type: 'secrets',
+            kinds: [
+              'aws_access_key',
+              'private_key',
+              'openai_key',
+              'github_token',
+              'slack_token',
+              'stripe_key',
+              'google_api_key',
+            ],
+          },
           { type: 'injection', builtin_phrases: true, phrases: [] },
         ],
         mode: 'block',
@@ -62,23 +79,59 @@ t.test('schema problems, each at its path', async (t) => {
   const cases: [unknown, { path: string; message: string | RegExp }[]][] = [
     [undefined, [{ path: 'plugins[0].config', message: "must have required property 'policies'" }]],
     [{ policies: [] }, [{ path: 'plugins[0].config.policies', message: 'must NOT have fewer than 1 items' }]],
-    [{ policies: [{ name: 'p', detectors: [pii] }], colour: 1 }, [{ path: 'plugins[0].config', message: "unknown property 'colour'" }]],
-    [{ policies: [{ name: 'p', detectors: [] }] }, [{ path: 'plugins[0].config.policies[0].detectors', message: 'must NOT have fewer than 1 items' }]],
-    [{ policies: [{ name: 'p', detectors: [pii], mode: 'warn' }] }, [{ path: 'plugins[0].config.policies[0].mode', message: 'must be one of "block", "flag"' }]],
-    [{ policies: [{ name: 'p', detectors: [pii], timeout_ms: 0 }] }, [{ path: 'plugins[0].config.policies[0].timeout_ms', message: 'must be >= 1' }]],
-    [{ policies: [{ name: 'p', detectors: [pii], projects: [] }] }, [{ path: 'plugins[0].config.policies[0].projects', message: 'must NOT have fewer than 1 items' }]],
-    [{ policies: [{ name: 'p', detectors: [pii], check: { answer: true } }] }, [{ path: 'plugins[0].config.policies[0].check', message: "unknown property 'answer'" }]],
-    [{ policies: [{ name: 'p', detectors: [{ type: 'pii', entities: ['passport'] }] }] }, [{ path: 'plugins[0].config.policies[0].detectors[0].entities[0]', message: /^must be one of "email"/ }]],
-    [{ policies: [{ name: 'p', detectors: [{ type: 'pii', kinds: ['aws_access_key'] }] }] }, [{ path: 'plugins[0].config.policies[0].detectors[0]', message: "unknown property 'kinds'" }]],
-    [{ policies: [{ name: 'p', detectors: [{ type: 'dlp' }] }] }, [{ path: 'plugins[0].config.policies[0].detectors[0].type', message: /^must be one of "pii"/ }]],
-    [{ policies: [{ name: 'p', detectors: [{ type: 'regex', patterns: ['x'] }] }] }, [{ path: 'plugins[0].config.policies[0].detectors[0]', message: "must have required property 'name'" }]],
-    [{ policies: [{ name: 'p', detectors: [{ type: 'service' }] }] }, [{ path: 'plugins[0].config.policies[0].detectors[0]', message: "must have required property 'service'" }]],
+    [
+      { policies: [{ name: 'p', detectors: [pii] }], colour: 1 },
+      [{ path: 'plugins[0].config', message: "unknown property 'colour'" }],
+    ],
+    [
+      { policies: [{ name: 'p', detectors: [] }] },
+      [{ path: 'plugins[0].config.policies[0].detectors', message: 'must NOT have fewer than 1 items' }],
+    ],
+    [
+      { policies: [{ name: 'p', detectors: [pii], mode: 'warn' }] },
+      [{ path: 'plugins[0].config.policies[0].mode', message: 'must be one of "block", "flag"' }],
+    ],
+    [
+      { policies: [{ name: 'p', detectors: [pii], timeout_ms: 0 }] },
+      [{ path: 'plugins[0].config.policies[0].timeout_ms', message: 'must be >= 1' }],
+    ],
+    [
+      { policies: [{ name: 'p', detectors: [pii], projects: [] }] },
+      [{ path: 'plugins[0].config.policies[0].projects', message: 'must NOT have fewer than 1 items' }],
+    ],
+    [
+      { policies: [{ name: 'p', detectors: [pii], check: { answer: true } }] },
+      [{ path: 'plugins[0].config.policies[0].check', message: "unknown property 'answer'" }],
+    ],
+    [
+      { policies: [{ name: 'p', detectors: [{ type: 'pii', entities: ['passport'] }] }] },
+      [{ path: 'plugins[0].config.policies[0].detectors[0].entities[0]', message: /^must be one of "email"/ }],
+    ],
+    [
+      { policies: [{ name: 'p', detectors: [{ type: 'pii', kinds: ['aws_access_key'] }] }] },
+      [{ path: 'plugins[0].config.policies[0].detectors[0]', message: "unknown property 'kinds'" }],
+    ],
+    [
+      { policies: [{ name: 'p', detectors: [{ type: 'dlp' }] }] },
+      [{ path: 'plugins[0].config.policies[0].detectors[0].type', message: /^must be one of "pii"/ }],
+    ],
+    [
+      { policies: [{ name: 'p', detectors: [{ type: 'regex', patterns: ['x'] }] }] },
+      [{ path: 'plugins[0].config.policies[0].detectors[0]', message: "must have required property 'name'" }],
+    ],
+    [
+      { policies: [{ name: 'p', detectors: [{ type: 'service' }] }] },
+      [{ path: 'plugins[0].config.policies[0].detectors[0]', message: "must have required property 'service'" }],
+    ],
     [
       { services: { m: { type: 'openai-moderation', url: 'ftp://x' } }, policies: [{ name: 'p', detectors: [pii] }] },
       [{ path: 'plugins[0].config.services.m.url', message: /^must match pattern/ }],
     ],
     [
-      { services: { m: { type: 'presidio', url: 'http://x', api_key: 'k' } }, policies: [{ name: 'p', detectors: [pii] }] },
+      {
+        services: { m: { type: 'presidio', url: 'http://x', api_key: 'k' } },
+        policies: [{ name: 'p', detectors: [pii] }],
+      },
       [{ path: 'plugins[0].config.services.m', message: "unknown property 'api_key'" }],
     ],
     [
@@ -98,18 +151,49 @@ t.test('schema problems, each at its path', async (t) => {
 
 t.test('setup errors name the policy and detector', async (t) => {
   const regex = { type: 'regex', name: 'ids', patterns: ['ok', '(unclosed'] };
-  t.match(await issues({ policies: [{ name: 'a', detectors: [pii] }, { name: 'b', detectors: [pii, regex] }] }), [
-    { path: 'plugins[0]', message: /^setup of 'guardrails' failed: policies\[1\] \('b'\): detectors\[1\]: patterns\[1\] is not a valid regular expression/ },
-  ]);
+  t.match(
+    await issues({
+      policies: [
+        { name: 'a', detectors: [pii] },
+        { name: 'b', detectors: [pii, regex] },
+      ],
+    }),
+    [
+      {
+        path: 'plugins[0]',
+        message:
+          /^setup of 'guardrails' failed: policies\[1\] \('b'\): detectors\[1\]: patterns\[1\] is not a valid regular expression/,
+      },
+    ],
+  );
   t.match(await issues({ policies: [{ name: 'a', detectors: [{ type: 'service', service: 'ghost' }] }] }), [
-    { path: 'plugins[0]', message: "setup of 'guardrails' failed: policies[0] ('a'): detectors[0]: service 'ghost' is not defined under services" },
+    {
+      path: 'plugins[0]',
+      message:
+        "setup of 'guardrails' failed: policies[0] ('a'): detectors[0]: service 'ghost' is not defined under services",
+    },
   ]);
-  t.match(await issues({ policies: [{ name: 'a', detectors: [pii] }, { name: 'a', detectors: [pii] }] }), [
-    { path: 'plugins[0]', message: "setup of 'guardrails' failed: policies[1].name: 'a' is used by an earlier policy" },
-  ]);
+  t.match(
+    await issues({
+      policies: [
+        { name: 'a', detectors: [pii] },
+        { name: 'a', detectors: [pii] },
+      ],
+    }),
+    [
+      {
+        path: 'plugins[0]',
+        message: "setup of 'guardrails' failed: policies[1].name: 'a' is used by an earlier policy",
+      },
+    ],
+  );
   t.match(await issues({ policies: [{ name: 'a', detectors: [pii], check: { prompt: false, response: false } }] }), [
     { path: 'plugins[0]', message: /policies\[0\] \('a'\): check\.prompt and check\.response are both false/ },
   ]);
   // Set up alone, without a router: the only complaint left is the missing terminal plugin.
-  t.match(await issues({ policies: [{ name: 'a', detectors: [pii] }] }), [{ path: 'plugins', message: /exactly one terminal plugin/ }], 'a good config sets up');
+  t.match(
+    await issues({ policies: [{ name: 'a', detectors: [pii] }] }),
+    [{ path: 'plugins', message: /exactly one terminal plugin/ }],
+    'a good config sets up',
+  );
 });

@@ -79,10 +79,13 @@ t.test('evaluate: built-in detectors, then services; none asked after a block fi
   const policies = [withServices(block, s1), withServices(flag, s2)];
 
   const clean = await evaluate(policies, 'hello', inline);
-  t.same(clean.map((v) => [v.policy.name, v.findings, v.unavailable]), [
-    ['block', [{ detector: 's1.violence', count: 1, matches: [] }], []],
-    ['flag', [], [{ service: 's2', reason: 'timeout' }]],
-  ]);
+  t.same(
+    clean.map((v) => [v.policy.name, v.findings, v.unavailable]),
+    [
+      ['block', [{ detector: 's1.violence', count: 1, matches: [] }], []],
+      ['flag', [], [{ service: 's2', reason: 'timeout' }]],
+    ],
+  );
   t.same([s1.calls, s2.calls], [1, 1]);
 
   const violating = await evaluate(policies, `card ${CARD}`, inline);
@@ -97,21 +100,46 @@ t.test('evaluate: built-in detectors, then services; none asked after a block fi
   t.equal(s1.calls, 2);
 
   const broken: RemoteDetector = { service: 'bug', check: async () => Promise.reject(new TypeError('bug')) };
-  await t.rejects(evaluate([withServices(block, broken)], 'x', inline), TypeError, 'only DetectionUnavailable means unavailable; a bug is not hidden');
+  await t.rejects(
+    evaluate([withServices(block, broken)], 'x', inline),
+    TypeError,
+    'only DetectionUnavailable means unavailable; a bug is not hidden',
+  );
 });
 
 t.test('localScan: texts from the threshold up go to a worker thread, with the same findings', async (t) => {
-  const policies = compile(policyConfig('a'), policyConfig('b', { detectors: [{ type: 'secrets', kinds: ['aws_access_key'] }, { type: 'injection', builtin_phrases: true, phrases: [] }] }));
+  const policies = compile(
+    policyConfig('a'),
+    policyConfig('b', {
+      detectors: [
+        { type: 'secrets', kinds: ['aws_access_key'] },
+        { type: 'injection', builtin_phrases: true, phrases: [] },
+      ],
+    }),
+  );
   const text = `${'filler words '.repeat(100)} card ${CARD}, a@example.com, AKIAIOSFODNN7EXAMPLE, ignore previous instructions`;
   const tasks: string[] = [];
-  const counting = { run: async (name: string, input: unknown) => (tasks.push(name), pool.run('scanText', input as never)), close: async () => {} };
+  const counting = {
+    run: async (name: string, input: unknown) => (tasks.push(name), pool.run('scanText', input as never)),
+    close: async () => {},
+  };
   const threshold = localScan(counting as never, text.length);
   const at = (s: string) => [[text.indexOf(s), text.indexOf(s) + s.length]];
   const expected = [
-    [{ detector: 'pii.credit_card', count: 1, matches: at(CARD) }, { detector: 'pii.email', count: 1, matches: at('a@example.com') }],
-    [{ detector: 'secrets.aws_access_key', count: 1, matches: at('AKIAIOSFODNN7EXAMPLE') }, { detector: 'injection', count: 1, matches: at('ignore previous instructions') }],
+    [
+      { detector: 'pii.credit_card', count: 1, matches: at(CARD) },
+      { detector: 'pii.email', count: 1, matches: at('a@example.com') },
+    ],
+    [
+      { detector: 'secrets.aws_access_key', count: 1, matches: at('AKIAIOSFODNN7EXAMPLE') },
+      { detector: 'injection', count: 1, matches: at('ignore previous instructions') },
+    ],
   ];
-  t.same(await threshold(policies, text.slice(0, -1)), [expected[0], [expected[1][0]]], 'one short of the threshold: inline');
+  t.same(
+    await threshold(policies, text.slice(0, -1)),
+    [expected[0], [expected[1][0]]],
+    'one short of the threshold: inline',
+  );
   t.same(tasks, []);
   t.same(await threshold(policies, text), expected, 'at the threshold: in a worker thread');
   t.same(tasks, ['scanText']);
@@ -132,7 +160,11 @@ t.test('enforce: block refuses with the policy message; flags and outages are re
   t.same(ctx.annotations, {}, 'clean: nothing recorded');
 
   ctx = context();
-  enforce(ctx, 'response', await evaluate([flag, withServices(open, down)], `a@example.com, ${CARD}, b@example.com`, inline));
+  enforce(
+    ctx,
+    'response',
+    await evaluate([flag, withServices(open, down)], `a@example.com, ${CARD}, b@example.com`, inline),
+  );
   t.same(ctx.annotations, {
     'guardrails.flagged': [
       { policy: 'flag', detector: 'pii.credit_card', where: 'response', count: 1 },
@@ -156,18 +188,33 @@ t.test('enforce: block refuses with the policy message; flags and outages are re
     }
   })();
   t.ok(blocked instanceof GatewayError);
-  t.match(blocked, { code: 'guardrail_blocked', status: 400, message: 'blocked by block' }, 'a violation wins over an outage: a retry would be refused again');
-  t.same(ctx.annotations['guardrails.blocked'], [{ policy: 'block', detector: 'pii.credit_card', where: 'prompt', count: 1 }]);
-  t.same(ctx.annotations['guardrails.unavailable'], [{ policy: 'closed', service: 'down', where: 'prompt', reason: 'timeout' }]);
+  t.match(
+    blocked,
+    { code: 'guardrail_blocked', status: 400, message: 'blocked by block' },
+    'a violation wins over an outage: a retry would be refused again',
+  );
+  t.same(ctx.annotations['guardrails.blocked'], [
+    { policy: 'block', detector: 'pii.credit_card', where: 'prompt', count: 1 },
+  ]);
+  t.same(ctx.annotations['guardrails.unavailable'], [
+    { policy: 'closed', service: 'down', where: 'prompt', reason: 'timeout' },
+  ]);
 
   ctx = context();
   t.throws(
-    () => enforce(ctx, 'prompt', [{ policy: withServices(closed, down), findings: [], unavailable: [{ service: 'down', reason: 'status 503' }] }]),
+    () =>
+      enforce(ctx, 'prompt', [
+        { policy: withServices(closed, down), findings: [], unavailable: [{ service: 'down', reason: 'status 503' }] },
+      ]),
     { code: 'guardrail_unavailable', status: 503 },
   );
-  t.same(ctx.annotations['guardrails.unavailable'], [{ policy: 'closed', service: 'down', where: 'prompt', reason: 'status 503' }]);
+  t.same(ctx.annotations['guardrails.unavailable'], [
+    { policy: 'closed', service: 'down', where: 'prompt', reason: 'status 503' },
+  ]);
   ctx = context();
-  enforce(ctx, 'prompt', [{ policy: withServices(open, down), findings: [], unavailable: [{ service: 'down', reason: 'timeout' }] }]);
+  enforce(ctx, 'prompt', [
+    { policy: withServices(open, down), findings: [], unavailable: [{ service: 'down', reason: 'timeout' }] },
+  ]);
   t.ok(ctx.annotations['guardrails.unavailable'], 'fail open: through, recorded');
 });
 
@@ -178,16 +225,26 @@ t.test('recordStreamVerdict: clean, flagged, violation, incomplete', async (t) =
     recordStreamVerdict(ctx, await evaluate(policies, text, inline), text.length, truncated);
     return ctx.annotations;
   };
-  t.same(await verdictOf([block, flag], 'fine'), { 'guardrails.stream_verdict': { verdict: 'clean', findings: [], chars: 4 } });
+  t.same(await verdictOf([block, flag], 'fine'), {
+    'guardrails.stream_verdict': { verdict: 'clean', findings: [], chars: 4 },
+  });
   t.same((await verdictOf([flag], 'a@example.com'))['guardrails.stream_verdict'], {
     verdict: 'flagged',
     findings: [{ policy: 'flag', mode: 'flag', detector: 'pii.email', count: 1 }],
     chars: 13,
   });
-  t.match((await verdictOf([block, flag], CARD, true))['guardrails.stream_verdict'], { verdict: 'violation', findings: [{ policy: 'block', mode: 'block' }, { policy: 'flag' }], truncated: true });
+  t.match((await verdictOf([block, flag], CARD, true))['guardrails.stream_verdict'], {
+    verdict: 'violation',
+    findings: [{ policy: 'block', mode: 'block' }, { policy: 'flag' }],
+    truncated: true,
+  });
   const overloaded = context();
   recordStreamVerdict(overloaded, new GatewayError('worker_pool_overloaded', 'busy'), 7, false);
-  t.same(overloaded.annotations, { 'guardrails.stream_verdict': { verdict: 'incomplete', findings: [], chars: 7, error: 'worker_pool_overloaded' } }, 'a check that could not run');
+  t.same(
+    overloaded.annotations,
+    { 'guardrails.stream_verdict': { verdict: 'incomplete', findings: [], chars: 7, error: 'worker_pool_overloaded' } },
+    'a check that could not run',
+  );
   const incomplete = await verdictOf([withServices(flag, service('m', 'timeout'))], 'fine');
   t.same(incomplete, {
     'guardrails.unavailable': [{ policy: 'flag', service: 'm', where: 'response', reason: 'timeout' }],
@@ -196,7 +253,9 @@ t.test('recordStreamVerdict: clean, flagged, violation, incomplete', async (t) =
 });
 
 t.test('StreamText keeps each choice apart, at most its bound in all, and says so', async (t) => {
-  const delta = (content: unknown, index?: number) => ({ choices: [{ ...(index === undefined ? {} : { index }), delta: { content } }] });
+  const delta = (content: unknown, index?: number) => ({
+    choices: [{ ...(index === undefined ? {} : { index }), delta: { content } }],
+  });
   const fields = (s: StreamText) => {
     const checked = s.checked();
     return checked.text === '' ? [] : checked.locate([0, checked.text.length]).map((m) => [m.path, m.text]);
@@ -207,23 +266,60 @@ t.test('StreamText keeps each choice apart, at most its bound in all, and says s
   s.add(delta(null));
   s.add({ choices: [], usage: null });
   t.same([fields(s), s.chars, s.truncated], [[['choices[0].message.content', 'hello ']], 6, false]);
-  s.add({ choices: [{ index: 1, delta: { content: 'ab' } }, { index: 0, delta: { content: 'w' } }] });
-  t.same(fields(s), [['choices[0].message.content', 'hello w'], ['choices[1].message.content', 'ab']], 'deltas go to the choice of their index');
+  s.add({
+    choices: [
+      { index: 1, delta: { content: 'ab' } },
+      { index: 0, delta: { content: 'w' } },
+    ],
+  });
+  t.same(
+    fields(s),
+    [
+      ['choices[0].message.content', 'hello w'],
+      ['choices[1].message.content', 'ab'],
+    ],
+    'deltas go to the choice of their index',
+  );
   s.add(delta('orld!'));
-  t.same([fields(s), s.chars, s.truncated], [[['choices[0].message.content', 'hello wo'], ['choices[1].message.content', 'ab']], 10, true], 'cut at the bound');
+  t.same(
+    [fields(s), s.chars, s.truncated],
+    [
+      [
+        ['choices[0].message.content', 'hello wo'],
+        ['choices[1].message.content', 'ab'],
+      ],
+      10,
+      true,
+    ],
+    'cut at the bound',
+  );
   s.add(delta('more', 1));
   t.same([s.chars, s.truncated], [10, true]);
 });
 
 t.test('recordRedactions: each match as its field and offsets, once across policies', async (t) => {
   const [block, flag] = compile(policyConfig('block'), policyConfig('flag', { mode: 'flag' }));
-  const checked = requestText('chat', { messages: [{ role: 'system', content: 'no secrets' }, { role: 'user', content: `pay ${CARD}, mail a@example.com` }] });
+  const checked = requestText('chat', {
+    messages: [
+      { role: 'system', content: 'no secrets' },
+      { role: 'user', content: `pay ${CARD}, mail a@example.com` },
+    ],
+  });
   const ctx = context();
   recordRedactions(ctx, 'prompt', checked, await evaluate([block, flag], checked.text, inline));
   t.same(ctx.redactions, [
-    { detector: 'pii.credit_card', where: 'prompt', path: 'messages[1].content', start: 4, end: 4 + CARD.length, text: CARD },
+    {
+      detector: 'pii.credit_card',
+      where: 'prompt',
+      path: 'messages[1].content',
+      start: 4,
+      end: 4 + CARD.length,
+      text: CARD,
+    },
     { detector: 'pii.email', where: 'prompt', path: 'messages[1].content', start: 30, end: 43, text: 'a@example.com' },
   ]);
-  recordRedactions(ctx, 'prompt', checked, [{ policy: block, findings: [{ detector: 'mod.violence', count: 1, matches: [] }], unavailable: [] }]);
+  recordRedactions(ctx, 'prompt', checked, [
+    { policy: block, findings: [{ detector: 'mod.violence', count: 1, matches: [] }], unavailable: [] },
+  ]);
   t.equal(ctx.redactions.length, 2, 'a finding without a position redacts nothing');
 });

@@ -9,7 +9,19 @@ const specs = [{ type: 'pii' as const, entities: ['email' as const] }];
 t.test('scanText through the pool: one list of findings per policy', async (t) => {
   const pool = createWorkerPool({ maxThreads: 1 });
   t.teardown(() => pool.close());
-  t.same(await pool.run('scanText', { policies: [specs, []], text: 'a@example.com b@example.com' }), [[{ detector: 'pii.email', count: 2, matches: [[0, 13], [14, 27]] }], []]);
+  t.same(await pool.run('scanText', { policies: [specs, []], text: 'a@example.com b@example.com' }), [
+    [
+      {
+        detector: 'pii.email',
+        count: 2,
+        matches: [
+          [0, 13],
+          [14, 27],
+        ],
+      },
+    ],
+    [],
+  ]);
 });
 
 t.test('a full queue is overload: 503 worker_pool_overloaded, the queued tasks still run', async (t) => {
@@ -23,7 +35,9 @@ t.test('a full queue is overload: 503 worker_pool_overloaded, the queued tasks s
   t.ok(refused.length >= 3, `refused once the queue held 2 (${refused.length} of 6)`);
   t.ok(served.length >= 2, `the queued ones ran (${served.length})`);
   for (const err of refused) t.match(err, { constructor: GatewayError, code: 'worker_pool_overloaded', status: 503 });
-  const [[finding]] = (served[0] as PromiseFulfilledResult<{ detector: string; count: number; matches: number[][] }[][]>).value;
+  const [[finding]] = (
+    served[0] as PromiseFulfilledResult<{ detector: string; count: number; matches: number[][] }[][]>
+  ).value;
   t.match(finding, { detector: 'pii.email', count: 50_000 });
   t.equal(finding.matches.length, 50_000);
   t.same(finding.matches.at(-1), [text.length - 14, text.length - 1]);

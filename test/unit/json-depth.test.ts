@@ -15,7 +15,10 @@ t.test('the limit: at it accepted, one past refused', async (t) => {
   t.ok(exceedsJsonDepth(arrays(MAX_JSON_DEPTH + 1)), `${MAX_JSON_DEPTH + 1} nested arrays`);
   t.notOk(exceedsJsonDepth(objects(MAX_JSON_DEPTH)), `${MAX_JSON_DEPTH} nested objects`);
   t.ok(exceedsJsonDepth(objects(MAX_JSON_DEPTH + 1)), `${MAX_JSON_DEPTH + 1} nested objects`);
-  t.ok(exceedsJsonDepth({ wide: Array.from({ length: 1000 }, () => 1), deep: [arrays(MAX_JSON_DEPTH - 1)] }), 'a deep branch beside a wide one');
+  t.ok(
+    exceedsJsonDepth({ wide: Array.from({ length: 1000 }, () => 1), deep: [arrays(MAX_JSON_DEPTH - 1)] }),
+    'a deep branch beside a wide one',
+  );
   t.notOk(exceedsJsonDepth(arrays(3), 3));
   t.ok(exceedsJsonDepth(arrays(4), 3), 'a limit of its own');
 });

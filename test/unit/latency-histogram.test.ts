@@ -2,7 +2,17 @@
 // exact nearest-rank percentiles of known distributions, within the documented error (2.47 % from 1 ms up, 0.5 ms
 // below), and merging as the rollup upsert and the chart query do.
 import t from 'tap';
-import { bucketOf, bucketValue, countOf, LAST_BUCKET, mergeInto, percentile, record, RELATIVE_ERROR, type Histogram } from '../../src/metrics/latency-histogram.ts';
+import {
+  bucketOf,
+  bucketValue,
+  countOf,
+  LAST_BUCKET,
+  mergeInto,
+  percentile,
+  record,
+  RELATIVE_ERROR,
+  type Histogram,
+} from '../../src/metrics/latency-histogram.ts';
 
 function exact(sorted: readonly number[], p: number): number {
   return sorted[Math.max(1, Math.ceil((p / 100) * sorted.length)) - 1];
@@ -25,7 +35,8 @@ const DISTRIBUTIONS: Record<string, () => number> = {
   'uniform 0–2000 ms (whole ms)': () => Math.floor(random() * 2000),
   'log-normal around 300 ms': () => Math.exp(Math.log(300) + 0.8 * normal()),
   'exponential, mean 50 ms': () => -50 * Math.log(1 - random()),
-  'bimodal: cache hits at 0–2 ms, calls at 800–5000 ms': () => (random() < 0.3 ? Math.floor(random() * 3) : 800 + random() * 4200),
+  'bimodal: cache hits at 0–2 ms, calls at 800–5000 ms': () =>
+    random() < 0.3 ? Math.floor(random() * 3) : 800 + random() * 4200,
   'heavy tail (Pareto, 20 ms up)': () => 20 / Math.pow(1 - random(), 1 / 1.2),
   'streams of minutes': () => 60_000 + random() * 240_000,
 };
@@ -54,7 +65,10 @@ t.test('every value from 0 to a day is read back within the bound', async (t) =>
     if (ms >= 1) worst = Math.max(worst, Math.abs(v - ms) / ms);
   }
   t.equal(failures, 0, `no value outside the bound (worst ${(worst * 100).toFixed(3)} %)`);
-  t.ok(worst <= RELATIVE_ERROR + 1e-12, `worst relative error ${(worst * 100).toFixed(3)} % ≤ ${(RELATIVE_ERROR * 100).toFixed(2)} %`);
+  t.ok(
+    worst <= RELATIVE_ERROR + 1e-12,
+    `worst relative error ${(worst * 100).toFixed(3)} % ≤ ${(RELATIVE_ERROR * 100).toFixed(2)} %`,
+  );
 });
 
 t.test('edges: empty, zero, negative, not a number, beyond a day', async (t) => {
@@ -80,7 +94,9 @@ t.test('merging histograms equals recording everything in one', async (t) => {
     const h: Histogram = {};
     for (const v of values.slice(part * 1000, (part + 1) * 1000)) record(h, v);
     // As the store hands them back: keys in jsonb order (by length, then text), counts maybe as strings.
-    const stored = JSON.parse(JSON.stringify(Object.fromEntries(Object.entries(h).sort(([a], [b]) => a.length - b.length || (a < b ? -1 : 1)))));
+    const stored = JSON.parse(
+      JSON.stringify(Object.fromEntries(Object.entries(h).sort(([a], [b]) => a.length - b.length || (a < b ? -1 : 1)))),
+    );
     mergeInto(merged, stored);
   }
   t.same(merged, whole, 'same counts per bucket');

@@ -17,7 +17,20 @@ import { join } from 'node:path';
 
 const MINUTE = Date.parse('2030-01-01T10:07:00Z');
 
-function item(id: string, o: { project?: string; agent?: string; second?: number; ms?: number; status?: 'completed' | 'error'; code?: string; source?: 'gateway' | 'api'; cache?: string; fallback?: boolean } = {}): TraceItem {
+function item(
+  id: string,
+  o: {
+    project?: string;
+    agent?: string;
+    second?: number;
+    ms?: number;
+    status?: 'completed' | 'error';
+    code?: string;
+    source?: 'gateway' | 'api';
+    cache?: string;
+    fallback?: boolean;
+  } = {},
+): TraceItem {
   const project = o.project ?? 'p1';
   const start = MINUTE + (o.second ?? 0) * 1000;
   const metadata: Record<string, unknown> = {};
@@ -40,7 +53,17 @@ function item(id: string, o: { project?: string; agent?: string; second?: number
     },
     observations: o.code
       ? []
-      : [{ projectId: project, id: `${id}.1`, traceId: id, type: 'GENERATION', startTime: new Date(start).toISOString(), totalTokens: 10, totalCost: 0.000123 }],
+      : [
+          {
+            projectId: project,
+            id: `${id}.1`,
+            traceId: id,
+            type: 'GENERATION',
+            startTime: new Date(start).toISOString(),
+            totalTokens: 10,
+            totalCost: 0.000123,
+          },
+        ],
   };
 }
 
@@ -58,7 +81,12 @@ async function sums(db: Queryable, periodS = 60): Promise<Sums> {
     [periodS],
   );
   const row = r.rows[0];
-  return { requests: Number(row.requests), errors: Number(row.errors), tokens: Number(row.tokens), cost: Number(row.cost) / 1e9 };
+  return {
+    requests: Number(row.requests),
+    errors: Number(row.errors),
+    tokens: Number(row.tokens),
+    cost: Number(row.cost) / 1e9,
+  };
 }
 
 /** A database whose statements matching `pattern` run and then fail, like a reply lost after the commit, `lose` times. */
@@ -90,47 +118,88 @@ t.test('the accumulator: one row per bucket size and key, summed', async (t) => 
   const rows = acc.rows();
   t.equal(rows.length, 8, 'two keys (agent x with deployment d; no agent, no deployment) × four bucket sizes');
   const x = rows.filter((r) => r.agentId === 'x');
-  t.same(x.map((r) => [r.periodS, r.periodStart]).sort(), [
-    [21_600, '2030-01-01T06:00:00.000Z'],
-    [3600, '2030-01-01T10:00:00.000Z'],
-    [60, '2030-01-01T10:07:00.000Z'],
-    [900, '2030-01-01T10:00:00.000Z'],
-  ].sort(), 'periods start on multiples of their size');
-  t.match(x[0], { requests: 2, errors: 0, tokens: 20, costNanoUsd: 246_000, cacheHits: 1, cacheLookups: 2, fallbacks: 0, refusals: {} });
+  t.same(
+    x.map((r) => [r.periodS, r.periodStart]).sort(),
+    [
+      [21_600, '2030-01-01T06:00:00.000Z'],
+      [3600, '2030-01-01T10:00:00.000Z'],
+      [60, '2030-01-01T10:07:00.000Z'],
+      [900, '2030-01-01T10:00:00.000Z'],
+    ].sort(),
+    'periods start on multiples of their size',
+  );
+  t.match(x[0], {
+    requests: 2,
+    errors: 0,
+    tokens: 20,
+    costNanoUsd: 246_000,
+    cacheHits: 1,
+    cacheLookups: 2,
+    fallbacks: 0,
+    refusals: {},
+  });
   const none = rows.find((r) => r.agentId === '')!;
-  t.match(none, { requests: 1, errors: 1, tokens: 0, deployment: '', refusals: { rate_limit_exceeded: 1 } }, 'a refusal, not the API trace');
+  t.match(
+    none,
+    { requests: 1, errors: 1, tokens: 0, deployment: '', refusals: { rate_limit_exceeded: 1 } },
+    'a refusal, not the API trace',
+  );
 });
 
 for (const backend of STORE_BACKENDS) {
   t.test(`${backend}: rollups written with the traces`, async (t) => {
     const db = await testDatabase(t, backend);
     await ensureOrganization(db, { id: 'org', name: 'Org' });
-    await upsertProject(db, { id: 'p1', organizationId: 'org', name: 'P1', maxKeyExpiryHours: 24, ingestionOnly: false });
+    await upsertProject(db, {
+      id: 'p1',
+      organizationId: 'org',
+      name: 'P1',
+      maxKeyExpiryHours: 24,
+      ingestionOnly: false,
+    });
 
     const rollups = new RollupFlusher(db, { log: silentLogger });
     const write = async (batch: TraceItem[]) => {
       await writeTraceBatch(db, batch, rollups);
       await rollups.flush();
     };
-    const first = [item('t1', { agent: 'x' }), item('t2', { agent: 'x', second: 70 }), item('t3', { status: 'error', code: 'budget_exceeded' }), item('t4', { source: 'api' })];
+    const first = [
+      item('t1', { agent: 'x' }),
+      item('t2', { agent: 'x', second: 70 }),
+      item('t3', { status: 'error', code: 'budget_exceeded' }),
+      item('t4', { source: 'api' }),
+    ];
     await write(first);
     const once = await sums(db);
     t.same(once, { requests: 3, errors: 1, tokens: 20, cost: 0.000246 }, 'gateway traces counted, the API trace not');
     for (const size of [900, 3600, 21_600]) t.same(await sums(db, size), once, `the same sums at ${size} s`);
-    const latency = await db.query<{ latency: Record<string, number> }>(`SELECT latency FROM metric_rollups WHERE project_id = 'p1' AND period_s = 3600 AND agent_id = 'x'`);
+    const latency = await db.query<{ latency: Record<string, number> }>(
+      `SELECT latency FROM metric_rollups WHERE project_id = 'p1' AND period_s = 3600 AND agent_id = 'x'`,
+    );
     t.same(Object.values(latency.rows[0].latency), [2], 'two latencies of 100 ms in one histogram bucket');
 
     await write([item('t5', { agent: 'x' }), item('t5', { agent: 'x' })]);
     const more = { ...once, requests: 4, tokens: 30, cost: 0.000369 };
     t.same(await sums(db), more, 'a trace enqueued twice counts once');
 
-    await t.rejects(write([item('t6'), item('t7', { project: 'gone' })]), { code: '23503' }, 'a trace of an unknown project is refused');
+    await t.rejects(
+      write([item('t6'), item('t7', { project: 'gone' })]),
+      { code: '23503' },
+      'a trace of an unknown project is refused',
+    );
     await rollups.flush();
     t.same(await sums(db), more, 'a refused batch adds nothing');
 
-    const upserted = await db.query<{ refusals: Record<string, number> }>(`SELECT refusals FROM metric_rollups WHERE project_id = 'p1' AND period_s = 60 AND agent_id = ''`);
-    await write([item('t8', { status: 'error', code: 'budget_exceeded' }), item('t9', { status: 'error', code: 'guardrail_blocked' })]);
-    const merged = await db.query<{ refusals: Record<string, number> }>(`SELECT refusals FROM metric_rollups WHERE project_id = 'p1' AND period_s = 60 AND agent_id = ''`);
+    const upserted = await db.query<{ refusals: Record<string, number> }>(
+      `SELECT refusals FROM metric_rollups WHERE project_id = 'p1' AND period_s = 60 AND agent_id = ''`,
+    );
+    await write([
+      item('t8', { status: 'error', code: 'budget_exceeded' }),
+      item('t9', { status: 'error', code: 'guardrail_blocked' }),
+    ]);
+    const merged = await db.query<{ refusals: Record<string, number> }>(
+      `SELECT refusals FROM metric_rollups WHERE project_id = 'p1' AND period_s = 60 AND agent_id = ''`,
+    );
     t.same(upserted.rows[0].refusals, { budget_exceeded: 1 });
     t.same(merged.rows[0].refusals, { budget_exceeded: 2, guardrail_blocked: 1 }, 'refusal counts merge code by code');
 
@@ -144,7 +213,11 @@ for (const backend of STORE_BACKENDS) {
       t.equal(flaky.lose, 0, 'the first flush was applied, then its reply lost');
       await writeTraceBatch(flaky, [item('f3', { agent: 'z' })], flusher);
       await flusher.flush();
-      t.equal((await sums(db)).requests, before.requests + 2, 'the retry added nothing; the newer trace waits for the next flush');
+      t.equal(
+        (await sums(db)).requests,
+        before.requests + 2,
+        'the retry added nothing; the newer trace waits for the next flush',
+      );
       await flusher.flush();
       t.equal((await sums(db)).requests, before.requests + 3, 'three requests in all');
     });
@@ -164,7 +237,11 @@ for (const backend of STORE_BACKENDS) {
       t.equal(w.snapshot().write_failures, 2, 'two writes reported failed after committing');
       await w.flushRollups();
       t.equal((await sums(db)).requests, before.requests + 5, 'five requests, not fifteen');
-      t.same(await db.query(`SELECT 1 FROM metric_rollup_flushes`).then((r) => r.rows.length > 0), true, 'flushes are recorded');
+      t.same(
+        await db.query(`SELECT 1 FROM metric_rollup_flushes`).then((r) => r.rows.length > 0),
+        true,
+        'flushes are recorded',
+      );
     });
   });
 }

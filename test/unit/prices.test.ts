@@ -19,17 +19,50 @@ t.test('model ids are normalised to the table name', async (t) => {
 });
 
 t.test('prices: the table, unknown models, and a deployment price first', async (t) => {
-  t.same(builtinPrice('gpt-4o-mini-2024-07-18'), { input_per_mtok: 0.15, output_per_mtok: 0.6, cached_input_per_mtok: 0.075 });
-  t.same(builtinPrice('us.anthropic.claude-3-5-haiku-20241022-v1:0'), { input_per_mtok: 0.8, output_per_mtok: 4, cached_input_per_mtok: 0.08 });
-  t.equal(builtinPrice('gpt-4o-mini-realtime-preview'), undefined, 'a prefix is not enough: another model is not priced as gpt-4o-mini');
-  t.same(builtinPrice('gpt-3.5-turbo-0125'), { input_per_mtok: 0.5, output_per_mtok: 1.5 }, 'a four-digit OpenAI snapshot costs what its model costs');
+  t.same(builtinPrice('gpt-4o-mini-2024-07-18'), {
+    input_per_mtok: 0.15,
+    output_per_mtok: 0.6,
+    cached_input_per_mtok: 0.075,
+  });
+  t.same(builtinPrice('us.anthropic.claude-3-5-haiku-20241022-v1:0'), {
+    input_per_mtok: 0.8,
+    output_per_mtok: 4,
+    cached_input_per_mtok: 0.08,
+  });
+  t.equal(
+    builtinPrice('gpt-4o-mini-realtime-preview'),
+    undefined,
+    'a prefix is not enough: another model is not priced as gpt-4o-mini',
+  );
+  t.same(
+    builtinPrice('gpt-3.5-turbo-0125'),
+    { input_per_mtok: 0.5, output_per_mtok: 1.5 },
+    'a four-digit OpenAI snapshot costs what its model costs',
+  );
   t.same(builtinPrice('gpt-4-0613'), { input_per_mtok: 30, output_per_mtok: 60 });
-  t.same(builtinPrice('gpt-3.5-turbo-1106'), { input_per_mtok: 1, output_per_mtok: 2 }, 'unless it has a price of its own');
-  t.same(builtinPrice('mistral-large-2407'), { input_per_mtok: 2, output_per_mtok: 6 }, 'a name ending in four digits that is in the table');
+  t.same(
+    builtinPrice('gpt-3.5-turbo-1106'),
+    { input_per_mtok: 1, output_per_mtok: 2 },
+    'unless it has a price of its own',
+  );
+  t.same(
+    builtinPrice('mistral-large-2407'),
+    { input_per_mtok: 2, output_per_mtok: 6 },
+    'a name ending in four digits that is in the table',
+  );
   t.equal(builtinPrice('my-llama'), undefined);
   t.equal(builtinPrice(undefined), undefined);
-  for (const inherited of ['constructor', 'toString', '__proto__']) t.equal(builtinPrice(inherited), undefined, `${inherited} is no model`);
+  for (const inherited of ['constructor', 'toString', '__proto__'])
+    t.equal(builtinPrice(inherited), undefined, `${inherited} is no model`);
   const own = { input_per_mtok: 9, output_per_mtok: 9 };
-  t.same(deploymentPrice({ id: 'd', provider: 'openai', weight: 1, model: 'gpt-4o', price: own }), own, 'gateway.yaml wins');
-  t.same(deploymentPrice({ id: 'd', provider: 'openai', weight: 1, model: 'gpt-4o' }), { input_per_mtok: 2.5, output_per_mtok: 10, cached_input_per_mtok: 1.25 });
+  t.same(
+    deploymentPrice({ id: 'd', provider: 'openai', weight: 1, model: 'gpt-4o', price: own }),
+    own,
+    'gateway.yaml wins',
+  );
+  t.same(deploymentPrice({ id: 'd', provider: 'openai', weight: 1, model: 'gpt-4o' }), {
+    input_per_mtok: 2.5,
+    output_per_mtok: 10,
+    cached_input_per_mtok: 1.25,
+  });
 });

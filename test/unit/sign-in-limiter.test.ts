@@ -38,7 +38,10 @@ t.test('an attempt is counted when it is let through, before its password is che
 t.test('at most maxConcurrent hashes at once', async (t) => {
   const limiter = new SignInLimiter();
   t.equal(limiter.limits.maxConcurrent, 4);
-  t.same(Array.from({ length: 5 }, () => limiter.startHash()), [true, true, true, true, false]);
+  t.same(
+    Array.from({ length: 5 }, () => limiter.startHash()),
+    [true, true, true, true, false],
+  );
   limiter.endHash();
   t.equal(limiter.startHash(), true, 'a slot given back is taken again');
   t.equal(limiter.startHash(), false);

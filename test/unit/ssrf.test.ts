@@ -4,7 +4,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { blockedRange, checkAddress, checkUrl, resolveChecked, SsrfError, type SsrfPolicy } from '../../src/webhooks/ssrf.ts';
+import {
+  blockedRange,
+  checkAddress,
+  checkUrl,
+  resolveChecked,
+  SsrfError,
+  type SsrfPolicy,
+} from '../../src/webhooks/ssrf.ts';
 import { createWebhookSender } from '../../src/webhooks/webhook-sender.ts';
 
 const strict: SsrfPolicy = { allowPrivateNetworks: false, allowedHosts: [] };
@@ -40,7 +47,15 @@ t.test('non-public addresses are refused, public unicast is not', async (t) => {
     t.equal(blockedRange(address), range, address);
     t.throws(() => checkAddress(address, strict), SsrfError, `${address} refused`);
   }
-  for (const address of ['8.8.8.8', '172.15.255.255', '172.32.0.1', '100.63.255.255', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8']) {
+  for (const address of [
+    '8.8.8.8',
+    '172.15.255.255',
+    '172.32.0.1',
+    '100.63.255.255',
+    '100.128.0.1',
+    '2606:4700::1111',
+    '::ffff:8.8.8.8',
+  ]) {
     t.equal(blockedRange(address), undefined, `${address} is public`);
     t.doesNotThrow(() => checkAddress(address, strict));
   }
@@ -51,7 +66,11 @@ t.test('URLs: http(s) only, address literals checked at once', async (t) => {
   t.throws(() => checkUrl(new URL('http://127.0.0.1:8080/'), strict), SsrfError);
   t.throws(() => checkUrl(new URL('http://[::1]/'), strict), SsrfError);
   t.throws(() => checkUrl(new URL('http://[::ffff:7f00:1]/'), strict), SsrfError, 'mapped loopback in hex form');
-  t.throws(() => checkUrl(new URL('http://2130706433/'), strict), SsrfError, 'decimal 127.0.0.1 (the URL parser normalises it)');
+  t.throws(
+    () => checkUrl(new URL('http://2130706433/'), strict),
+    SsrfError,
+    'decimal 127.0.0.1 (the URL parser normalises it)',
+  );
   t.doesNotThrow(() => checkUrl(new URL('https://example.com/hook'), strict), 'names are checked at connect time');
 });
 
@@ -95,7 +114,11 @@ t.test('delivery: a name resolving to loopback is refused at connect; redirects 
 
   const byName = createWebhookSender(() => strict);
   t.teardown(() => byName.close());
-  await t.rejects(byName.send(`http://localhost:${port}/`, '{}', {}, 2_000), SsrfError, 'localhost resolves to loopback');
+  await t.rejects(
+    byName.send(`http://localhost:${port}/`, '{}', {}, 2_000),
+    SsrfError,
+    'localhost resolves to loopback',
+  );
   t.equal(hits, 0);
 
   // The first hop (localhost) is allowed by name; its redirect to 127.0.0.1 is checked again and refused.
@@ -107,6 +130,10 @@ t.test('delivery: a name resolving to loopback is refused at connect; redirects 
 
   const open = createWebhookSender(() => ({ allowPrivateNetworks: true, allowedHosts: [] }));
   t.teardown(() => open.close());
-  t.match(await open.send(`${viaName}/hook`, '{}', {}, 2_000), { status: 200, answer: 'reached' }, 'followed when allowed');
+  t.match(
+    await open.send(`${viaName}/hook`, '{}', {}, 2_000),
+    { status: 200, answer: 'reached' },
+    'followed when allowed',
+  );
   t.equal(hits, 1);
 });

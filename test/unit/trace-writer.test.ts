@@ -11,7 +11,12 @@ import { migrate } from '../../src/store/migrate.ts';
 import { ensureOrganization, upsertProject } from '../../src/store/repos/projects.ts';
 import { getTrace, listObservationsOfTrace } from '../../src/store/repos/traces.ts';
 import { silentLogger, type Logger } from '../../src/telemetry/logger.ts';
-import { TraceWriter, type TraceItem, type TraceWriterOptions, type TraceWriterStats } from '../../src/tracing/trace-writer.ts';
+import {
+  TraceWriter,
+  type TraceItem,
+  type TraceWriterOptions,
+  type TraceWriterStats,
+} from '../../src/tracing/trace-writer.ts';
 import { freshPostgresDatabase, STORE_BACKENDS, testDatabase } from '../helpers/store.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 
@@ -53,21 +58,34 @@ function item(id: string, extra: Partial<TraceItem['trace']> = {}): TraceItem {
   };
 }
 
-const ids = (prefix: string, from: number, count: number) => Array.from({ length: count }, (_, i) => `${prefix}-${from + i}`);
+const ids = (prefix: string, from: number, count: number) =>
+  Array.from({ length: count }, (_, i) => `${prefix}-${from + i}`);
 
 async function seedProject(db: Queryable): Promise<void> {
   await ensureOrganization(db, { id: 'org', name: 'Org' });
-  await upsertProject(db, { id: PROJECT, organizationId: 'org', name: 'P1', maxKeyExpiryHours: 24, ingestionOnly: false });
+  await upsertProject(db, {
+    id: PROJECT,
+    organizationId: 'org',
+    name: 'P1',
+    maxKeyExpiryHours: 24,
+    ingestionOnly: false,
+  });
 }
 
 /** Trace ids stored under the prefix, each with how many rows hold it. */
 async function storedIds(db: Queryable, prefix: string): Promise<Map<string, number>> {
-  const r = await db.query<{ id: string; n: unknown }>('SELECT id, count(*) AS n FROM traces WHERE project_id = $1 AND id LIKE $2 GROUP BY id', [PROJECT, `${prefix}-%`]);
+  const r = await db.query<{ id: string; n: unknown }>(
+    'SELECT id, count(*) AS n FROM traces WHERE project_id = $1 AND id LIKE $2 GROUP BY id',
+    [PROJECT, `${prefix}-%`],
+  );
   return new Map(r.rows.map((row) => [row.id, Number(row.n)]));
 }
 
 async function observationCount(db: Queryable, prefix: string): Promise<number> {
-  const r = await db.query<{ n: unknown }>('SELECT count(*) AS n FROM observations WHERE project_id = $1 AND trace_id LIKE $2', [PROJECT, `${prefix}-%`]);
+  const r = await db.query<{ n: unknown }>(
+    'SELECT count(*) AS n FROM observations WHERE project_id = $1 AND trace_id LIKE $2',
+    [PROJECT, `${prefix}-%`],
+  );
   return Number(r.rows[0].n);
 }
 
@@ -77,7 +95,11 @@ async function assertStoredOnce(t: Test, db: Queryable, prefix: string, expected
   t.equal(stored.size, expected.length, `${expected.length} traces stored`);
   const missing = expected.filter((id) => !stored.has(id));
   t.same(missing, [], 'no trace missing');
-  t.same([...stored.values()].filter((n) => n !== 1), [], 'each stored once');
+  t.same(
+    [...stored.values()].filter((n) => n !== 1),
+    [],
+    'each stored once',
+  );
   t.equal(await observationCount(db, prefix), expected.length, 'with its observation');
 }
 
@@ -187,7 +209,12 @@ for (const backend of STORE_BACKENDS) {
         cost: 0.001,
       });
       const [obs] = await listObservationsOfTrace(db, PROJECT, 'batch-7');
-      t.match(obs, { id: 'batch-7.1', type: 'GENERATION', status: 'ok', usageDetails: { input: 10, output: 5, total: 15 } });
+      t.match(obs, {
+        id: 'batch-7.1',
+        type: 'GENERATION',
+        status: 'ok',
+        usageDetails: { input: 10, output: 5, total: 15 },
+      });
 
       w.enqueue(item('batch-35'));
       await waitFor('one more trace', () => w.snapshot().traces_written === 36);
@@ -210,7 +237,11 @@ for (const backend of STORE_BACKENDS) {
       await assertStoredOnce(t, db, 'nul', ids('nul', 0, 5));
       const stored = await getTrace(db, PROJECT, 'nul-0');
       t.same(stored?.input, [{ role: 'user', content: 'ab \ufffd end' }], 'NUL dropped, lone high surrogate replaced');
-      t.same(stored?.output, { role: 'assistant', content: 'x\ufffdy', key: 1 }, 'lone low surrogate replaced, NUL removed from a key');
+      t.same(
+        stored?.output,
+        { role: 'assistant', content: 'x\ufffdy', key: 1 },
+        'lone low surrogate replaced, NUL removed from a key',
+      );
       t.equal(stored?.metadata['svc.note'], 'nul');
     });
 
@@ -220,51 +251,63 @@ for (const backend of STORE_BACKENDS) {
       t.teardown(() => w.stop(0));
       const good = ids('fk', 0, 9);
       // An unknown project fails the foreign key (the project was deleted while its traces were queued).
-      const all = [...good.slice(0, 4).map((id) => item(id)), item('fk-orphan', { projectId: 'deleted-project' }), ...good.slice(4).map((id) => item(id))];
+      const all = [
+        ...good.slice(0, 4).map((id) => item(id)),
+        item('fk-orphan', { projectId: 'deleted-project' }),
+        ...good.slice(4).map((id) => item(id)),
+      ];
       for (const i of all) w.enqueue(i);
       w.start();
-      await waitFor('the batch settled', () => w.snapshot().queue_depth === 0 && w.snapshot().traces_written + w.snapshot().dropped === 10);
+      await waitFor(
+        'the batch settled',
+        () => w.snapshot().queue_depth === 0 && w.snapshot().traces_written + w.snapshot().dropped === 10,
+      );
       t.equal(w.snapshot().dropped, 1, 'one trace dropped');
       t.equal(w.snapshot().traces_written, 9);
       await assertStoredOnce(t, db, 'fk', good);
-      t.match(log.errors, [{ msg: /refused a trace; dropped/, fields: { traceId: 'fk-orphan', projectId: 'deleted-project' } }]);
+      t.match(log.errors, [
+        { msg: /refused a trace; dropped/, fields: { traceId: 'fk-orphan', projectId: 'deleted-project' } },
+      ]);
 
       w.enqueue(item('fk-9'));
       await waitFor('the writer goes on', () => w.snapshot().traces_written === 10);
       t.equal(w.snapshot().write_failures, 0, 'a refused row is not a database failure to retry');
     });
 
-    t.test('once a write fails, the queue and every new trace go to the spill file; on recovery everything is stored once', async (t) => {
-      const spillDir = tempDir(t);
-      const fdb = flaky(db);
-      const w = writer(t, fdb, { spillDir, capacity: 20, batchSize: 5 });
-      w.start();
-      for (const id of ids('flaky', 0, 5)) w.enqueue(item(id));
-      await waitFor('first traces written', () => w.snapshot().traces_written === 5);
-      fdb.down = true;
-      for (const id of ids('flaky', 5, 50)) w.enqueue(item(id));
-      t.equal(w.snapshot().queue_depth, 20, 'the queue holds its capacity');
-      t.equal(w.snapshot().spilled, 30, 'the rest went to the spill file');
-      await waitFor('a failed write', () => w.snapshot().write_failures >= 1);
-      t.equal(w.snapshot().queue_depth, 0, 'the failed write moved the queue to the spill file');
-      t.equal(w.snapshot().spilled, 50);
-      for (const id of ids('flaky', 55, 5)) w.enqueue(item(id));
-      t.equal(w.snapshot().queue_depth, 0, 'new traces do not wait in memory while the database fails');
-      t.equal(w.snapshot().spilled, 55);
-      t.equal(w.snapshot().spill_files, 1, 'one spill file, being appended');
-      await waitFor('the spill file written', () => readdirSync(spillDir).some((f) => !f.includes('.journal.')));
-      await waitFor('another failed write', () => w.snapshot().write_failures >= 2);
-      t.equal(w.snapshot().database, 'failing');
-      fdb.down = false;
-      await waitFor('drained', () => drained(w.snapshot()));
-      const s = w.snapshot();
-      t.equal(s.dropped, 0);
-      t.equal(s.replayed, 55, 'every spilled trace replayed');
-      t.equal(s.traces_written, 60);
-      t.equal(s.database, 'ok');
-      await assertStoredOnce(t, db, 'flaky', ids('flaky', 0, 60));
-      t.same(readdirSync(spillDir), [], 'the spill directory is empty after replay');
-    });
+    t.test(
+      'once a write fails, the queue and every new trace go to the spill file; on recovery everything is stored once',
+      async (t) => {
+        const spillDir = tempDir(t);
+        const fdb = flaky(db);
+        const w = writer(t, fdb, { spillDir, capacity: 20, batchSize: 5 });
+        w.start();
+        for (const id of ids('flaky', 0, 5)) w.enqueue(item(id));
+        await waitFor('first traces written', () => w.snapshot().traces_written === 5);
+        fdb.down = true;
+        for (const id of ids('flaky', 5, 50)) w.enqueue(item(id));
+        t.equal(w.snapshot().queue_depth, 20, 'the queue holds its capacity');
+        t.equal(w.snapshot().spilled, 30, 'the rest went to the spill file');
+        await waitFor('a failed write', () => w.snapshot().write_failures >= 1);
+        t.equal(w.snapshot().queue_depth, 0, 'the failed write moved the queue to the spill file');
+        t.equal(w.snapshot().spilled, 50);
+        for (const id of ids('flaky', 55, 5)) w.enqueue(item(id));
+        t.equal(w.snapshot().queue_depth, 0, 'new traces do not wait in memory while the database fails');
+        t.equal(w.snapshot().spilled, 55);
+        t.equal(w.snapshot().spill_files, 1, 'one spill file, being appended');
+        await waitFor('the spill file written', () => readdirSync(spillDir).some((f) => !f.includes('.journal.')));
+        await waitFor('another failed write', () => w.snapshot().write_failures >= 2);
+        t.equal(w.snapshot().database, 'failing');
+        fdb.down = false;
+        await waitFor('drained', () => drained(w.snapshot()));
+        const s = w.snapshot();
+        t.equal(s.dropped, 0);
+        t.equal(s.replayed, 55, 'every spilled trace replayed');
+        t.equal(s.traces_written, 60);
+        t.equal(s.database, 'ok');
+        await assertStoredOnce(t, db, 'flaky', ids('flaky', 0, 60));
+        t.same(readdirSync(spillDir), [], 'the spill directory is empty after replay');
+      },
+    );
 
     t.test('spill files left from before, database down: the replay backs off until a write succeeds', async (t) => {
       const spillDir = tempDir(t);
@@ -291,22 +334,25 @@ for (const backend of STORE_BACKENDS) {
       await assertStoredOnce(t, db, 'left', ids('left', 0, 3));
     });
 
-    t.test('open spill files of processes that are gone are adopted and replayed; a live process keeps its own', async (t) => {
-      const spillDir = tempDir(t);
-      const lines = (list: string[]) => list.map((id) => `${JSON.stringify(item(id))}\n`).join('');
-      const deadPid = spawnSync(process.execPath, ['-e', '']).pid;
-      // Killed while spilling; after a container restart the new process often gets the same pid.
-      writeFileSync(join(spillDir, `spill-1-${process.pid}-aaaaaa.ndjson.open`), lines(ids('adopt', 0, 2)));
-      writeFileSync(join(spillDir, `spill-2-${deadPid}-bbbbbb.ndjson.open`), lines(ids('adopt', 2, 2)));
-      // Another process on this host still appending (here: the test runner that started this one).
-      const live = `spill-3-${process.ppid}-cccccc.ndjson.open`;
-      writeFileSync(join(spillDir, live), lines(['adopt-live']));
-      const w = writer(t, db, { spillDir });
-      w.start();
-      await waitFor('the orphans replayed', () => w.snapshot().replayed === 4 && drained(w.snapshot()));
-      await assertStoredOnce(t, db, 'adopt', ids('adopt', 0, 4));
-      t.same(readdirSync(spillDir), [live], 'the live process keeps its open file');
-    });
+    t.test(
+      'open spill files of processes that are gone are adopted and replayed; a live process keeps its own',
+      async (t) => {
+        const spillDir = tempDir(t);
+        const lines = (list: string[]) => list.map((id) => `${JSON.stringify(item(id))}\n`).join('');
+        const deadPid = spawnSync(process.execPath, ['-e', '']).pid;
+        // Killed while spilling; after a container restart the new process often gets the same pid.
+        writeFileSync(join(spillDir, `spill-1-${process.pid}-aaaaaa.ndjson.open`), lines(ids('adopt', 0, 2)));
+        writeFileSync(join(spillDir, `spill-2-${deadPid}-bbbbbb.ndjson.open`), lines(ids('adopt', 2, 2)));
+        // Another process on this host still appending (here: the test runner that started this one).
+        const live = `spill-3-${process.ppid}-cccccc.ndjson.open`;
+        writeFileSync(join(spillDir, live), lines(['adopt-live']));
+        const w = writer(t, db, { spillDir });
+        w.start();
+        await waitFor('the orphans replayed', () => w.snapshot().replayed === 4 && drained(w.snapshot()));
+        await assertStoredOnce(t, db, 'adopt', ids('adopt', 0, 4));
+        t.same(readdirSync(spillDir), [live], 'the live process keeps its open file');
+      },
+    );
   });
 }
 
@@ -349,7 +395,10 @@ t.test('queued traces are journaled to disk within journalMs; once stored, the j
   const [file] = journalFiles(spillDir);
   t.match(file, /^spill-\d+-\d+-[0-9a-f]+\.journal\.ndjson\.open$/, 'an open file of this process');
   t.same(
-    readFileSync(join(spillDir, file), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).trace.id),
+    readFileSync(join(spillDir, file), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).trace.id),
     ids('journal', 0, 8),
     'every queued trace, in queue order',
   );
@@ -370,7 +419,10 @@ t.test('a journal left by a killed process is replayed from its last checkpoint'
   const deadPid = spawnSync(process.execPath, ['-e', '']).pid;
   const lines = (list: string[]) => list.map((id) => `${JSON.stringify(item(id))}\n`).join('');
   // Items 0-2 were stored before the kill (the checkpoint says so); 3-5 were not.
-  writeFileSync(join(spillDir, `spill-1-${deadPid}-dddddd.journal.ndjson.open`), `${lines(ids('ckpt', 0, 2))}{"svc.journal.stored":1}\n${lines(ids('ckpt', 2, 4))}{"svc.journal.stored":3}\n`);
+  writeFileSync(
+    join(spillDir, `spill-1-${deadPid}-dddddd.journal.ndjson.open`),
+    `${lines(ids('ckpt', 0, 2))}{"svc.journal.stored":1}\n${lines(ids('ckpt', 2, 4))}{"svc.journal.stored":3}\n`,
+  );
   const w = writer(t, db, { spillDir });
   w.start();
   await waitFor('the journal replayed', () => w.snapshot().replayed === 3 && drained(w.snapshot()));
@@ -381,7 +433,14 @@ t.test('a journal left by a killed process is replayed from its last checkpoint'
 t.test('a full batch does not cut the backoff short while the database fails', async (t) => {
   let attempts = 0;
   const down = unreachable(() => attempts++);
-  const w = new TraceWriter(down, { log: silentLogger, spillDir: tempDir(t), capacity: 1_000, batchSize: 5, flushMs: 10, maxBackoffMs: 60_000 });
+  const w = new TraceWriter(down, {
+    log: silentLogger,
+    spillDir: tempDir(t),
+    capacity: 1_000,
+    batchSize: 5,
+    flushMs: 10,
+    maxBackoffMs: 60_000,
+  });
   t.teardown(() => w.stop(0));
   w.start();
   for (const id of ids('backoff', 0, 5)) w.enqueue(item(id));
@@ -424,7 +483,11 @@ t.test('postgres through a proxy: cut, spill, restore, replay', async (t) => {
   t.equal(w.snapshot().queue_depth, 20, 'the queue holds its capacity');
   t.equal(w.snapshot().spilled, 40, 'beyond it traces are spilled');
   await waitFor('failed writes', () => w.snapshot().write_failures >= 2);
-  t.match(readdirSync(spillDir).filter((f) => !f.includes('.journal.')), [/^spill-.*\.ndjson(\.open)?$/], 'into append-only files under the spill directory');
+  t.match(
+    readdirSync(spillDir).filter((f) => !f.includes('.journal.')),
+    [/^spill-.*\.ndjson(\.open)?$/],
+    'into append-only files under the spill directory',
+  );
   t.equal(w.snapshot().database, 'failing');
   t.equal(w.snapshot().queue_depth, 0, 'the queue went to the spill file at the first failure');
   t.ok(proxy.refused > 0, 'the writer kept trying while the database was cut');
@@ -444,35 +507,51 @@ t.test('postgres through a proxy: cut, spill, restore, replay', async (t) => {
   t.same(readdirSync(spillDir), [], 'the spill directory is empty after replay');
 });
 
-t.test('postgres through a proxy: stop() with the database down spills the queue; a new writer replays it', async (t) => {
-  const { proxy, direct, viaProxy } = await proxiedDatabase(t);
-  const spillDir = tempDir(t);
+t.test(
+  'postgres through a proxy: stop() with the database down spills the queue; a new writer replays it',
+  async (t) => {
+    const { proxy, direct, viaProxy } = await proxiedDatabase(t);
+    const spillDir = tempDir(t);
 
-  const first = new TraceWriter(viaProxy, { log: silentLogger, spillDir, capacity: 100, batchSize: 10, flushMs: 10, maxBackoffMs: 200 });
-  first.start();
-  for (const id of ids('stop', 0, 5)) first.enqueue(item(id));
-  await waitFor('first traces written', () => first.snapshot().traces_written === 5);
-  proxy.cut();
-  for (const id of ids('stop', 5, 30)) first.enqueue(item(id));
-  t.equal(first.snapshot().spilled, 0, 'the queue has room: nothing spilled before a write fails');
-  await waitFor('a failed write', () => first.snapshot().write_failures >= 1);
-  t.equal(first.snapshot().spilled, 30, 'the failed write spilled the whole queue');
-  await first.stop(1_000);
-  t.equal(first.snapshot().queue_depth, 0);
-  t.match(readdirSync(spillDir), [/^spill-.*\.ndjson$/], 'one closed spill file, ready for replay');
-  // A trace finishing after stop() (a request past the drain deadline) is kept too.
-  first.enqueue(item('stop-35'));
-  await waitFor('the late trace in a closed file', () => readdirSync(spillDir).every((f) => f.endsWith('.ndjson')) && readdirSync(spillDir).length === 2);
-  t.equal((await storedIds(direct, 'stop')).size, 5);
+    const first = new TraceWriter(viaProxy, {
+      log: silentLogger,
+      spillDir,
+      capacity: 100,
+      batchSize: 10,
+      flushMs: 10,
+      maxBackoffMs: 200,
+    });
+    first.start();
+    for (const id of ids('stop', 0, 5)) first.enqueue(item(id));
+    await waitFor('first traces written', () => first.snapshot().traces_written === 5);
+    proxy.cut();
+    for (const id of ids('stop', 5, 30)) first.enqueue(item(id));
+    t.equal(first.snapshot().spilled, 0, 'the queue has room: nothing spilled before a write fails');
+    await waitFor('a failed write', () => first.snapshot().write_failures >= 1);
+    t.equal(first.snapshot().spilled, 30, 'the failed write spilled the whole queue');
+    await first.stop(1_000);
+    t.equal(first.snapshot().queue_depth, 0);
+    t.match(readdirSync(spillDir), [/^spill-.*\.ndjson$/], 'one closed spill file, ready for replay');
+    // A trace finishing after stop() (a request past the drain deadline) is kept too.
+    first.enqueue(item('stop-35'));
+    await waitFor(
+      'the late trace in a closed file',
+      () => readdirSync(spillDir).every((f) => f.endsWith('.ndjson')) && readdirSync(spillDir).length === 2,
+    );
+    t.equal((await storedIds(direct, 'stop')).size, 5);
 
-  proxy.restore();
-  const second = writer(t, viaProxy, { spillDir, capacity: 100, batchSize: 10 });
-  second.start();
-  await waitFor('the new writer replayed the spill files', () => drained(second.snapshot()) && second.snapshot().replayed === 31);
-  t.equal(second.snapshot().dropped, 0);
-  await assertStoredOnce(t, direct, 'stop', ids('stop', 0, 36));
-  t.same(readdirSync(spillDir), [], 'the spill directory is empty after replay');
-});
+    proxy.restore();
+    const second = writer(t, viaProxy, { spillDir, capacity: 100, batchSize: 10 });
+    second.start();
+    await waitFor(
+      'the new writer replayed the spill files',
+      () => drained(second.snapshot()) && second.snapshot().replayed === 31,
+    );
+    t.equal(second.snapshot().dropped, 0);
+    await assertStoredOnce(t, direct, 'stop', ids('stop', 0, 36));
+    t.same(readdirSync(spillDir), [], 'the spill directory is empty after replay');
+  },
+);
 
 t.test('postgres through a proxy: the connection lost while a write is in flight; the writer retries', async (t) => {
   const { proxy, direct, viaProxy } = await proxiedDatabase(t);

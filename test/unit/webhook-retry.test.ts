@@ -5,7 +5,17 @@ import { retryDelayMs } from '../../src/webhooks/delivery-loop.ts';
 const settings = { retry_base_ms: 1_000, retry_max_ms: 10_000 };
 
 t.test('full jitter under a capped exponential step', async (t) => {
-  t.same([1, 2, 3, 4, 5, 40].map((n) => retryDelayMs(n, settings, () => 0.999_999)), [999, 1_999, 3_999, 7_999, 9_999, 9_999]);
-  t.equal(retryDelayMs(3, settings, () => 0), 0, 'the jitter reaches zero');
-  t.equal(retryDelayMs(3, settings, () => 0.5), 2_000);
+  t.same(
+    [1, 2, 3, 4, 5, 40].map((n) => retryDelayMs(n, settings, () => 0.999_999)),
+    [999, 1_999, 3_999, 7_999, 9_999, 9_999],
+  );
+  t.equal(
+    retryDelayMs(3, settings, () => 0),
+    0,
+    'the jitter reaches zero',
+  );
+  t.equal(
+    retryDelayMs(3, settings, () => 0.5),
+    2_000,
+  );
 });

@@ -32,7 +32,11 @@ t.test('the verifier of docs/webhooks.md', async (t) => {
   t.same(verifySignature(secret, body, header, now + 300), { ok: true }, 'at the 5-minute tolerance');
   t.same(verifySignature(secret, body, header, now + 301), { ok: false, reason: 'stale' }, 'one second past it');
   t.same(verifySignature('whsec_other', body, header, now), { ok: false, reason: 'mismatch' });
-  t.same(verifySignature(secret, body + ' ', header, now), { ok: false, reason: 'mismatch' }, 'the raw body, byte for byte');
+  t.same(
+    verifySignature(secret, body + ' ', header, now),
+    { ok: false, reason: 'mismatch' },
+    'the raw body, byte for byte',
+  );
   t.same(verifySignature(secret, body, `t=${now}`, now), { ok: false, reason: 'malformed' });
   // t is not signed: the same v1 with another t still matches the body, and staleness is what t is for.
   t.same(verifySignature(secret, body, signatureHeader(now - 10, hmacHex(secret, body)), now), { ok: true });

@@ -26,7 +26,12 @@ export function timeChart(spec: ChartSpec, onCleanup: (fn: () => void) => void):
   const observer = new ResizeObserver(() => {
     const width = Math.max(240, Math.floor(plotBox.clientWidth));
     if (plot) plot.setSize({ width, height: 180 });
-    else if (plotBox.isConnected && plotBox.clientWidth > 0) plot = new uPlot(options(spec, width), [spec.times, ...spec.lines.map((l) => l.values)] as uPlot.AlignedData, plotBox);
+    else if (plotBox.isConnected && plotBox.clientWidth > 0)
+      plot = new uPlot(
+        options(spec, width),
+        [spec.times, ...spec.lines.map((l) => l.values)] as uPlot.AlignedData,
+        plotBox,
+      );
   });
   observer.observe(plotBox);
   onCleanup(() => {
@@ -43,15 +48,31 @@ function options(spec: ChartSpec, width: number): uPlot.Options {
     height: 180,
     legend: { live: true },
     cursor: { drag: { x: false, y: false } },
-    scales: { x: { time: true }, y: { range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(max ?? 1, min === max ? (max ?? 0) + 1 : 0)] } },
+    scales: {
+      x: { time: true },
+      y: { range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(max ?? 1, min === max ? (max ?? 0) + 1 : 0)] },
+    },
     series: [
       { label: 'time' },
       // Points where a line has few values: a lone bucket between gaps draws no line at all.
-      ...spec.lines.map((l, i) => ({ label: l.label, stroke: COLORS[i % COLORS.length], width: 1.5, spanGaps: false, points: { show: l.values.filter((v) => v !== null).length < 40, size: 5 }, value: (_u: uPlot, v: number | null) => fmt(v) })),
+      ...spec.lines.map((l, i) => ({
+        label: l.label,
+        stroke: COLORS[i % COLORS.length],
+        width: 1.5,
+        spanGaps: false,
+        points: { show: l.values.filter((v) => v !== null).length < 40, size: 5 },
+        value: (_u: uPlot, v: number | null) => fmt(v),
+      })),
     ],
     axes: [
       { stroke: '#6b7280', grid: { stroke: '#eef0f3' }, ticks: { stroke: '#e5e7eb' } },
-      { stroke: '#6b7280', grid: { stroke: '#eef0f3' }, ticks: { stroke: '#e5e7eb' }, size: axisWidth, values: (_u, vals) => vals.map((v) => fmt(v)) },
+      {
+        stroke: '#6b7280',
+        grid: { stroke: '#eef0f3' },
+        ticks: { stroke: '#e5e7eb' },
+        size: axisWidth,
+        values: (_u, vals) => vals.map((v) => fmt(v)),
+      },
     ],
   };
 }
@@ -77,6 +98,11 @@ export function sparkline(values: (number | null)[], label: string): SVGElement 
     'svg',
     { class: 'sparkline', width: w, height: hgt, viewBox: `0 0 ${w} ${hgt}`, role: 'img', 'aria-label': label },
     title,
-    svg('polyline', { points: nums.length === 1 ? `0,${y(nums[0]!)} ${w},${y(nums[0]!)}` : points, fill: 'none', stroke: COLORS[0]!, 'stroke-width': 1.5 }),
+    svg('polyline', {
+      points: nums.length === 1 ? `0,${y(nums[0]!)} ${w},${y(nums[0]!)}` : points,
+      fill: 'none',
+      stroke: COLORS[0]!,
+      'stroke-width': 1.5,
+    }),
   );
 }

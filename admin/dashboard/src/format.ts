@@ -30,7 +30,10 @@ export function dateTime(v: string | number | null | undefined): string {
   if (v === null || v === undefined || v === '') return '–';
   const d = new Date(v);
   if (Number.isNaN(d.getTime())) return String(v);
-  return d.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, 'Z');
+  return d
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** Seconds since the epoch for uPlot, from an ISO string or a number (seconds or milliseconds). */

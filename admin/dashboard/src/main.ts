@@ -60,7 +60,10 @@ function runCleanups(): void {
 function showSignIn(notice?: string): void {
   session = null;
   runCleanups();
-  replace(app, signInPage((s) => void signedIn(s), notice));
+  replace(
+    app,
+    signInPage((s) => void signedIn(s), notice),
+  );
 }
 
 async function signedIn(s: SessionAnswer): Promise<void> {
@@ -97,7 +100,11 @@ function render(): void {
   if (!found) {
     const p = defaultProject();
     if (p) navigate(`/p/${seg(p)}/metrics`);
-    else replace(app, h('main', { class: 'sign-in-page' }, h('p', { class: 'notice' }, 'No project is visible to this user.')));
+    else
+      replace(
+        app,
+        h('main', { class: 'sign-in-page' }, h('p', { class: 'notice' }, 'No project is visible to this user.')),
+      );
     return;
   }
   const { route, params } = found;
@@ -106,7 +113,14 @@ function render(): void {
   runCleanups();
   const seq = ++rendering;
   const user = session.user;
-  const { root, main } = shell(user, projects, project, route.nav, (id) => navigate(`/p/${seg(id)}/${route.nav}`), () => void signOut());
+  const { root, main } = shell(
+    user,
+    projects,
+    project,
+    route.nav,
+    (id) => navigate(`/p/${seg(id)}/${route.nav}`),
+    () => void signOut(),
+  );
   replace(app, root);
   main.append(h('p', { class: 'loading', 'aria-busy': 'true' }, 'Loading…'));
   const ctx: ViewContext = {

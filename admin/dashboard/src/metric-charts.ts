@@ -12,7 +12,12 @@ export function totalsRow(t: Point): HTMLElement {
     stat('Requests', num(t.requests), 'total-requests'),
     stat('Errors', num(t.errors), 'total-errors'),
     stat('Error rate', pct(t.error_rate), 'total-error-rate'),
-    stat('Latency p50 / p95 / p99', `${ms(t.latency_p50)} / ${ms(t.latency_p95)} / ${ms(t.latency_p99)}`, 'total-latency', true),
+    stat(
+      'Latency p50 / p95 / p99',
+      `${ms(t.latency_p50)} / ${ms(t.latency_p95)} / ${ms(t.latency_p99)}`,
+      'total-latency',
+      true,
+    ),
     stat('Throughput', rate(t.throughput), 'total-throughput'),
     stat('Tokens', num(t.token_count), 'total-tokens'),
     stat('Cost', usd(t.cost), 'total-cost'),
@@ -26,10 +31,59 @@ export function seriesCharts(series: Series | undefined, onCleanup: (fn: () => v
   return h(
     'div',
     { class: 'charts' },
-    timeChart({ title: 'Latency (ms)', times, lines: [{ label: 'p50', values: col('latency_p50') }, { label: 'p95', values: col('latency_p95') }, { label: 'p99', values: col('latency_p99') }], format: (v) => ms(v), testid: 'chart-latency' }, onCleanup),
-    timeChart({ title: 'Throughput (req/s)', times, lines: [{ label: 'req/s', values: col('throughput') }], format: (v) => String(Number(v?.toFixed(3))), testid: 'chart-throughput' }, onCleanup),
-    timeChart({ title: 'Error rate (%)', times, lines: [{ label: 'errors %', values: col('error_rate') }], format: (v) => `${Number(v?.toFixed(2))}%`, testid: 'chart-error-rate' }, onCleanup),
-    timeChart({ title: 'Tokens', times, lines: [{ label: 'tokens', values: col('token_count') }], format: (v) => num(v), testid: 'chart-tokens' }, onCleanup),
-    timeChart({ title: 'Cost (USD)', times, lines: [{ label: 'USD', values: col('cost') }], format: (v) => usd(v), testid: 'chart-cost' }, onCleanup),
+    timeChart(
+      {
+        title: 'Latency (ms)',
+        times,
+        lines: [
+          { label: 'p50', values: col('latency_p50') },
+          { label: 'p95', values: col('latency_p95') },
+          { label: 'p99', values: col('latency_p99') },
+        ],
+        format: (v) => ms(v),
+        testid: 'chart-latency',
+      },
+      onCleanup,
+    ),
+    timeChart(
+      {
+        title: 'Throughput (req/s)',
+        times,
+        lines: [{ label: 'req/s', values: col('throughput') }],
+        format: (v) => String(Number(v?.toFixed(3))),
+        testid: 'chart-throughput',
+      },
+      onCleanup,
+    ),
+    timeChart(
+      {
+        title: 'Error rate (%)',
+        times,
+        lines: [{ label: 'errors %', values: col('error_rate') }],
+        format: (v) => `${Number(v?.toFixed(2))}%`,
+        testid: 'chart-error-rate',
+      },
+      onCleanup,
+    ),
+    timeChart(
+      {
+        title: 'Tokens',
+        times,
+        lines: [{ label: 'tokens', values: col('token_count') }],
+        format: (v) => num(v),
+        testid: 'chart-tokens',
+      },
+      onCleanup,
+    ),
+    timeChart(
+      {
+        title: 'Cost (USD)',
+        times,
+        lines: [{ label: 'USD', values: col('cost') }],
+        format: (v) => usd(v),
+        testid: 'chart-cost',
+      },
+      onCleanup,
+    ),
   );
 }

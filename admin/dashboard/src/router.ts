@@ -8,7 +8,9 @@ export interface Location {
 export function currentLocation(): Location {
   const raw = location.hash.replace(/^#/, '') || '/';
   const i = raw.indexOf('?');
-  return i < 0 ? { path: raw, query: new URLSearchParams() } : { path: raw.slice(0, i), query: new URLSearchParams(raw.slice(i + 1)) };
+  return i < 0
+    ? { path: raw, query: new URLSearchParams() }
+    : { path: raw.slice(0, i), query: new URLSearchParams(raw.slice(i + 1)) };
 }
 
 export function href(path: string, query: Record<string, string | undefined | null> = {}): string {

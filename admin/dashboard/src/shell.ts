@@ -5,9 +5,30 @@ import { href, seg } from './router.ts';
 import type { Project, User } from './types.ts';
 
 export const NAV: { section?: string; items: { id: string; label: string }[] }[] = [
-  { items: [{ id: 'metrics', label: 'Metrics' }, { id: 'agents', label: 'Agents' }, { id: 'traces', label: 'Traces' }, { id: 'prompts', label: 'Prompts' }, { id: 'automations', label: 'Automations' }] },
-  { section: 'Gateway', items: [{ id: 'model-groups', label: 'Model groups' }, { id: 'keys', label: 'Keys' }, { id: 'budgets', label: 'Budgets' }] },
-  { section: 'Organization', items: [{ id: 'users', label: 'Users' }, { id: 'audit', label: 'Audit log' }] },
+  {
+    items: [
+      { id: 'metrics', label: 'Metrics' },
+      { id: 'agents', label: 'Agents' },
+      { id: 'traces', label: 'Traces' },
+      { id: 'prompts', label: 'Prompts' },
+      { id: 'automations', label: 'Automations' },
+    ],
+  },
+  {
+    section: 'Gateway',
+    items: [
+      { id: 'model-groups', label: 'Model groups' },
+      { id: 'keys', label: 'Keys' },
+      { id: 'budgets', label: 'Budgets' },
+    ],
+  },
+  {
+    section: 'Organization',
+    items: [
+      { id: 'users', label: 'Users' },
+      { id: 'audit', label: 'Audit log' },
+    ],
+  },
 ];
 
 export interface ShellParts {
@@ -15,11 +36,24 @@ export interface ShellParts {
   main: HTMLElement;
 }
 
-export function shell(user: User, projects: Project[], project: string, active: string, onProject: (id: string) => void, onSignOut: () => void): ShellParts {
+export function shell(
+  user: User,
+  projects: Project[],
+  project: string,
+  active: string,
+  onProject: (id: string) => void,
+  onSignOut: () => void,
+): ShellParts {
   const picker = h(
     'select',
-    { 'aria-label': 'Project', 'data-testid': 'project-picker', onchange: (e: Event) => onProject((e.target as HTMLSelectElement).value) },
-    projects.map((p) => h('option', { value: p.id, selected: p.id === project }, p.name === p.id ? p.id : `${p.name} (${p.id})`)),
+    {
+      'aria-label': 'Project',
+      'data-testid': 'project-picker',
+      onchange: (e: Event) => onProject((e.target as HTMLSelectElement).value),
+    },
+    projects.map((p) =>
+      h('option', { value: p.id, selected: p.id === project }, p.name === p.id ? p.id : `${p.name} (${p.id})`),
+    ),
   );
   const nav = h(
     'nav',
@@ -29,7 +63,17 @@ export function shell(user: User, projects: Project[], project: string, active: 
         'div',
         { class: 'nav-group' },
         group.section ? h('div', { class: 'nav-section' }, group.section) : null,
-        group.items.map((i) => h('a', { href: href(`/p/${seg(project)}/${i.id}`), class: i.id === active ? 'active' : '', 'aria-current': i.id === active ? 'page' : null }, i.label)),
+        group.items.map((i) =>
+          h(
+            'a',
+            {
+              href: href(`/p/${seg(project)}/${i.id}`),
+              class: i.id === active ? 'active' : '',
+              'aria-current': i.id === active ? 'page' : null,
+            },
+            i.label,
+          ),
+        ),
       ),
     ),
   );
@@ -43,8 +87,23 @@ export function shell(user: User, projects: Project[], project: string, active: 
       h('a', { class: 'brand', href: href(`/p/${seg(project)}/metrics`) }, 'svc'),
       picker,
       h('div', { class: 'spacer' }),
-      h('span', { class: 'who', 'data-testid': 'current-user' }, user.email, ' ', h('span', { class: `badge role-${user.role}` }, user.role)),
-      h('a', { class: 'account', href: href(`/p/${seg(project)}/password`), 'data-testid': 'change-password', 'aria-current': active === 'password' ? 'page' : null }, 'Change password'),
+      h(
+        'span',
+        { class: 'who', 'data-testid': 'current-user' },
+        user.email,
+        ' ',
+        h('span', { class: `badge role-${user.role}` }, user.role),
+      ),
+      h(
+        'a',
+        {
+          class: 'account',
+          href: href(`/p/${seg(project)}/password`),
+          'data-testid': 'change-password',
+          'aria-current': active === 'password' ? 'page' : null,
+        },
+        'Change password',
+      ),
       h('button', { type: 'button', class: 'secondary', 'data-testid': 'sign-out', onclick: onSignOut }, 'Sign out'),
     ),
     h('div', { class: 'body' }, nav, main),

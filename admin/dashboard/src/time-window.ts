@@ -37,8 +37,16 @@ const toLocalInput = (iso: string | null) => {
 
 export function windowPicker(current: Query, set: (q: Record<string, string | undefined>) => void): HTMLElement {
   const custom = current.from !== undefined;
-  const from = h('input', { type: 'datetime-local', value: toLocalInput(custom ? String(current.from) : null), 'aria-label': 'From' });
-  const to = h('input', { type: 'datetime-local', value: toLocalInput(custom ? String(current.to) : null), 'aria-label': 'To' });
+  const from = h('input', {
+    type: 'datetime-local',
+    value: toLocalInput(custom ? String(current.from) : null),
+    'aria-label': 'From',
+  });
+  const to = h('input', {
+    type: 'datetime-local',
+    value: toLocalInput(custom ? String(current.to) : null),
+    'aria-label': 'To',
+  });
   const customBox = h(
     'form',
     {
@@ -55,8 +63,26 @@ export function windowPicker(current: Query, set: (q: Record<string, string | un
     h('button', { type: 'submit', class: 'secondary' }, 'Apply'),
   );
   const buttons = WINDOWS.map((w) =>
-    h('button', { type: 'button', class: `seg${!custom && current.window === w.id ? ' active' : ''}`, 'data-window': w.id, onclick: () => set({ window: w.id, from: undefined, to: undefined }) }, w.label),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: `seg${!custom && current.window === w.id ? ' active' : ''}`,
+        'data-window': w.id,
+        onclick: () => set({ window: w.id, from: undefined, to: undefined }),
+      },
+      w.label,
+    ),
   );
-  const customButton = h('button', { type: 'button', class: `seg${custom ? ' active' : ''}`, onclick: () => customBox.classList.toggle('hidden') }, 'Custom…');
-  return h('div', { class: 'window-picker' }, h('div', { class: 'segmented', role: 'group', 'aria-label': 'Time window' }, ...buttons, customButton), customBox);
+  const customButton = h(
+    'button',
+    { type: 'button', class: `seg${custom ? ' active' : ''}`, onclick: () => customBox.classList.toggle('hidden') },
+    'Custom…',
+  );
+  return h(
+    'div',
+    { class: 'window-picker' },
+    h('div', { class: 'segmented', role: 'group', 'aria-label': 'Time window' }, ...buttons, customButton),
+    customBox,
+  );
 }

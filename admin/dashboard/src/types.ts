@@ -21,7 +21,14 @@ export interface Project {
 
 export interface Page<T> {
   data: T[];
-  pagination?: { total?: number; limit?: number; offset?: number; page?: number; totalItems?: number; totalPages?: number };
+  pagination?: {
+    total?: number;
+    limit?: number;
+    offset?: number;
+    page?: number;
+    totalItems?: number;
+    totalPages?: number;
+  };
 }
 
 export interface Point {

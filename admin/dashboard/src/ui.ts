@@ -19,7 +19,12 @@ export function errorText(err: unknown): string {
  * A form's submit handler: no page load; the message cleared, and the button (if any) disabled, while `run` goes;
  * what `run` throws shown in the message, then `onError` (e.g. to select a field again).
  */
-export function submitHandler(message: HTMLElement, submit: HTMLButtonElement | null, run: () => Promise<void>, onError?: () => void): (e: Event) => Promise<void> {
+export function submitHandler(
+  message: HTMLElement,
+  submit: HTMLButtonElement | null,
+  run: () => Promise<void>,
+  onError?: () => void,
+): (e: Event) => Promise<void> {
   return async (e) => {
     e.preventDefault();
     message.textContent = '';
@@ -49,7 +54,11 @@ export interface Column<T> {
   class?: string;
 }
 
-export function table<T>(rows: T[], columns: Column<T>[], options: { testid?: string; emptyText?: string; rowAttrs?: (row: T) => Record<string, string> } = {}): HTMLElement {
+export function table<T>(
+  rows: T[],
+  columns: Column<T>[],
+  options: { testid?: string; emptyText?: string; rowAttrs?: (row: T) => Record<string, string> } = {},
+): HTMLElement {
   if (rows.length === 0) return empty(options.emptyText ?? 'Nothing yet.');
   return h(
     'div',
@@ -57,8 +66,26 @@ export function table<T>(rows: T[], columns: Column<T>[], options: { testid?: st
     h(
       'table',
       { 'data-testid': options.testid },
-      h('thead', null, h('tr', null, columns.map((c) => h('th', { class: c.class }, c.title)))),
-      h('tbody', null, rows.map((r) => h('tr', options.rowAttrs?.(r) ?? null, columns.map((c) => h('td', { class: c.class }, c.cell(r)))))),
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          columns.map((c) => h('th', { class: c.class }, c.title)),
+        ),
+      ),
+      h(
+        'tbody',
+        null,
+        rows.map((r) =>
+          h(
+            'tr',
+            options.rowAttrs?.(r) ?? null,
+            columns.map((c) => h('td', { class: c.class }, c.cell(r))),
+          ),
+        ),
+      ),
     ),
   );
 }
@@ -67,25 +94,33 @@ export function table<T>(rows: T[], columns: Column<T>[], options: { testid?: st
  * A button running an async action: disabled while it runs, the error shown next to it.
  * `confirmText` asks first (deletes, blocks).
  */
-export function actionButton(label: string, run: () => Promise<unknown>, options: { class?: string; confirmText?: string; testid?: string } = {}): HTMLElement {
+export function actionButton(
+  label: string,
+  run: () => Promise<unknown>,
+  options: { class?: string; confirmText?: string; testid?: string } = {},
+): HTMLElement {
   const status = h('span', { class: 'inline-error', role: 'alert' });
-  const button = h('button', {
-    type: 'button',
-    class: options.class ?? 'secondary',
-    'data-testid': options.testid,
-    onclick: async () => {
-      if (options.confirmText && !window.confirm(options.confirmText)) return;
-      button.disabled = true;
-      status.textContent = '';
-      try {
-        await run();
-      } catch (err) {
-        status.textContent = errorText(err);
-      } finally {
-        button.disabled = false;
-      }
+  const button = h(
+    'button',
+    {
+      type: 'button',
+      class: options.class ?? 'secondary',
+      'data-testid': options.testid,
+      onclick: async () => {
+        if (options.confirmText && !window.confirm(options.confirmText)) return;
+        button.disabled = true;
+        status.textContent = '';
+        try {
+          await run();
+        } catch (err) {
+          status.textContent = errorText(err);
+        } finally {
+          button.disabled = false;
+        }
+      },
     },
-  }, label);
+    label,
+  );
   return h('span', { class: 'action' }, button, status);
 }
 
@@ -96,7 +131,16 @@ export function shownOnce(label: string, value: string, testid: string): HTMLEle
     'div',
     { class: 'notice success', role: 'status' },
     h('strong', null, label),
-    h('div', { class: 'secret-row' }, input, h('button', { type: 'button', class: 'secondary', onclick: () => void navigator.clipboard?.writeText(value) }, 'Copy')),
+    h(
+      'div',
+      { class: 'secret-row' },
+      input,
+      h(
+        'button',
+        { type: 'button', class: 'secondary', onclick: () => void navigator.clipboard?.writeText(value) },
+        'Copy',
+      ),
+    ),
     h('p', { class: 'hint' }, 'It is shown once. Store it now.'),
   );
 }
@@ -105,16 +149,30 @@ export function badge(text: string, kind: 'ok' | 'warn' | 'bad' | 'muted' = 'mut
   return h('span', { class: `badge ${kind}` }, text);
 }
 
-export function pager(offset: number, limit: number, shown: number, total: number | undefined, go: (offset: number) => void): HTMLElement {
+export function pager(
+  offset: number,
+  limit: number,
+  shown: number,
+  total: number | undefined,
+  go: (offset: number) => void,
+): HTMLElement {
   if (shown === 0 && offset === 0) return h('span');
   const last = offset + shown;
   const hasNext = total === undefined ? shown === limit : last < total;
   return h(
     'nav',
     { class: 'pager', 'aria-label': 'Pages' },
-    h('button', { type: 'button', class: 'secondary', disabled: offset === 0, onclick: () => go(Math.max(0, offset - limit)) }, '← Newer'),
+    h(
+      'button',
+      { type: 'button', class: 'secondary', disabled: offset === 0, onclick: () => go(Math.max(0, offset - limit)) },
+      '← Newer',
+    ),
     h('span', null, shown === 0 ? 'none' : `${offset + 1}–${last}${total === undefined ? '' : ` of ${total}`}`),
-    h('button', { type: 'button', class: 'secondary', disabled: !hasNext, onclick: () => go(offset + limit) }, 'Older →'),
+    h(
+      'button',
+      { type: 'button', class: 'secondary', disabled: !hasNext, onclick: () => go(offset + limit) },
+      'Older →',
+    ),
   );
 }
 
@@ -123,5 +181,10 @@ export function field(label: string, control: HTMLElement, hint?: string): HTMLE
 }
 
 export function stat(label: string, value: string, testid: string, wide = false): HTMLElement {
-  return h('div', { class: wide ? 'stat wide' : 'stat' }, h('div', { class: 'stat-label' }, label), h('div', { class: 'stat-value', 'data-testid': testid }, value));
+  return h(
+    'div',
+    { class: wide ? 'stat wide' : 'stat' },
+    h('div', { class: 'stat-label' }, label),
+    h('div', { class: 'stat-value', 'data-testid': testid }, value),
+  );
 }

@@ -29,7 +29,8 @@ export class SvcClient {
   constructor(options: SvcClientOptions = {}) {
     const connection = resolveConnection(options);
     const fetchImpl = options.fetch ?? globalThis.fetch;
-    if (typeof fetchImpl !== 'function') throw new SvcConfigError('fetch', 'is not available: use Node 20 or later, or pass a fetch option');
+    if (typeof fetchImpl !== 'function')
+      throw new SvcConfigError('fetch', 'is not available: use Node 20 or later, or pass a fetch option');
     this.baseUrl = connection.baseUrl;
     this.publicKey = connection.publicKey;
     this.#http = new HttpClient({
@@ -39,7 +40,8 @@ export class SvcClient {
       fetch: fetchImpl,
     });
     const ttl = options.promptCacheTtlSeconds ?? 60;
-    if (!Number.isFinite(ttl) || ttl < 0) throw new SvcConfigError('promptCacheTtlSeconds', `must be 0 or more, not ${String(ttl)}`);
+    if (!Number.isFinite(ttl) || ttl < 0)
+      throw new SvcConfigError('promptCacheTtlSeconds', `must be 0 or more, not ${String(ttl)}`);
     this.prompts = new PromptsClient(this.#http, ttl);
     this.datasets = new DatasetsClient(this.#http);
     this.scores = new ScoresClient(this.#http);
@@ -52,7 +54,10 @@ export class SvcClient {
    */
   async authCheck(): Promise<true> {
     const body = await this.#http.request<{ data?: unknown } | undefined>('GET', '/api/public/projects');
-    if (!Array.isArray(body?.data)) throw new SvcError(`${this.baseUrl} answered GET /api/public/projects, but not as svc does: is it svc's admin listener?`);
+    if (!Array.isArray(body?.data))
+      throw new SvcError(
+        `${this.baseUrl} answered GET /api/public/projects, but not as svc does: is it svc's admin listener?`,
+      );
     return true;
   }
 }

@@ -23,10 +23,19 @@ export interface Connection {
 type Env = Record<string, string | undefined>;
 
 /** The option if given, else the environment variable; the name to report is the one the value came from. */
-export function setting(option: string | undefined, optionName: string, variable: string, env: Env = process.env): { value: string; name: string } {
+export function setting(
+  option: string | undefined,
+  optionName: string,
+  variable: string,
+  env: Env = process.env,
+): { value: string; name: string } {
   if (option !== undefined) return { value: option, name: optionName };
   const fromEnv = env[variable];
-  if (fromEnv === undefined || fromEnv.trim() === '') throw new SvcConfigError(variable, `is not set: set the ${variable} environment variable or pass the ${optionName} option`);
+  if (fromEnv === undefined || fromEnv.trim() === '')
+    throw new SvcConfigError(
+      variable,
+      `is not set: set the ${variable} environment variable or pass the ${optionName} option`,
+    );
   return { value: fromEnv, name: variable };
 }
 
@@ -35,8 +44,10 @@ function checkedKey(value: string, name: string, kind: 'public' | 'secret'): str
   if (key === '') throw new SvcConfigError(name, 'is empty');
   if (/\s/.test(key)) throw new SvcConfigError(name, 'contains whitespace');
   if (kind === 'public' && key.includes(':')) throw new SvcConfigError(name, 'contains ":", which no public key has');
-  if (kind === 'public' && key.startsWith('sk-')) throw new SvcConfigError(name, 'holds a secret key (sk-…); it takes the public key (pk-…)');
-  if (kind === 'secret' && key.startsWith('pk-')) throw new SvcConfigError(name, 'holds a public key (pk-…); it takes the secret key (sk-…)');
+  if (kind === 'public' && key.startsWith('sk-'))
+    throw new SvcConfigError(name, 'holds a secret key (sk-…); it takes the public key (pk-…)');
+  if (kind === 'secret' && key.startsWith('pk-'))
+    throw new SvcConfigError(name, 'holds a public key (pk-…); it takes the secret key (sk-…)');
   return key;
 }
 
@@ -48,8 +59,10 @@ export function checkedBaseUrl(value: string, name: string): string {
   } catch {
     throw new SvcConfigError(name, `is not a URL: ${JSON.stringify(value)} (expected e.g. http://localhost:8081)`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SvcConfigError(name, `must be an http or https URL, not ${url.protocol}`);
-  if (url.username !== '' || url.password !== '') throw new SvcConfigError(name, 'must not carry credentials; use the key options');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new SvcConfigError(name, `must be an http or https URL, not ${url.protocol}`);
+  if (url.username !== '' || url.password !== '')
+    throw new SvcConfigError(name, 'must not carry credentials; use the key options');
   if (url.search !== '' || url.hash !== '') throw new SvcConfigError(name, 'must not have a query or fragment');
   return url.href.replace(/\/+$/, '');
 }
@@ -62,21 +75,33 @@ export function resolveConnection(options: ConnectionOptions, env: Env = process
   const publicKey = checkedKey(pk.value, pk.name, 'public');
   const secretKey = checkedKey(sk.value, sk.name, 'secret');
   const baseUrl = checkedBaseUrl(base.value, base.name);
-  if (/\/api\/public$/.test(baseUrl)) throw new SvcConfigError(base.name, 'must be the base URL of the admin listener, without /api/public');
-  if (/\/v1$/.test(baseUrl)) throw new SvcConfigError(base.name, 'must be the base URL of the admin listener (e.g. http://localhost:8081), not a /v1 API URL');
-  return { publicKey, secretKey, baseUrl, authorization: `Basic ${Buffer.from(`${publicKey}:${secretKey}`).toString('base64')}` };
+  if (/\/api\/public$/.test(baseUrl))
+    throw new SvcConfigError(base.name, 'must be the base URL of the admin listener, without /api/public');
+  if (/\/v1$/.test(baseUrl))
+    throw new SvcConfigError(
+      base.name,
+      'must be the base URL of the admin listener (e.g. http://localhost:8081), not a /v1 API URL',
+    );
+  return {
+    publicKey,
+    secretKey,
+    baseUrl,
+    authorization: `Basic ${Buffer.from(`${publicKey}:${secretKey}`).toString('base64')}`,
+  };
 }
 
 /** A positive finite number option, or its default. */
 export function positiveNumber(value: number | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new SvcConfigError(name, `must be a positive number, not ${String(value)}`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+    throw new SvcConfigError(name, `must be a positive number, not ${String(value)}`);
   return value;
 }
 
 /** A whole-number option of at least `min`, or its default. */
 export function countOption(value: number | undefined, name: string, fallback: number, min = 0): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min) throw new SvcConfigError(name, `must be a whole number of ${min} or more, not ${String(value)}`);
+  if (!Number.isInteger(value) || value < min)
+    throw new SvcConfigError(name, `must be a whole number of ${min} or more, not ${String(value)}`);
   return value;
 }

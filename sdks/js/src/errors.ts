@@ -26,7 +26,14 @@ export class SvcApiError extends SvcError {
   readonly method: string;
   readonly path: string;
 
-  constructor(init: { status: number; message: string; error: string | undefined; body: unknown; method: string; path: string }) {
+  constructor(init: {
+    status: number;
+    message: string;
+    error: string | undefined;
+    body: unknown;
+    method: string;
+    path: string;
+  }) {
     super(`${init.method} ${init.path}: ${init.status} ${init.message}`);
     this.status = init.status;
     this.error = init.error;

@@ -38,11 +38,28 @@ function serverMessage(body: unknown, response: Response): { message: string; er
   if (body !== null && typeof body === 'object') {
     const b = body as { message?: unknown; error?: unknown };
     const issues = Array.isArray(b.error)
-      ? b.error.map((i: { path?: unknown[]; message?: unknown }) => `${(i.path ?? []).join('.') || '(body)'}: ${String(i.message)}`).join('; ')
+      ? b.error
+          .map(
+            (i: { path?: unknown[]; message?: unknown }) =>
+              `${(i.path ?? []).join('.') || '(body)'}: ${String(i.message)}`,
+          )
+          .join('; ')
       : undefined;
-    const nested = b.error !== null && typeof b.error === 'object' ? (b.error as { message?: unknown }).message : undefined;
-    const message = typeof b.message === 'string' ? b.message : typeof b.error === 'string' ? b.error : typeof nested === 'string' ? nested : undefined;
-    if (message !== undefined) return { message: issues ? `${message}: ${issues}` : message, error: typeof b.error === 'string' ? b.error : undefined };
+    const nested =
+      b.error !== null && typeof b.error === 'object' ? (b.error as { message?: unknown }).message : undefined;
+    const message =
+      typeof b.message === 'string'
+        ? b.message
+        : typeof b.error === 'string'
+          ? b.error
+          : typeof nested === 'string'
+            ? nested
+            : undefined;
+    if (message !== undefined)
+      return {
+        message: issues ? `${message}: ${issues}` : message,
+        error: typeof b.error === 'string' ? b.error : undefined,
+      };
   }
   if (typeof body === 'string' && body.trim() !== '') return { message: body.slice(0, 500), error: undefined };
   return { message: response.statusText || 'no message', error: undefined };
@@ -64,7 +81,16 @@ export class HttpClient {
     for (let attempt = 0; ; attempt++) {
       const result = await this.#attempt(method, url, options.body);
       if ('response' in result && result.response.ok) return result.body as T;
-      const error = 'failure' in result ? result.failure : new SvcApiError({ status: result.response.status, ...serverMessage(result.body, result.response), body: result.body, method, path });
+      const error =
+        'failure' in result
+          ? result.failure
+          : new SvcApiError({
+              status: result.response.status,
+              ...serverMessage(result.body, result.response),
+              body: result.body,
+              method,
+              path,
+            });
       const retryable = 'failure' in result || isRetryableStatus(result.response.status);
       if (!retryable || attempt >= maxRetries) throw error;
       const backoff = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** attempt) * (0.8 + Math.random() * 0.4);
@@ -76,7 +102,11 @@ export class HttpClient {
 
   async #attempt(method: string, url: URL, body: unknown): Promise<Attempt> {
     const { connection, timeoutMs } = this.#settings;
-    const headers: Record<string, string> = { authorization: connection.authorization, accept: 'application/json', 'user-agent': USER_AGENT };
+    const headers: Record<string, string> = {
+      authorization: connection.authorization,
+      accept: 'application/json',
+      'user-agent': USER_AGENT,
+    };
     if (body !== undefined) headers['content-type'] = 'application/json';
     try {
       const response = await this.#settings.fetch(url, {
@@ -100,7 +130,9 @@ export class HttpClient {
       }
       const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
       const reason = (cause as { code?: unknown })?.code ?? (cause instanceof Error ? cause.message : String(cause));
-      return { failure: new SvcConnectionError(`${where}: could not reach the server (${String(reason)})`, { cause: err }) };
+      return {
+        failure: new SvcConnectionError(`${where}: could not reach the server (${String(reason)})`, { cause: err }),
+      };
     }
   }
 }

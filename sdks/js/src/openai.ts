@@ -46,6 +46,12 @@ export function gatewayOpenAI(options: GatewayOpenAIOptions = {}): OpenAI {
   const key = setting(apiKey, 'apiKey', 'SVC_GATEWAY_KEY');
   const gateway = checkedBaseUrl(url.value, url.name).replace(/\/v1$/, '');
   const trimmedKey = key.value.trim();
-  if (trimmedKey === '' || /\s/.test(trimmedKey)) throw new SvcConfigError(key.name, 'must be a gateway key without whitespace');
-  return new OpenAI({ ...rest, baseURL: `${gateway}/v1`, apiKey: trimmedKey, fetch: linkedFetch(fetchOption ?? globalThis.fetch) });
+  if (trimmedKey === '' || /\s/.test(trimmedKey))
+    throw new SvcConfigError(key.name, 'must be a gateway key without whitespace');
+  return new OpenAI({
+    ...rest,
+    baseURL: `${gateway}/v1`,
+    apiKey: trimmedKey,
+    fetch: linkedFetch(fetchOption ?? globalThis.fetch),
+  });
 }

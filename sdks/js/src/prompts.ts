@@ -90,11 +90,16 @@ export class ChatPrompt extends BasePrompt {
    * The messages as `{role, content}` with each `{{variable}}` replaced, and each placeholder replaced by the messages
    * given for it in `placeholders`; a placeholder not given is left in place, as Langfuse does.
    */
-  compile(variables: PromptVariables = {}, placeholders: Record<string, ChatMessage[]> = {}): Array<ChatMessage | ChatPlaceholder> {
+  compile(
+    variables: PromptVariables = {},
+    placeholders: Record<string, ChatMessage[]> = {},
+  ): Array<ChatMessage | ChatPlaceholder> {
     return this.prompt.flatMap((entry): Array<ChatMessage | ChatPlaceholder> => {
       if (entry.type === 'placeholder') {
         const given = Object.hasOwn(placeholders, entry.name) ? placeholders[entry.name] : undefined;
-        return given === undefined ? [entry] : given.map((m) => ({ role: m.role, content: fill(m.content, variables) }));
+        return given === undefined
+          ? [entry]
+          : given.map((m) => ({ role: m.role, content: fill(m.content, variables) }));
       }
       return [{ role: entry.role, content: fill(entry.content, variables) }];
     });
@@ -156,8 +161,10 @@ export class PromptsClient {
    * served, and when there is none, `fallback` (with `isFallback` true). Without either, the error is thrown.
    */
   async get(name: string, options: GetPromptOptions = {}): Promise<Prompt> {
-    if (options.version !== undefined && options.label !== undefined) throw new SvcError('prompts.get: give a version or a label, not both');
-    const selector = options.version !== undefined ? { version: options.version } : { label: options.label ?? 'production' };
+    if (options.version !== undefined && options.label !== undefined)
+      throw new SvcError('prompts.get: give a version or a label, not both');
+    const selector =
+      options.version !== undefined ? { version: options.version } : { label: options.label ?? 'production' };
     const key = `${name}\u0000${'version' in selector ? `v${selector.version}` : `l${selector.label}`}`;
     const ttlMs = (options.cacheTtlSeconds ?? this.#defaultTtlSeconds) * 1000;
     const cached = this.#cache.get(key);
@@ -169,7 +176,19 @@ export class PromptsClient {
     } catch (err) {
       if (cached) return cached.prompt;
       if (options.fallback !== undefined) {
-        return promptOf({ name, version: 0, type: typeof options.fallback === 'string' ? 'text' : 'chat', prompt: options.fallback, config: {}, labels: [], tags: [], commitMessage: null }, true);
+        return promptOf(
+          {
+            name,
+            version: 0,
+            type: typeof options.fallback === 'string' ? 'text' : 'chat',
+            prompt: options.fallback,
+            config: {},
+            labels: [],
+            tags: [],
+            commitMessage: null,
+          },
+          true,
+        );
       }
       throw err;
     }
@@ -178,14 +197,20 @@ export class PromptsClient {
   /** Creates a new version of the prompt `name` (version 1 for a new name). */
   async create(body: CreatePromptBody): Promise<Prompt> {
     const type = body.type ?? (Array.isArray(body.prompt) ? 'chat' : 'text');
-    const record = await this.#http.request<PromptRecord>('POST', '/api/public/v2/prompts', { body: { ...body, type } });
+    const record = await this.#http.request<PromptRecord>('POST', '/api/public/v2/prompts', {
+      body: { ...body, type },
+    });
     this.#expire(body.name);
     return promptOf(record);
   }
 
   /** Adds labels to a version; a label moves there from any other version that had it. */
   async updateLabels(name: string, version: number, newLabels: string[]): Promise<Prompt> {
-    const record = await this.#http.request<PromptRecord>('PATCH', `/api/public/v2/prompts/${encodeURIComponent(name)}/versions/${version}`, { body: { newLabels } });
+    const record = await this.#http.request<PromptRecord>(
+      'PATCH',
+      `/api/public/v2/prompts/${encodeURIComponent(name)}/versions/${version}`,
+      { body: { newLabels } },
+    );
     this.#expire(name);
     return promptOf(record);
   }
@@ -204,6 +229,7 @@ export class PromptsClient {
 
   /** After a change, the name's cached versions are fetched again on next use (and kept for outages meanwhile). */
   #expire(name: string): void {
-    for (const [key, entry] of this.#cache) if (key.startsWith(`${name}\u0000`)) entry.fetchedAt = Number.NEGATIVE_INFINITY;
+    for (const [key, entry] of this.#cache)
+      if (key.startsWith(`${name}\u0000`)) entry.fetchedAt = Number.NEGATIVE_INFINITY;
   }
 }

@@ -35,7 +35,11 @@ function configError(fn: () => unknown): SvcConfigError {
   throw new Error('expected a SvcConfigError');
 }
 
-const env = () => ({ SVC_PUBLIC_KEY: svc.options.publicKey, SVC_SECRET_KEY: svc.options.secretKey, SVC_BASE_URL: svc.options.baseUrl });
+const env = () => ({
+  SVC_PUBLIC_KEY: svc.options.publicKey,
+  SVC_SECRET_KEY: svc.options.secretKey,
+  SVC_BASE_URL: svc.options.baseUrl,
+});
 
 t.test('configured from the environment: authCheck resolves true', async (t) => {
   const client = withEnv(env(), () => new SvcClient());
@@ -45,7 +49,10 @@ t.test('configured from the environment: authCheck resolves true', async (t) => 
 });
 
 t.test('options override the environment', async (t) => {
-  const client = withEnv({ ...env(), SVC_SECRET_KEY: 'sk-wrong', SVC_BASE_URL: 'http://127.0.0.1:1' }, () => new SvcClient({ secretKey: svc.options.secretKey, baseUrl: `${svc.options.baseUrl}/` }));
+  const client = withEnv(
+    { ...env(), SVC_SECRET_KEY: 'sk-wrong', SVC_BASE_URL: 'http://127.0.0.1:1' },
+    () => new SvcClient({ secretKey: svc.options.secretKey, baseUrl: `${svc.options.baseUrl}/` }),
+  );
   t.equal(client.baseUrl, svc.options.baseUrl, 'trailing slash dropped');
   t.equal(await client.authCheck(), true);
 });
@@ -88,7 +95,10 @@ t.test('malformed settings: the variable or option is named with the problem', a
 
 t.test('authCheck: a wrong secret is a SvcApiError 401 with the server message', async (t) => {
   const client = new SvcClient({ ...svc.options, secretKey: 'sk-svc-wrong' });
-  const err = await client.authCheck().then(() => t.fail('resolved'), (e: unknown) => e);
+  const err = await client.authCheck().then(
+    () => t.fail('resolved'),
+    (e: unknown) => e,
+  );
   t.ok(err instanceof SvcApiError);
   t.equal((err as SvcApiError).status, 401);
   t.equal((err as SvcApiError).error, 'UnauthorizedError');
@@ -107,14 +117,22 @@ t.test('authCheck: the gateway listener instead of the admin one is a 404', asyn
 
 t.test('authCheck: no server is a SvcConnectionError after the retries', async (t) => {
   const client = new SvcClient({ ...svc.options, baseUrl: await deadUrl(), maxRetries: 1 });
-  const err = await client.authCheck().then(() => t.fail('resolved'), (e: unknown) => e);
+  const err = await client.authCheck().then(
+    () => t.fail('resolved'),
+    (e: unknown) => e,
+  );
   t.ok(err instanceof SvcConnectionError);
   t.match((err as Error).message, /could not reach the server \(ECONNREFUSED\)/);
 });
 
 t.test('authCheck: a server that answers 200 but is not svc is an error, not true', async (t) => {
-  const local = await listenLocally(createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>welcome</html>')));
+  const local = await listenLocally(
+    createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>welcome</html>')),
+  );
   t.teardown(() => local.close());
   const client = new SvcClient({ ...svc.options, baseUrl: local.url });
-  await t.rejects(client.authCheck(), { name: 'SvcError', message: `${local.url} answered GET /api/public/projects, but not as svc does: is it svc's admin listener?` });
+  await t.rejects(client.authCheck(), {
+    name: 'SvcError',
+    message: `${local.url} answered GET /api/public/projects, but not as svc does: is it svc's admin listener?`,
+  });
 });

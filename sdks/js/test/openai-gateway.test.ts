@@ -27,45 +27,75 @@ const storedTrace = (id: string, check: (found: any) => boolean) =>
     return found && check(found) ? found : undefined;
   });
 
-t.test('a chat completion made in a span: the gateway trace is the child of that span, with the session and user', async (t) => {
-  const openai = gatewayOpenAI({ baseUrl: svc.s.gatewayUrl, apiKey: TEST_KEY, maxRetries: 0 });
-  t.ok(openai instanceof OpenAI, 'a real OpenAI client');
-  const run = await withTraceAttributes({ userId: 'user-9', sessionId: 'conversation-3' }, () =>
-    tracer.startActiveSpan('agent-turn', async (agent) => {
-      const llm = await tracer.startActiveSpan('plan-step', async (step) => {
-        const { data, response } = await openai.chat.completions.create({ model: 'demo', messages: [{ role: 'user', content: 'Plan my day' }] }).withResponse();
-        step.end();
-        return { content: data.choices[0].message.content, requestId: response.headers.get('x-svc-request-id')!, spanId: step.spanContext().spanId };
-      });
-      agent.end();
-      return { ...llm, traceId: agent.spanContext().traceId, agentSpanId: agent.spanContext().spanId };
-    }),
-  );
-  t.match(run.content, /Plan my day/);
-  t.match(run.requestId, /^[0-9a-f-]{36}$/);
+t.test(
+  'a chat completion made in a span: the gateway trace is the child of that span, with the session and user',
+  async (t) => {
+    const openai = gatewayOpenAI({ baseUrl: svc.s.gatewayUrl, apiKey: TEST_KEY, maxRetries: 0 });
+    t.ok(openai instanceof OpenAI, 'a real OpenAI client');
+    const run = await withTraceAttributes({ userId: 'user-9', sessionId: 'conversation-3' }, () =>
+      tracer.startActiveSpan('agent-turn', async (agent) => {
+        const llm = await tracer.startActiveSpan('plan-step', async (step) => {
+          const { data, response } = await openai.chat.completions
+            .create({ model: 'demo', messages: [{ role: 'user', content: 'Plan my day' }] })
+            .withResponse();
+          step.end();
+          return {
+            content: data.choices[0].message.content,
+            requestId: response.headers.get('x-svc-request-id')!,
+            spanId: step.spanContext().spanId,
+          };
+        });
+        agent.end();
+        return { ...llm, traceId: agent.spanContext().traceId, agentSpanId: agent.spanContext().spanId };
+      }),
+    );
+    t.match(run.content, /Plan my day/);
+    t.match(run.requestId, /^[0-9a-f-]{36}$/);
 
-  const gatewayTrace = await storedTrace(run.requestId, () => true);
-  t.match(gatewayTrace, { id: run.requestId, name: 'chat.completions', userId: 'user-9', sessionId: 'conversation-3', parentTraceId: run.traceId, parentObservationId: run.spanId });
-  t.ok(gatewayTrace.totalCost > 0, 'the call is costed');
-  t.match(gatewayTrace.observations, [{ type: 'GENERATION', model: 'mock-small' }]);
+    const gatewayTrace = await storedTrace(run.requestId, () => true);
+    t.match(gatewayTrace, {
+      id: run.requestId,
+      name: 'chat.completions',
+      userId: 'user-9',
+      sessionId: 'conversation-3',
+      parentTraceId: run.traceId,
+      parentObservationId: run.spanId,
+    });
+    t.ok(gatewayTrace.totalCost > 0, 'the call is costed');
+    t.match(gatewayTrace.observations, [{ type: 'GENERATION', model: 'mock-small' }]);
 
-  await processor.forceFlush();
-  const agentTrace = await storedTrace(run.traceId, (found) => found.observations.length === 2);
-  t.match(agentTrace, { name: 'agent-turn', userId: 'user-9', sessionId: 'conversation-3' });
-  t.ok(agentTrace.observations.some((o: any) => o.id === run.spanId && o.parentObservationId === run.agentSpanId), 'the calling span is in the agent trace');
-});
+    await processor.forceFlush();
+    const agentTrace = await storedTrace(run.traceId, (found) => found.observations.length === 2);
+    t.match(agentTrace, { name: 'agent-turn', userId: 'user-9', sessionId: 'conversation-3' });
+    t.ok(
+      agentTrace.observations.some((o: any) => o.id === run.spanId && o.parentObservationId === run.agentSpanId),
+      'the calling span is in the agent trace',
+    );
+  },
+);
 
 t.test('a streamed completion is linked too', async (t) => {
   const openai = gatewayOpenAI({ baseUrl: `${svc.s.gatewayUrl}/v1/`, apiKey: TEST_KEY, maxRetries: 0 });
   const { requestId, traceId, spanId } = await tracer.startActiveSpan('streaming-step', async (span) => {
-    const { data: stream, response } = await openai.chat.completions.create({ model: 'demo', messages: [{ role: 'user', content: 'Stream it' }], stream: true }).withResponse();
+    const { data: stream, response } = await openai.chat.completions
+      .create({ model: 'demo', messages: [{ role: 'user', content: 'Stream it' }], stream: true })
+      .withResponse();
     for await (const _chunk of stream) {
       // drain
     }
     span.end();
-    return { requestId: response.headers.get('x-svc-request-id')!, traceId: span.spanContext().traceId, spanId: span.spanContext().spanId };
+    return {
+      requestId: response.headers.get('x-svc-request-id')!,
+      traceId: span.spanContext().traceId,
+      spanId: span.spanContext().spanId,
+    };
   });
-  t.match(await storedTrace(requestId, () => true), { parentTraceId: traceId, parentObservationId: spanId, userId: null, sessionId: null });
+  t.match(await storedTrace(requestId, () => true), {
+    parentTraceId: traceId,
+    parentObservationId: spanId,
+    userId: null,
+    sessionId: null,
+  });
 });
 
 t.test('the headers each request carries, seen by a local server', async (t) => {
@@ -81,7 +111,13 @@ t.test('the headers each request carries, seen by a local server', async (t) => 
     ownFetchCalls++;
     return fetch(input, init);
   };
-  const openai = gatewayOpenAI({ baseUrl: local.url, apiKey: 'sk-gw', maxRetries: 0, defaultHeaders: { 'x-extra': 'kept' }, fetch: ownFetch });
+  const openai = gatewayOpenAI({
+    baseUrl: local.url,
+    apiKey: 'sk-gw',
+    maxRetries: 0,
+    defaultHeaders: { 'x-extra': 'kept' },
+    fetch: ownFetch,
+  });
 
   await openai.models.list();
   t.equal(seen[0].traceparent, undefined, 'no active span: no traceparent');
@@ -90,7 +126,9 @@ t.test('the headers each request carries, seen by a local server', async (t) => 
   t.equal(seen[0]['x-extra'], 'kept', "the client's own headers stay");
 
   const span = tracer.startSpan('caller');
-  await withTraceAttributes({ userId: 'u-1', sessionId: 's-1' }, () => context.with(trace.setSpan(context.active(), span), () => openai.models.list()));
+  await withTraceAttributes({ userId: 'u-1', sessionId: 's-1' }, () =>
+    context.with(trace.setSpan(context.active(), span), () => openai.models.list()),
+  );
   span.end();
   const { traceId, spanId } = span.spanContext();
   t.equal(seen[1].traceparent, `00-${traceId}-${spanId}-01`);
@@ -112,7 +150,9 @@ t.test('gatewayHeaders and linkedFetch on their own', async (t) => {
     calls.push({ input, headers: new Headers(init?.headers) });
     return new Response('ok');
   };
-  await withTraceAttributes({ sessionId: 'only-session' }, () => linkedFetch(fake)('http://example.invalid/x', { headers: { a: '1' } }));
+  await withTraceAttributes({ sessionId: 'only-session' }, () =>
+    linkedFetch(fake)('http://example.invalid/x', { headers: { a: '1' } }),
+  );
   t.equal(calls[0].input, 'http://example.invalid/x');
   t.equal(calls[0].headers.get('a'), '1');
   t.equal(calls[0].headers.get('svc-session-id'), 'only-session');
@@ -122,7 +162,10 @@ t.test('gatewayHeaders and linkedFetch on their own', async (t) => {
 t.test('configured from SVC_GATEWAY_URL (a trailing /v1 accepted) and SVC_GATEWAY_KEY', async (t) => {
   const saved = { url: process.env.SVC_GATEWAY_URL, key: process.env.SVC_GATEWAY_KEY };
   t.teardown(() => {
-    for (const [name, value] of [['SVC_GATEWAY_URL', saved.url], ['SVC_GATEWAY_KEY', saved.key]] as const) {
+    for (const [name, value] of [
+      ['SVC_GATEWAY_URL', saved.url],
+      ['SVC_GATEWAY_KEY', saved.key],
+    ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
@@ -132,18 +175,33 @@ t.test('configured from SVC_GATEWAY_URL (a trailing /v1 accepted) and SVC_GATEWA
   const openai = gatewayOpenAI({ maxRetries: 0 });
   t.equal(openai.baseURL, `${svc.s.gatewayUrl}/v1`);
   const models = await openai.models.list();
-  t.same(models.data.map((m) => m.id), ['demo']);
+  t.same(
+    models.data.map((m) => m.id),
+    ['demo'],
+  );
 
   delete process.env.SVC_GATEWAY_KEY;
-  t.throws(() => gatewayOpenAI(), new SvcConfigError('SVC_GATEWAY_KEY', 'is not set: set the SVC_GATEWAY_KEY environment variable or pass the apiKey option'));
-  t.throws(() => gatewayOpenAI({ apiKey: TEST_KEY, baseUrl: 'gateway:8080' }), { name: 'SvcConfigError', variable: 'baseUrl' });
+  t.throws(
+    () => gatewayOpenAI(),
+    new SvcConfigError(
+      'SVC_GATEWAY_KEY',
+      'is not set: set the SVC_GATEWAY_KEY environment variable or pass the apiKey option',
+    ),
+  );
+  t.throws(() => gatewayOpenAI({ apiKey: TEST_KEY, baseUrl: 'gateway:8080' }), {
+    name: 'SvcConfigError',
+    variable: 'baseUrl',
+  });
   delete process.env.SVC_GATEWAY_URL;
   t.throws(() => gatewayOpenAI({ apiKey: TEST_KEY }), { name: 'SvcConfigError', variable: 'SVC_GATEWAY_URL' });
 });
 
 t.test("a wrong gateway key is the openai SDK's own AuthenticationError", async (t) => {
   const openai = gatewayOpenAI({ baseUrl: svc.s.gatewayUrl, apiKey: 'sk-not-a-key-0000000000', maxRetries: 0 });
-  const err = await openai.chat.completions.create({ model: 'demo', messages: [{ role: 'user', content: 'hi' }] }).then(() => undefined, (e: unknown) => e);
+  const err = await openai.chat.completions.create({ model: 'demo', messages: [{ role: 'user', content: 'hi' }] }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   t.ok(err instanceof OpenAI.AuthenticationError, `${(err as Error)?.constructor?.name}`);
   t.match(err, { status: 401, code: 'invalid_api_key' });
 });

@@ -10,17 +10,39 @@ const svc = await startSdkTestService(t);
 const client = new SvcClient(svc.options);
 
 t.test('text prompt: create, get by default label, version and label, compile', async (t) => {
-  const v1 = await client.prompts.create({ name: 'movie-critic', prompt: 'As a {{ level }} critic, rate {{movie}}. {{unknown}}', labels: ['production'], config: { temperature: 0.2 }, tags: ['movies'] });
+  const v1 = await client.prompts.create({
+    name: 'movie-critic',
+    prompt: 'As a {{ level }} critic, rate {{movie}}. {{unknown}}',
+    labels: ['production'],
+    config: { temperature: 0.2 },
+    tags: ['movies'],
+  });
   t.ok(v1 instanceof TextPrompt);
-  t.match(v1, { name: 'movie-critic', version: 1, type: 'text', labels: ['production', 'latest'], tags: ['movies'], config: { temperature: 0.2 }, isFallback: false });
+  t.match(v1, {
+    name: 'movie-critic',
+    version: 1,
+    type: 'text',
+    labels: ['production', 'latest'],
+    tags: ['movies'],
+    config: { temperature: 0.2 },
+    isFallback: false,
+  });
   const v2 = await client.prompts.create({ name: 'movie-critic', prompt: 'Rate {{movie}}.', commitMessage: 'shorter' });
   t.match(v2, { version: 2, labels: ['latest'], commitMessage: 'shorter' });
 
   const production = await client.prompts.get('movie-critic');
   t.equal(production.version, 1, 'label production by default');
   t.equal(production.type, 'text');
-  t.equal((production as TextPrompt).compile({ level: 'expert', movie: 'Dune' }), 'As a expert critic, rate Dune. {{unknown}}', 'unknown variables stay');
-  t.equal((production as TextPrompt).compile({ level: 3, movie: { title: 'Up' } }), 'As a 3 critic, rate {"title":"Up"}. {{unknown}}', 'non-strings as JSON');
+  t.equal(
+    (production as TextPrompt).compile({ level: 'expert', movie: 'Dune' }),
+    'As a expert critic, rate Dune. {{unknown}}',
+    'unknown variables stay',
+  );
+  t.equal(
+    (production as TextPrompt).compile({ level: 3, movie: { title: 'Up' } }),
+    'As a 3 critic, rate {"title":"Up"}. {{unknown}}',
+    'non-strings as JSON',
+  );
   t.equal((await client.prompts.get('movie-critic', { version: 2 })).version, 2);
   t.equal((await client.prompts.get('movie-critic', { label: 'latest' })).version, 2);
 });
@@ -29,20 +51,39 @@ t.test('chat prompt in a folder: compile fills variables and placeholders', asyn
   const name = 'support/triage';
   const created = await client.prompts.create({
     name,
-    prompt: [{ role: 'system', content: 'You triage tickets for {{product}}.' }, { type: 'placeholder', name: 'history' }, { role: 'user', content: '{{ticket}}' }],
+    prompt: [
+      { role: 'system', content: 'You triage tickets for {{product}}.' },
+      { type: 'placeholder', name: 'history' },
+      { role: 'user', content: '{{ticket}}' },
+    ],
     labels: ['production'],
   });
   t.ok(created instanceof ChatPrompt, 'an array is a chat prompt');
   const got = await client.prompts.get(name);
   t.equal(got.type, 'chat');
   const chat = got as ChatPrompt;
-  t.same(chat.compile({ product: 'svc', ticket: 'It is down' }, { history: [{ role: 'user', content: 'earlier about {{product}}' }, { role: 'assistant', content: 'ok' }] }), [
-    { role: 'system', content: 'You triage tickets for svc.' },
-    { role: 'user', content: 'earlier about svc' },
-    { role: 'assistant', content: 'ok' },
-    { role: 'user', content: 'It is down' },
-  ]);
-  t.same(chat.compile({ product: 'svc' })[1], { type: 'placeholder', name: 'history' }, 'a placeholder not given stays');
+  t.same(
+    chat.compile(
+      { product: 'svc', ticket: 'It is down' },
+      {
+        history: [
+          { role: 'user', content: 'earlier about {{product}}' },
+          { role: 'assistant', content: 'ok' },
+        ],
+      },
+    ),
+    [
+      { role: 'system', content: 'You triage tickets for svc.' },
+      { role: 'user', content: 'earlier about svc' },
+      { role: 'assistant', content: 'ok' },
+      { role: 'user', content: 'It is down' },
+    ],
+  );
+  t.same(
+    chat.compile({ product: 'svc' })[1],
+    { type: 'placeholder', name: 'history' },
+    'a placeholder not given stays',
+  );
 });
 
 t.test('updateLabels moves production, and the client refetches its cached versions of the name', async (t) => {
@@ -59,7 +100,10 @@ t.test('the cache serves a version for its TTL; cacheTtlSeconds 0 fetches every 
   await client.prompts.create({ name: 'cached', prompt: 'two' });
   t.equal((await client.prompts.get('cached')).prompt, 'one');
   // Moved behind the client's back (another process): the cached version is served until the TTL ends.
-  t.equal((await sendPublic(svc, 'PATCH', '/api/public/v2/prompts/cached/versions/2', { newLabels: ['production'] })).status, 200);
+  t.equal(
+    (await sendPublic(svc, 'PATCH', '/api/public/v2/prompts/cached/versions/2', { newLabels: ['production'] })).status,
+    200,
+  );
   t.equal((await client.prompts.get('cached')).prompt, 'one', 'from the cache');
   t.equal((await client.prompts.get('cached', { cacheTtlSeconds: 0 })).prompt, 'two', 'TTL 0 fetches');
   const short = new SvcClient({ ...svc.options, promptCacheTtlSeconds: 0.05 });
@@ -69,22 +113,40 @@ t.test('the cache serves a version for its TTL; cacheTtlSeconds 0 fetches every 
   t.equal((await short.prompts.get('cached')).prompt, 'one', 'fetched again once the TTL passed');
 });
 
-t.test('errors: a missing prompt is a SvcApiError 404 with the server message; version with label is refused', async (t) => {
-  const err = await client.prompts.get('nope').then(() => undefined, (e: unknown) => e);
-  t.ok(err instanceof SvcApiError);
-  t.match(err, { status: 404, error: 'NotFoundError', message: /Prompt not found: 'nope' with label 'production'/ });
-  await t.rejects(client.prompts.get('nope', { version: 1, label: 'x' }), { name: 'SvcError', message: 'prompts.get: give a version or a label, not both' });
-  await t.rejects(client.prompts.create({ name: 'bad', prompt: 'x', labels: ['Not Valid'] }), { name: 'SvcApiError', status: 400, message: /labels/ });
-  const fallback = await client.prompts.get('nope', { fallback: 'Default {{x}}' });
-  t.match(fallback, { isFallback: true, version: 0, type: 'text', name: 'nope' });
-  t.equal((fallback as TextPrompt).compile({ x: 'text' }), 'Default text');
-});
+t.test(
+  'errors: a missing prompt is a SvcApiError 404 with the server message; version with label is refused',
+  async (t) => {
+    const err = await client.prompts.get('nope').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    t.ok(err instanceof SvcApiError);
+    t.match(err, { status: 404, error: 'NotFoundError', message: /Prompt not found: 'nope' with label 'production'/ });
+    await t.rejects(client.prompts.get('nope', { version: 1, label: 'x' }), {
+      name: 'SvcError',
+      message: 'prompts.get: give a version or a label, not both',
+    });
+    await t.rejects(client.prompts.create({ name: 'bad', prompt: 'x', labels: ['Not Valid'] }), {
+      name: 'SvcApiError',
+      status: 400,
+      message: /labels/,
+    });
+    const fallback = await client.prompts.get('nope', { fallback: 'Default {{x}}' });
+    t.match(fallback, { isFallback: true, version: 0, type: 'text', name: 'nope' });
+    t.equal((fallback as TextPrompt).compile({ x: 'text' }), 'Default text');
+  },
+);
 
 t.test('server down: the last good version, then the fallback, then the error', async (t) => {
   await client.prompts.create({ name: 'outage', prompt: 'Good {{v}}', labels: ['production'] });
   const adminPort = Number(new URL(svc.s.adminUrl).port);
   const proxy = await startTcpProxy(t, { host: '127.0.0.1', port: adminPort });
-  const viaProxy = new SvcClient({ ...svc.options, baseUrl: proxy.through(svc.s.adminUrl), maxRetries: 1, promptCacheTtlSeconds: 0 });
+  const viaProxy = new SvcClient({
+    ...svc.options,
+    baseUrl: proxy.through(svc.s.adminUrl),
+    maxRetries: 1,
+    promptCacheTtlSeconds: 0,
+  });
   const good = await viaProxy.prompts.get('outage');
   t.equal(good.version, 1);
 
@@ -92,11 +154,16 @@ t.test('server down: the last good version, then the fallback, then the error', 
   const served = await viaProxy.prompts.get('outage');
   t.equal(served, good, 'the last good version, though its TTL (0) has passed');
   t.equal(served.isFallback, false);
-  const fallback = await viaProxy.prompts.get('never-fetched', { fallback: [{ role: 'system', content: 'Be {{tone}}' }] });
+  const fallback = await viaProxy.prompts.get('never-fetched', {
+    fallback: [{ role: 'system', content: 'Be {{tone}}' }],
+  });
   t.ok(fallback instanceof ChatPrompt);
   t.match(fallback, { isFallback: true, name: 'never-fetched', version: 0 });
   t.same((fallback as ChatPrompt).compile({ tone: 'brief' }), [{ role: 'system', content: 'Be brief' }]);
-  const down = await viaProxy.prompts.get('never-fetched').then(() => undefined, (e: unknown) => e);
+  const down = await viaProxy.prompts.get('never-fetched').then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   t.ok(down instanceof SvcConnectionError, 'no version and no fallback: the error');
   t.ok(proxy.refused >= 2, 'the requests reached the cut proxy');
 

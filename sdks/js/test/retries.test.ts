@@ -31,12 +31,24 @@ async function scripted(t: Test, steps: Step[]) {
   return { url: local.url, seen };
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): Step => (_req, res) => {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Step =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
+const prompt = {
+  name: 'p',
+  version: 3,
+  type: 'text',
+  prompt: 'Hi {{name}}',
+  config: {},
+  labels: ['production'],
+  tags: [],
+  commitMessage: null,
 };
-const prompt = { name: 'p', version: 3, type: 'text', prompt: 'Hi {{name}}', config: {}, labels: ['production'], tags: [], commitMessage: null };
-const client = (baseUrl: string, extra: Record<string, unknown> = {}) => new SvcClient({ publicKey: 'pk-test', secretKey: 'sk-test', baseUrl, ...extra });
+const client = (baseUrl: string, extra: Record<string, unknown> = {}) =>
+  new SvcClient({ publicKey: 'pk-test', secretKey: 'sk-test', baseUrl, ...extra });
 
 async function failure(p: Promise<unknown>): Promise<Error> {
   try {
@@ -48,7 +60,10 @@ async function failure(p: Promise<unknown>): Promise<Error> {
 }
 
 t.test('429 with retry-after: 1, then 200: waits the second the server asked for, then succeeds', async (t) => {
-  const server = await scripted(t, [json(429, { message: 'Rate limit exceeded', error: 'TooManyRequests' }, { 'retry-after': '1' }), json(200, prompt)]);
+  const server = await scripted(t, [
+    json(429, { message: 'Rate limit exceeded', error: 'TooManyRequests' }, { 'retry-after': '1' }),
+    json(200, prompt),
+  ]);
   const got = await client(server.url).prompts.get('p', { version: 3 });
   t.equal(got.version, 3);
   t.equal(server.seen.length, 2);
@@ -59,7 +74,8 @@ t.test('429 with retry-after: 1, then 200: waits the second the server asked for
 
 t.test('retry-after as an HTTP date is honoured too', async (t) => {
   const server = await scripted(t, [
-    (req, res) => json(503, { message: 'busy' }, { 'retry-after': new Date(Date.now() + 2000).toUTCString() })(req, res),
+    (req, res) =>
+      json(503, { message: 'busy' }, { 'retry-after': new Date(Date.now() + 2000).toUTCString() })(req, res),
     json(200, { data: [] }),
   ]);
   await client(server.url).authCheck();
@@ -68,7 +84,11 @@ t.test('retry-after as an HTTP date is honoured too', async (t) => {
 });
 
 t.test('5xx twice, then 200: three attempts with the default two retries', async (t) => {
-  const server = await scripted(t, [json(502, { message: 'bad gateway' }), json(500, { message: 'oops' }), json(200, { data: [] })]);
+  const server = await scripted(t, [
+    json(502, { message: 'bad gateway' }),
+    json(500, { message: 'oops' }),
+    json(200, { data: [] }),
+  ]);
   t.equal(await client(server.url).authCheck(), true);
   t.equal(server.seen.length, 3);
 });
@@ -77,15 +97,27 @@ t.test('retries exhausted: the last error, with status and server message', asyn
   const server = await scripted(t, [json(503, { message: 'store unavailable', error: 'ServiceUnavailable' })]);
   const err = await failure(client(server.url, { maxRetries: 1 }).datasets.get('d'));
   t.ok(err instanceof SvcApiError);
-  t.match(err, { status: 503, error: 'ServiceUnavailable', method: 'GET', path: '/api/public/v2/datasets/d', body: { message: 'store unavailable' } });
+  t.match(err, {
+    status: 503,
+    error: 'ServiceUnavailable',
+    method: 'GET',
+    path: '/api/public/v2/datasets/d',
+    body: { message: 'store unavailable' },
+  });
   t.equal(err.message, 'GET /api/public/v2/datasets/d: 503 store unavailable');
   t.equal(server.seen.length, 2);
 });
 
 t.test('4xx is not retried; validation issues are in the message', async (t) => {
-  const server = await scripted(t, [json(400, { message: 'Invalid request data', error: [{ path: ['value'], message: 'must be a number' }] })]);
+  const server = await scripted(t, [
+    json(400, { message: 'Invalid request data', error: [{ path: ['value'], message: 'must be a number' }] }),
+  ]);
   const err = await failure(client(server.url).scores.create({ name: 'q', value: 'x', traceId: 't' }));
-  t.match(err, { name: 'SvcApiError', status: 400, message: 'POST /api/public/scores: 400 Invalid request data: value: must be a number' });
+  t.match(err, {
+    name: 'SvcApiError',
+    status: 400,
+    message: 'POST /api/public/scores: 400 Invalid request data: value: must be a number',
+  });
   t.equal(server.seen.length, 1);
   t.same(JSON.parse(server.seen[0].body), { name: 'q', value: 'x', traceId: 't' });
 });
@@ -98,7 +130,9 @@ t.test('a retry-after beyond a minute is not waited for', async (t) => {
 });
 
 t.test('a non-JSON error body is the message', async (t) => {
-  const server = await scripted(t, [(_req, res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad Gateway</h1>')]);
+  const server = await scripted(t, [
+    (_req, res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad Gateway</h1>'),
+  ]);
   const err = await failure(client(server.url, { maxRetries: 0 }).authCheck());
   t.match(err, { name: 'SvcApiError', status: 502, body: '<h1>Bad Gateway</h1>' });
   t.match(err.message, /502 <h1>Bad Gateway<\/h1>/);

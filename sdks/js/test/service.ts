@@ -14,8 +14,16 @@ export interface SdkTestService {
 }
 
 export async function startSdkTestService(t: { teardown(fn: () => unknown): void }): Promise<SdkTestService> {
-  const s = await startTestService(t, baseConfig({ plugins: [{ use: 'auth' }, { use: 'router' }, { use: 'tracing', config: { record_content: true } }] }));
-  const key = await createApiKey(s.service.db, { kind: 'project', organizationId: 'default', projectId: 'default', now: Date.now() });
+  const s = await startTestService(
+    t,
+    baseConfig({ plugins: [{ use: 'auth' }, { use: 'router' }, { use: 'tracing', config: { record_content: true } }] }),
+  );
+  const key = await createApiKey(s.service.db, {
+    kind: 'project',
+    organizationId: 'default',
+    projectId: 'default',
+    now: Date.now(),
+  });
   return {
     s,
     options: { publicKey: key.publicKey, secretKey: key.secretKey, baseUrl: s.adminUrl },
@@ -32,8 +40,17 @@ export async function readPublic(svc: SdkTestService, path: string): Promise<any
 }
 
 /** A request with the key pair and a JSON body; the status and parsed body. */
-export async function sendPublic(svc: SdkTestService, method: string, path: string, body: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${svc.s.adminUrl}${path}`, { method, headers: { authorization: svc.authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+export async function sendPublic(
+  svc: SdkTestService,
+  method: string,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${svc.s.adminUrl}${path}`, {
+    method,
+    headers: { authorization: svc.authorization, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
 }

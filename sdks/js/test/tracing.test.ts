@@ -37,41 +37,59 @@ function isolated(options: ConstructorParameters<typeof SvcSpanProcessor>[0]) {
 
 t.test('nested spans with trace and generation attributes, read back from the public API', async (t) => {
   const completionStart = new Date(Date.now() + 5);
-  const ids = await withTraceAttributes({ userId: 'user-42', sessionId: 'session-7', tags: ['sdk', 'js'], metadata: { team: 'support' } }, () =>
-    tracer.startActiveSpan('agent-run', async (root) => {
-      setTraceAttributes(root, { name: 'support-agent', input: { question: 'Where is my order?' }, output: 'It ships today.', metadata: { plan: 'pro' } });
-      const retrieve = tracer.startActiveSpan('retrieve-orders', (span) => {
-        span.setAttribute('orders.count', 2);
-        span.end();
-        return span.spanContext().spanId;
-      });
-      const llm = tracer.startActiveSpan('llm-call', (span) => {
-        setGenerationAttributes(span, {
-          model: 'gpt-4o-mini',
-          modelParameters: { temperature: 0.1, max_tokens: 256 },
-          usage: { input: 120, output: 35, total: 155 },
-          cost: { input: 0.0012, output: 0.0035, total: 0.0047 },
-          completionStartTime: completionStart,
-          input: [{ role: 'user', content: 'Where is my order?' }],
-          output: { role: 'assistant', content: 'It ships today.' },
+  const ids = await withTraceAttributes(
+    { userId: 'user-42', sessionId: 'session-7', tags: ['sdk', 'js'], metadata: { team: 'support' } },
+    () =>
+      tracer.startActiveSpan('agent-run', async (root) => {
+        setTraceAttributes(root, {
+          name: 'support-agent',
+          input: { question: 'Where is my order?' },
+          output: 'It ships today.',
+          metadata: { plan: 'pro' },
         });
-        span.end();
-        return span.spanContext().spanId;
-      });
-      root.end();
-      return { traceId: root.spanContext().traceId, root: root.spanContext().spanId, retrieve, llm };
-    }),
+        const retrieve = tracer.startActiveSpan('retrieve-orders', (span) => {
+          span.setAttribute('orders.count', 2);
+          span.end();
+          return span.spanContext().spanId;
+        });
+        const llm = tracer.startActiveSpan('llm-call', (span) => {
+          setGenerationAttributes(span, {
+            model: 'gpt-4o-mini',
+            modelParameters: { temperature: 0.1, max_tokens: 256 },
+            usage: { input: 120, output: 35, total: 155 },
+            cost: { input: 0.0012, output: 0.0035, total: 0.0047 },
+            completionStartTime: completionStart,
+            input: [{ role: 'user', content: 'Where is my order?' }],
+            output: { role: 'assistant', content: 'It ships today.' },
+          });
+          span.end();
+          return span.spanContext().spanId;
+        });
+        root.end();
+        return { traceId: root.spanContext().traceId, root: root.spanContext().spanId, retrieve, llm };
+      }),
   );
   await processor.forceFlush();
   const stored = await storedTrace(svc, ids.traceId, 3);
-  t.match(stored, { id: ids.traceId, name: 'support-agent', userId: 'user-42', sessionId: 'session-7', input: { question: 'Where is my order?' }, output: 'It ships today.' });
+  t.match(stored, {
+    id: ids.traceId,
+    name: 'support-agent',
+    userId: 'user-42',
+    sessionId: 'session-7',
+    input: { question: 'Where is my order?' },
+    output: 'It ships today.',
+  });
   t.same([...stored.tags].sort(), ['js', 'sdk']);
   t.match(stored.metadata, { team: 'support', plan: 'pro' });
   t.equal(stored.totalCost, 0.0047);
 
   const byId = Object.fromEntries(stored.observations.map((o: any) => [o.id, o]));
   t.match(byId[ids.root], { name: 'agent-run', type: 'SPAN', parentObservationId: null });
-  t.match(byId[ids.retrieve], { name: 'retrieve-orders', parentObservationId: ids.root, metadata: { attributes: { 'orders.count': 2 }, scope: { name: 'svc-sdk-test', version: '1.2.3' } } });
+  t.match(byId[ids.retrieve], {
+    name: 'retrieve-orders',
+    parentObservationId: ids.root,
+    metadata: { attributes: { 'orders.count': 2 }, scope: { name: 'svc-sdk-test', version: '1.2.3' } },
+  });
   t.match(byId[ids.llm], {
     name: 'llm-call',
     type: 'GENERATION',
@@ -109,7 +127,11 @@ t.test('withTraceAttributes inside an active span sets it on that span and on th
 });
 
 t.test('no server: export fails without throwing, the spans are counted and logged once', async (t) => {
-  const { processor: p, tracer: tr, warnings } = isolated({ ...svc.options, baseUrl: await deadUrl(), exportTimeoutMillis: 300 });
+  const {
+    processor: p,
+    tracer: tr,
+    warnings,
+  } = isolated({ ...svc.options, baseUrl: await deadUrl(), exportTimeoutMillis: 300 });
   for (const name of ['a', 'b', 'c']) tr.startSpan(name).end();
   await p.forceFlush();
   t.equal(p.droppedSpans, 3);
@@ -117,7 +139,10 @@ t.test('no server: export fails without throwing, the spans are counted and logg
   await p.forceFlush();
   t.equal(p.droppedSpans, 4, 'counted again');
   t.equal(warnings.length, 1, 'logged once');
-  t.match(warnings[0], /^svc-sdk: 3 span\(s\) dropped: export to http:\/\/127\.0\.0\.1:\d+\/api\/public\/otel\/v1\/traces failed: connect ECONNREFUSED/);
+  t.match(
+    warnings[0],
+    /^svc-sdk: 3 span\(s\) dropped: export to http:\/\/127\.0\.0\.1:\d+\/api\/public\/otel\/v1\/traces failed: connect ECONNREFUSED/,
+  );
   await p.shutdown();
   tr.startSpan('after-shutdown').end();
   t.equal(p.droppedSpans, 4, 'spans after shutdown are ignored, not counted');
@@ -131,24 +156,43 @@ t.test('a wrong secret: the 401 is a failed export, counted', async (t) => {
   t.match(warnings, [/dropped: export .* failed: Unauthorized \(HTTP 401\)/]);
 });
 
-t.test('the queue is bounded: spans beyond maxQueueSize while an export is in flight are dropped and counted', async (t) => {
-  const { processor: p, tracer: tr, warnings } = isolated({ ...svc.options, maxQueueSize: 2, maxExportBatchSize: 2, scheduledDelayMillis: 60_000 });
-  const spans = ['q1', 'q2', 'q3', 'q4', 'q5'].map((name) => tr.startSpan(name));
-  // q1 and q2 fill a batch, which goes to the exporter at once; q3 and q4 wait in the queue; q5 finds it full.
-  for (const span of spans) span.end();
-  t.equal(p.droppedSpans, 1);
-  t.match(warnings, [/1 span\(s\) dropped: the export queue is full \(maxQueueSize 2\)/]);
-  await p.forceFlush();
-  t.equal(p.droppedSpans, 1, 'the queued spans were exported');
-  for (const span of spans.slice(0, 4)) await storedTrace(svc, span.spanContext().traceId, 1);
-  t.equal(await readPublic(svc, `/api/public/traces/${spans[4].spanContext().traceId}`), undefined, 'the dropped span never arrived');
-});
+t.test(
+  'the queue is bounded: spans beyond maxQueueSize while an export is in flight are dropped and counted',
+  async (t) => {
+    const {
+      processor: p,
+      tracer: tr,
+      warnings,
+    } = isolated({ ...svc.options, maxQueueSize: 2, maxExportBatchSize: 2, scheduledDelayMillis: 60_000 });
+    const spans = ['q1', 'q2', 'q3', 'q4', 'q5'].map((name) => tr.startSpan(name));
+    // q1 and q2 fill a batch, which goes to the exporter at once; q3 and q4 wait in the queue; q5 finds it full.
+    for (const span of spans) span.end();
+    t.equal(p.droppedSpans, 1);
+    t.match(warnings, [/1 span\(s\) dropped: the export queue is full \(maxQueueSize 2\)/]);
+    await p.forceFlush();
+    t.equal(p.droppedSpans, 1, 'the queued spans were exported');
+    for (const span of spans.slice(0, 4)) await storedTrace(svc, span.spanContext().traceId, 1);
+    t.equal(
+      await readPublic(svc, `/api/public/traces/${spans[4].spanContext().traceId}`),
+      undefined,
+      'the dropped span never arrived',
+    );
+  },
+);
 
 t.test('a program that ends without shutdown still delivers its spans', async (t) => {
-  const env = { PATH: process.env.PATH, SVC_PUBLIC_KEY: svc.options.publicKey, SVC_SECRET_KEY: svc.options.secretKey, SVC_BASE_URL: svc.options.baseUrl };
+  const env = {
+    PATH: process.env.PATH,
+    SVC_PUBLIC_KEY: svc.options.publicKey,
+    SVC_SECRET_KEY: svc.options.secretKey,
+    SVC_BASE_URL: svc.options.baseUrl,
+  };
   const out = await new Promise<string>((resolve, reject) =>
-    execFile(process.execPath, [new URL('./fixtures/exit-without-shutdown.ts', import.meta.url).pathname], { env, timeout: 60_000 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
+    execFile(
+      process.execPath,
+      [new URL('./fixtures/exit-without-shutdown.ts', import.meta.url).pathname],
+      { env, timeout: 60_000 },
+      (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)),
     ),
   );
   const traceId = out.trim();
@@ -162,8 +206,24 @@ t.test('configuration errors name the variable', async (t) => {
   t.teardown(() => {
     if (saved !== undefined) process.env.SVC_BASE_URL = saved;
   });
-  t.throws(() => new SvcSpanProcessor({ publicKey: svc.options.publicKey, secretKey: svc.options.secretKey }), new SvcConfigError('SVC_BASE_URL', 'is not set: set the SVC_BASE_URL environment variable or pass the baseUrl option'));
-  t.throws(() => new SvcSpanProcessor({ ...svc.options, maxQueueSize: 0 }), { name: 'SvcConfigError', variable: 'maxQueueSize', message: 'maxQueueSize must be a whole number of 1 or more, not 0' });
-  t.throws(() => new SvcSpanProcessor({ ...svc.options, exportTimeoutMillis: -5 }), { name: 'SvcConfigError', variable: 'exportTimeoutMillis' });
-  t.equal(new SvcSpanProcessor({ ...svc.options, flushOnExit: false }).endpoint, `${svc.options.baseUrl}/api/public/otel/v1/traces`);
+  t.throws(
+    () => new SvcSpanProcessor({ publicKey: svc.options.publicKey, secretKey: svc.options.secretKey }),
+    new SvcConfigError(
+      'SVC_BASE_URL',
+      'is not set: set the SVC_BASE_URL environment variable or pass the baseUrl option',
+    ),
+  );
+  t.throws(() => new SvcSpanProcessor({ ...svc.options, maxQueueSize: 0 }), {
+    name: 'SvcConfigError',
+    variable: 'maxQueueSize',
+    message: 'maxQueueSize must be a whole number of 1 or more, not 0',
+  });
+  t.throws(() => new SvcSpanProcessor({ ...svc.options, exportTimeoutMillis: -5 }), {
+    name: 'SvcConfigError',
+    variable: 'exportTimeoutMillis',
+  });
+  t.equal(
+    new SvcSpanProcessor({ ...svc.options, flushOnExit: false }).endpoint,
+    `${svc.options.baseUrl}/api/public/otel/v1/traces`,
+  );
 });

@@ -4,7 +4,8 @@ import { OtlpRequestError } from './otlp-decode.ts';
 
 export type Attributes = Record<string, unknown>;
 
-export const isObject = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, any> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** An int64: a number when it fits, else its decimal text (protobuf Longs arrive as text, see otlp-decode.ts). */
 function intOf(v: unknown): unknown {
@@ -28,10 +29,18 @@ export function anyValueOf(value: unknown, depth = 1): unknown {
   if ('boolValue' in value) return value.boolValue;
   if ('intValue' in value) return intOf(value.intValue);
   // OTLP/JSON writes NaN and Infinity as strings; they stay strings.
-  if ('doubleValue' in value) return typeof value.doubleValue === 'string' && !Number.isNaN(Number(value.doubleValue)) ? Number(value.doubleValue) : value.doubleValue;
-  if ('arrayValue' in value) return ((value.arrayValue as { values?: unknown[] } | undefined)?.values ?? []).map((v) => anyValueOf(v, depth + 1));
-  if ('kvlistValue' in value) return attributesOf((value.kvlistValue as { values?: unknown[] } | undefined)?.values ?? [], depth);
-  if ('bytesValue' in value) return value.bytesValue instanceof Uint8Array ? Buffer.from(value.bytesValue).toString('base64') : value.bytesValue;
+  if ('doubleValue' in value)
+    return typeof value.doubleValue === 'string' && !Number.isNaN(Number(value.doubleValue))
+      ? Number(value.doubleValue)
+      : value.doubleValue;
+  if ('arrayValue' in value)
+    return ((value.arrayValue as { values?: unknown[] } | undefined)?.values ?? []).map((v) =>
+      anyValueOf(v, depth + 1),
+    );
+  if ('kvlistValue' in value)
+    return attributesOf((value.kvlistValue as { values?: unknown[] } | undefined)?.values ?? [], depth);
+  if ('bytesValue' in value)
+    return value.bytesValue instanceof Uint8Array ? Buffer.from(value.bytesValue).toString('base64') : value.bytesValue;
   if (Object.keys(value).length === 0) return null;
   try {
     return JSON.stringify(value);

@@ -9,7 +9,10 @@ import type { OtelSpan } from './otlp-spans.ts';
 
 /** The experiment metadata, as one JSON object (Python SDK) or flattened under the key (as trace metadata is). */
 function metadataOf(a: Attributes): Record<string, unknown> | undefined {
-  const metadata = { ...objectOf(a['langfuse.experiment.metadata']), ...flattenedUnder(a, 'langfuse.experiment.metadata') };
+  const metadata = {
+    ...objectOf(a['langfuse.experiment.metadata']),
+    ...flattenedUnder(a, 'langfuse.experiment.metadata'),
+  };
   return Object.keys(metadata).length > 0 ? metadata : undefined;
 }
 
@@ -19,10 +22,15 @@ export function experimentItemLinksOf(spans: readonly OtelSpan[]): ExperimentIte
   for (const span of spans) {
     const a = span.attributes;
     if (stringOf(a['langfuse.experiment.item.root_observation_id']) !== span.spanId) continue;
-    const [runId, runName, datasetId, datasetItemId] = ['id', 'name', 'dataset.id', 'item.id'].map((k) => stringOf(a[`langfuse.experiment.${k}`]));
+    const [runId, runName, datasetId, datasetItemId] = ['id', 'name', 'dataset.id', 'item.id'].map((k) =>
+      stringOf(a[`langfuse.experiment.${k}`]),
+    );
     if (!runId || !runName || !datasetId || !datasetItemId) continue;
     links.push({
-      runId, runName, datasetId, datasetItemId,
+      runId,
+      runName,
+      datasetId,
+      datasetItemId,
       runDescription: stringOf(a['langfuse.experiment.description']),
       metadata: metadataOf(a),
       traceId: span.traceId,

@@ -10,10 +10,50 @@ const OUTPUT = ['completion_tokens', 'output_tokens', 'completion'];
 const TOTAL = ['total_tokens', 'total'];
 /** Detail counts: [attribute names (the semantic conventions' first), exclusive key, the bucket they are part of]. */
 const DETAILS: [string[], string, 'input' | 'output'][] = [
-  [['cache_read.input_tokens', 'cache_read_input_tokens', 'cache_read_tokens', 'input_tokens_details.cached_tokens', 'prompt_tokens_details.cached_tokens', 'prompt_details.cache_read'], 'input_cached_tokens', 'input'],
-  [['cache_creation.input_tokens', 'cache_creation_input_tokens', 'cache_creation_tokens', 'cache_write_tokens', 'prompt_details.cache_write'], 'input_cache_creation', 'input'],
-  [['reasoning.output_tokens', 'reasoning_tokens', 'output_tokens_details.reasoning_tokens', 'completion_tokens_details.reasoning_tokens', 'completion_details.reasoning'], 'output_reasoning_tokens', 'output'],
-  [['audio_tokens', 'output_tokens_details.audio_tokens', 'completion_tokens_details.audio_tokens', 'completion_details.audio'], 'output_audio_tokens', 'output'],
+  [
+    [
+      'cache_read.input_tokens',
+      'cache_read_input_tokens',
+      'cache_read_tokens',
+      'input_tokens_details.cached_tokens',
+      'prompt_tokens_details.cached_tokens',
+      'prompt_details.cache_read',
+    ],
+    'input_cached_tokens',
+    'input',
+  ],
+  [
+    [
+      'cache_creation.input_tokens',
+      'cache_creation_input_tokens',
+      'cache_creation_tokens',
+      'cache_write_tokens',
+      'prompt_details.cache_write',
+    ],
+    'input_cache_creation',
+    'input',
+  ],
+  [
+    [
+      'reasoning.output_tokens',
+      'reasoning_tokens',
+      'output_tokens_details.reasoning_tokens',
+      'completion_tokens_details.reasoning_tokens',
+      'completion_details.reasoning',
+    ],
+    'output_reasoning_tokens',
+    'output',
+  ],
+  [
+    [
+      'audio_tokens',
+      'output_tokens_details.audio_tokens',
+      'completion_tokens_details.audio_tokens',
+      'completion_details.audio',
+    ],
+    'output_audio_tokens',
+    'output',
+  ],
 ];
 // Not token counts, though they share the prefix.
 const IGNORED = new Set(['cost']);

@@ -7,21 +7,42 @@ import { environmentOf, versionOf } from './trace-fields.ts';
 
 const LEVELS = new Set(['DEBUG', 'DEFAULT', 'WARNING', 'ERROR']);
 const NAME_KEYS = ['gen_ai.tool.name', 'genkit:name', 'logfire.msg', 'ai.toolCall.name'];
-const MODEL_NAME_KEYS = ['langfuse.observation.model.name', 'gen_ai.response.model', 'ai.model.id', 'gen_ai.request.model', 'llm.response.model', 'llm.model_name', 'model'];
-const GEN_AI_PARAMETERS = ['temperature', 'max_tokens', 'top_p', 'top_k', 'frequency_penalty', 'presence_penalty', 'stop_sequences', 'seed'];
+const MODEL_NAME_KEYS = [
+  'langfuse.observation.model.name',
+  'gen_ai.response.model',
+  'ai.model.id',
+  'gen_ai.request.model',
+  'llm.response.model',
+  'llm.model_name',
+  'model',
+];
+const GEN_AI_PARAMETERS = [
+  'temperature',
+  'max_tokens',
+  'top_p',
+  'top_k',
+  'frequency_penalty',
+  'presence_penalty',
+  'stop_sequences',
+  'seed',
+];
 /** The SDKs' own span scope: their spans carry nothing but langfuse.* keys worth keeping as metadata. */
 const LANGFUSE_SCOPE = 'langfuse-sdk';
 
 /** An ISO time, possibly JSON-encoded twice (the JS SDK stringifies a Date). */
 function isoOf(v: unknown): string | undefined {
   const parsed = parsedJson(v);
-  return typeof parsed === 'string' && !Number.isNaN(Date.parse(parsed)) && /^\d{4}-\d\d-\d\dT/.test(parsed) ? new Date(parsed).toISOString() : undefined;
+  return typeof parsed === 'string' && !Number.isNaN(Date.parse(parsed)) && /^\d{4}-\d\d-\d\dT/.test(parsed)
+    ? new Date(parsed).toISOString()
+    : undefined;
 }
 
 function modelParametersOf(a: Attributes): Record<string, unknown> | undefined {
   const explicit = objectOf(a['langfuse.observation.model.parameters']);
   if (explicit) return explicit;
-  const params = Object.fromEntries(GEN_AI_PARAMETERS.filter((p) => a[`gen_ai.request.${p}`] !== undefined).map((p) => [p, a[`gen_ai.request.${p}`]]));
+  const params = Object.fromEntries(
+    GEN_AI_PARAMETERS.filter((p) => a[`gen_ai.request.${p}`] !== undefined).map((p) => [p, a[`gen_ai.request.${p}`]]),
+  );
   return Object.keys(params).length > 0 ? params : undefined;
 }
 
@@ -49,16 +70,25 @@ export function inputOf(a: Attributes): unknown {
 }
 
 export function outputOf(a: Attributes): unknown {
-  const v = firstOf(a, ['langfuse.observation.output', 'gen_ai.output.messages', 'gen_ai.tool.call.result', 'output.value']);
+  const v = firstOf(a, [
+    'langfuse.observation.output',
+    'gen_ai.output.messages',
+    'gen_ai.tool.call.result',
+    'output.value',
+  ]);
   return v === undefined ? undefined : parsedJson(v);
 }
 
 /** Langfuse metadata, plus where the span came from; raw attributes only for spans of other instrumentations. */
 function metadataOf(span: OtelSpan): Record<string, unknown> {
   const a = span.attributes;
-  const metadata: Record<string, unknown> = { ...objectOf(a['langfuse.observation.metadata']), ...flattenedUnder(a, 'langfuse.observation.metadata') };
+  const metadata: Record<string, unknown> = {
+    ...objectOf(a['langfuse.observation.metadata']),
+    ...flattenedUnder(a, 'langfuse.observation.metadata'),
+  };
   if (Object.keys(span.resourceAttributes).length > 0) metadata.resourceAttributes = span.resourceAttributes;
-  if (span.scope.name !== undefined) metadata.scope = { name: span.scope.name, version: span.scope.version, attributes: span.scope.attributes };
+  if (span.scope.name !== undefined)
+    metadata.scope = { name: span.scope.name, version: span.scope.version, attributes: span.scope.attributes };
   if (span.scope.name !== LANGFUSE_SCOPE) {
     const rest = Object.fromEntries(Object.entries(a).filter(([k]) => !k.startsWith('langfuse.')));
     if (Object.keys(rest).length > 0) metadata.attributes = rest;

@@ -16,7 +16,10 @@ interface MessageClass {
   fromObject(value: object): object;
   encode(message: object): { finish(): Uint8Array };
 }
-const traceService = root.opentelemetry.proto.collector.trace.v1 as Record<'ExportTraceServiceRequest' | 'ExportTraceServiceResponse', MessageClass>;
+const traceService = root.opentelemetry.proto.collector.trace.v1 as Record<
+  'ExportTraceServiceRequest' | 'ExportTraceServiceResponse',
+  MessageClass
+>;
 
 export type OtlpEncoding = 'protobuf' | 'json';
 
@@ -45,17 +48,35 @@ export function encodingOf(contentType: string | undefined): OtlpEncoding | unde
 }
 
 /** The body with gzip undone; inflating past `maxBytes` stops there (no zip bombs). */
-export async function decompressed(body: Buffer, contentEncoding: string | undefined, encoding: OtlpEncoding, maxBytes: number): Promise<Buffer> {
+export async function decompressed(
+  body: Buffer,
+  contentEncoding: string | undefined,
+  encoding: OtlpEncoding,
+  maxBytes: number,
+): Promise<Buffer> {
   const coding = (contentEncoding ?? 'identity').trim().toLowerCase();
   if (coding === 'identity' || coding === '') return body;
-  if (coding !== 'gzip') throw new OtlpRequestError(400, 'Unsupported content encoding', `Content-Encoding ${coding} is not supported: send gzip or none`);
+  if (coding !== 'gzip')
+    throw new OtlpRequestError(
+      400,
+      'Unsupported content encoding',
+      `Content-Encoding ${coding} is not supported: send gzip or none`,
+    );
   try {
     return await gunzipAsync(body, { maxOutputLength: maxBytes });
   } catch (err) {
     if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new OtlpRequestError(413, 'PayloadTooLargeError', `The decompressed body is over ${maxBytes} bytes; send smaller batches`);
+      throw new OtlpRequestError(
+        413,
+        'PayloadTooLargeError',
+        `The decompressed body is over ${maxBytes} bytes; send smaller batches`,
+      );
     }
-    throw new OtlpRequestError(400, PARSE_FAILURE[encoding], `${PARSE_FAILURE[encoding]}: the body is not valid gzip (${(err as Error).message})`);
+    throw new OtlpRequestError(
+      400,
+      PARSE_FAILURE[encoding],
+      `${PARSE_FAILURE[encoding]}: the body is not valid gzip (${(err as Error).message})`,
+    );
   }
 }
 

@@ -25,7 +25,10 @@ const refuse = (message: string) => new OtlpRequestError(400, message, message);
 function listAt(holder: Record<string, any>, key: string, where: string): unknown[] {
   const v = holder[key];
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw refuse(`Invalid OTel trace: ${where}.${key} must be an array (is an OTLP logs or metrics export pointed at the traces endpoint?)`);
+  if (!Array.isArray(v))
+    throw refuse(
+      `Invalid OTel trace: ${where}.${key} must be an array (is an OTLP logs or metrics export pointed at the traces endpoint?)`,
+    );
   return v;
 }
 
@@ -52,9 +55,16 @@ export function nanosToIso(v: unknown): string | undefined {
 }
 
 /** JSON writes the status code as a number or its enum name. */
-const statusCodeOf = (code: unknown) => (code === 2 || code === 'STATUS_CODE_ERROR' ? 2 : code === 1 || code === 'STATUS_CODE_OK' ? 1 : 0);
+const statusCodeOf = (code: unknown) =>
+  code === 2 || code === 'STATUS_CODE_ERROR' ? 2 : code === 1 || code === 'STATUS_CODE_OK' ? 1 : 0;
 
-function spanOf(raw: unknown, where: string, resourceAttributes: Attributes, scope: OtelSpan['scope'], now: string): OtelSpan {
+function spanOf(
+  raw: unknown,
+  where: string,
+  resourceAttributes: Attributes,
+  scope: OtelSpan['scope'],
+  now: string,
+): OtelSpan {
   if (!isObject(raw)) throw refuse(`Invalid OTel trace: ${where} must be an object`);
   const traceId = idOf(raw.traceId, 16);
   const spanId = idOf(raw.spanId, 8);
@@ -85,14 +95,21 @@ export function spansOf(request: unknown, now: string): OtelSpan[] {
   listAt(request, 'resourceSpans', 'request').forEach((rs, i) => {
     const where = `resourceSpans[${i}]`;
     if (!isObject(rs)) throw refuse(`Invalid OTel trace: ${where} must be an object`);
-    const resourceAttributes = attributesOf(isObject(rs.resource) ? listAt(rs.resource, 'attributes', `${where}.resource`) : []);
+    const resourceAttributes = attributesOf(
+      isObject(rs.resource) ? listAt(rs.resource, 'attributes', `${where}.resource`) : [],
+    );
     listAt(rs, 'scopeSpans', where).forEach((ss, j) => {
       const scopeWhere = `${where}.scopeSpans[${j}]`;
       if (!isObject(ss)) throw refuse(`Invalid OTel trace: ${scopeWhere} must be an object`);
       const s = isObject(ss.scope) ? ss.scope : {};
-      const scope = { name: typeof s.name === 'string' ? s.name : undefined, version: typeof s.version === 'string' ? s.version : undefined,
-        attributes: attributesOf(listAt(s, 'attributes', `${scopeWhere}.scope`)) };
-      listAt(ss, 'spans', scopeWhere).forEach((span, k) => spans.push(spanOf(span, `${scopeWhere}.spans[${k}]`, resourceAttributes, scope, now)));
+      const scope = {
+        name: typeof s.name === 'string' ? s.name : undefined,
+        version: typeof s.version === 'string' ? s.version : undefined,
+        attributes: attributesOf(listAt(s, 'attributes', `${scopeWhere}.scope`)),
+      };
+      listAt(ss, 'spans', scopeWhere).forEach((span, k) =>
+        spans.push(spanOf(span, `${scopeWhere}.spans[${k}]`, resourceAttributes, scope, now)),
+      );
     });
   });
   return spans;

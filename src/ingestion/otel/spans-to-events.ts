@@ -10,21 +10,42 @@ import { environmentOf, explicitTraceFields, spanOrResource, versionOf } from '.
 
 /** Event types by observation type (event-schema.ts OBSERVATION_EVENT_TYPES, the other way round). */
 const CREATE_EVENT: Record<string, string> = {
-  SPAN: 'span-create', GENERATION: 'generation-create', EVENT: 'event-create', AGENT: 'agent-create', TOOL: 'tool-create',
-  CHAIN: 'chain-create', RETRIEVER: 'retriever-create', EVALUATOR: 'evaluator-create', EMBEDDING: 'embedding-create', GUARDRAIL: 'guardrail-create',
+  SPAN: 'span-create',
+  GENERATION: 'generation-create',
+  EVENT: 'event-create',
+  AGENT: 'agent-create',
+  TOOL: 'tool-create',
+  CHAIN: 'chain-create',
+  RETRIEVER: 'retriever-create',
+  EVALUATOR: 'evaluator-create',
+  EMBEDDING: 'embedding-create',
+  GUARDRAIL: 'guardrail-create',
 };
 
-const isRoot = (span: OtelSpan) => span.parentSpanId === undefined || isTrue(span.attributes['langfuse.internal.as_root']);
+const isRoot = (span: OtelSpan) =>
+  span.parentSpanId === undefined || isTrue(span.attributes['langfuse.internal.as_root']);
 
 /** A trace-create body, and which of its fields are only a root span's fallbacks (not set by a trace attribute). */
-function traceBodyOf(span: OtelSpan, observationName: unknown): { body: Record<string, unknown>; fallbacks: string[] } | undefined {
+function traceBodyOf(
+  span: OtelSpan,
+  observationName: unknown,
+): { body: Record<string, unknown>; fallbacks: string[] } | undefined {
   const explicit = explicitTraceFields(span);
   const root = isRoot(span);
   if (!root && Object.keys(explicit).length === 0) return undefined;
   // A root span names the trace and gives its input and output unless trace attributes do, on it or on any other span.
-  const fallbacks = root ? withoutNulls({ name: observationName, input: inputOf(span.attributes), output: outputOf(span.attributes) }) : {};
-  const body = withoutNulls({ id: span.traceId, timestamp: span.startTime, environment: environmentOf(span), version: versionOf(span),
-    release: spanOrResource(span, ['langfuse.release']), ...fallbacks, ...explicit });
+  const fallbacks = root
+    ? withoutNulls({ name: observationName, input: inputOf(span.attributes), output: outputOf(span.attributes) })
+    : {};
+  const body = withoutNulls({
+    id: span.traceId,
+    timestamp: span.startTime,
+    environment: environmentOf(span),
+    version: versionOf(span),
+    release: spanOrResource(span, ['langfuse.release']),
+    ...fallbacks,
+    ...explicit,
+  });
   return { body, fallbacks: Object.keys(fallbacks).filter((field) => !(field in explicit)) };
 }
 
@@ -33,7 +54,11 @@ function traceBodyOf(span: OtelSpan, observationName: unknown): { body: Record<s
  * span's start, so where two spans set the same trace field the later one wins. A root span's fallbacks are listed in
  * `fillOnly` (by event id): they fill a trace field only where no span, in this export or stored, set it explicitly.
  */
-export function eventsOfSpans(spans: readonly OtelSpan[]): { events: IngestionEvent[]; spanOfEvent: Map<string, OtelSpan>; fillOnly: Map<string, string[]> } {
+export function eventsOfSpans(spans: readonly OtelSpan[]): {
+  events: IngestionEvent[];
+  spanOfEvent: Map<string, OtelSpan>;
+  fillOnly: Map<string, string[]>;
+} {
   const events: IngestionEvent[] = [];
   const spanOfEvent = new Map<string, OtelSpan>();
   const fillOnly = new Map<string, string[]>();

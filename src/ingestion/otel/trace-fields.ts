@@ -1,13 +1,39 @@
 // Trace fields from a span's attributes (reference §5 "Trace fields"), first match wins, as a trace-create body.
 import { withoutNulls } from '../event-schema.ts';
-import { firstOf, flattenedUnder, isTrue, objectOf, parsedJson, stringOf, type Attributes } from './attribute-values.ts';
+import {
+  firstOf,
+  flattenedUnder,
+  isTrue,
+  objectOf,
+  parsedJson,
+  stringOf,
+  type Attributes,
+} from './attribute-values.ts';
 import type { OtelSpan } from './otlp-spans.ts';
 
-const USER_KEYS = ['langfuse.user.id', 'user.id', 'langfuse.observation.metadata.langfuse_user_id', 'langfuse.trace.metadata.langfuse_user_id', 'ai.telemetry.metadata.userId'];
-const SESSION_KEYS = ['langfuse.session.id', 'session.id', 'gen_ai.conversation.id', 'langfuse.observation.metadata.langfuse_session_id',
-  'langfuse.trace.metadata.langfuse_session_id', 'ai.telemetry.metadata.sessionId'];
-const TAG_KEYS = ['langfuse.trace.tags', 'langfuse.tags', 'langfuse.observation.metadata.langfuse_tags', 'langfuse.trace.metadata.langfuse_tags',
-  'ai.telemetry.metadata.tags', 'tag.tags'];
+const USER_KEYS = [
+  'langfuse.user.id',
+  'user.id',
+  'langfuse.observation.metadata.langfuse_user_id',
+  'langfuse.trace.metadata.langfuse_user_id',
+  'ai.telemetry.metadata.userId',
+];
+const SESSION_KEYS = [
+  'langfuse.session.id',
+  'session.id',
+  'gen_ai.conversation.id',
+  'langfuse.observation.metadata.langfuse_session_id',
+  'langfuse.trace.metadata.langfuse_session_id',
+  'ai.telemetry.metadata.sessionId',
+];
+const TAG_KEYS = [
+  'langfuse.trace.tags',
+  'langfuse.tags',
+  'langfuse.observation.metadata.langfuse_tags',
+  'langfuse.trace.metadata.langfuse_tags',
+  'ai.telemetry.metadata.tags',
+  'tag.tags',
+];
 
 /** An array, a JSON array text, a comma list or one tag. */
 export function tagsOf(v: unknown): string[] | undefined {
@@ -18,14 +44,21 @@ export function tagsOf(v: unknown): string[] | undefined {
 }
 
 /** A span attribute, else the resource's. */
-export const spanOrResource = (span: OtelSpan, keys: readonly string[]) => stringOf(firstOf(span.attributes, keys) ?? firstOf(span.resourceAttributes, keys));
+export const spanOrResource = (span: OtelSpan, keys: readonly string[]) =>
+  stringOf(firstOf(span.attributes, keys) ?? firstOf(span.resourceAttributes, keys));
 
-export const versionOf = (span: OtelSpan) => stringOf(firstOf(span.attributes, ['langfuse.version']) ?? firstOf(span.resourceAttributes, ['service.version']));
-export const environmentOf = (span: OtelSpan) => spanOrResource(span, ['langfuse.environment', 'deployment.environment.name', 'deployment.environment']);
+export const versionOf = (span: OtelSpan) =>
+  stringOf(firstOf(span.attributes, ['langfuse.version']) ?? firstOf(span.resourceAttributes, ['service.version']));
+export const environmentOf = (span: OtelSpan) =>
+  spanOrResource(span, ['langfuse.environment', 'deployment.environment.name', 'deployment.environment']);
 
 function traceMetadataOf(attrs: Attributes): Record<string, unknown> | undefined {
-  const metadata = { ...objectOf(attrs['langfuse.trace.metadata']), ...flattenedUnder(attrs, 'langfuse.trace.metadata'),
-    ...flattenedUnder(attrs, 'langfuse.metadata'), ...flattenedUnder(attrs, 'ai.telemetry.metadata') };
+  const metadata = {
+    ...objectOf(attrs['langfuse.trace.metadata']),
+    ...flattenedUnder(attrs, 'langfuse.trace.metadata'),
+    ...flattenedUnder(attrs, 'langfuse.metadata'),
+    ...flattenedUnder(attrs, 'ai.telemetry.metadata'),
+  };
   return Object.keys(metadata).length > 0 ? metadata : undefined;
 }
 

@@ -29,7 +29,10 @@ export function anthropicErrorOf(value: unknown): AnthropicErrorBody | undefined
   if (typeof error !== 'object' || error === null) return undefined;
   const { type, message } = error as { type?: unknown; message?: unknown };
   if (typeof type !== 'string' && typeof message !== 'string') return undefined;
-  return { type: typeof type === 'string' ? type : 'api_error', message: typeof message === 'string' ? message : String(type) };
+  return {
+    type: typeof type === 'string' ? type : 'api_error',
+    message: typeof message === 'string' ? message : String(type),
+  };
 }
 
 export function openAIEnvelopeOf(status: number, error: AnthropicErrorBody): Record<string, unknown> {
@@ -57,5 +60,8 @@ export function anthropicHttpError(status: number, text: string, retryAfterMs?: 
 export function anthropicStreamError(data: unknown): UpstreamError {
   const error = anthropicErrorOf(data) ?? { type: 'api_error', message: 'provider stream error' };
   const status = STATUS_BY_TYPE[error.type] ?? 500;
-  return new UpstreamError('http', `${error.type}: ${error.message}`, { status, envelope: openAIEnvelopeOf(status, error) });
+  return new UpstreamError('http', `${error.type}: ${error.message}`, {
+    status,
+    envelope: openAIEnvelopeOf(status, error),
+  });
 }

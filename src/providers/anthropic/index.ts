@@ -43,7 +43,10 @@ export function anthropicProvider(services: ProviderServices): ProviderAdapter {
   const created = () => Math.floor(services.now() / 1000);
 
   function payloadOf(call: ProviderCall, stream: boolean): JsonObject {
-    const payload = toAnthropicRequest(call.body, { model: call.deployment.model, defaultMaxTokens: call.deployment.default_max_tokens });
+    const payload = toAnthropicRequest(call.body, {
+      model: call.deployment.model,
+      defaultMaxTokens: call.deployment.default_max_tokens,
+    });
     if (stream) payload.stream = true;
     else delete payload.stream;
     return payload;
@@ -64,7 +67,10 @@ export function anthropicProvider(services: ProviderServices): ProviderAdapter {
 
     async chat(call): Promise<ProviderResult> {
       const res = await postAccepted(call, payloadOf(call, false));
-      return fromAnthropicResponse(await jsonObjectBody(res, call.signal), { created: created(), model: call.deployment.model });
+      return fromAnthropicResponse(await jsonObjectBody(res, call.signal), {
+        created: created(),
+        model: call.deployment.model,
+      });
     },
 
     async chatStream(call): Promise<AsyncIterable<ChatChunk>> {
@@ -74,7 +80,11 @@ export function anthropicProvider(services: ProviderServices): ProviderAdapter {
         // An error envelope with status 200 is a provider failure; anything else is not a stream at all.
         const asError = anthropicHttpError(502, await readBounded(res.body, MAX_ERROR_BODY).catch(() => ''));
         if (asError.envelope) throw asError;
-        throw new UpstreamError('invalid_response', `provider answered a stream request with '${type || 'no content type'}'`, { status: res.statusCode });
+        throw new UpstreamError(
+          'invalid_response',
+          `provider answered a stream request with '${type || 'no content type'}'`,
+          { status: res.statusCode },
+        );
       }
       const options = { created: created(), model: call.deployment.model };
       return relayBody(res.body, (bytes) => decodeAnthropicSse(bytes, options), call.signal);
@@ -82,7 +92,9 @@ export function anthropicProvider(services: ProviderServices): ProviderAdapter {
 
     embeddings(): Promise<ProviderResult> {
       // The router never sends embeddings here (supportsEmbeddings is false); this guards direct callers.
-      return Promise.reject(new GatewayError('embeddings_not_supported', 'Anthropic deployments offer no embeddings API.'));
+      return Promise.reject(
+        new GatewayError('embeddings_not_supported', 'Anthropic deployments offer no embeddings API.'),
+      );
     },
   };
 }

@@ -70,7 +70,9 @@ function documentBlock(part: JsonObject, where: string): Block {
   const file = isObject(part.file) ? part.file : {};
   const data = typeof file.file_data === 'string' ? DATA_URL.exec(file.file_data) : null;
   if (!data || !data[2].split(';').includes('base64')) {
-    throw invalid(`${where}.file.file_data must be a base64 data URL (file ids are not supported by Anthropic deployments)`);
+    throw invalid(
+      `${where}.file.file_data must be a base64 data URL (file ids are not supported by Anthropic deployments)`,
+    );
   }
   const title = typeof file.filename === 'string' ? { title: file.filename } : {};
   return { type: 'document', source: { type: 'base64', media_type: data[1].toLowerCase(), data: data[3] }, ...title };
@@ -144,7 +146,10 @@ function translateMessages(messages: unknown): { system: Block[]; turns: Turn[] 
         pushTurn(turns, 'user', userBlocks(message.content, where));
         break;
       case 'assistant':
-        pushTurn(turns, 'assistant', [...textBlocksOf(message.content, where), ...toolUseBlocks(message.tool_calls, where)]);
+        pushTurn(turns, 'assistant', [
+          ...textBlocksOf(message.content, where),
+          ...toolUseBlocks(message.tool_calls, where),
+        ]);
         break;
       case 'tool':
         pushTurn(turns, 'user', [toolResultBlock(message, where)]);
@@ -156,7 +161,10 @@ function translateMessages(messages: unknown): { system: Block[]; turns: Turn[] 
   // Within a user turn, tool results must come before any other content.
   for (const turn of turns) {
     if (turn.role !== 'user') continue;
-    turn.content = [...turn.content.filter((b) => b.type === 'tool_result'), ...turn.content.filter((b) => b.type !== 'tool_result')];
+    turn.content = [
+      ...turn.content.filter((b) => b.type === 'tool_result'),
+      ...turn.content.filter((b) => b.type !== 'tool_result'),
+    ];
   }
   return { system, turns };
 }
@@ -190,7 +198,8 @@ function translateToolChoice(choice: unknown, parallel: unknown): JsonObject | u
   } else if (choice !== undefined && choice !== null) {
     throw invalid("tool_choice must be 'auto', 'required', 'none' or a named function");
   }
-  if (parallel === false && out?.type !== 'none') out = { ...(out ?? { type: 'auto' }), disable_parallel_tool_use: true };
+  if (parallel === false && out?.type !== 'none')
+    out = { ...(out ?? { type: 'auto' }), disable_parallel_tool_use: true };
   return out;
 }
 
@@ -218,15 +227,20 @@ function applyResponseFormat(format: unknown, out: JsonObject, system: Block[]):
     const schema = isObject(spec.schema) ? spec.schema : { type: 'object' };
     const objectRoot = schema.type === 'object' || (schema.type === undefined && isObject(schema.properties));
     if (out.tools === undefined && objectRoot) {
-      out.tools = [{
-        name: JSON_RESPONSE_TOOL,
-        description: typeof spec.description === 'string' ? spec.description : 'Give the answer as this JSON object.',
-        input_schema: { ...schema, type: 'object' },
-      }];
+      out.tools = [
+        {
+          name: JSON_RESPONSE_TOOL,
+          description: typeof spec.description === 'string' ? spec.description : 'Give the answer as this JSON object.',
+          input_schema: { ...schema, type: 'object' },
+        },
+      ];
       out.tool_choice = { type: 'tool', name: JSON_RESPONSE_TOOL };
       return;
     }
-    system.push({ type: 'text', text: `${JSON_OBJECT_INSTRUCTION} The JSON must match this JSON Schema: ${JSON.stringify(schema)}` });
+    system.push({
+      type: 'text',
+      text: `${JSON_OBJECT_INSTRUCTION} The JSON must match this JSON Schema: ${JSON.stringify(schema)}`,
+    });
     return;
   }
   if (format.type === 'json_object') system.push({ type: 'text', text: JSON_OBJECT_INSTRUCTION });
@@ -257,7 +271,8 @@ export function toAnthropicRequest(body: JsonObject, options: AnthropicRequestOp
   if (typeof body.top_p === 'number') out.top_p = body.top_p;
   if (typeof body.top_k === 'number') out.top_k = body.top_k;
   // Anthropic refuses e-mail addresses as user ids; those are not forwarded.
-  if (typeof body.user === 'string' && body.user !== '' && !body.user.includes('@')) out.metadata = { user_id: body.user };
+  if (typeof body.user === 'string' && body.user !== '' && !body.user.includes('@'))
+    out.metadata = { user_id: body.user };
   if (body.stream === true) out.stream = true;
   return out;
 }

@@ -48,7 +48,10 @@ interface ToolCall {
 }
 
 /** Translates a 2xx Messages body; throws UpstreamError('invalid_response') when it is not a message. */
-export function fromAnthropicResponse(message: JsonObject, options: AnthropicResponseOptions): { body: JsonObject; usage: Usage } {
+export function fromAnthropicResponse(
+  message: JsonObject,
+  options: AnthropicResponseOptions,
+): { body: JsonObject; usage: Usage } {
   if (message.type !== 'message' || !Array.isArray(message.content)) {
     throw new UpstreamError('invalid_response', 'provider answered 2xx with a body that is not an Anthropic message');
   }
@@ -74,7 +77,10 @@ export function fromAnthropicResponse(message: JsonObject, options: AnthropicRes
     }
     // thinking, redacted_thinking and server-tool blocks have no OpenAI chat equivalent and are left out.
   }
-  const finish = jsonAnswer && toolCalls.length === 0 && message.stop_reason === 'tool_use' ? 'stop' : finishReasonOf(message.stop_reason);
+  const finish =
+    jsonAnswer && toolCalls.length === 0 && message.stop_reason === 'tool_use'
+      ? 'stop'
+      : finishReasonOf(message.stop_reason);
   const usage = usageOf(message.usage);
   const body: JsonObject = {
     id: typeof message.id === 'string' ? message.id : `msg_${options.created}`,

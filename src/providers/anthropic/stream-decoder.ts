@@ -81,17 +81,21 @@ export function createAnthropicStreamDecoder(options: AnthropicStreamOptions): A
           tools.set(e.index, tool);
           return [toolDelta(tool, { name: String(block.name), arguments: '' }, { id: String(block.id) })];
         }
-        if (block.type === 'text' && typeof block.text === 'string' && block.text !== '') return [chunk({ content: block.text })];
+        if (block.type === 'text' && typeof block.text === 'string' && block.text !== '')
+          return [chunk({ content: block.text })];
         return [];
       }
       case 'content_block_delta': {
         const delta = (e.delta ?? {}) as Event;
-        if (delta.type === 'text_delta' && typeof delta.text === 'string' && delta.text !== '') return [chunk({ content: delta.text })];
+        if (delta.type === 'text_delta' && typeof delta.text === 'string' && delta.text !== '')
+          return [chunk({ content: delta.text })];
         if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string' && delta.partial_json !== '') {
           const tool = tools.get(e.index);
           if (!tool) return [];
           tool.sentArguments = true;
-          return [tool.json ? chunk({ content: delta.partial_json }) : toolDelta(tool, { arguments: delta.partial_json })];
+          return [
+            tool.json ? chunk({ content: delta.partial_json }) : toolDelta(tool, { arguments: delta.partial_json }),
+          ];
         }
         // thinking_delta, signature_delta, citations_delta: no OpenAI chat equivalent.
         return [];
@@ -111,7 +115,10 @@ export function createAnthropicStreamDecoder(options: AnthropicStreamOptions): A
         if (!started) throw new UpstreamError('invalid_response', 'provider stream stopped before message_start');
         done = true;
         const finish = jsonAnswer && toolCount === 0 && stopReason === 'tool_use' ? 'stop' : finishReasonOf(stopReason);
-        return [chunk({}, finish), { id, object: 'chat.completion.chunk', created: options.created, model, choices: [], usage: usageOf(usage) }];
+        return [
+          chunk({}, finish),
+          { id, object: 'chat.completion.chunk', created: options.created, model, choices: [], usage: usageOf(usage) },
+        ];
       }
       case 'error':
         throw anthropicStreamError(e);
@@ -133,7 +140,10 @@ export function createAnthropicStreamDecoder(options: AnthropicStreamOptions): A
  * Decodes an Anthropic SSE byte stream into OpenAI chunks. Throws UpstreamError on an in-stream `error` event, on
  * data that is not JSON, and when the stream ends before `message_stop`. The caller owns the body (drain, destroy).
  */
-export async function* decodeAnthropicSse(body: AsyncIterable<Uint8Array | string>, options: AnthropicStreamOptions): AsyncGenerator<ChatChunk> {
+export async function* decodeAnthropicSse(
+  body: AsyncIterable<Uint8Array | string>,
+  options: AnthropicStreamOptions,
+): AsyncGenerator<ChatChunk> {
   const decoder = createAnthropicStreamDecoder(options);
   const text = new TextDecoder();
   const pending: string[] = [];

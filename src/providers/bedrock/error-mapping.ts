@@ -44,7 +44,12 @@ function upstreamError(status: number, name: string | undefined, message: string
 }
 
 /** A non-2xx Bedrock answer; the status is kept. */
-export function httpError(status: number, headers: Record<string, string | string[] | undefined>, text: string, now: number): UpstreamError {
+export function httpError(
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  text: string,
+  now: number,
+): UpstreamError {
   const name = awsErrorName(headers['x-amzn-errortype']);
   const message = messageOf(text) ?? (text.trim().slice(0, 500) || `Bedrock answered ${status}`);
   return upstreamError(status, name, message, retryAfterMs(headers, now));

@@ -20,7 +20,11 @@ const MAX_FRAME = 16 * 1024 * 1024;
 const codec = new EventStreamCodec(toUtf8, fromUtf8);
 
 function corrupt(message: string, cause?: unknown): UpstreamError {
-  return new UpstreamError('invalid_response', `Bedrock event stream is corrupt: ${message}`, cause === undefined ? {} : { cause });
+  return new UpstreamError(
+    'invalid_response',
+    `Bedrock event stream is corrupt: ${message}`,
+    cause === undefined ? {} : { cause },
+  );
 }
 
 /** Whole frames as they complete; checks the prelude CRC before waiting for a length it announces. */
@@ -56,9 +60,13 @@ export async function* eventStreamEvents(body: AsyncIterable<Uint8Array>): Async
     }
     const text = toUtf8(message.body);
     const kind = headerString(message.headers, ':message-type') ?? 'event';
-    if (kind === 'exception') throw streamException(headerString(message.headers, ':exception-type') ?? 'unknownException', text);
+    if (kind === 'exception')
+      throw streamException(headerString(message.headers, ':exception-type') ?? 'unknownException', text);
     if (kind === 'error') {
-      throw streamException(headerString(message.headers, ':error-code') ?? 'unknownError', JSON.stringify({ message: headerString(message.headers, ':error-message') ?? text }));
+      throw streamException(
+        headerString(message.headers, ':error-code') ?? 'unknownError',
+        JSON.stringify({ message: headerString(message.headers, ':error-message') ?? text }),
+      );
     }
     let payload: unknown;
     try {
@@ -66,7 +74,8 @@ export async function* eventStreamEvents(body: AsyncIterable<Uint8Array>): Async
     } catch (err) {
       throw corrupt('an event payload is not JSON', err);
     }
-    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw corrupt('an event payload is not a JSON object');
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+      throw corrupt('an event payload is not a JSON object');
     yield { type: headerString(message.headers, ':event-type') ?? '', payload: payload as Record<string, unknown> };
   }
 }

@@ -52,8 +52,12 @@ export function bedrockProvider(services: ProviderServices, env: AwsEnvironment 
     if (auth.kind === 'bearer') headers = { ...base, authorization: `Bearer ${auth.apiKey}` };
     else {
       // The signer takes a given x-amz-content-sha256 as the payload hash instead of hashing the body itself.
-      if (Buffer.byteLength(payload) >= HASH_IN_WORKER_BYTES) base['x-amz-content-sha256'] = await services.workers.run('sigv4PayloadHash', payload);
-      headers = await signRequest({ method: 'POST', url, headers: base, body: payload }, { credentials: auth.credentials, region: auth.region, date: new Date(services.now()) });
+      if (Buffer.byteLength(payload) >= HASH_IN_WORKER_BYTES)
+        base['x-amz-content-sha256'] = await services.workers.run('sigv4PayloadHash', payload);
+      headers = await signRequest(
+        { method: 'POST', url, headers: base, body: payload },
+        { credentials: auth.credentials, region: auth.region, date: new Date(services.now()) },
+      );
     }
     try {
       return await services.dispatcher.request({
@@ -97,9 +101,13 @@ export function bedrockProvider(services: ProviderServices, env: AwsEnvironment 
     const type = String(res.headers['content-type'] ?? '');
     if (!type.includes(EVENT_STREAM)) {
       const text = await readBounded(res.body, MAX_ERROR_BODY).catch(() => '');
-      throw new UpstreamError('invalid_response', `Bedrock answered a stream request with '${type || 'no content type'}': ${text.slice(0, 200)}`, {
-        status: res.statusCode,
-      });
+      throw new UpstreamError(
+        'invalid_response',
+        `Bedrock answered a stream request with '${type || 'no content type'}': ${text.slice(0, 200)}`,
+        {
+          status: res.statusCode,
+        },
+      );
     }
     const m = meta(call.deployment, res);
     return relayBody(res.body, (bytes) => converseStreamChunks(eventStreamEvents(bytes), m), call.signal);
@@ -108,10 +116,12 @@ export function bedrockProvider(services: ProviderServices, env: AwsEnvironment 
   return {
     name: 'bedrock',
     supportsEmbeddings: false,
-    unavailableReason: (d) => (bedrockAuth(d, captured) ? undefined : 'no AWS credentials (aws keys, AWS_* environment) and no api_key'),
+    unavailableReason: (d) =>
+      bedrockAuth(d, captured) ? undefined : 'no AWS credentials (aws keys, AWS_* environment) and no api_key',
     chat,
     chatStream,
     // The router never sends embeddings here (supportsEmbeddings is false); this guards direct callers.
-    embeddings: () => Promise.reject(new GatewayError('embeddings_not_supported', 'AWS Bedrock deployments offer no embeddings API.')),
+    embeddings: () =>
+      Promise.reject(new GatewayError('embeddings_not_supported', 'AWS Bedrock deployments offer no embeddings API.')),
   };
 }

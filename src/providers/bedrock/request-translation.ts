@@ -37,7 +37,10 @@ const hasText = (text: string) => text.trim().length > 0;
 
 function imageBlock(url: string, param: string): Block {
   if (!url.startsWith('data:')) {
-    invalid('AWS Bedrock cannot fetch image URLs: send the image inline as a data: URL (data:image/png;base64,...).', param);
+    invalid(
+      'AWS Bedrock cannot fetch image URLs: send the image inline as a data: URL (data:image/png;base64,...).',
+      param,
+    );
   }
   const match = /^data:([^;,]+)((?:;[^;,]*)*),(.*)$/s.exec(url);
   if (!match) invalid('The image data URL is malformed.', param);

@@ -9,7 +9,8 @@ export interface AwsCredentials {
   sessionToken?: string;
 }
 
-export type BedrockAuth = { kind: 'bearer'; apiKey: string } | { kind: 'sigv4'; credentials: AwsCredentials; region: string };
+export type BedrockAuth =
+  { kind: 'bearer'; apiKey: string } | { kind: 'sigv4'; credentials: AwsCredentials; region: string };
 
 /** The AWS variables the adapter reads, once, when it is created. */
 export interface AwsEnvironment {
@@ -29,13 +30,25 @@ export function bedrockAuth(d: DeploymentConfig, env: AwsEnvironment): BedrockAu
   const { access_key_id, secret_access_key, session_token } = d.aws ?? {};
   if (access_key_id || secret_access_key) {
     if (!access_key_id || !secret_access_key) return undefined;
-    return { kind: 'sigv4', region, credentials: { accessKeyId: access_key_id, secretAccessKey: secret_access_key, sessionToken: session_token || undefined } };
+    return {
+      kind: 'sigv4',
+      region,
+      credentials: {
+        accessKeyId: access_key_id,
+        secretAccessKey: secret_access_key,
+        sessionToken: session_token || undefined,
+      },
+    };
   }
   if (!env.AWS_ACCESS_KEY_ID || !env.AWS_SECRET_ACCESS_KEY) return undefined;
   return {
     kind: 'sigv4',
     region,
-    credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, sessionToken: env.AWS_SESSION_TOKEN || undefined },
+    credentials: {
+      accessKeyId: env.AWS_ACCESS_KEY_ID,
+      secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
+      sessionToken: env.AWS_SESSION_TOKEN || undefined,
+    },
   };
 }
 

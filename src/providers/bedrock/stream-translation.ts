@@ -6,7 +6,10 @@ import { UpstreamError } from '../upstream-error.ts';
 import type { StreamEvent } from './event-stream-decoder.ts';
 import { bedrockUsage, finishReason, type ResponseMeta } from './response-translation.ts';
 
-export async function* converseStreamChunks(events: AsyncIterable<StreamEvent>, meta: ResponseMeta): AsyncGenerator<ChatChunk> {
+export async function* converseStreamChunks(
+  events: AsyncIterable<StreamEvent>,
+  meta: ResponseMeta,
+): AsyncGenerator<ChatChunk> {
   const base = { id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model };
   const chunk = (delta: Record<string, unknown>, finish: string | null = null): ChatChunk => ({
     ...base,
@@ -28,7 +31,16 @@ export async function* converseStreamChunks(events: AsyncIterable<StreamEvent>, 
           const index = toolIndex.size;
           toolIndex.set(Number(payload.contentBlockIndex), index);
           const { toolUseId, name } = start.toolUse;
-          yield chunk({ tool_calls: [{ index, id: String(toolUseId ?? ''), type: 'function', function: { name: String(name ?? ''), arguments: '' } }] });
+          yield chunk({
+            tool_calls: [
+              {
+                index,
+                id: String(toolUseId ?? ''),
+                type: 'function',
+                function: { name: String(name ?? ''), arguments: '' },
+              },
+            ],
+          });
         }
         break;
       }
@@ -38,7 +50,8 @@ export async function* converseStreamChunks(events: AsyncIterable<StreamEvent>, 
           if (delta.text !== '') yield chunk({ content: delta.text });
         } else if (isObject(delta.toolUse)) {
           const index = toolIndex.get(Number(payload.contentBlockIndex));
-          if (index === undefined) throw new UpstreamError('invalid_response', 'Bedrock sent tool input for a block it never started');
+          if (index === undefined)
+            throw new UpstreamError('invalid_response', 'Bedrock sent tool input for a block it never started');
           const input = typeof delta.toolUse.input === 'string' ? delta.toolUse.input : '';
           if (input !== '') yield chunk({ tool_calls: [{ index, function: { arguments: input } }] });
         }

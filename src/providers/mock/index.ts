@@ -13,7 +13,9 @@ function lastUserText(messages: unknown): string {
     if (m?.role !== 'user') continue;
     if (typeof m.content === 'string') return m.content;
     if (Array.isArray(m.content)) {
-      return m.content.map((p) => (typeof (p as { text?: unknown })?.text === 'string' ? (p as { text: string }).text : '')).join(' ');
+      return m.content
+        .map((p) => (typeof (p as { text?: unknown })?.text === 'string' ? (p as { text: string }).text : ''))
+        .join(' ');
     }
   }
   return '';
@@ -79,7 +81,14 @@ export function mockProvider(clock: Clock): ProviderAdapter {
         object: 'chat.completion',
         created: Math.floor(clock.now() / 1000),
         model: call.deployment.model,
-        choices: [{ index: 0, message: { role: 'assistant', content: a.words.join(' '), refusal: null }, logprobs: null, finish_reason: a.finishReason }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: a.words.join(' '), refusal: null },
+            logprobs: null,
+            finish_reason: a.finishReason,
+          },
+        ],
         usage: a.usage,
         system_fingerprint: 'svc-mock',
       };
@@ -88,14 +97,32 @@ export function mockProvider(clock: Clock): ProviderAdapter {
     async chatStream(call) {
       await pause(call);
       const a = answer(call);
-      const base = { id: `chatcmpl-${randomUUID()}`, object: 'chat.completion.chunk', created: Math.floor(clock.now() / 1000), model: call.deployment.model, system_fingerprint: 'svc-mock' };
+      const base = {
+        id: `chatcmpl-${randomUUID()}`,
+        object: 'chat.completion.chunk',
+        created: Math.floor(clock.now() / 1000),
+        model: call.deployment.model,
+        system_fingerprint: 'svc-mock',
+      };
       async function* chunks(): AsyncGenerator<ChatChunk> {
-        yield { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }], usage: null };
+        yield {
+          ...base,
+          choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
+          usage: null,
+        };
         for (let i = 0; i < a.words.length; i++) {
           const content = i === 0 ? a.words[i] : ` ${a.words[i]}`;
-          yield { ...base, choices: [{ index: 0, delta: { content }, logprobs: null, finish_reason: null }], usage: null };
+          yield {
+            ...base,
+            choices: [{ index: 0, delta: { content }, logprobs: null, finish_reason: null }],
+            usage: null,
+          };
         }
-        yield { ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: a.finishReason }], usage: null };
+        yield {
+          ...base,
+          choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: a.finishReason }],
+          usage: null,
+        };
         yield { ...base, choices: [], usage: a.usage };
       }
       return chunks();
@@ -103,20 +130,34 @@ export function mockProvider(clock: Clock): ProviderAdapter {
     async embeddings(call) {
       await pause(call);
       const input = call.body.input;
-      const items: unknown[] = typeof input === 'string' || (Array.isArray(input) && typeof input[0] === 'number') ? [input] : (input as unknown[]);
-      const dimensions = typeof call.body.dimensions === 'number' ? call.body.dimensions : (call.deployment.mock?.dimensions ?? 256);
+      const items: unknown[] =
+        typeof input === 'string' || (Array.isArray(input) && typeof input[0] === 'number')
+          ? [input]
+          : (input as unknown[]);
+      const dimensions =
+        typeof call.body.dimensions === 'number' ? call.body.dimensions : (call.deployment.mock?.dimensions ?? 256);
       const base64 = call.body.encoding_format === 'base64';
       const data = items.map((item, index) => {
         const vector = embed(typeof item === 'string' ? item : JSON.stringify(item), dimensions);
         return {
           object: 'embedding',
           index,
-          embedding: base64 ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64') : Array.from(vector),
+          embedding: base64
+            ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64')
+            : Array.from(vector),
         };
       });
       const tokens = estimateEmbeddingTokens(input);
       const usage: Usage = { prompt_tokens: tokens, completion_tokens: 0, total_tokens: tokens };
-      return { body: { object: 'list', data, model: call.deployment.model, usage: { prompt_tokens: tokens, total_tokens: tokens } }, usage };
+      return {
+        body: {
+          object: 'list',
+          data,
+          model: call.deployment.model,
+          usage: { prompt_tokens: tokens, total_tokens: tokens },
+        },
+        usage,
+      };
     },
   };
 }

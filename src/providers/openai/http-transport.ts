@@ -73,10 +73,14 @@ export async function postJson(
   try {
     body = JSON.parse(text);
   } catch {
-    throw new UpstreamError('invalid_response', 'provider answered 2xx with a body that is not JSON', { status: res.statusCode });
+    throw new UpstreamError('invalid_response', 'provider answered 2xx with a body that is not JSON', {
+      status: res.statusCode,
+    });
   }
   if (!isObject(body)) {
-    throw new UpstreamError('invalid_response', 'provider answered 2xx with JSON that is not an object', { status: res.statusCode });
+    throw new UpstreamError('invalid_response', 'provider answered 2xx with JSON that is not an object', {
+      status: res.statusCode,
+    });
   }
   return { body, raw: text, usage: isObject(body.usage) ? (body.usage as unknown as Usage) : undefined };
 }
@@ -101,11 +105,18 @@ export async function postStream(
       parsed = undefined;
     }
     if (isObject(parsed) && isObject(parsed.error)) {
-      throw new UpstreamError('http', String(parsed.error.message ?? 'provider error'), { status: 502, envelope: parsed });
+      throw new UpstreamError('http', String(parsed.error.message ?? 'provider error'), {
+        status: 502,
+        envelope: parsed,
+      });
     }
-    throw new UpstreamError('invalid_response', `provider answered a stream request with '${type || 'no content type'}'`, {
-      status: res.statusCode,
-    });
+    throw new UpstreamError(
+      'invalid_response',
+      `provider answered a stream request with '${type || 'no content type'}'`,
+      {
+        status: res.statusCode,
+      },
+    );
   }
   return relayBody(res.body, openAISseChunks, call.signal);
 }
@@ -128,7 +139,8 @@ async function* openAISseChunks(bytes: AsyncIterable<Uint8Array>): AsyncGenerato
       } catch {
         throw new UpstreamError('invalid_response', 'provider sent a stream event that is not JSON');
       }
-      if (!isObject(chunk)) throw new UpstreamError('invalid_response', 'provider sent a stream event that is not an object');
+      if (!isObject(chunk))
+        throw new UpstreamError('invalid_response', 'provider sent a stream event that is not an object');
       if (isObject(chunk.error)) {
         throw new UpstreamError('http', String(chunk.error.message ?? 'provider stream error'), { envelope: chunk });
       }

@@ -9,7 +9,11 @@ export interface WireEndpoints {
 }
 
 /** An adapter for any provider that speaks the OpenAI wire format; only addressing and auth differ. */
-export function openAIWireAdapter(name: string, services: ProviderServices, endpointsFor: (d: DeploymentConfig) => WireEndpoints): ProviderAdapter {
+export function openAIWireAdapter(
+  name: string,
+  services: ProviderServices,
+  endpointsFor: (d: DeploymentConfig) => WireEndpoints,
+): ProviderAdapter {
   // Endpoints are derived once per deployment object; a reload brings new objects and new endpoints.
   const cache = new WeakMap<DeploymentConfig, WireEndpoints>();
   const endpointsOf = (d: DeploymentConfig) => {
@@ -24,9 +28,22 @@ export function openAIWireAdapter(name: string, services: ProviderServices, endp
     name,
     supportsEmbeddings: true,
     unavailableReason: (d) => (d.api_key ? undefined : 'api_key is empty'),
-    chat: (call) => postJson(services, endpointsOf(call.deployment).chat, chatPayload(call.body, call.deployment.model, false), call),
-    chatStream: (call) => postStream(services, endpointsOf(call.deployment).chat, chatPayload(call.body, call.deployment.model, true), call),
-    embeddings: (call) => postJson(services, endpointsOf(call.deployment).embeddings, embeddingsPayload(call.body, call.deployment.model), call),
+    chat: (call) =>
+      postJson(services, endpointsOf(call.deployment).chat, chatPayload(call.body, call.deployment.model, false), call),
+    chatStream: (call) =>
+      postStream(
+        services,
+        endpointsOf(call.deployment).chat,
+        chatPayload(call.body, call.deployment.model, true),
+        call,
+      ),
+    embeddings: (call) =>
+      postJson(
+        services,
+        endpointsOf(call.deployment).embeddings,
+        embeddingsPayload(call.body, call.deployment.model),
+        call,
+      ),
   };
 }
 

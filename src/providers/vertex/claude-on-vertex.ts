@@ -11,7 +11,10 @@ import type { EventDecoder } from './vertex-transport.ts';
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
 
 export function claudeOnVertexPayload(call: ProviderCall, stream: boolean): JsonObject {
-  const payload = toAnthropicRequest(call.body, { anthropicVersion: VERTEX_ANTHROPIC_VERSION, defaultMaxTokens: call.deployment.default_max_tokens });
+  const payload = toAnthropicRequest(call.body, {
+    anthropicVersion: VERTEX_ANTHROPIC_VERSION,
+    defaultMaxTokens: call.deployment.default_max_tokens,
+  });
   delete payload.model;
   if (stream) payload.stream = true;
   else delete payload.stream;

@@ -7,10 +7,26 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** Google's canonical status names as HTTP statuses, for in-stream errors that carry no HTTP status of their own. */
 const STATUS_OF: Record<string, number> = {
-  INVALID_ARGUMENT: 400, FAILED_PRECONDITION: 400, OUT_OF_RANGE: 400, UNAUTHENTICATED: 401, PERMISSION_DENIED: 403,
-  NOT_FOUND: 404, ABORTED: 409, ALREADY_EXISTS: 409, RESOURCE_EXHAUSTED: 429, CANCELLED: 499, INTERNAL: 500,
-  UNKNOWN: 500, DATA_LOSS: 500, UNIMPLEMENTED: 501, UNAVAILABLE: 503, DEADLINE_EXCEEDED: 504,
-  overloaded_error: 529, rate_limit_error: 429, api_error: 500, invalid_request_error: 400,
+  INVALID_ARGUMENT: 400,
+  FAILED_PRECONDITION: 400,
+  OUT_OF_RANGE: 400,
+  UNAUTHENTICATED: 401,
+  PERMISSION_DENIED: 403,
+  NOT_FOUND: 404,
+  ABORTED: 409,
+  ALREADY_EXISTS: 409,
+  RESOURCE_EXHAUSTED: 429,
+  CANCELLED: 499,
+  INTERNAL: 500,
+  UNKNOWN: 500,
+  DATA_LOSS: 500,
+  UNIMPLEMENTED: 501,
+  UNAVAILABLE: 503,
+  DEADLINE_EXCEEDED: 504,
+  overloaded_error: 529,
+  rate_limit_error: 429,
+  api_error: 500,
+  invalid_request_error: 400,
 };
 
 /** `text` parsed, or undefined when it is not JSON. */
@@ -35,7 +51,11 @@ function parse(body: unknown): Parsed | undefined {
   if (!isObject(envelope) || !isObject(envelope.error)) return undefined;
   const e = envelope.error;
   const reason = typeof e.status === 'string' ? e.status : typeof e.type === 'string' ? e.type : undefined;
-  return { message: typeof e.message === 'string' ? e.message : 'provider error', reason, code: typeof e.code === 'number' ? e.code : undefined };
+  return {
+    message: typeof e.message === 'string' ? e.message : 'provider error',
+    reason,
+    code: typeof e.code === 'number' ? e.code : undefined,
+  };
 }
 
 function fromParsed(parsed: Parsed, status: number, retryAfter?: number): UpstreamError {
@@ -45,8 +65,15 @@ function fromParsed(parsed: Parsed, status: number, retryAfter?: number): Upstre
 }
 
 /** A non-2xx answer: its status kept, Google's message and status name in the OpenAI envelope. */
-export function vertexHttpError(status: number, headers: Record<string, string | string[] | undefined>, text: string, now: number): UpstreamError {
-  const parsed = parse(jsonOrUndefined(text)) ?? { message: text.trim().slice(0, 500) || `provider answered ${status}` };
+export function vertexHttpError(
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  text: string,
+  now: number,
+): UpstreamError {
+  const parsed = parse(jsonOrUndefined(text)) ?? {
+    message: text.trim().slice(0, 500) || `provider answered ${status}`,
+  };
   return fromParsed(parsed, status, retryAfterMs(headers, now));
 }
 

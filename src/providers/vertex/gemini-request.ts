@@ -16,8 +16,17 @@ const invalid = (message: string) => new GatewayError('invalid_request', message
 
 /** MIME types of `fileData` URIs, from the extension; Vertex needs one for every file part. */
 const MIME_BY_EXTENSION: Record<string, string> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp',
-  heic: 'image/heic', heif: 'image/heif', pdf: 'application/pdf', mp3: 'audio/mpeg', wav: 'audio/wav', mp4: 'video/mp4',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  heic: 'image/heic',
+  heif: 'image/heif',
+  pdf: 'application/pdf',
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  mp4: 'video/mp4',
 };
 
 export interface GeminiRequestOptions {
@@ -71,7 +80,9 @@ export function geminiRequest(body: JsonObject, options: GeminiRequestOptions = 
 function textParts(content: unknown): Part[] {
   if (typeof content === 'string') return content === '' ? [] : [{ text: content }];
   if (!Array.isArray(content)) return [];
-  return content.filter((p) => isObject(p) && p.type === 'text' && typeof p.text === 'string' && p.text !== '').map((p) => ({ text: p.text }));
+  return content
+    .filter((p) => isObject(p) && p.type === 'text' && typeof p.text === 'string' && p.text !== '')
+    .map((p) => ({ text: p.text }));
 }
 
 function userParts(content: unknown, i: number): Part[] {
@@ -120,11 +131,20 @@ function parseArguments(raw: unknown, i: number, j: number): JsonObject {
 }
 
 function functionResponse(m: JsonObject, i: number, toolNames: Map<string, string>): Part {
-  const name = (typeof m.tool_call_id === 'string' ? toolNames.get(m.tool_call_id) : undefined) ?? (typeof m.name === 'string' ? m.name : undefined);
+  const name =
+    (typeof m.tool_call_id === 'string' ? toolNames.get(m.tool_call_id) : undefined) ??
+    (typeof m.name === 'string' ? m.name : undefined);
   if (name === undefined) {
-    throw invalid(`messages[${i}].tool_call_id '${String(m.tool_call_id)}' matches no tool call of an earlier assistant message.`);
+    throw invalid(
+      `messages[${i}].tool_call_id '${String(m.tool_call_id)}' matches no tool call of an earlier assistant message.`,
+    );
   }
-  const text = typeof m.content === 'string' ? m.content : textParts(m.content).map((p) => p.text).join('');
+  const text =
+    typeof m.content === 'string'
+      ? m.content
+      : textParts(m.content)
+          .map((p) => p.text)
+          .join('');
   // A JSON object result goes as it is; anything else under `output`, the key Vertex documents for results.
   let response: JsonObject = { output: text };
   try {
@@ -141,8 +161,13 @@ function generation(body: JsonObject, options: GeminiRequestOptions): JsonObject
   const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? options.defaultMaxTokens;
   if (typeof maxTokens === 'number') config.maxOutputTokens = maxTokens;
   const copies: [string, string][] = [
-    ['temperature', 'temperature'], ['top_p', 'topP'], ['top_k', 'topK'], ['seed', 'seed'],
-    ['presence_penalty', 'presencePenalty'], ['frequency_penalty', 'frequencyPenalty'], ['n', 'candidateCount'],
+    ['temperature', 'temperature'],
+    ['top_p', 'topP'],
+    ['top_k', 'topK'],
+    ['seed', 'seed'],
+    ['presence_penalty', 'presencePenalty'],
+    ['frequency_penalty', 'frequencyPenalty'],
+    ['n', 'candidateCount'],
   ];
   for (const [from, to] of copies) if (typeof body[from] === 'number') config[to] = body[from];
   if (typeof body.stop === 'string') config.stopSequences = [body.stop];

@@ -6,7 +6,15 @@ import { normalizedUsage } from '../usage-rule.ts';
 
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const CONTENT_FILTER_REASONS = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'LANGUAGE']);
+const CONTENT_FILTER_REASONS = new Set([
+  'SAFETY',
+  'RECITATION',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'IMAGE_SAFETY',
+  'LANGUAGE',
+]);
 
 /** OpenAI finish_reason for a Gemini finishReason; calls to functions make a normal stop `tool_calls`. */
 export function finishReason(reason: string, hasToolCalls: boolean): string {
@@ -19,7 +27,8 @@ export function finishReason(reason: string, hasToolCalls: boolean): string {
 /** Gemini counts: prompt includes cached content, candidates exclude thoughts (usage rule, usage-rule.ts). */
 export function geminiUsage(meta: unknown): Usage | undefined {
   // Stream events may carry usageMetadata with only `trafficType`: no counts, nothing to replace earlier ones with.
-  if (!isObject(meta) || (typeof meta.promptTokenCount !== 'number' && typeof meta.totalTokenCount !== 'number')) return undefined;
+  if (!isObject(meta) || (typeof meta.promptTokenCount !== 'number' && typeof meta.totalTokenCount !== 'number'))
+    return undefined;
   const n = (key: string) => (typeof meta[key] === 'number' ? (meta[key] as number) : 0);
   const cached = n('cachedContentTokenCount');
   return normalizedUsage({
@@ -57,7 +66,10 @@ export function readParts(content: unknown): GeminiPartsView {
       toolCalls.push({
         id: mintToolCallId(),
         type: 'function',
-        function: { name: String(part.functionCall.name ?? ''), arguments: JSON.stringify(part.functionCall.args ?? {}) },
+        function: {
+          name: String(part.functionCall.name ?? ''),
+          arguments: JSON.stringify(part.functionCall.args ?? {}),
+        },
       });
     }
   }
@@ -77,16 +89,30 @@ export function geminiResponse(response: JsonObject, ctx: ResponseContext): { bo
   const choices =
     candidates.length === 0 && blocked
       ? // A blocked prompt is a 200 with no content, like OpenAI's own content filter on output.
-        [{ index: 0, message: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: 'content_filter' }]
+        [
+          {
+            index: 0,
+            message: { role: 'assistant', content: '', refusal: null },
+            logprobs: null,
+            finish_reason: 'content_filter',
+          },
+        ]
       : candidates.map((c, i) => {
           const { text, toolCalls } = readParts(c.content);
-          const message: JsonObject = { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text, refusal: null };
+          const message: JsonObject = {
+            role: 'assistant',
+            content: text === '' && toolCalls.length > 0 ? null : text,
+            refusal: null,
+          };
           if (toolCalls.length > 0) message.tool_calls = toolCalls;
           return {
             index: typeof c.index === 'number' ? c.index : i,
             message,
             logprobs: null,
-            finish_reason: finishReason(typeof c.finishReason === 'string' ? c.finishReason : 'STOP', toolCalls.length > 0),
+            finish_reason: finishReason(
+              typeof c.finishReason === 'string' ? c.finishReason : 'STOP',
+              toolCalls.length > 0,
+            ),
           };
         });
   const usage = geminiUsage(response.usageMetadata);

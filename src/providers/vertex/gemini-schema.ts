@@ -5,8 +5,23 @@ import type { JsonObject } from '../../pipeline/types.ts';
 
 /** Keys of the Vertex `Schema` object that keep their value as it is. */
 const PLAIN_KEYS = new Set([
-  'type', 'format', 'title', 'description', 'nullable', 'enum', 'required', 'minItems', 'maxItems',
-  'minProperties', 'maxProperties', 'minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'propertyOrdering',
+  'type',
+  'format',
+  'title',
+  'description',
+  'nullable',
+  'enum',
+  'required',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minimum',
+  'maximum',
+  'propertyOrdering',
 ]);
 
 // Inlining stops here: a recursive $ref would otherwise never end.
@@ -17,7 +32,10 @@ const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !==
 /** The schema Vertex accepts: local `$ref`s inlined, `const` → `enum`, `oneOf` → `anyOf`, `type: [t, "null"]` → `nullable`. */
 export function geminiSchema(schema: unknown): JsonObject {
   if (!isObject(schema)) return {};
-  const defs = { ...(isObject(schema.definitions) ? schema.definitions : {}), ...(isObject(schema.$defs) ? schema.$defs : {}) };
+  const defs = {
+    ...(isObject(schema.definitions) ? schema.definitions : {}),
+    ...(isObject(schema.$defs) ? schema.$defs : {}),
+  };
   return convert(schema, defs, 0);
 }
 
@@ -26,14 +44,17 @@ function convert(schema: JsonObject, defs: JsonObject, depth: number): JsonObjec
     const name = /^#\/(?:\$defs|definitions)\/(.+)$/.exec(schema.$ref)?.[1];
     const target = name === undefined ? undefined : defs[name];
     // An unresolvable or too deep reference becomes an unconstrained object rather than a 400 from Vertex.
-    if (!isObject(target) || depth >= MAX_REF_DEPTH) return { type: 'object', ...(typeof schema.description === 'string' ? { description: schema.description } : {}) };
+    if (!isObject(target) || depth >= MAX_REF_DEPTH)
+      return { type: 'object', ...(typeof schema.description === 'string' ? { description: schema.description } : {}) };
     return convert({ ...target, ...withoutRef(schema) }, defs, depth + 1);
   }
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(schema)) {
     if (PLAIN_KEYS.has(key)) out[key] = value;
     else if (key === 'properties' && isObject(value)) {
-      out.properties = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, convert(isObject(sub) ? sub : {}, defs, depth)]));
+      out.properties = Object.fromEntries(
+        Object.entries(value).map(([name, sub]) => [name, convert(isObject(sub) ? sub : {}, defs, depth)]),
+      );
     } else if (key === 'items' && isObject(value)) out.items = convert(value, defs, depth);
     else if ((key === 'anyOf' || key === 'oneOf') && Array.isArray(value)) {
       out.anyOf = value.filter(isObject).map((sub) => convert(sub, defs, depth));

@@ -33,7 +33,12 @@ export function geminiStreamDecoder(ctx: ResponseContext): GeminiStreamDecoder {
     choices: choice,
     ...extra,
   });
-  const delta = (index: number, d: JsonObject, finish: string | null = null) => ({ index, delta: d, logprobs: null, finish_reason: finish });
+  const delta = (index: number, d: JsonObject, finish: string | null = null) => ({
+    index,
+    delta: d,
+    logprobs: null,
+    finish_reason: finish,
+  });
 
   /** The choice's state; its first chunk carries the assistant role. */
   const open = (index: number, out: ChatChunk[]): ChoiceState => {
@@ -50,13 +55,18 @@ export function geminiStreamDecoder(ctx: ResponseContext): GeminiStreamDecoder {
     push(event) {
       const error = vertexStreamError(event);
       if (error) throw error;
-      if (!isObject(event)) throw new UpstreamError('invalid_response', 'provider sent a stream event that is not an object');
+      if (!isObject(event))
+        throw new UpstreamError('invalid_response', 'provider sent a stream event that is not an object');
       id ??= completionId(event);
       if (typeof event.modelVersion === 'string') model = event.modelVersion;
       usage = geminiUsage(event.usageMetadata) ?? usage;
       const out: ChatChunk[] = [];
       const candidates = Array.isArray(event.candidates) ? event.candidates.filter(isObject) : [];
-      if (candidates.length === 0 && isObject(event.promptFeedback) && typeof event.promptFeedback.blockReason === 'string') {
+      if (
+        candidates.length === 0 &&
+        isObject(event.promptFeedback) &&
+        typeof event.promptFeedback.blockReason === 'string'
+      ) {
         // Prompt blocked: sent once, in the first event, with no candidates.
         open(0, out).finished = true;
         out.push(chunk([delta(0, {}, 'content_filter')]));
@@ -69,7 +79,9 @@ export function geminiStreamDecoder(ctx: ResponseContext): GeminiStreamDecoder {
         if (text !== '') out.push(chunk([delta(index, { content: text })]));
         if (toolCalls.length > 0) {
           // Gemini sends each call whole: one delta per call with its full arguments.
-          out.push(chunk([delta(index, { tool_calls: toolCalls.map((call) => ({ index: state.toolCalls++, ...call })) })]));
+          out.push(
+            chunk([delta(index, { tool_calls: toolCalls.map((call) => ({ index: state.toolCalls++, ...call })) })]),
+          );
         }
         if (typeof c.finishReason === 'string' && !state.finished) {
           state.finished = true;

@@ -43,7 +43,8 @@ export function vertexProvider(services: ProviderServices): ProviderAdapter {
   };
   const deploymentOf = (d: DeploymentConfig): VertexDeployment => {
     const found = resolve(d);
-    if (found instanceof Error) throw new UpstreamError('connect', `deployment '${d.id}' cannot be used: ${found.message}`);
+    if (found instanceof Error)
+      throw new UpstreamError('connect', `deployment '${d.id}' cannot be used: ${found.message}`);
     return found;
   };
   const target = (v: VertexDeployment, method: string): VertexTarget => ({
@@ -69,7 +70,11 @@ export function vertexProvider(services: ProviderServices): ProviderAdapter {
   async function chatStream(call: ProviderCall): Promise<AsyncIterable<ChatChunk>> {
     const v = deploymentOf(call.deployment);
     const [method, payload, decoder] = v.claude
-      ? ['streamRawPredict', claudeOnVertexPayload(call, true), claudeOnVertexDecoder({ model: v.model, created: created() })]
+      ? [
+          'streamRawPredict',
+          claudeOnVertexPayload(call, true),
+          claudeOnVertexDecoder({ model: v.model, created: created() }),
+        ]
       : [
           'streamGenerateContent?alt=sse',
           geminiRequest(call.body, { defaultMaxTokens: call.deployment.default_max_tokens }),
@@ -90,7 +95,10 @@ export function vertexProvider(services: ProviderServices): ProviderAdapter {
     chat,
     chatStream,
     // The router never sends embeddings here (supportsEmbeddings is false); this guards direct callers.
-    embeddings: () => Promise.reject(new GatewayError('embeddings_not_supported', 'Vertex deployments offer no embeddings API through the gateway.')),
+    embeddings: () =>
+      Promise.reject(
+        new GatewayError('embeddings_not_supported', 'Vertex deployments offer no embeddings API through the gateway.'),
+      ),
   };
 }
 

@@ -68,7 +68,14 @@ export function accessTokens(services: ProviderServices): AccessTokens {
     const assertion = await services.workers.run('signJwt', {
       privateKeyPem: account.private_key,
       keyId: account.private_key_id,
-      claims: { iss: account.client_email, sub: account.client_email, aud: tokenUrl, scope: SCOPE, iat, exp: iat + JWT_LIFETIME_S },
+      claims: {
+        iss: account.client_email,
+        sub: account.client_email,
+        aud: tokenUrl,
+        scope: SCOPE,
+        iat,
+        exp: iat + JWT_LIFETIME_S,
+      },
     });
     const url = new URL(tokenUrl);
     let res;
@@ -93,10 +100,18 @@ export function accessTokens(services: ProviderServices): AccessTokens {
       // Reported below as a failed token request.
     }
     if (res.statusCode !== 200 || typeof body.access_token !== 'string') {
-      const why = typeof body.error_description === 'string' ? body.error_description : typeof body.error === 'string' ? body.error : text.slice(0, 200);
+      const why =
+        typeof body.error_description === 'string'
+          ? body.error_description
+          : typeof body.error === 'string'
+            ? body.error
+            : text.slice(0, 200);
       // The gateway's own credentials failed, not the client's: a 502 the router may retry elsewhere.
       const message = `Vertex OAuth token request failed (${res.statusCode}): ${why}`;
-      throw new UpstreamError('http', message, { status: 502, envelope: openAIErrorBody(502, 'upstream_auth_failed', message) as unknown as Record<string, unknown> });
+      throw new UpstreamError('http', message, {
+        status: 502,
+        envelope: openAIErrorBody(502, 'upstream_auth_failed', message) as unknown as Record<string, unknown>,
+      });
     }
     const lifetimeMs = (typeof body.expires_in === 'number' ? body.expires_in : JWT_LIFETIME_S) * 1000;
     entry.token = body.access_token;

@@ -33,7 +33,16 @@ export async function vertexPost(
   call: ProviderCall,
 ): Promise<Dispatcher.ResponseData> {
   const send = (token: string) =>
-    postOnce(services, { origin: target.origin, path: target.path, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } }, payload, call);
+    postOnce(
+      services,
+      {
+        origin: target.origin,
+        path: target.path,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      },
+      payload,
+      call,
+    );
   const token = await tokens.token(target.account, target.tokenUrl);
   let res = await send(token);
   if (res.statusCode === 401) {
@@ -50,7 +59,10 @@ export async function vertexPost(
 }
 
 /** A non-streamed 2xx body, which must be a JSON object. */
-export async function readJsonObject(res: Dispatcher.ResponseData, call: ProviderCall): Promise<{ body: JsonObject; raw: string }> {
+export async function readJsonObject(
+  res: Dispatcher.ResponseData,
+  call: ProviderCall,
+): Promise<{ body: JsonObject; raw: string }> {
   let raw: string;
   try {
     raw = await res.body.text();
@@ -58,7 +70,10 @@ export async function readJsonObject(res: Dispatcher.ResponseData, call: Provide
     throw classifyThrown(err, call.signal);
   }
   const body = jsonOrUndefined(raw);
-  if (!isObject(body)) throw new UpstreamError('invalid_response', 'provider answered 2xx with a body that is not a JSON object', { status: res.statusCode });
+  if (!isObject(body))
+    throw new UpstreamError('invalid_response', 'provider answered 2xx with a body that is not a JSON object', {
+      status: res.statusCode,
+    });
   return { body, raw };
 }
 
@@ -67,7 +82,12 @@ export async function expectEventStream(res: Dispatcher.ResponseData): Promise<v
   const type = String(res.headers['content-type'] ?? '');
   if (type.includes('text/event-stream')) return;
   const text = await readBounded(res.body, MAX_ERROR_BODY).catch(() => '');
-  throw vertexStreamError(jsonOrUndefined(text)) ?? new UpstreamError('invalid_response', `provider answered a stream request with '${type || 'no content type'}'`, { status: res.statusCode });
+  throw (
+    vertexStreamError(jsonOrUndefined(text)) ??
+    new UpstreamError('invalid_response', `provider answered a stream request with '${type || 'no content type'}'`, {
+      status: res.statusCode,
+    })
+  );
 }
 
 /**
@@ -100,7 +120,11 @@ export interface EventDecoder {
 }
 
 /** The chunks of an SSE body through `decoder`; every failure becomes an UpstreamError. */
-export async function* relayEvents(body: Dispatcher.ResponseData['body'], decoder: EventDecoder, signal: AbortSignal | undefined): AsyncGenerator<ChatChunk> {
+export async function* relayEvents(
+  body: Dispatcher.ResponseData['body'],
+  decoder: EventDecoder,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<ChatChunk> {
   try {
     for await (const event of sseEvents(body)) {
       let parsed: unknown;

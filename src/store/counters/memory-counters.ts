@@ -2,7 +2,14 @@
 import type { Clock } from '../../pipeline/clock.ts';
 import { memoryRateLimiter } from '../../ratelimit/memory-rate-limiter.ts';
 import type { RateLimitDecision, RateLimitRule } from '../../ratelimit/rate-limiter.ts';
-import type { Counters, MinuteAdmission, MinuteCheck, PeriodAdjustment, PeriodAdmission, PeriodCheck } from './counters.ts';
+import type {
+  Counters,
+  MinuteAdmission,
+  MinuteCheck,
+  PeriodAdjustment,
+  PeriodAdmission,
+  PeriodCheck,
+} from './counters.ts';
 import { MINUTE_TTL_MS, PERIOD_TTL_MS, periodId, periodOfId } from './periods.ts';
 
 interface Entry {
@@ -49,7 +56,8 @@ export class MemoryCounters implements Counters {
     const msLeft = (minute + 1) * 60_000 - now;
     for (let i = 0; i < checks.length; i++) {
       const c = checks[i];
-      if (c.limit !== undefined && (this.#get(`${c.key}:${minute}`, now) ?? 0) + c.amount > c.limit) return { allowed: false, failed: i, minute, msLeft };
+      if (c.limit !== undefined && (this.#get(`${c.key}:${minute}`, now) ?? 0) + c.amount > c.limit)
+        return { allowed: false, failed: i, minute, msLeft };
     }
     for (const c of checks) this.#add(`${c.key}:${minute}`, c.amount, now, MINUTE_TTL_MS);
     return { allowed: true, failed: -1, minute, msLeft };
@@ -60,7 +68,8 @@ export class MemoryCounters implements Counters {
     for (const a of adjustments) {
       const key = `${a.key}:${minute}`;
       const value = this.#get(key, now);
-      if (value !== undefined) this.#entries.set(key, { value: value + a.delta, expiresAt: this.#entries.get(key)!.expiresAt });
+      if (value !== undefined)
+        this.#entries.set(key, { value: value + a.delta, expiresAt: this.#entries.get(key)!.expiresAt });
     }
   }
 
@@ -75,7 +84,8 @@ export class MemoryCounters implements Counters {
     }
     for (let i = 0; i < checks.length; i++) {
       const c = checks[i];
-      if (c.limit !== undefined && values[i] + c.amount > c.limit) return { outcome: 'refused', failed: i, periodIds, values };
+      if (c.limit !== undefined && values[i] + c.amount > c.limit)
+        return { outcome: 'refused', failed: i, periodIds, values };
     }
     for (let i = 0; i < checks.length; i++) {
       this.#add(`${checks[i].key}:${periodIds[i]}`, checks[i].amount, now, PERIOD_TTL_MS[checks[i].period]);
@@ -87,13 +97,16 @@ export class MemoryCounters implements Counters {
   async seedPeriod(key: string, id: string, value: number): Promise<void> {
     const now = this.#clock.now();
     const full = `${key}:${id}`;
-    if (this.#get(full, now) === undefined) this.#entries.set(full, { value, expiresAt: now + PERIOD_TTL_MS[periodOfId(id)] });
+    if (this.#get(full, now) === undefined)
+      this.#entries.set(full, { value, expiresAt: now + PERIOD_TTL_MS[periodOfId(id)] });
   }
 
   async adjustPeriod(adjustments: readonly PeriodAdjustment[]): Promise<void> {
     const now = this.#clock.now();
     // A counter gone meanwhile is seeded again from the ledger, which already holds the settled spend.
-    for (const a of adjustments) if (this.#get(`${a.key}:${a.periodId}`, now) !== undefined) this.#add(`${a.key}:${a.periodId}`, a.delta, now, PERIOD_TTL_MS[periodOfId(a.periodId)]);
+    for (const a of adjustments)
+      if (this.#get(`${a.key}:${a.periodId}`, now) !== undefined)
+        this.#add(`${a.key}:${a.periodId}`, a.delta, now, PERIOD_TTL_MS[periodOfId(a.periodId)]);
   }
 
   async readPeriods(entries: readonly { key: string; periodId: string }[]): Promise<(number | null)[]> {

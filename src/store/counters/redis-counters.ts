@@ -5,9 +5,23 @@
 // short timeout: while it is not answering, available() is false (/ready 503) and calls fail at once without
 // being sent, until a ping is answered again.
 import { Redis } from 'ioredis';
-import { rateDecision, slotIntervalUs, type RateLimitDecision, type RateLimitRule } from '../../ratelimit/rate-limiter.ts';
+import {
+  rateDecision,
+  slotIntervalUs,
+  type RateLimitDecision,
+  type RateLimitRule,
+} from '../../ratelimit/rate-limiter.ts';
 import type { Logger } from '../../telemetry/logger.ts';
-import { CountersUnavailableError, type Counters, type MinuteAdmission, type MinuteCheck, type PeriodAdjustment, type PeriodAdmission, type PeriodCheck, type SharedValues } from './counters.ts';
+import {
+  CountersUnavailableError,
+  type Counters,
+  type MinuteAdmission,
+  type MinuteCheck,
+  type PeriodAdjustment,
+  type PeriodAdmission,
+  type PeriodCheck,
+  type SharedValues,
+} from './counters.ts';
 import { MINUTE_TTL_MS, PERIOD_TTL_MS, periodOfId } from './periods.ts';
 import { ADJUST_EXISTING, ADMIT_MINUTE, ADMIT_PERIOD, ADMIT_RATE, CLAIM_MARK, EXTEND_MARK } from './redis-scripts.ts';
 
@@ -61,7 +75,9 @@ export class RedisCounters implements Counters {
     redis.on('error', (err: Error) => {
       if (down) return;
       down = true;
-      options.log.error('counters: Redis unreachable; limits cannot be enforced until it is back', { error: err.message });
+      options.log.error('counters: Redis unreachable; limits cannot be enforced until it is back', {
+        error: err.message,
+      });
     });
     redis.on('ready', () => {
       if (down) options.log.info('counters: Redis reachable again');
@@ -103,7 +119,13 @@ export class RedisCounters implements Counters {
     if (this.#pinging || this.#redis.status !== 'ready') return;
     this.#pinging = true;
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer to PING within ${this.#pingTimeoutMs} ms`)), this.#pingTimeoutMs)));
+    const late = new Promise<never>(
+      (_, reject) =>
+        (timer = setTimeout(
+          () => reject(new Error(`no answer to PING within ${this.#pingTimeoutMs} ms`)),
+          this.#pingTimeoutMs,
+        )),
+    );
     try {
       await Promise.race([this.#redis.ping(), late]);
       if (!this.#answering) this.#log.info('counters: Redis answering again');
@@ -117,7 +139,10 @@ export class RedisCounters implements Counters {
   }
 
   #notAnswering(reason: string): void {
-    if (this.#answering) this.#log.error('counters: Redis not answering; limits cannot be enforced until it answers again', { error: reason });
+    if (this.#answering)
+      this.#log.error('counters: Redis not answering; limits cannot be enforced until it answers again', {
+        error: reason,
+      });
     this.#answering = false;
   }
 
@@ -125,7 +150,9 @@ export class RedisCounters implements Counters {
     const keys = checks.map((c) => this.#prefix + c.key);
     const amounts = checks.map((c) => Math.round(c.amount));
     const limits = checks.map((c) => (c.limit === undefined ? -1 : c.limit));
-    const r = await this.#run(() => this.#redis.svcAdmitMinute(keys.length, ...keys, MINUTE_TTL_MS, ...amounts, ...limits));
+    const r = await this.#run(() =>
+      this.#redis.svcAdmitMinute(keys.length, ...keys, MINUTE_TTL_MS, ...amounts, ...limits),
+    );
     return { allowed: r[0] === 1, failed: Number(r[1]), minute: Number(r[2]), msLeft: Number(r[3]) };
   }
 
@@ -138,16 +165,36 @@ export class RedisCounters implements Counters {
 
   async admitPeriod(checks: readonly PeriodCheck[]): Promise<PeriodAdmission> {
     const keys = checks.map((c) => this.#prefix + c.key);
-    const args = checks.flatMap((c) => [c.period, Math.round(c.amount), c.limit === undefined ? -1 : c.limit, PERIOD_TTL_MS[c.period]]);
+    const args = checks.flatMap((c) => [
+      c.period,
+      Math.round(c.amount),
+      c.limit === undefined ? -1 : c.limit,
+      PERIOD_TTL_MS[c.period],
+    ]);
     const r = await this.#run(() => this.#redis.svcAdmitPeriod(keys.length, ...keys, ...args));
     const n = checks.length;
-    if (r[0] === 'unseeded') return { outcome: 'unseeded', index: Number(r[1]), periodIds: r.slice(2, 2 + n).map(String) };
-    if (r[0] === 'refused') return { outcome: 'refused', failed: Number(r[1]), periodIds: r.slice(2, 2 + n).map(String), values: r.slice(2 + n).map(Number) };
+    if (r[0] === 'unseeded')
+      return { outcome: 'unseeded', index: Number(r[1]), periodIds: r.slice(2, 2 + n).map(String) };
+    if (r[0] === 'refused')
+      return {
+        outcome: 'refused',
+        failed: Number(r[1]),
+        periodIds: r.slice(2, 2 + n).map(String),
+        values: r.slice(2 + n).map(Number),
+      };
     return { outcome: 'allowed', periodIds: r.slice(1, 1 + n).map(String), values: r.slice(1 + n).map(Number) };
   }
 
   async seedPeriod(key: string, periodId: string, value: number): Promise<void> {
-    await this.#run(() => this.#redis.set(`${this.#prefix}${key}:${periodId}`, Math.round(value), 'PX', PERIOD_TTL_MS[periodOfId(periodId)], 'NX'));
+    await this.#run(() =>
+      this.#redis.set(
+        `${this.#prefix}${key}:${periodId}`,
+        Math.round(value),
+        'PX',
+        PERIOD_TTL_MS[periodOfId(periodId)],
+        'NX',
+      ),
+    );
   }
 
   async adjustPeriod(adjustments: readonly PeriodAdjustment[]): Promise<void> {
@@ -159,7 +206,9 @@ export class RedisCounters implements Counters {
 
   async readPeriods(entries: readonly { key: string; periodId: string }[]): Promise<(number | null)[]> {
     if (entries.length === 0) return [];
-    const values = await this.#run(() => this.#redis.mget(...entries.map((e) => `${this.#prefix}${e.key}:${e.periodId}`)));
+    const values = await this.#run(() =>
+      this.#redis.mget(...entries.map((e) => `${this.#prefix}${e.key}:${e.periodId}`)),
+    );
     return values.map((v) => (v === null ? null : Number(v)));
   }
 
@@ -179,10 +228,23 @@ export class RedisCounters implements Counters {
   }
 
   async admitRate(key: string, rule: RateLimitRule): Promise<RateLimitDecision> {
-    const r = await this.#run(() => this.#redis.svcAdmitRate(1, this.#prefix + key, rule.requestsPerMinute, rule.burst, slotIntervalUs(rule), MINUTE_TTL_MS));
+    const r = await this.#run(() =>
+      this.#redis.svcAdmitRate(
+        1,
+        this.#prefix + key,
+        rule.requestsPerMinute,
+        rule.burst,
+        slotIntervalUs(rule),
+        MINUTE_TTL_MS,
+      ),
+    );
     const msLeftInMinute = Number(r[2]);
     // The decision's times are read against this process's clock; Redis only says how far off they are.
-    return rateDecision(rule, { admitted: r[0] === 1, count: Number(r[1]), msLeftInMinute, windowFull: r[3] === 1, burstWaitUs: Number(r[4]) }, Date.now());
+    return rateDecision(
+      rule,
+      { admitted: r[0] === 1, count: Number(r[1]), msLeftInMinute, windowFull: r[3] === 1, burstWaitUs: Number(r[4]) },
+      Date.now(),
+    );
   }
 
   available(): boolean {

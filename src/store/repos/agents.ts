@@ -45,9 +45,20 @@ export async function addAgent(db: Queryable, a: AgentInput): Promise<Agent> {
   const r = await db.query(
     `INSERT INTO agents (id, project_id, name, version, framework, model, status) VALUES ($1, $2, $3, $4, $5, $6, $7)
      ON CONFLICT DO NOTHING RETURNING *`,
-    [a.id ?? randomUUID(), a.projectId, a.name, a.version ?? '', a.framework ?? '', a.model ?? '', a.status ?? 'active'],
+    [
+      a.id ?? randomUUID(),
+      a.projectId,
+      a.name,
+      a.version ?? '',
+      a.framework ?? '',
+      a.model ?? '',
+      a.status ?? 'active',
+    ],
   );
-  if (!r.rows[0]) throw new AgentExistsError(`an agent named '${a.name}'${a.version ? ` version '${a.version}'` : ''} (or with that id) already exists in project '${a.projectId}'`);
+  if (!r.rows[0])
+    throw new AgentExistsError(
+      `an agent named '${a.name}'${a.version ? ` version '${a.version}'` : ''} (or with that id) already exists in project '${a.projectId}'`,
+    );
   return toAgent(r.rows[0]);
 }
 
@@ -64,7 +75,9 @@ export async function upsertDeclaredAgent(db: Queryable, a: AgentInput & { id: s
 }
 
 export async function listAgents(db: Queryable, projectId: string): Promise<Agent[]> {
-  const r = await db.query('SELECT * FROM agents WHERE project_id = $1 ORDER BY name, version, created_at', [projectId]);
+  const r = await db.query('SELECT * FROM agents WHERE project_id = $1 ORDER BY name, version, created_at', [
+    projectId,
+  ]);
   return r.rows.map(toAgent);
 }
 
@@ -73,7 +86,12 @@ export async function getAgent(db: Queryable, projectId: string, id: string): Pr
   return r.rows[0] ? toAgent(r.rows[0]) : undefined;
 }
 
-export async function setAgentStatus(db: Queryable, projectId: string, id: string, status: AgentStatus): Promise<boolean> {
+export async function setAgentStatus(
+  db: Queryable,
+  projectId: string,
+  id: string,
+  status: AgentStatus,
+): Promise<boolean> {
   const r = await db.query(
     `UPDATE agents SET status = $3, revision = nextval('change_revision') WHERE project_id = $1 AND id = $2`,
     [projectId, id, status],
@@ -82,7 +100,10 @@ export async function setAgentStatus(db: Queryable, projectId: string, id: strin
 }
 
 /** Agents changed after `revision` (all when 0), for the key cache. */
-export async function agentsChangedSince(db: Queryable, revision: number): Promise<{ id: string; status: AgentStatus; revision: number }[]> {
+export async function agentsChangedSince(
+  db: Queryable,
+  revision: number,
+): Promise<{ id: string; status: AgentStatus; revision: number }[]> {
   const r = await db.query<{ id: string; status: AgentStatus; revision: unknown }>(
     'SELECT id, status, revision FROM agents WHERE revision > $1 ORDER BY revision',
     [revision],

@@ -32,10 +32,13 @@ function toItem(r: Record<string, any>): StoredQueueItem {
 }
 
 // completed_at is set when an item becomes COMPLETED, kept while it stays so, cleared when it goes back to PENDING.
-const COMPLETED_AT = (status: string, previous: string) => `CASE WHEN ${status} = 'COMPLETED' THEN COALESCE(${previous}, now()) ELSE NULL END`;
+const COMPLETED_AT = (status: string, previous: string) =>
+  `CASE WHEN ${status} = 'COMPLETED' THEN COALESCE(${previous}, now()) ELSE NULL END`;
 
 export async function insertQueueItem(
-  db: Queryable, projectId: string, item: Pick<StoredQueueItem, 'id' | 'queueId' | 'objectId' | 'objectType' | 'status'>,
+  db: Queryable,
+  projectId: string,
+  item: Pick<StoredQueueItem, 'id' | 'queueId' | 'objectId' | 'objectType' | 'status'>,
 ): Promise<StoredQueueItem> {
   const r = await db.query(
     `INSERT INTO annotation_queue_items (id, project_id, queue_id, object_id, object_type, status, completed_at)
@@ -46,19 +49,51 @@ export async function insertQueueItem(
 }
 
 /** Oldest first (ties on id). */
-export function listQueueItems(db: Queryable, projectId: string, queueId: string, status: ItemStatus | undefined, page: PageWindow) {
+export function listQueueItems(
+  db: Queryable,
+  projectId: string,
+  queueId: string,
+  status: ItemStatus | undefined,
+  page: PageWindow,
+) {
   const where = conditions('project_id = $1 AND queue_id = $2', projectId, queueId);
   if (status) where.add((p) => `status = ${p}`, status);
-  return selectPage(db, { columns: '*', from: 'annotation_queue_items', where: where.sql(), params: where.params, orderBy: 'created_at, id' }, page, toItem);
+  return selectPage(
+    db,
+    {
+      columns: '*',
+      from: 'annotation_queue_items',
+      where: where.sql(),
+      params: where.params,
+      orderBy: 'created_at, id',
+    },
+    page,
+    toItem,
+  );
 }
 
-export async function getQueueItem(db: Queryable, projectId: string, queueId: string, id: string): Promise<StoredQueueItem | undefined> {
-  const r = await db.query('SELECT * FROM annotation_queue_items WHERE project_id = $1 AND queue_id = $2 AND id = $3', [projectId, queueId, id]);
+export async function getQueueItem(
+  db: Queryable,
+  projectId: string,
+  queueId: string,
+  id: string,
+): Promise<StoredQueueItem | undefined> {
+  const r = await db.query('SELECT * FROM annotation_queue_items WHERE project_id = $1 AND queue_id = $2 AND id = $3', [
+    projectId,
+    queueId,
+    id,
+  ]);
   return r.rows[0] ? toItem(r.rows[0]) : undefined;
 }
 
 /** The item after the change, or undefined when the queue has no such item; an absent status changes nothing. */
-export async function updateQueueItem(db: Queryable, projectId: string, queueId: string, id: string, status: ItemStatus | undefined): Promise<StoredQueueItem | undefined> {
+export async function updateQueueItem(
+  db: Queryable,
+  projectId: string,
+  queueId: string,
+  id: string,
+  status: ItemStatus | undefined,
+): Promise<StoredQueueItem | undefined> {
   const r = await db.query(
     `UPDATE annotation_queue_items SET status = COALESCE($4, status), completed_at = ${COMPLETED_AT('COALESCE($4, status)', 'completed_at')},
        updated_at = now()
@@ -70,6 +105,10 @@ export async function updateQueueItem(db: Queryable, projectId: string, queueId:
 
 /** True when an item was deleted. */
 export async function deleteQueueItem(db: Queryable, projectId: string, queueId: string, id: string): Promise<boolean> {
-  const r = await db.query('DELETE FROM annotation_queue_items WHERE project_id = $1 AND queue_id = $2 AND id = $3', [projectId, queueId, id]);
+  const r = await db.query('DELETE FROM annotation_queue_items WHERE project_id = $1 AND queue_id = $2 AND id = $3', [
+    projectId,
+    queueId,
+    id,
+  ]);
   return r.rowCount > 0;
 }

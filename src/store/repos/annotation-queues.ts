@@ -28,7 +28,8 @@ function toQueue(r: Record<string, any>): StoredAnnotationQueue {
 
 /** The new queue, or undefined when the project already has a queue of that name. */
 export async function insertAnnotationQueue(
-  db: Queryable, q: Pick<StoredAnnotationQueue, 'id' | 'projectId' | 'name' | 'description' | 'scoreConfigIds'>,
+  db: Queryable,
+  q: Pick<StoredAnnotationQueue, 'id' | 'projectId' | 'name' | 'description' | 'scoreConfigIds'>,
 ): Promise<StoredAnnotationQueue | undefined> {
   const r = await db.query(
     `INSERT INTO annotation_queues (id, project_id, name, description, score_config_ids) VALUES ($1, $2, $3, $4, $5::text::jsonb)
@@ -39,11 +40,30 @@ export async function insertAnnotationQueue(
 }
 
 /** Oldest first (ties on id). */
-export function listAnnotationQueues(db: Queryable, projectId: string, page: PageWindow): Promise<{ data: StoredAnnotationQueue[]; total: number }> {
-  return selectPage(db, { columns: '*', from: 'annotation_queues', where: 'project_id = $1', params: [projectId], orderBy: 'created_at, id' }, page, toQueue);
+export function listAnnotationQueues(
+  db: Queryable,
+  projectId: string,
+  page: PageWindow,
+): Promise<{ data: StoredAnnotationQueue[]; total: number }> {
+  return selectPage(
+    db,
+    {
+      columns: '*',
+      from: 'annotation_queues',
+      where: 'project_id = $1',
+      params: [projectId],
+      orderBy: 'created_at, id',
+    },
+    page,
+    toQueue,
+  );
 }
 
-export async function getAnnotationQueue(db: Queryable, projectId: string, id: string): Promise<StoredAnnotationQueue | undefined> {
+export async function getAnnotationQueue(
+  db: Queryable,
+  projectId: string,
+  id: string,
+): Promise<StoredAnnotationQueue | undefined> {
   const r = await db.query('SELECT * FROM annotation_queues WHERE project_id = $1 AND id = $2', [projectId, id]);
   return r.rows[0] ? toQueue(r.rows[0]) : undefined;
 }
@@ -57,5 +77,9 @@ export async function assignUser(db: Queryable, projectId: string, queueId: stri
 }
 
 export async function unassignUser(db: Queryable, projectId: string, queueId: string, userId: string): Promise<void> {
-  await db.query('DELETE FROM annotation_queue_assignments WHERE project_id = $1 AND queue_id = $2 AND user_id = $3', [projectId, queueId, userId]);
+  await db.query('DELETE FROM annotation_queue_assignments WHERE project_id = $1 AND queue_id = $2 AND user_id = $3', [
+    projectId,
+    queueId,
+    userId,
+  ]);
 }

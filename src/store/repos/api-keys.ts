@@ -48,7 +48,18 @@ export async function createApiKey(
   await db.query(
     `INSERT INTO api_keys (id, kind, organization_id, project_id, public_key, secret_sha256, display_secret, note, created_at, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::timestamptz, $10::timestamptz)`,
-    [id, input.kind, input.organizationId, input.projectId ?? null, publicKey, sha, display, input.note ?? null, created.toISOString(), expires.toISOString()],
+    [
+      id,
+      input.kind,
+      input.organizationId,
+      input.projectId ?? null,
+      publicKey,
+      sha,
+      display,
+      input.note ?? null,
+      created.toISOString(),
+      expires.toISOString(),
+    ],
   );
   return {
     id,
@@ -98,7 +109,10 @@ export function secretMatches(key: ApiKey, secret: string): boolean {
   return timingSafeEqual(Buffer.from(key.secretSha256, 'hex'), hash('sha256', secret, 'buffer'));
 }
 
-export async function listApiKeys(db: Queryable, filter: { projectId?: string; organizationId?: string }): Promise<ApiKey[]> {
+export async function listApiKeys(
+  db: Queryable,
+  filter: { projectId?: string; organizationId?: string },
+): Promise<ApiKey[]> {
   const r = filter.projectId
     ? await db.query('SELECT * FROM api_keys WHERE project_id = $1 ORDER BY created_at', [filter.projectId])
     : await db.query('SELECT * FROM api_keys WHERE organization_id = $1 ORDER BY created_at', [filter.organizationId]);
@@ -112,11 +126,17 @@ export async function countApiKeys(db: Queryable, projectId: string): Promise<nu
 
 /** Deletes a key of this project; false when the project has no key with this id. */
 export async function deleteProjectApiKey(db: Queryable, projectId: string, id: string): Promise<boolean> {
-  const r = await db.query("DELETE FROM api_keys WHERE id = $1 AND project_id = $2 AND kind = 'project'", [id, projectId]);
+  const r = await db.query("DELETE FROM api_keys WHERE id = $1 AND project_id = $2 AND kind = 'project'", [
+    id,
+    projectId,
+  ]);
   return r.rowCount > 0;
 }
 
 /** Moves the key's last use forward to `at` (never back, so replicas writing out of order cannot rewind it). */
 export async function recordApiKeyUse(db: Queryable, id: string, at: Date): Promise<void> {
-  await db.query('UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)', [id, at]);
+  await db.query(
+    'UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)',
+    [id, at],
+  );
 }

@@ -23,7 +23,15 @@ export async function writeAudit(db: Queryable, e: AuditEntry): Promise<void> {
   await db.query(
     `INSERT INTO audit_log (organization_id, project_id, actor, action, resource_type, resource_id, details)
      VALUES ($1, $2, $3, $4, $5, $6, $7::text::jsonb)`,
-    [e.organizationId ?? null, e.projectId ?? null, e.actor, e.action, e.resourceType, e.resourceId ?? null, json(e.details ?? {})],
+    [
+      e.organizationId ?? null,
+      e.projectId ?? null,
+      e.actor,
+      e.action,
+      e.resourceType,
+      e.resourceId ?? null,
+      json(e.details ?? {}),
+    ],
   );
 }
 
@@ -43,15 +51,28 @@ function toAuditEntry(x: Record<string, any>): StoredAuditEntry {
 
 /** The project's newest rows. */
 export async function listAudit(db: Queryable, projectId: string, limit = 100): Promise<StoredAuditEntry[]> {
-  const r = await db.query<Record<string, any>>('SELECT * FROM audit_log WHERE project_id = $1 ORDER BY id DESC LIMIT $2', [projectId, limit]);
+  const r = await db.query<Record<string, any>>(
+    'SELECT * FROM audit_log WHERE project_id = $1 ORDER BY id DESC LIMIT $2',
+    [projectId, limit],
+  );
   return r.rows.map(toAuditEntry);
 }
 
 /** The organization's log as the dashboard reads it, newest first, in pages: its rows, and rows that name none. */
-export async function listOrganizationAudit(db: Queryable, organizationId: string, page: PageWindow): Promise<{ data: StoredAuditEntry[]; total: number }> {
+export async function listOrganizationAudit(
+  db: Queryable,
+  organizationId: string,
+  page: PageWindow,
+): Promise<{ data: StoredAuditEntry[]; total: number }> {
   return selectPage(
     db,
-    { columns: '*', from: 'audit_log', where: '(organization_id = $1 OR organization_id IS NULL)', params: [organizationId], orderBy: 'id DESC' },
+    {
+      columns: '*',
+      from: 'audit_log',
+      where: '(organization_id = $1 OR organization_id IS NULL)',
+      params: [organizationId],
+      orderBy: 'id DESC',
+    },
     page,
     toAuditEntry,
   );

@@ -80,7 +80,17 @@ export async function createAutomation(db: Queryable, a: AutomationInput): Promi
   const r = await db.query(
     `INSERT INTO automations (id, project_id, name, actions, action_type, url, headers, signing_secret, pagerduty_routing_key)
      VALUES ($1, $2, $3, $4::text::jsonb, $5, $6, $7::text::jsonb, $8, $9) RETURNING *`,
-    [id, a.projectId, a.name ?? `${a.type} ${id.slice(0, 8)}`, json(a.actions ?? AUTOMATION_ACTIONS), a.type, a.url ?? null, json(a.headers ?? {}), secret, a.pagerdutyRoutingKey ?? null],
+    [
+      id,
+      a.projectId,
+      a.name ?? `${a.type} ${id.slice(0, 8)}`,
+      json(a.actions ?? AUTOMATION_ACTIONS),
+      a.type,
+      a.url ?? null,
+      json(a.headers ?? {}),
+      secret,
+      a.pagerdutyRoutingKey ?? null,
+    ],
   );
   return { ...toAutomation(r.rows[0]!), signingSecret: secret };
 }
@@ -98,7 +108,12 @@ export async function getAutomation(db: Queryable, id: string): Promise<Automati
 }
 
 /** Enabling also clears the failure streak, so a re-enabled automation gets five fresh chances. */
-export async function setAutomationEnabled(db: Queryable, id: string, enabled: boolean, reason?: string): Promise<Automation | undefined> {
+export async function setAutomationEnabled(
+  db: Queryable,
+  id: string,
+  enabled: boolean,
+  reason?: string,
+): Promise<Automation | undefined> {
   const r = await db.query(
     `UPDATE automations SET enabled = $2, disabled_reason = $3, updated_at = now(),
        consecutive_failures = CASE WHEN $2 THEN 0 ELSE consecutive_failures END
@@ -119,7 +134,11 @@ export interface AutomationChange {
  * Applies a change; an action that becomes a webhook gets a new signing secret (returned once, like at creation),
  * one that stops being a webhook loses its secret.
  */
-export async function updateAutomation(db: Queryable, id: string, c: AutomationChange): Promise<CreatedAutomation | undefined> {
+export async function updateAutomation(
+  db: Queryable,
+  id: string,
+  c: AutomationChange,
+): Promise<CreatedAutomation | undefined> {
   const found = await db.query('SELECT * FROM automations WHERE id = $1 FOR UPDATE', [id]);
   if (!found.rows[0]) return undefined;
   const was = toTarget(found.rows[0]);
@@ -147,7 +166,10 @@ export async function updateAutomation(db: Queryable, id: string, c: AutomationC
 /** A new signing secret for a webhook automation (the old one stops signing at once); undefined when there is none. */
 export async function rotateSigningSecret(db: Queryable, id: string): Promise<string | undefined> {
   const secret = newSigningSecret();
-  const r = await db.query(`UPDATE automations SET signing_secret = $2, updated_at = now() WHERE id = $1 AND action_type = 'webhook'`, [id, secret]);
+  const r = await db.query(
+    `UPDATE automations SET signing_secret = $2, updated_at = now() WHERE id = $1 AND action_type = 'webhook'`,
+    [id, secret],
+  );
   return r.rowCount > 0 ? secret : undefined;
 }
 
@@ -165,7 +187,11 @@ export async function deleteAutomation(db: Queryable, id: string): Promise<boole
 }
 
 /** The enabled automations of a project whose trigger includes the action, with their secrets. */
-export async function matchingAutomations(db: Queryable, projectId: string, action: AutomationAction): Promise<AutomationTarget[]> {
+export async function matchingAutomations(
+  db: Queryable,
+  projectId: string,
+  action: AutomationAction,
+): Promise<AutomationTarget[]> {
   const r = await db.query(
     `SELECT * FROM automations WHERE project_id = $1 AND enabled AND actions @> jsonb_build_array($2::text) ORDER BY created_at, id`,
     [projectId, action],
@@ -182,12 +208,10 @@ export interface OutboxInsert {
 
 export async function insertOutbox(db: Queryable, rows: readonly OutboxInsert[]): Promise<void> {
   for (const row of rows) {
-    await db.query(`INSERT INTO webhook_outbox (event_id, automation_id, action, body) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, [
-      row.eventId,
-      row.automationId,
-      row.action,
-      row.body,
-    ]);
+    await db.query(
+      `INSERT INTO webhook_outbox (event_id, automation_id, action, body) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+      [row.eventId, row.automationId, row.action, row.body],
+    );
   }
 }
 
@@ -220,7 +244,13 @@ export async function claimDueDeliveries(db: Queryable, limit: number, leaseMs: 
   const ids = [...new Set(r.rows.map((x: any) => x.automation_id as string))];
   const automations = await db.query('SELECT * FROM automations WHERE id = ANY($1::text[])', [ids]);
   const byId = new Map(automations.rows.map((a) => [a.id as string, toTarget(a)]));
-  return r.rows.map((x: any) => ({ outboxId: num(x.id), eventId: x.event_id, body: x.body, attempt: num(x.attempts), automation: byId.get(x.automation_id)! }));
+  return r.rows.map((x: any) => ({
+    outboxId: num(x.id),
+    eventId: x.event_id,
+    body: x.body,
+    attempt: num(x.attempts),
+    automation: byId.get(x.automation_id)!,
+  }));
 }
 
 export interface AttemptRecord {
@@ -242,20 +272,37 @@ export async function recordAttempt(db: Queryable, a: AttemptRecord): Promise<vo
 
 /** A delivered event ends the automation's failure streak. */
 export async function markDelivered(db: Queryable, outboxId: number, automationId: string): Promise<void> {
-  await db.query(`UPDATE webhook_outbox SET state = 'delivered', last_error = NULL, finished_at = now() WHERE id = $1`, [outboxId]);
-  await db.query('UPDATE automations SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0', [automationId]);
+  await db.query(
+    `UPDATE webhook_outbox SET state = 'delivered', last_error = NULL, finished_at = now() WHERE id = $1`,
+    [outboxId],
+  );
+  await db.query('UPDATE automations SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0', [
+    automationId,
+  ]);
 }
 
 export async function scheduleRetry(db: Queryable, outboxId: number, delayMs: number, error: string): Promise<void> {
-  await db.query(`UPDATE webhook_outbox SET last_error = $2, next_attempt_at = now() + $3 * interval '1 millisecond' WHERE id = $1`, [outboxId, error, delayMs]);
+  await db.query(
+    `UPDATE webhook_outbox SET last_error = $2, next_attempt_at = now() + $3 * interval '1 millisecond' WHERE id = $1`,
+    [outboxId, error, delayMs],
+  );
 }
 
 /**
  * The event failed for good (its last attempt failed): one more failed event in the automation's streak; at
  * `disableAfter` the automation is disabled. Returns true when this call disabled it.
  */
-export async function markFailed(db: Queryable, outboxId: number, automationId: string, error: string, disableAfter: number): Promise<boolean> {
-  await db.query(`UPDATE webhook_outbox SET state = 'failed', last_error = $2, finished_at = now() WHERE id = $1`, [outboxId, error]);
+export async function markFailed(
+  db: Queryable,
+  outboxId: number,
+  automationId: string,
+  error: string,
+  disableAfter: number,
+): Promise<boolean> {
+  await db.query(`UPDATE webhook_outbox SET state = 'failed', last_error = $2, finished_at = now() WHERE id = $1`, [
+    outboxId,
+    error,
+  ]);
   const r = await db.query<{ enabled: boolean }>(
     `UPDATE automations SET consecutive_failures = consecutive_failures + 1,
        enabled = CASE WHEN consecutive_failures + 1 >= $2 THEN false ELSE enabled END,
@@ -300,7 +347,8 @@ function toAttempt(x: Record<string, any>): DeliveryAttempt {
 }
 
 const attemptsOf = (automationId: string) => ({
-  columns: 't.id, o.id AS outbox_id, o.event_id, o.action, o.state, t.attempt, t.at, t.status, t.latency_ms, t.response, t.error',
+  columns:
+    't.id, o.id AS outbox_id, o.event_id, o.action, o.state, t.attempt, t.at, t.status, t.latency_ms, t.response, t.error',
   from: 'webhook_attempts t JOIN webhook_outbox o ON o.id = t.outbox_id',
   where: 'o.automation_id = $1',
   params: [automationId],
@@ -308,14 +356,25 @@ const attemptsOf = (automationId: string) => ({
 });
 
 /** A page of an automation's attempt log, newest first, with the count of all its attempts. */
-export function pageDeliveryAttempts(db: Queryable, automationId: string, page: PageWindow): Promise<{ data: DeliveryAttempt[]; total: number }> {
+export function pageDeliveryAttempts(
+  db: Queryable,
+  automationId: string,
+  page: PageWindow,
+): Promise<{ data: DeliveryAttempt[]; total: number }> {
   return selectPage(db, attemptsOf(automationId), page, toAttempt);
 }
 
 /** The newest `limit` attempts of an automation's log. */
-export async function listDeliveryAttempts(db: Queryable, automationId: string, limit = 100): Promise<DeliveryAttempt[]> {
+export async function listDeliveryAttempts(
+  db: Queryable,
+  automationId: string,
+  limit = 100,
+): Promise<DeliveryAttempt[]> {
   const q = attemptsOf(automationId);
-  const r = await db.query(`SELECT ${q.columns} FROM ${q.from} WHERE ${q.where} ORDER BY ${q.orderBy} LIMIT ${Number(limit)}`, q.params);
+  const r = await db.query(
+    `SELECT ${q.columns} FROM ${q.from} WHERE ${q.where} ORDER BY ${q.orderBy} LIMIT ${Number(limit)}`,
+    q.params,
+  );
   return r.rows.map(toAttempt);
 }
 

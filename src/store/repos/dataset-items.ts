@@ -58,7 +58,12 @@ function toItem(r: Record<string, any>): StoredDatasetItem {
  * Creates the item, or updates the one with that id in this dataset (fields given replace, absent or null ones keep).
  * Undefined when the id belongs to another dataset of the project.
  */
-export async function upsertDatasetItem(db: Queryable, projectId: string, datasetId: string, item: DatasetItemInput): Promise<StoredDatasetItem | undefined> {
+export async function upsertDatasetItem(
+  db: Queryable,
+  projectId: string,
+  datasetId: string,
+  item: DatasetItemInput,
+): Promise<StoredDatasetItem | undefined> {
   const r = await db.query(
     `WITH upserted AS (
        INSERT INTO dataset_items (project_id, id, dataset_id, status, input, expected_output, metadata, source_trace_id, source_observation_id)
@@ -74,14 +79,30 @@ export async function upsertDatasetItem(db: Queryable, projectId: string, datase
        WHERE dataset_items.dataset_id = EXCLUDED.dataset_id
        RETURNING *)
      SELECT ${ITEM_COLUMNS} FROM upserted i JOIN datasets d ON d.project_id = i.project_id AND d.id = i.dataset_id`,
-    [projectId, item.id ?? randomUUID(), datasetId, item.status ?? null, jsonOrNull(item.input), jsonOrNull(item.expectedOutput), jsonOrNull(item.metadata),
-      item.sourceTraceId ?? null, item.sourceObservationId ?? null],
+    [
+      projectId,
+      item.id ?? randomUUID(),
+      datasetId,
+      item.status ?? null,
+      jsonOrNull(item.input),
+      jsonOrNull(item.expectedOutput),
+      jsonOrNull(item.metadata),
+      item.sourceTraceId ?? null,
+      item.sourceObservationId ?? null,
+    ],
   );
   return r.rows[0] ? toItem(r.rows[0]) : undefined;
 }
 
-export async function getDatasetItem(db: Queryable, projectId: string, id: string): Promise<StoredDatasetItem | undefined> {
-  const r = await db.query(`SELECT ${ITEM_COLUMNS} FROM ${ITEM_FROM} WHERE i.project_id = $1 AND i.id = $2`, [projectId, id]);
+export async function getDatasetItem(
+  db: Queryable,
+  projectId: string,
+  id: string,
+): Promise<StoredDatasetItem | undefined> {
+  const r = await db.query(`SELECT ${ITEM_COLUMNS} FROM ${ITEM_FROM} WHERE i.project_id = $1 AND i.id = $2`, [
+    projectId,
+    id,
+  ]);
   return r.rows[0] ? toItem(r.rows[0]) : undefined;
 }
 
@@ -92,16 +113,36 @@ export interface DatasetItemFilter {
 }
 
 /** The project's ACTIVE items (archived ones are left out, as Langfuse lists them), newest first, ties on id. */
-export function listDatasetItems(db: Queryable, projectId: string, f: DatasetItemFilter, page: PageWindow): Promise<{ data: StoredDatasetItem[]; total: number }> {
+export function listDatasetItems(
+  db: Queryable,
+  projectId: string,
+  f: DatasetItemFilter,
+  page: PageWindow,
+): Promise<{ data: StoredDatasetItem[]; total: number }> {
   const where = conditions("i.project_id = $1 AND i.status = 'ACTIVE'", projectId);
   if (f.datasetId) where.add((p) => `i.dataset_id = ${p}`, f.datasetId);
   if (f.sourceTraceId) where.add((p) => `i.source_trace_id = ${p}`, f.sourceTraceId);
   if (f.sourceObservationId) where.add((p) => `i.source_observation_id = ${p}`, f.sourceObservationId);
-  return selectPage(db, { columns: ITEM_COLUMNS, from: ITEM_FROM, where: where.sql(), params: where.params, orderBy: 'i.created_at DESC, i.id' }, page, toItem);
+  return selectPage(
+    db,
+    {
+      columns: ITEM_COLUMNS,
+      from: ITEM_FROM,
+      where: where.sql(),
+      params: where.params,
+      orderBy: 'i.created_at DESC, i.id',
+    },
+    page,
+    toItem,
+  );
 }
 
 /** Every ACTIVE item of the datasets, newest first: the legacy dataset routes. */
-export async function listItemsOfDatasets(db: Queryable, projectId: string, datasetIds: readonly string[]): Promise<StoredDatasetItem[]> {
+export async function listItemsOfDatasets(
+  db: Queryable,
+  projectId: string,
+  datasetIds: readonly string[],
+): Promise<StoredDatasetItem[]> {
   const r = await db.query(
     `SELECT ${ITEM_COLUMNS} FROM ${ITEM_FROM} WHERE i.project_id = $1 AND i.dataset_id = ANY($2::text[]) AND i.status = 'ACTIVE' ORDER BY i.created_at DESC, i.id`,
     [projectId, datasetIds],

@@ -33,7 +33,8 @@ export interface StoredDatasetRunItem {
 const RUN_COLUMNS = 'r.*, d.name AS dataset_name';
 const RUN_FROM = 'dataset_runs r JOIN datasets d ON d.project_id = r.project_id AND d.id = r.dataset_id';
 const RUN_ITEM_COLUMNS = 'ri.*, r.name AS run_name';
-const RUN_ITEM_FROM = 'dataset_run_items ri JOIN dataset_runs r ON r.project_id = ri.project_id AND r.id = ri.dataset_run_id';
+const RUN_ITEM_FROM =
+  'dataset_run_items ri JOIN dataset_runs r ON r.project_id = ri.project_id AND r.id = ri.dataset_run_id';
 
 function toRun(r: Record<string, any>): StoredDatasetRun {
   return {
@@ -101,7 +102,16 @@ async function createRunItemIn(db: Queryable, projectId: string, input: RunItemI
        INSERT INTO dataset_run_items (project_id, id, dataset_run_id, dataset_item_id, trace_id, observation_id, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, COALESCE($7::timestamptz, now()), COALESCE($7::timestamptz, now())) RETURNING *)
      SELECT ri.*, $8::text AS run_name FROM inserted ri`,
-    [projectId, randomUUID(), runId, input.datasetItemId, input.traceId, input.observationId ?? null, input.createdAt ?? null, input.runName],
+    [
+      projectId,
+      randomUUID(),
+      runId,
+      input.datasetItemId,
+      input.traceId,
+      input.observationId ?? null,
+      input.createdAt ?? null,
+      input.runName,
+    ],
   );
   return toRunItem(r.rows[0]);
 }
@@ -118,36 +128,81 @@ export interface ExperimentItemLink extends RunItemInput {
  * Links each experiment item whose dataset item exists in its dataset: the run by name (created when new) and a run
  * item. Links to a dataset or item that is not stored are skipped.
  */
-export async function linkExperimentItems(db: Database, projectId: string, links: readonly ExperimentItemLink[]): Promise<void> {
+export async function linkExperimentItems(
+  db: Database,
+  projectId: string,
+  links: readonly ExperimentItemLink[],
+): Promise<void> {
   if (links.length === 0) return;
   await db.transaction(async (tx) => {
     for (const link of links) {
-      const item = await tx.query('SELECT 1 FROM dataset_items WHERE project_id = $1 AND id = $2 AND dataset_id = $3', [projectId, link.datasetItemId, link.datasetId]);
+      const item = await tx.query('SELECT 1 FROM dataset_items WHERE project_id = $1 AND id = $2 AND dataset_id = $3', [
+        projectId,
+        link.datasetItemId,
+        link.datasetId,
+      ]);
       if (item.rows.length === 0) continue;
-      const idTaken = await tx.query('SELECT 1 FROM dataset_runs WHERE project_id = $1 AND id = $2 AND NOT (dataset_id = $3 AND name = $4)',
-        [projectId, link.runId, link.datasetId, link.runName]);
+      const idTaken = await tx.query(
+        'SELECT 1 FROM dataset_runs WHERE project_id = $1 AND id = $2 AND NOT (dataset_id = $3 AND name = $4)',
+        [projectId, link.runId, link.datasetId, link.runName],
+      );
       const runId = await upsertRun(tx, projectId, idTaken.rows.length > 0 ? randomUUID() : link.runId, link);
       await tx.query(
         `INSERT INTO dataset_run_items (project_id, id, dataset_run_id, dataset_item_id, trace_id, observation_id, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $2, $6, $6) ON CONFLICT (project_id, id) DO NOTHING`,
-        [projectId, link.observationId, runId, link.datasetItemId, link.traceId, link.createdAt ?? new Date().toISOString()],
+        [
+          projectId,
+          link.observationId,
+          runId,
+          link.datasetItemId,
+          link.traceId,
+          link.createdAt ?? new Date().toISOString(),
+        ],
       );
     }
   });
 }
 
-export async function getRun(db: Queryable, projectId: string, datasetId: string, name: string): Promise<StoredDatasetRun | undefined> {
-  const r = await db.query(`SELECT ${RUN_COLUMNS} FROM ${RUN_FROM} WHERE r.project_id = $1 AND r.dataset_id = $2 AND r.name = $3`, [projectId, datasetId, name]);
+export async function getRun(
+  db: Queryable,
+  projectId: string,
+  datasetId: string,
+  name: string,
+): Promise<StoredDatasetRun | undefined> {
+  const r = await db.query(
+    `SELECT ${RUN_COLUMNS} FROM ${RUN_FROM} WHERE r.project_id = $1 AND r.dataset_id = $2 AND r.name = $3`,
+    [projectId, datasetId, name],
+  );
   return r.rows[0] ? toRun(r.rows[0]) : undefined;
 }
 
 /** The dataset's runs, newest first (ties on id). */
-export function listRuns(db: Queryable, projectId: string, datasetId: string, page: PageWindow): Promise<{ data: StoredDatasetRun[]; total: number }> {
-  return selectPage(db, { columns: RUN_COLUMNS, from: RUN_FROM, where: 'r.project_id = $1 AND r.dataset_id = $2', params: [projectId, datasetId], orderBy: 'r.created_at DESC, r.id' }, page, toRun);
+export function listRuns(
+  db: Queryable,
+  projectId: string,
+  datasetId: string,
+  page: PageWindow,
+): Promise<{ data: StoredDatasetRun[]; total: number }> {
+  return selectPage(
+    db,
+    {
+      columns: RUN_COLUMNS,
+      from: RUN_FROM,
+      where: 'r.project_id = $1 AND r.dataset_id = $2',
+      params: [projectId, datasetId],
+      orderBy: 'r.created_at DESC, r.id',
+    },
+    page,
+    toRun,
+  );
 }
 
 /** Run names per dataset id, newest run first: the legacy dataset routes. */
-export async function runNamesOfDatasets(db: Queryable, projectId: string, datasetIds: readonly string[]): Promise<Map<string, string[]>> {
+export async function runNamesOfDatasets(
+  db: Queryable,
+  projectId: string,
+  datasetIds: readonly string[],
+): Promise<Map<string, string[]>> {
   const r = await db.query<{ dataset_id: string; name: string }>(
     'SELECT dataset_id, name FROM dataset_runs WHERE project_id = $1 AND dataset_id = ANY($2::text[]) ORDER BY created_at DESC, id',
     [projectId, datasetIds],
@@ -164,12 +219,31 @@ export async function deleteRun(db: Queryable, projectId: string, runId: string)
 }
 
 /** The run's items, newest first (ties on id). */
-export function listRunItems(db: Queryable, projectId: string, runId: string, page: PageWindow): Promise<{ data: StoredDatasetRunItem[]; total: number }> {
-  return selectPage(db, { columns: RUN_ITEM_COLUMNS, from: RUN_ITEM_FROM, where: 'ri.project_id = $1 AND ri.dataset_run_id = $2', params: [projectId, runId], orderBy: 'ri.created_at DESC, ri.id' }, page, toRunItem);
+export function listRunItems(
+  db: Queryable,
+  projectId: string,
+  runId: string,
+  page: PageWindow,
+): Promise<{ data: StoredDatasetRunItem[]; total: number }> {
+  return selectPage(
+    db,
+    {
+      columns: RUN_ITEM_COLUMNS,
+      from: RUN_ITEM_FROM,
+      where: 'ri.project_id = $1 AND ri.dataset_run_id = $2',
+      params: [projectId, runId],
+      orderBy: 'ri.created_at DESC, ri.id',
+    },
+    page,
+    toRunItem,
+  );
 }
 
 /** Every item of the run, newest first: GET /datasets/{name}/runs/{runName}. */
 export async function allRunItems(db: Queryable, projectId: string, runId: string): Promise<StoredDatasetRunItem[]> {
-  const r = await db.query(`SELECT ${RUN_ITEM_COLUMNS} FROM ${RUN_ITEM_FROM} WHERE ri.project_id = $1 AND ri.dataset_run_id = $2 ORDER BY ri.created_at DESC, ri.id`, [projectId, runId]);
+  const r = await db.query(
+    `SELECT ${RUN_ITEM_COLUMNS} FROM ${RUN_ITEM_FROM} WHERE ri.project_id = $1 AND ri.dataset_run_id = $2 ORDER BY ri.created_at DESC, ri.id`,
+    [projectId, runId],
+  );
   return r.rows.map(toRunItem);
 }

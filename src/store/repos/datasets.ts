@@ -53,17 +53,38 @@ export async function upsertDataset(db: Queryable, projectId: string, d: Dataset
        expected_output_schema = COALESCE(EXCLUDED.expected_output_schema, datasets.expected_output_schema),
        updated_at = now()
      RETURNING *`,
-    [projectId, randomUUID(), d.name, d.description ?? null, jsonOrNull(d.metadata), jsonOrNull(d.inputSchema), jsonOrNull(d.expectedOutputSchema)],
+    [
+      projectId,
+      randomUUID(),
+      d.name,
+      d.description ?? null,
+      jsonOrNull(d.metadata),
+      jsonOrNull(d.inputSchema),
+      jsonOrNull(d.expectedOutputSchema),
+    ],
   );
   return toDataset(r.rows[0]);
 }
 
-export async function getDatasetByName(db: Queryable, projectId: string, name: string): Promise<StoredDataset | undefined> {
+export async function getDatasetByName(
+  db: Queryable,
+  projectId: string,
+  name: string,
+): Promise<StoredDataset | undefined> {
   const r = await db.query('SELECT * FROM datasets WHERE project_id = $1 AND name = $2', [projectId, name]);
   return r.rows[0] ? toDataset(r.rows[0]) : undefined;
 }
 
 /** Newest first (ties on id). */
-export function listDatasets(db: Queryable, projectId: string, page: PageWindow): Promise<{ data: StoredDataset[]; total: number }> {
-  return selectPage(db, { columns: '*', from: 'datasets', where: 'project_id = $1', params: [projectId], orderBy: 'created_at DESC, id' }, page, toDataset);
+export function listDatasets(
+  db: Queryable,
+  projectId: string,
+  page: PageWindow,
+): Promise<{ data: StoredDataset[]; total: number }> {
+  return selectPage(
+    db,
+    { columns: '*', from: 'datasets', where: 'project_id = $1', params: [projectId], orderBy: 'created_at DESC, id' },
+    page,
+    toDataset,
+  );
 }

@@ -14,7 +14,12 @@ const tagListOf = (alias: string) =>
 export function addTagConditions(alias: string, tags: readonly string[], add: AddCondition): void {
   for (const tag of tags) {
     const colon = tag.indexOf(':');
-    if (colon > 0) add((k, kv) => `(${alias}.tags ? ${k} OR ${alias}.tags @> ${kv}::text::jsonb)`, tag, JSON.stringify({ [tag.slice(0, colon)]: tag.slice(colon + 1) }));
+    if (colon > 0)
+      add(
+        (k, kv) => `(${alias}.tags ? ${k} OR ${alias}.tags @> ${kv}::text::jsonb)`,
+        tag,
+        JSON.stringify({ [tag.slice(0, colon)]: tag.slice(colon + 1) }),
+      );
     else add((k) => `${alias}.tags ? ${k}`, tag);
   }
 }
@@ -36,7 +41,8 @@ export const carriesUsage = (alias: string) => `${alias}.type NOT IN ('SPAN', 'E
 const observationsOf = (aggregate: string) =>
   `(SELECT COALESCE(${aggregate}, 0) FROM observations g WHERE g.project_id = t.project_id AND g.trace_id = t.id AND ${carriesUsage('g')})`;
 
-const levelCount = (level: string) => `(SELECT count(*) FROM observations l WHERE l.project_id = t.project_id AND l.trace_id = t.id AND l.level = '${level}')`;
+const levelCount = (level: string) =>
+  `(SELECT count(*) FROM observations l WHERE l.project_id = t.project_id AND l.trace_id = t.id AND l.level = '${level}')`;
 
 export const TRACE_FILTER_COLUMNS: Record<string, FilterColumn> = {
   id: { sql: 't.id', kind: 'string' },
@@ -52,7 +58,10 @@ export const TRACE_FILTER_COLUMNS: Record<string, FilterColumn> = {
   public: { sql: 't.public', kind: 'boolean' },
   metadata: { sql: 't.metadata', kind: 'object' },
   // A trace without observations reads 0, as the lists show it.
-  latency: { sql: `COALESCE((SELECT ${latencySecondsOf('l')} FROM observations l WHERE l.project_id = t.project_id AND l.trace_id = t.id), 0)`, kind: 'number' },
+  latency: {
+    sql: `COALESCE((SELECT ${latencySecondsOf('l')} FROM observations l WHERE l.project_id = t.project_id AND l.trace_id = t.id), 0)`,
+    kind: 'number',
+  },
   totalTokens: { sql: observationsOf('sum(g.total_tokens)'), kind: 'number' },
   tokens: { sql: observationsOf('sum(g.total_tokens)'), kind: 'number' },
   totalCost: { sql: observationsOf('sum(g.total_cost)'), kind: 'number' },
@@ -62,9 +71,12 @@ export const TRACE_FILTER_COLUMNS: Record<string, FilterColumn> = {
   debugCount: { sql: levelCount('DEBUG'), kind: 'number' },
 };
 
-const traceOf = (column: string) => `(SELECT ${column} FROM traces p WHERE p.project_id = o.project_id AND p.id = o.trace_id)`;
-const usageSum = (part: string) => `(SELECT COALESCE(sum(u.value::numeric), 0) FROM jsonb_each_text(o.usage_details) u WHERE u.key LIKE '%${part}%')`;
-const costSum = (part: string) => `(SELECT COALESCE(sum(c.value::numeric), 0) FROM jsonb_each_text(o.cost_details) c WHERE c.key LIKE '%${part}%')`;
+const traceOf = (column: string) =>
+  `(SELECT ${column} FROM traces p WHERE p.project_id = o.project_id AND p.id = o.trace_id)`;
+const usageSum = (part: string) =>
+  `(SELECT COALESCE(sum(u.value::numeric), 0) FROM jsonb_each_text(o.usage_details) u WHERE u.key LIKE '%${part}%')`;
+const costSum = (part: string) =>
+  `(SELECT COALESCE(sum(c.value::numeric), 0) FROM jsonb_each_text(o.cost_details) c WHERE c.key LIKE '%${part}%')`;
 
 export const OBSERVATION_FILTER_COLUMNS: Record<string, FilterColumn> = {
   id: { sql: 'o.id', kind: 'string' },

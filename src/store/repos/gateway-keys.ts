@@ -23,7 +23,10 @@ export interface StoredGatewayKey {
   revision: number;
 }
 
-export type NewGatewayKey = Omit<StoredGatewayKey, 'deleted' | 'createdAt' | 'revision' | 'rotatedAt' | 'rotationGraceHours' | 'blocked'> &
+export type NewGatewayKey = Omit<
+  StoredGatewayKey,
+  'deleted' | 'createdAt' | 'revision' | 'rotatedAt' | 'rotationGraceHours' | 'blocked'
+> &
   Partial<Pick<StoredGatewayKey, 'rotatedAt' | 'rotationGraceHours' | 'blocked'>>;
 
 function toKey(r: Record<string, any>): StoredGatewayKey {
@@ -58,8 +61,21 @@ export async function insertGatewayKey(db: Queryable, k: NewGatewayKey): Promise
      VALUES ($1, $2, $3, $4, $5, $6::text::jsonb, $7::timestamptz, $8::timestamptz, $9, $10, $11::text::jsonb, $12, $13, $14, $15)
      ON CONFLICT (project_id, alias) DO NOTHING RETURNING *`,
     [
-      k.id, k.projectId, k.agentId ?? null, k.alias, k.keySha256, json(k.modelGroups), k.expiresAt ?? null, k.rotatedAt ?? null,
-      k.rotationGraceHours ?? 0, k.blocked ?? false, json(k.allowedNetworks), k.rpm ?? null, k.tpm ?? null, k.budgetUsd ?? null, k.source,
+      k.id,
+      k.projectId,
+      k.agentId ?? null,
+      k.alias,
+      k.keySha256,
+      json(k.modelGroups),
+      k.expiresAt ?? null,
+      k.rotatedAt ?? null,
+      k.rotationGraceHours ?? 0,
+      k.blocked ?? false,
+      json(k.allowedNetworks),
+      k.rpm ?? null,
+      k.tpm ?? null,
+      k.budgetUsd ?? null,
+      k.source,
     ],
   );
   if (!r.rows[0]) throw new AliasTakenError(`alias '${k.alias}' is already used in project '${k.projectId}'`);
@@ -71,7 +87,12 @@ export async function aliasTaken(db: Queryable, projectId: string, alias: string
   return r.rows.length > 0;
 }
 
-export async function setGatewayKeyBlocked(db: Queryable, projectId: string, id: string, blocked: boolean): Promise<StoredGatewayKey | undefined> {
+export async function setGatewayKeyBlocked(
+  db: Queryable,
+  projectId: string,
+  id: string,
+  blocked: boolean,
+): Promise<StoredGatewayKey | undefined> {
   const r = await db.query(
     `UPDATE gateway_keys SET blocked = $3, revision = nextval('change_revision') WHERE project_id = $1 AND id = $2 RETURNING *`,
     [projectId, id, blocked],
@@ -79,7 +100,11 @@ export async function setGatewayKeyBlocked(db: Queryable, projectId: string, id:
   return r.rows[0] ? toKey(r.rows[0]) : undefined;
 }
 
-export async function deleteGatewayKey(db: Queryable, projectId: string, id: string): Promise<StoredGatewayKey | undefined> {
+export async function deleteGatewayKey(
+  db: Queryable,
+  projectId: string,
+  id: string,
+): Promise<StoredGatewayKey | undefined> {
   const r = await db.query(
     `UPDATE gateway_keys SET deleted = true, revision = nextval('change_revision') WHERE project_id = $1 AND id = $2 AND NOT deleted RETURNING *`,
     [projectId, id],
@@ -88,7 +113,10 @@ export async function deleteGatewayKey(db: Queryable, projectId: string, id: str
 }
 
 export async function listGatewayKeys(db: Queryable, projectId: string): Promise<StoredGatewayKey[]> {
-  const r = await db.query('SELECT * FROM gateway_keys WHERE project_id = $1 AND NOT deleted ORDER BY created_at DESC', [projectId]);
+  const r = await db.query(
+    'SELECT * FROM gateway_keys WHERE project_id = $1 AND NOT deleted ORDER BY created_at DESC',
+    [projectId],
+  );
   return r.rows.map(toKey);
 }
 
@@ -98,8 +126,15 @@ export async function gatewayKeysChangedSince(db: Queryable, revision: number): 
   return r.rows.map(toKey);
 }
 
-export async function getGatewayKey(db: Queryable, projectId: string, id: string): Promise<StoredGatewayKey | undefined> {
-  const r = await db.query('SELECT * FROM gateway_keys WHERE project_id = $1 AND id = $2 AND NOT deleted', [projectId, id]);
+export async function getGatewayKey(
+  db: Queryable,
+  projectId: string,
+  id: string,
+): Promise<StoredGatewayKey | undefined> {
+  const r = await db.query('SELECT * FROM gateway_keys WHERE project_id = $1 AND id = $2 AND NOT deleted', [
+    projectId,
+    id,
+  ]);
   return r.rows[0] ? toKey(r.rows[0]) : undefined;
 }
 
@@ -119,8 +154,16 @@ export interface KeyRotation {
  * its revision is older: a key cache applying changes in revision order drops the old hash before the grace row
  * claims it.
  */
-export async function rotateGatewayKey(tx: Queryable, projectId: string, id: string, r: KeyRotation): Promise<{ key: StoredGatewayKey; grace: StoredGatewayKey } | undefined> {
-  const old = await tx.query('SELECT * FROM gateway_keys WHERE project_id = $1 AND id = $2 AND NOT deleted FOR UPDATE', [projectId, id]);
+export async function rotateGatewayKey(
+  tx: Queryable,
+  projectId: string,
+  id: string,
+  r: KeyRotation,
+): Promise<{ key: StoredGatewayKey; grace: StoredGatewayKey } | undefined> {
+  const old = await tx.query(
+    'SELECT * FROM gateway_keys WHERE project_id = $1 AND id = $2 AND NOT deleted FOR UPDATE',
+    [projectId, id],
+  );
   if (!old.rows[0]) return undefined;
   const before = toKey(old.rows[0]);
   const updated = await tx.query(

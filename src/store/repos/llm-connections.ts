@@ -19,7 +19,10 @@ export interface LlmConnectionRow {
   config: Record<string, unknown> | null;
 }
 
-export type StoredLlmConnection = Omit<LlmConnectionRow, 'secretKeyEncrypted' | 'extraHeadersEncrypted'> & { createdAt: string; updatedAt: string };
+export type StoredLlmConnection = Omit<LlmConnectionRow, 'secretKeyEncrypted' | 'extraHeadersEncrypted'> & {
+  createdAt: string;
+  updatedAt: string;
+};
 
 const PUBLIC_COLUMNS = `id, project_id, provider, adapter, display_secret_key, base_url, custom_models, with_default_models,
   extra_header_keys, config, created_at, updated_at`;
@@ -42,7 +45,10 @@ function toConnection(r: Record<string, any>): StoredLlmConnection {
 }
 
 /** Creates the project's connection for the provider, or replaces it (keeping its id); `created` tells which. */
-export async function upsertLlmConnection(db: Queryable, c: LlmConnectionRow): Promise<{ connection: StoredLlmConnection; created: boolean }> {
+export async function upsertLlmConnection(
+  db: Queryable,
+  c: LlmConnectionRow,
+): Promise<{ connection: StoredLlmConnection; created: boolean }> {
   const r = await db.query(
     `INSERT INTO llm_connections (id, project_id, provider, adapter, secret_key_encrypted, display_secret_key, base_url, custom_models,
        with_default_models, extra_headers_encrypted, extra_header_keys, config)
@@ -53,15 +59,42 @@ export async function upsertLlmConnection(db: Queryable, c: LlmConnectionRow): P
        extra_headers_encrypted = EXCLUDED.extra_headers_encrypted, extra_header_keys = EXCLUDED.extra_header_keys,
        config = EXCLUDED.config, updated_at = now()
      RETURNING ${PUBLIC_COLUMNS}, (xmax = 0) AS created`,
-    [c.id, c.projectId, c.provider, c.adapter, c.secretKeyEncrypted, c.displaySecretKey, c.baseUrl, json(c.customModels),
-      c.withDefaultModels, c.extraHeadersEncrypted, json(c.extraHeaderKeys), json(c.config ?? undefined)],
+    [
+      c.id,
+      c.projectId,
+      c.provider,
+      c.adapter,
+      c.secretKeyEncrypted,
+      c.displaySecretKey,
+      c.baseUrl,
+      json(c.customModels),
+      c.withDefaultModels,
+      c.extraHeadersEncrypted,
+      json(c.extraHeaderKeys),
+      json(c.config ?? undefined),
+    ],
   );
   return { connection: toConnection(r.rows[0]), created: r.rows[0].created === true };
 }
 
 /** Oldest first (ties on id). */
-export function listLlmConnections(db: Queryable, projectId: string, page: PageWindow): Promise<{ data: StoredLlmConnection[]; total: number }> {
-  return selectPage(db, { columns: PUBLIC_COLUMNS, from: 'llm_connections', where: 'project_id = $1', params: [projectId], orderBy: 'created_at, id' }, page, toConnection);
+export function listLlmConnections(
+  db: Queryable,
+  projectId: string,
+  page: PageWindow,
+): Promise<{ data: StoredLlmConnection[]; total: number }> {
+  return selectPage(
+    db,
+    {
+      columns: PUBLIC_COLUMNS,
+      from: 'llm_connections',
+      where: 'project_id = $1',
+      params: [projectId],
+      orderBy: 'created_at, id',
+    },
+    page,
+    toConnection,
+  );
 }
 
 /** True when a connection was deleted. */

@@ -24,7 +24,17 @@ export async function insertModel(db: Queryable, m: NewModel): Promise<ModelDefi
   const r = await db.query(
     `INSERT INTO models (id, project_id, model_name, match_pattern, start_date, unit, tokenizer_id, tokenizer_config, pricing_tiers)
      VALUES ($1, $2, $3, $4, $5::timestamptz, $6, $7, $8::text::jsonb, $9::text::jsonb) RETURNING *`,
-    [m.id, m.projectId, m.modelName, m.matchPattern, m.startDate, m.unit, m.tokenizerId, json(m.tokenizerConfig ?? undefined), json(m.pricingTiers)],
+    [
+      m.id,
+      m.projectId,
+      m.modelName,
+      m.matchPattern,
+      m.startDate,
+      m.unit,
+      m.tokenizerId,
+      json(m.tokenizerConfig ?? undefined),
+      json(m.pricingTiers),
+    ],
   );
   return toModel(r.rows[0]);
 }

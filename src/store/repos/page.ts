@@ -17,7 +17,12 @@ export interface PageQuery {
   orderBy: string;
 }
 
-export async function selectPage<T>(db: Queryable, q: PageQuery, page: PageWindow, map: (row: Record<string, any>) => T): Promise<{ data: T[]; total: number }> {
+export async function selectPage<T>(
+  db: Queryable,
+  q: PageQuery,
+  page: PageWindow,
+  map: (row: Record<string, any>) => T,
+): Promise<{ data: T[]; total: number }> {
   const total = await db.query<{ n: unknown }>(`SELECT count(*) AS n FROM ${q.from} WHERE ${q.where}`, q.params);
   const rows = await db.query(
     `SELECT ${q.columns} FROM ${q.from} WHERE ${q.where} ORDER BY ${q.orderBy} LIMIT ${Number(page.limit)} OFFSET ${Number(page.offset)}`,

@@ -17,7 +17,10 @@ export interface Project {
 }
 
 export async function ensureOrganization(db: Queryable, org: { id: string; name: string }): Promise<boolean> {
-  const r = await db.query('INSERT INTO organizations (id, name) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [org.id, org.name]);
+  const r = await db.query('INSERT INTO organizations (id, name) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [
+    org.id,
+    org.name,
+  ]);
   return r.rowCount > 0;
 }
 
@@ -73,45 +76,62 @@ export async function createProject(
   db: Queryable,
   p: { id: string; organizationId: string; name: string; metadata: Record<string, unknown>; retentionDays?: number },
 ): Promise<void> {
-  await db.query('INSERT INTO projects (id, organization_id, name, metadata, retention_days) VALUES ($1, $2, $3, $4::text::jsonb, $5)', [
-    p.id,
-    p.organizationId,
-    p.name,
-    json(p.metadata),
-    p.retentionDays ?? 0,
-  ]);
+  await db.query(
+    'INSERT INTO projects (id, organization_id, name, metadata, retention_days) VALUES ($1, $2, $3, $4::text::jsonb, $5)',
+    [p.id, p.organizationId, p.name, json(p.metadata), p.retentionDays ?? 0],
+  );
 }
 
 /** The organization's project of this name, if any (names are unique within an organization for the public API). */
-export async function findProjectByName(db: Queryable, organizationId: string, name: string): Promise<Project | undefined> {
-  const r = await db.query(`${SELECT} WHERE p.organization_id = $1 AND p.name = $2 ORDER BY p.id LIMIT 1`, [organizationId, name]);
+export async function findProjectByName(
+  db: Queryable,
+  organizationId: string,
+  name: string,
+): Promise<Project | undefined> {
+  const r = await db.query(`${SELECT} WHERE p.organization_id = $1 AND p.name = $2 ORDER BY p.id LIMIT 1`, [
+    organizationId,
+    name,
+  ]);
   return r.rows[0] ? toProject(r.rows[0]) : undefined;
 }
 
 /** Renames the project and, when given, replaces its metadata and retention. */
-export async function updateProject(db: Queryable, id: string, change: { name: string; metadata?: Record<string, unknown>; retentionDays?: number }): Promise<void> {
-  await db.query('UPDATE projects SET name = $2, metadata = COALESCE($3::text::jsonb, metadata), retention_days = COALESCE($4, retention_days) WHERE id = $1', [
-    id,
-    change.name,
-    json(change.metadata),
-    change.retentionDays ?? null,
-  ]);
+export async function updateProject(
+  db: Queryable,
+  id: string,
+  change: { name: string; metadata?: Record<string, unknown>; retentionDays?: number },
+): Promise<void> {
+  await db.query(
+    'UPDATE projects SET name = $2, metadata = COALESCE($3::text::jsonb, metadata), retention_days = COALESCE($4, retention_days) WHERE id = $1',
+    [id, change.name, json(change.metadata), change.retentionDays ?? null],
+  );
 }
 
 /** Sets the dashboard's serving switch; a new revision tells every replica's key cache. */
 export async function setProjectServing(db: Queryable, id: string, serving: boolean): Promise<void> {
-  await db.query(`UPDATE projects SET serving = $2, revision = nextval('change_revision') WHERE id = $1`, [id, serving]);
+  await db.query(`UPDATE projects SET serving = $2, revision = nextval('change_revision') WHERE id = $1`, [
+    id,
+    serving,
+  ]);
 }
 
 /** Projects whose serving switch changed after `revision` (all when 0), for the key cache. */
-export async function projectsChangedSince(db: Queryable, revision: number): Promise<{ id: string; serving: boolean; revision: number }[]> {
-  const r = await db.query<{ id: string; serving: boolean; revision: unknown }>('SELECT id, serving, revision FROM projects WHERE revision > $1 ORDER BY revision', [revision]);
+export async function projectsChangedSince(
+  db: Queryable,
+  revision: number,
+): Promise<{ id: string; serving: boolean; revision: number }[]> {
+  const r = await db.query<{ id: string; serving: boolean; revision: unknown }>(
+    'SELECT id, serving, revision FROM projects WHERE revision > $1 ORDER BY revision',
+    [revision],
+  );
   return r.rows.map((x) => ({ id: x.id, serving: x.serving !== false, revision: num(x.revision) }));
 }
 
 /** The projects that keep traces for a limited time, with that time in days. */
 export async function projectsWithRetention(db: Queryable): Promise<{ id: string; retentionDays: number }[]> {
-  const r = await db.query<{ id: string; retention_days: number }>('SELECT id, retention_days FROM projects WHERE retention_days > 0 ORDER BY id');
+  const r = await db.query<{ id: string; retention_days: number }>(
+    'SELECT id, retention_days FROM projects WHERE retention_days > 0 ORDER BY id',
+  );
   return r.rows.map((row) => ({ id: row.id, retentionDays: Number(row.retention_days) }));
 }
 

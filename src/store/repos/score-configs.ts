@@ -44,7 +44,12 @@ function toConfig(r: Record<string, any>): StoredScoreConfig {
   };
 }
 
-export async function createScoreConfig(db: Queryable, projectId: string, c: ScoreConfigFields, id: string = randomUUID()): Promise<StoredScoreConfig> {
+export async function createScoreConfig(
+  db: Queryable,
+  projectId: string,
+  c: ScoreConfigFields,
+  id: string = randomUUID(),
+): Promise<StoredScoreConfig> {
   const r = await db.query(
     `INSERT INTO score_configs (project_id, id, name, data_type, is_archived, min_value, max_value, categories, description)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8::text::jsonb, $9) RETURNING *`,
@@ -54,7 +59,12 @@ export async function createScoreConfig(db: Queryable, projectId: string, c: Sco
 }
 
 /** Replaces every field of the config; undefined when the project has no such config. */
-export async function updateScoreConfig(db: Queryable, projectId: string, id: string, c: ScoreConfigFields): Promise<StoredScoreConfig | undefined> {
+export async function updateScoreConfig(
+  db: Queryable,
+  projectId: string,
+  id: string,
+  c: ScoreConfigFields,
+): Promise<StoredScoreConfig | undefined> {
   const r = await db.query(
     `UPDATE score_configs SET name = $3, data_type = $4, is_archived = $5, min_value = $6, max_value = $7, categories = $8::text::jsonb,
        description = $9, updated_at = now()
@@ -64,18 +74,44 @@ export async function updateScoreConfig(db: Queryable, projectId: string, id: st
   return r.rows[0] ? toConfig(r.rows[0]) : undefined;
 }
 
-export async function getScoreConfig(db: Queryable, projectId: string, id: string): Promise<StoredScoreConfig | undefined> {
+export async function getScoreConfig(
+  db: Queryable,
+  projectId: string,
+  id: string,
+): Promise<StoredScoreConfig | undefined> {
   return (await getScoreConfigsByIds(db, projectId, [id])).get(id);
 }
 
 /** The project's configs among `ids`, by id (unknown ids are absent). */
-export async function getScoreConfigsByIds(db: Queryable, projectId: string, ids: readonly string[]): Promise<Map<string, StoredScoreConfig>> {
+export async function getScoreConfigsByIds(
+  db: Queryable,
+  projectId: string,
+  ids: readonly string[],
+): Promise<Map<string, StoredScoreConfig>> {
   if (ids.length === 0) return new Map();
-  const r = await db.query('SELECT * FROM score_configs WHERE project_id = $1 AND id = ANY($2::text[])', [projectId, [...new Set(ids)]]);
+  const r = await db.query('SELECT * FROM score_configs WHERE project_id = $1 AND id = ANY($2::text[])', [
+    projectId,
+    [...new Set(ids)],
+  ]);
   return new Map(r.rows.map((row) => [row.id as string, toConfig(row)]));
 }
 
 /** Newest first (ties on id). */
-export function listScoreConfigs(db: Queryable, projectId: string, page: PageWindow): Promise<{ data: StoredScoreConfig[]; total: number }> {
-  return selectPage(db, { columns: '*', from: 'score_configs', where: 'project_id = $1', params: [projectId], orderBy: 'created_at DESC, id' }, page, toConfig);
+export function listScoreConfigs(
+  db: Queryable,
+  projectId: string,
+  page: PageWindow,
+): Promise<{ data: StoredScoreConfig[]; total: number }> {
+  return selectPage(
+    db,
+    {
+      columns: '*',
+      from: 'score_configs',
+      where: 'project_id = $1',
+      params: [projectId],
+      orderBy: 'created_at DESC, id',
+    },
+    page,
+    toConfig,
+  );
 }

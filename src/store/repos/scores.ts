@@ -55,10 +55,24 @@ export async function upsertScores(db: Queryable, rows: readonly ScoreRow[]): Pr
 
 async function upsertDistinctScores(db: Queryable, rows: readonly ScoreRow[]): Promise<void> {
   const records = rows.map((r) => ({
-    project_id: r.projectId, id: r.id, trace_id: r.traceId ?? null, observation_id: r.observationId ?? null, session_id: r.sessionId ?? null,
-    dataset_run_id: r.datasetRunId ?? null, name: r.name, data_type: r.dataType, value: r.value, string_value: r.stringValue,
-    comment: r.comment ?? null, comment_given: r.comment !== undefined, metadata: r.metadata ?? {}, source: r.source, config_id: r.configId ?? null,
-    queue_id: r.queueId ?? null, environment: r.environment, timestamp: r.timestamp,
+    project_id: r.projectId,
+    id: r.id,
+    trace_id: r.traceId ?? null,
+    observation_id: r.observationId ?? null,
+    session_id: r.sessionId ?? null,
+    dataset_run_id: r.datasetRunId ?? null,
+    name: r.name,
+    data_type: r.dataType,
+    value: r.value,
+    string_value: r.stringValue,
+    comment: r.comment ?? null,
+    comment_given: r.comment !== undefined,
+    metadata: r.metadata ?? {},
+    source: r.source,
+    config_id: r.configId ?? null,
+    queue_id: r.queueId ?? null,
+    environment: r.environment,
+    timestamp: r.timestamp,
   }));
   await db.query(
     `WITH r AS (
@@ -110,9 +124,10 @@ function toScore(r: Record<string, any>): StoredScore {
     timestamp: iso(r.timestamp)!,
     createdAt: iso(r.created_at)!,
     updatedAt: iso(r.updated_at)!,
-    trace: r.t_id === null || r.t_id === undefined
-      ? null
-      : { userId: r.t_user_id, sessionId: r.t_session_id, tags: r.t_tags ?? {}, environment: r.t_environment },
+    trace:
+      r.t_id === null || r.t_id === undefined
+        ? null
+        : { userId: r.t_user_id, sessionId: r.t_session_id, tags: r.t_tags ?? {}, environment: r.t_environment },
   };
 }
 
@@ -120,8 +135,16 @@ function toScore(r: Record<string, any>): StoredScore {
 const TRACE_SCORES_ONLY = 's.trace_id IS NOT NULL AND s.session_id IS NULL AND s.dataset_run_id IS NULL';
 
 /** One score; with `traceScoresOnly`, undefined for a session or dataset-run score (Langfuse's v1). */
-export async function getScore(db: Queryable, projectId: string, id: string, options: { traceScoresOnly?: boolean } = {}): Promise<StoredScore | undefined> {
-  const r = await db.query(`${SCORE_SELECT} WHERE s.project_id = $1 AND s.id = $2${options.traceScoresOnly ? ` AND ${TRACE_SCORES_ONLY}` : ''}`, [projectId, id]);
+export async function getScore(
+  db: Queryable,
+  projectId: string,
+  id: string,
+  options: { traceScoresOnly?: boolean } = {},
+): Promise<StoredScore | undefined> {
+  const r = await db.query(
+    `${SCORE_SELECT} WHERE s.project_id = $1 AND s.id = $2${options.traceScoresOnly ? ` AND ${TRACE_SCORES_ONLY}` : ''}`,
+    [projectId, id],
+  );
   return r.rows[0] ? toScore(r.rows[0]) : undefined;
 }
 
@@ -156,7 +179,11 @@ export interface ScoreFilter {
 }
 
 /** Newest first (ties on id). */
-export async function listScores(db: Queryable, projectId: string, f: ScoreFilter): Promise<{ data: StoredScore[]; total: number }> {
+export async function listScores(
+  db: Queryable,
+  projectId: string,
+  f: ScoreFilter,
+): Promise<{ data: StoredScore[]; total: number }> {
   const { add, params, sql } = conditions('s.project_id = $1', projectId);
   if (f.traceScoresOnly) add(() => TRACE_SCORES_ONLY);
   if (f.name) add((p) => `s.name = ${p}`, f.name);
@@ -195,6 +222,9 @@ export async function deleteScore(db: Queryable, projectId: string, id: string):
 
 /** Every score of a trace, oldest first (ties on id): the trace detail of the public API. */
 export async function listScoresOfTrace(db: Queryable, projectId: string, traceId: string): Promise<StoredScore[]> {
-  const r = await db.query(`${SCORE_SELECT} WHERE s.project_id = $1 AND s.trace_id = $2 ORDER BY s.timestamp, s.id`, [projectId, traceId]);
+  const r = await db.query(`${SCORE_SELECT} WHERE s.project_id = $1 AND s.trace_id = $2 ORDER BY s.timestamp, s.id`, [
+    projectId,
+    traceId,
+  ]);
   return r.rows.map(toScore);
 }

@@ -16,5 +16,7 @@ export async function lockSpan(tx: Queryable, projectId: string, id: string): Pr
     [projectId, id],
   );
   const row = r.rows[0];
-  return row ? { traceId: row.trace_id, startTime: iso(row.start_time)!, endTime: iso(row.end_time) ?? null, status: row.status } : undefined;
+  return row
+    ? { traceId: row.trace_id, startTime: iso(row.start_time)!, endTime: iso(row.end_time) ?? null, status: row.status }
+    : undefined;
 }

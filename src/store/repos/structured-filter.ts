@@ -4,8 +4,17 @@ import { Ajv } from 'ajv';
 import type { AddCondition } from './rows.ts';
 
 export type FilterType =
-  | 'datetime' | 'string' | 'number' | 'stringOptions' | 'categoryOptions' | 'arrayOptions'
-  | 'stringObject' | 'numberObject' | 'booleanObject' | 'boolean' | 'null';
+  | 'datetime'
+  | 'string'
+  | 'number'
+  | 'stringOptions'
+  | 'categoryOptions'
+  | 'arrayOptions'
+  | 'stringObject'
+  | 'numberObject'
+  | 'booleanObject'
+  | 'boolean'
+  | 'null';
 
 export interface FilterCondition {
   type: FilterType;
@@ -71,7 +80,8 @@ const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 /** An ISO 8601 date or timestamp both JavaScript and Postgres read the same way (`Date.parse` alone takes `"1"`). */
-export const isIsoTimestamp = (v: unknown): v is string => typeof v === 'string' && ISO_TIMESTAMP.test(v) && !Number.isNaN(Date.parse(v));
+export const isIsoTimestamp = (v: unknown): v is string =>
+  typeof v === 'string' && ISO_TIMESTAMP.test(v) && !Number.isNaN(Date.parse(v));
 
 function checkValue(c: FilterCondition): void {
   const bad = (expected: string) => new FilterError(`filter on '${c.column}': value must be ${expected}`);
@@ -117,9 +127,16 @@ export function parseFilter(text: string, columns: Record<string, FilterColumn>)
   if (JSON.stringify(raw).includes('\\u0000')) throw new FilterError('filter must not contain NUL characters');
   for (const c of raw) {
     const column = Object.hasOwn(columns, c.column) ? columns[c.column] : undefined;
-    if (!column) throw new FilterError(`filter column '${c.column}' is not supported here; supported: ${Object.keys(columns).join(', ')}`);
-    if (!TYPES_FOR_KIND[column.kind].includes(c.type)) throw new FilterError(`filter type '${c.type}' does not apply to column '${c.column}'`);
-    if (!OPERATORS[c.type].includes(c.operator)) throw new FilterError(`filter operator '${c.operator}' does not apply to type '${c.type}'; use one of: ${OPERATORS[c.type].join(', ')}`);
+    if (!column)
+      throw new FilterError(
+        `filter column '${c.column}' is not supported here; supported: ${Object.keys(columns).join(', ')}`,
+      );
+    if (!TYPES_FOR_KIND[column.kind].includes(c.type))
+      throw new FilterError(`filter type '${c.type}' does not apply to column '${c.column}'`);
+    if (!OPERATORS[c.type].includes(c.operator))
+      throw new FilterError(
+        `filter operator '${c.operator}' does not apply to type '${c.type}'; use one of: ${OPERATORS[c.type].join(', ')}`,
+      );
     if (column.kind === 'object' && c.key === undefined) throw new FilterError(`filter on '${c.column}' needs a key`);
     checkValue(c);
   }
@@ -130,11 +147,16 @@ const escapeLike = (s: string) => s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 
 function stringCondition(sql: string, operator: string, p: string): string {
   switch (operator) {
-    case 'contains': return `${sql} LIKE '%' || ${p} || '%'`;
-    case 'does not contain': return `(${sql} IS NULL OR ${sql} NOT LIKE '%' || ${p} || '%')`;
-    case 'starts with': return `${sql} LIKE ${p} || '%'`;
-    case 'ends with': return `${sql} LIKE '%' || ${p}`;
-    default: return `${sql} = ${p}`;
+    case 'contains':
+      return `${sql} LIKE '%' || ${p} || '%'`;
+    case 'does not contain':
+      return `(${sql} IS NULL OR ${sql} NOT LIKE '%' || ${p} || '%')`;
+    case 'starts with':
+      return `${sql} LIKE ${p} || '%'`;
+    case 'ends with':
+      return `${sql} LIKE '%' || ${p}`;
+    default:
+      return `${sql} = ${p}`;
   }
 }
 
@@ -144,7 +166,11 @@ const likeValue = (operator: string, value: string) => (operator === '=' ? value
  * Adds each condition through `add`, which binds every value (metadata keys included) as a parameter. Columns must
  * come from the same map `parseFilter` checked them against.
  */
-export function applyFilter(conditions: readonly FilterCondition[], columns: Record<string, FilterColumn>, add: AddCondition): void {
+export function applyFilter(
+  conditions: readonly FilterCondition[],
+  columns: Record<string, FilterColumn>,
+  add: AddCondition,
+): void {
   for (const c of conditions) {
     const { sql } = columns[c.column];
     switch (c.type) {
@@ -165,7 +191,8 @@ export function applyFilter(conditions: readonly FilterCondition[], columns: Rec
         break;
       case 'stringOptions':
       case 'categoryOptions':
-        if (columns[c.column].kind === 'object') add((k, p) => optionsCondition(`(${sql} ->> ${k}::text)`, c.operator, p), c.key, c.value);
+        if (columns[c.column].kind === 'object')
+          add((k, p) => optionsCondition(`(${sql} ->> ${k}::text)`, c.operator, p), c.key, c.value);
         else add((p) => optionsCondition(sql, c.operator, p), c.value);
         break;
       case 'arrayOptions': {
@@ -174,13 +201,26 @@ export function applyFilter(conditions: readonly FilterCondition[], columns: Rec
         break;
       }
       case 'stringObject':
-        add((k, p) => stringCondition(`(${sql} ->> ${k}::text)`, c.operator, p), c.key, likeValue(c.operator, c.value as string));
+        add(
+          (k, p) => stringCondition(`(${sql} ->> ${k}::text)`, c.operator, p),
+          c.key,
+          likeValue(c.operator, c.value as string),
+        );
         break;
       case 'numberObject':
-        add((k, p) => `(CASE WHEN jsonb_typeof(${sql} -> ${k}::text) = 'number' THEN (${sql} ->> ${k}::text)::double precision END) ${c.operator} ${p}::double precision`, c.key, c.value);
+        add(
+          (k, p) =>
+            `(CASE WHEN jsonb_typeof(${sql} -> ${k}::text) = 'number' THEN (${sql} ->> ${k}::text)::double precision END) ${c.operator} ${p}::double precision`,
+          c.key,
+          c.value,
+        );
         break;
       case 'booleanObject':
-        add((k, p) => `(${sql} -> ${k}::text) ${c.operator === '=' ? '=' : 'IS DISTINCT FROM'} to_jsonb(${p}::boolean)`, c.key, c.value);
+        add(
+          (k, p) => `(${sql} -> ${k}::text) ${c.operator === '=' ? '=' : 'IS DISTINCT FROM'} to_jsonb(${p}::boolean)`,
+          c.key,
+          c.value,
+        );
         break;
     }
   }

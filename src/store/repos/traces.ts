@@ -2,7 +2,13 @@
 // over its observations that carry usage (all but spans and events: generations, embeddings, …), computed when read.
 import type { Queryable } from '../database.ts';
 import { conditions, iso, json, num } from './rows.ts';
-import { addTagConditions, carriesUsage, latencySecondsOf, OBSERVATION_FILTER_COLUMNS, TRACE_FILTER_COLUMNS } from './filter-columns.ts';
+import {
+  addTagConditions,
+  carriesUsage,
+  latencySecondsOf,
+  OBSERVATION_FILTER_COLUMNS,
+  TRACE_FILTER_COLUMNS,
+} from './filter-columns.ts';
 import { applyFilter, type FilterCondition } from './structured-filter.ts';
 
 export type TraceStatus = 'in_progress' | 'completed' | 'error';
@@ -157,14 +163,30 @@ const OBSERVATION_COLUMNS: [keyof ObservationRow, string, string][] = [
   ['promptVersion', 'prompt_version', 'integer'],
 ];
 
-const DEFAULTS: Record<string, unknown> = { metadata: {}, tags: {}, attributes: {}, usage_details: {}, cost_details: {}, level: 'DEFAULT', environment: 'default', total_tokens: 0, total_cost: 0, public: false };
+const DEFAULTS: Record<string, unknown> = {
+  metadata: {},
+  tags: {},
+  attributes: {},
+  usage_details: {},
+  cost_details: {},
+  level: 'DEFAULT',
+  environment: 'default',
+  total_tokens: 0,
+  total_cost: 0,
+  public: false,
+};
 
 /**
  * Inserts many rows in one statement: the batch travels as one JSON parameter expanded by jsonb_to_recordset, so
  * the statement text and parameter count do not grow with the batch. Rows already stored (same project and id)
  * are left as they are, which makes replaying a batch after a failure harmless.
  */
-async function insertRows<T>(db: Queryable, table: string, columns: [keyof T, string, string][], rows: readonly T[]): Promise<number> {
+async function insertRows<T>(
+  db: Queryable,
+  table: string,
+  columns: [keyof T, string, string][],
+  rows: readonly T[],
+): Promise<number> {
   if (rows.length === 0) return 0;
   const r = await db.query(insertSql(table, columns, '$1'), [jsonbText(recordsOf(columns, rows))]);
   return r.rowCount;
@@ -185,7 +207,11 @@ function insertSql<T>(table: string, columns: [keyof T, string, string][], param
   const names = columns.map(([, c]) => c).join(', ');
   const defs = columns.map(([, c, type]) => `${c} ${type}`).join(', ');
   const onConflict = replace
-    ? `DO UPDATE SET ${columns.map(([, c]) => c).filter((c) => c !== 'project_id' && c !== 'id').map((c) => `${c} = EXCLUDED.${c}`).join(', ')}, updated_at = now()`
+    ? `DO UPDATE SET ${columns
+        .map(([, c]) => c)
+        .filter((c) => c !== 'project_id' && c !== 'id')
+        .map((c) => `${c} = EXCLUDED.${c}`)
+        .join(', ')}, updated_at = now()`
     : 'DO NOTHING';
   return `INSERT INTO ${table} (${names}) SELECT ${names} FROM jsonb_to_recordset(${param}::text::jsonb) AS r(${defs}) ON CONFLICT (project_id, id) ${onConflict}`;
 }
@@ -198,7 +224,11 @@ const TRACE_BATCH_SQL = `WITH t AS (${insertSql('traces', TRACE_COLUMNS, '$1')} 
  * Traces and their observations in one statement (so all or nothing without a transaction of several round trips,
  * and without holding a pooled connection across them); rows already stored are skipped. Returns the rows inserted.
  */
-export async function insertTraceBatch(db: Queryable, traces: readonly TraceRow[], observations: readonly ObservationRow[]): Promise<{ traces: number; observations: number }> {
+export async function insertTraceBatch(
+  db: Queryable,
+  traces: readonly TraceRow[],
+  observations: readonly ObservationRow[],
+): Promise<{ traces: number; observations: number }> {
   if (traces.length === 0 && observations.length === 0) return { traces: 0, observations: 0 };
   const r = await db.query<{ traces: unknown; observations: unknown }>(TRACE_BATCH_SQL, [
     jsonbText(recordsOf(TRACE_COLUMNS, traces)),
@@ -231,15 +261,24 @@ function jsonbText(value: unknown): string {
 }
 
 export const insertTraces = (db: Queryable, rows: readonly TraceRow[]) => insertRows(db, 'traces', TRACE_COLUMNS, rows);
-export const insertObservations = (db: Queryable, rows: readonly ObservationRow[]) => insertRows(db, 'observations', OBSERVATION_COLUMNS, rows);
+export const insertObservations = (db: Queryable, rows: readonly ObservationRow[]) =>
+  insertRows(db, 'observations', OBSERVATION_COLUMNS, rows);
 
 /**
  * Writes whole rows, replacing every column of rows already stored (created_at kept): for writers that merged the
  * stored row with their change first (ingestion), under a lock on the ids.
  */
-export async function upsertTraceBatch(db: Queryable, traces: readonly TraceRow[], observations: readonly ObservationRow[]): Promise<void> {
-  if (traces.length > 0) await db.query(insertSql('traces', TRACE_COLUMNS, '$1', true), [jsonbText(recordsOf(TRACE_COLUMNS, traces))]);
-  if (observations.length > 0) await db.query(insertSql('observations', OBSERVATION_COLUMNS, '$1', true), [jsonbText(recordsOf(OBSERVATION_COLUMNS, observations))]);
+export async function upsertTraceBatch(
+  db: Queryable,
+  traces: readonly TraceRow[],
+  observations: readonly ObservationRow[],
+): Promise<void> {
+  if (traces.length > 0)
+    await db.query(insertSql('traces', TRACE_COLUMNS, '$1', true), [jsonbText(recordsOf(TRACE_COLUMNS, traces))]);
+  if (observations.length > 0)
+    await db.query(insertSql('observations', OBSERVATION_COLUMNS, '$1', true), [
+      jsonbText(recordsOf(OBSERVATION_COLUMNS, observations)),
+    ]);
 }
 
 /** The stored traces among `ids`. */
@@ -345,11 +384,16 @@ export interface TraceFilter {
   offset: number;
 }
 
-export async function listTraces(db: Queryable, projectId: string, f: TraceFilter): Promise<{ data: StoredTrace[]; total: number }> {
+export async function listTraces(
+  db: Queryable,
+  projectId: string,
+  f: TraceFilter,
+): Promise<{ data: StoredTrace[]; total: number }> {
   const { add, params, sql } = conditions('t.project_id = $1', projectId);
   if (f.status) add((p) => `t.status = ${p}`, f.status);
   if (f.agentId) add((p) => `t.agent_id = ${p}`, f.agentId);
-  if (f.agentName) add((p) => `t.agent_id IN (SELECT id FROM agents WHERE project_id = $1 AND name = ${p})`, f.agentName);
+  if (f.agentName)
+    add((p) => `t.agent_id IN (SELECT id FROM agents WHERE project_id = $1 AND name = ${p})`, f.agentName);
   if (f.userId) add((p) => `t.user_id = ${p}`, f.userId);
   if (f.sessionId) add((p) => `t.session_id = ${p}`, f.sessionId);
   if (f.name) add((p) => `t.name = ${p}`, f.name);
@@ -367,7 +411,8 @@ export async function listTraces(db: Queryable, projectId: string, f: TraceFilte
   const condition = sql();
   const total = await db.query<{ n: unknown }>(`SELECT count(*) AS n FROM traces t WHERE ${condition}`, params);
   const dir = f.orderBy?.direction === 'asc' ? 'ASC' : 'DESC';
-  const order = f.orderBy?.column === 'name' ? `t.name ${dir}, t.start_time DESC, t.id DESC` : `t.start_time ${dir}, t.id ${dir}`;
+  const order =
+    f.orderBy?.column === 'name' ? `t.name ${dir}, t.start_time DESC, t.id DESC` : `t.start_time ${dir}, t.id ${dir}`;
   const linkedIds = f.withLinkedIds ? LINKED_IDS_COLUMNS : '';
   const page = await db.query(
     `${traceSelect(linkedIds)} WHERE ${condition} ORDER BY ${order} LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
@@ -385,7 +430,12 @@ export interface TraceChange {
 }
 
 /** Applies a change; returns the trace after it, or undefined when there is no such trace. */
-export async function updateTrace(db: Queryable, projectId: string, id: string, c: TraceChange): Promise<StoredTrace | undefined> {
+export async function updateTrace(
+  db: Queryable,
+  projectId: string,
+  id: string,
+  c: TraceChange,
+): Promise<StoredTrace | undefined> {
   const r = await db.query(
     `UPDATE traces SET
        status = COALESCE($3, status),
@@ -472,22 +522,41 @@ const OBSERVATION_SELECT = `SELECT o.*, pv.id AS prompt_id FROM observations o
   LEFT JOIN prompts pv ON pv.project_id = o.project_id AND pv.name = o.prompt_name AND pv.version = o.prompt_version`;
 
 /** The observations of several traces, in each trace's time order. */
-export async function listObservationsOfTraces(db: Queryable, projectId: string, traceIds: readonly string[]): Promise<StoredObservation[]> {
+export async function listObservationsOfTraces(
+  db: Queryable,
+  projectId: string,
+  traceIds: readonly string[],
+): Promise<StoredObservation[]> {
   if (traceIds.length === 0) return [];
-  const r = await db.query(`${OBSERVATION_SELECT} WHERE o.project_id = $1 AND o.trace_id = ANY($2::text[]) ORDER BY o.trace_id, o.start_time, o.id`, [projectId, traceIds]);
+  const r = await db.query(
+    `${OBSERVATION_SELECT} WHERE o.project_id = $1 AND o.trace_id = ANY($2::text[]) ORDER BY o.trace_id, o.start_time, o.id`,
+    [projectId, traceIds],
+  );
   return r.rows.map(toObservation);
 }
 
-export const listObservationsOfTrace = (db: Queryable, projectId: string, traceId: string) => listObservationsOfTraces(db, projectId, [traceId]);
+export const listObservationsOfTrace = (db: Queryable, projectId: string, traceId: string) =>
+  listObservationsOfTraces(db, projectId, [traceId]);
 
 /** The stored observations among `ids`. */
-export async function getObservationsByIds(tx: Queryable, projectId: string, ids: readonly string[]): Promise<StoredObservation[]> {
+export async function getObservationsByIds(
+  tx: Queryable,
+  projectId: string,
+  ids: readonly string[],
+): Promise<StoredObservation[]> {
   if (ids.length === 0) return [];
-  const r = await tx.query('SELECT * FROM observations WHERE project_id = $1 AND id = ANY($2::text[])', [projectId, ids]);
+  const r = await tx.query('SELECT * FROM observations WHERE project_id = $1 AND id = ANY($2::text[])', [
+    projectId,
+    ids,
+  ]);
   return r.rows.map(toObservation);
 }
 
-export async function getObservation(db: Queryable, projectId: string, id: string): Promise<StoredObservation | undefined> {
+export async function getObservation(
+  db: Queryable,
+  projectId: string,
+  id: string,
+): Promise<StoredObservation | undefined> {
   const r = await db.query(`${OBSERVATION_SELECT} WHERE o.project_id = $1 AND o.id = $2`, [projectId, id]);
   return r.rows[0] ? toObservation(r.rows[0]) : undefined;
 }
@@ -498,7 +567,12 @@ export interface ObservationChange {
   output?: unknown;
 }
 
-export async function updateObservation(db: Queryable, projectId: string, id: string, c: ObservationChange): Promise<StoredObservation | undefined> {
+export async function updateObservation(
+  db: Queryable,
+  projectId: string,
+  id: string,
+  c: ObservationChange,
+): Promise<StoredObservation | undefined> {
   const r = await db.query(
     `UPDATE observations SET
        end_time = COALESCE($3::timestamptz, end_time),
@@ -537,7 +611,10 @@ const deleteTracesAndChildren = (doomed: string) => `WITH doomed AS (${doomed}),
 /** Deletes these traces with their observations and scores; returns the ids of the traces deleted. */
 export async function deleteTraces(db: Queryable, projectId: string, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];
-  const r = await db.query<{ id: string }>(deleteTracesAndChildren('SELECT unnest($2::text[]) AS id'), [projectId, ids]);
+  const r = await db.query<{ id: string }>(deleteTracesAndChildren('SELECT unnest($2::text[]) AS id'), [
+    projectId,
+    ids,
+  ]);
   return r.rows.map((row) => row.id);
 }
 
@@ -545,7 +622,12 @@ export async function deleteTraces(db: Queryable, projectId: string, ids: readon
  * Deletes up to `limit` of the project's traces that started before `before`, oldest first, with their observations
  * and scores (the retention sweep); returns how many traces went.
  */
-export async function deleteTracesBefore(db: Queryable, projectId: string, before: Date, limit: number): Promise<number> {
+export async function deleteTracesBefore(
+  db: Queryable,
+  projectId: string,
+  before: Date,
+  limit: number,
+): Promise<number> {
   const doomed = `SELECT id FROM traces WHERE project_id = $1 AND start_time < $2 ORDER BY start_time LIMIT ${Number(limit)}`;
   const r = await db.query(deleteTracesAndChildren(doomed), [projectId, before]);
   return r.rowCount;
@@ -587,7 +669,11 @@ export interface ObservationFilter {
 const OBSERVATION_ORDER_TIME = `date_trunc('milliseconds', o.start_time)`;
 
 /** A page of the project's observations, newest start time first (ties on id), with the total. */
-export async function listObservations(db: Queryable, projectId: string, f: ObservationFilter): Promise<{ data: StoredObservation[]; total: number }> {
+export async function listObservations(
+  db: Queryable,
+  projectId: string,
+  f: ObservationFilter,
+): Promise<{ data: StoredObservation[]; total: number }> {
   const { add, params, sql } = conditions('o.project_id = $1', projectId);
   if (f.traceId) add((p) => `o.trace_id = ${p}`, f.traceId);
   if (f.name) add((p) => `o.name = ${p}`, f.name);
@@ -599,12 +685,21 @@ export async function listObservations(db: Queryable, projectId: string, f: Obse
   if (f.environments?.length) add((p) => `o.environment = ANY(${p}::text[])`, f.environments);
   if (f.from) add((p) => `o.start_time >= ${p}::timestamptz`, f.from);
   if (f.to) add((p) => `o.start_time < ${p}::timestamptz`, f.to);
-  if (f.sessionId) add((p) => `o.trace_id IN (SELECT id FROM traces WHERE project_id = $1 AND session_id = ${p})`, f.sessionId);
+  if (f.sessionId)
+    add((p) => `o.trace_id IN (SELECT id FROM traces WHERE project_id = $1 AND session_id = ${p})`, f.sessionId);
   if (f.root !== undefined) add((p) => `(o.parent_observation_id IS NULL) = ${p}::boolean`, f.root);
   if (f.conditions) applyFilter(f.conditions, OBSERVATION_FILTER_COLUMNS, add);
-  if (f.after) add((t, id) => `(${OBSERVATION_ORDER_TIME}, o.id) < (${t}::timestamptz, ${id}::text)`, f.after.startTime, f.after.id);
+  if (f.after)
+    add(
+      (t, id) => `(${OBSERVATION_ORDER_TIME}, o.id) < (${t}::timestamptz, ${id}::text)`,
+      f.after.startTime,
+      f.after.id,
+    );
   const condition = sql();
-  const total = f.countTotal === false ? undefined : await db.query<{ n: unknown }>(`SELECT count(*) AS n FROM observations o WHERE ${condition}`, params);
+  const total =
+    f.countTotal === false
+      ? undefined
+      : await db.query<{ n: unknown }>(`SELECT count(*) AS n FROM observations o WHERE ${condition}`, params);
   const page = await db.query(
     `${OBSERVATION_SELECT} WHERE ${condition} ORDER BY ${OBSERVATION_ORDER_TIME} DESC, o.id DESC LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
     params,
@@ -636,24 +731,46 @@ const SESSIONS_SQL = `SELECT t.project_id, t.session_id AS id, min(t.start_time)
     (array_agg(t.environment ORDER BY t.start_time, t.id))[1] AS environment
   FROM traces t WHERE t.project_id = $1 AND t.session_id IS NOT NULL`;
 
-const toSession = (r: Record<string, any>): StoredSession => ({ projectId: r.project_id, id: r.id, createdAt: iso(r.created_at)!, environment: r.environment });
+const toSession = (r: Record<string, any>): StoredSession => ({
+  projectId: r.project_id,
+  id: r.id,
+  createdAt: iso(r.created_at)!,
+  environment: r.environment,
+});
 
 /** A page of the project's sessions, newest first (ties on id), with the total. */
-export async function listSessions(db: Queryable, projectId: string, f: SessionFilter): Promise<{ data: StoredSession[]; total: number }> {
+export async function listSessions(
+  db: Queryable,
+  projectId: string,
+  f: SessionFilter,
+): Promise<{ data: StoredSession[]; total: number }> {
   const { add, params, sql } = conditions('s.project_id = $1', projectId);
   if (f.from) add((p) => `s.created_at >= ${p}::timestamptz`, f.from);
   if (f.to) add((p) => `s.created_at < ${p}::timestamptz`, f.to);
   if (f.environments?.length) add((p) => `s.environment = ANY(${p}::text[])`, f.environments);
   const from = `FROM (${SESSIONS_SQL} GROUP BY t.project_id, t.session_id) s WHERE ${sql()}`;
   const total = await db.query<{ n: unknown }>(`SELECT count(*) AS n ${from}`, params);
-  const page = await db.query(`SELECT s.* ${from} ORDER BY s.created_at DESC, s.id DESC LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`, params);
+  const page = await db.query(
+    `SELECT s.* ${from} ORDER BY s.created_at DESC, s.id DESC LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
+    params,
+  );
   return { data: page.rows.map(toSession), total: num(total.rows[0].n) };
 }
 
 /** One session with its traces (oldest first, each with its observation ids), or undefined when no trace has the id. */
-export async function getSession(db: Queryable, projectId: string, id: string): Promise<(StoredSession & { traces: StoredTrace[] }) | undefined> {
-  const s = await db.query(`${SESSIONS_SQL} AND t.session_id = $2 GROUP BY t.project_id, t.session_id`, [projectId, id]);
+export async function getSession(
+  db: Queryable,
+  projectId: string,
+  id: string,
+): Promise<(StoredSession & { traces: StoredTrace[] }) | undefined> {
+  const s = await db.query(`${SESSIONS_SQL} AND t.session_id = $2 GROUP BY t.project_id, t.session_id`, [
+    projectId,
+    id,
+  ]);
   if (!s.rows[0]) return undefined;
-  const traces = await db.query(`${traceSelect(LINKED_IDS_COLUMNS)} WHERE t.project_id = $1 AND t.session_id = $2 ORDER BY t.start_time, t.id`, [projectId, id]);
+  const traces = await db.query(
+    `${traceSelect(LINKED_IDS_COLUMNS)} WHERE t.project_id = $1 AND t.session_id = $2 ORDER BY t.start_time, t.id`,
+    [projectId, id],
+  );
   return { ...toSession(s.rows[0]), traces: traces.rows.map(toTrace) };
 }

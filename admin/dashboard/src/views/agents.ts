@@ -35,23 +35,42 @@ export async function agentsPage(ctx: ViewContext): Promise<Node> {
     section('Traffic per agent', breakdownTable(ctx, 'agent', metrics)),
     section(
       'Registered agents',
-      table(agents.data, [
-        { title: 'Agent', cell: (a) => h('span', null, h('strong', null, a.name), a.name === a.id ? null : h('span', { class: 'hint' }, ` ${a.id}`)) },
-        { title: 'Version', cell: (a) => a.version ?? '–' },
-        { title: 'Framework', cell: (a) => a.framework ?? '–' },
-        { title: 'Model', cell: (a) => a.model ?? '–' },
-        { title: 'Status', cell: (a) => badge(a.status, a.status === 'active' ? 'ok' : 'bad') },
-        {
-          title: '',
-          cell: (a) =>
-            ctx.canChange
-              ? a.status === 'suspended'
-                ? actionButton('Resume', setStatus(a, 'resume'), { testid: `resume-${a.id}` })
-                : actionButton('Suspend', setStatus(a, 'suspend'), { class: 'danger', testid: `suspend-${a.id}`, confirmText: `Suspend ${a.name}? Its keys are refused until it is resumed.` })
-              : null,
-        },
-      ], { testid: 'agents', emptyText: 'No agents registered in this project.' }),
-      agents.data.some((a) => a.declaredInConfig) ? h('p', { class: 'hint' }, 'Agents declared in gateway.yaml take the file’s status again when it is reloaded.') : null,
+      table(
+        agents.data,
+        [
+          {
+            title: 'Agent',
+            cell: (a) =>
+              h(
+                'span',
+                null,
+                h('strong', null, a.name),
+                a.name === a.id ? null : h('span', { class: 'hint' }, ` ${a.id}`),
+              ),
+          },
+          { title: 'Version', cell: (a) => a.version ?? '–' },
+          { title: 'Framework', cell: (a) => a.framework ?? '–' },
+          { title: 'Model', cell: (a) => a.model ?? '–' },
+          { title: 'Status', cell: (a) => badge(a.status, a.status === 'active' ? 'ok' : 'bad') },
+          {
+            title: '',
+            cell: (a) =>
+              ctx.canChange
+                ? a.status === 'suspended'
+                  ? actionButton('Resume', setStatus(a, 'resume'), { testid: `resume-${a.id}` })
+                  : actionButton('Suspend', setStatus(a, 'suspend'), {
+                      class: 'danger',
+                      testid: `suspend-${a.id}`,
+                      confirmText: `Suspend ${a.name}? Its keys are refused until it is resumed.`,
+                    })
+                : null,
+          },
+        ],
+        { testid: 'agents', emptyText: 'No agents registered in this project.' },
+      ),
+      agents.data.some((a) => a.declaredInConfig)
+        ? h('p', { class: 'hint' }, 'Agents declared in gateway.yaml take the file’s status again when it is reloaded.')
+        : null,
     ),
   );
 }

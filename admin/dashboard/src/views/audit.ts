@@ -30,14 +30,24 @@ export async function auditPage(ctx: ViewContext): Promise<Node> {
     pageHeader('Audit log'),
     section(
       'Changes and sign-ins',
-      table(page.data, [
-        { title: 'At', cell: (r) => h('span', { class: 'mono nowrap' }, dateTime(r.at)) },
-        { title: 'Actor', cell: (r) => r.actor },
-        { title: 'Action', cell: (r) => h('code', null, r.action) },
-        { title: 'Target', cell: (r) => h('span', { class: 'mono nowrap', title: r.target }, shortTarget(r.target)) },
-        { title: 'Project', cell: (r) => r.projectId ?? '–' },
-        { title: 'Details', cell: (r) => (r.details && Object.keys(r.details).length ? h('span', { class: 'mono clip', title: asText(r.details) }, JSON.stringify(r.details)) : '') },
-      ], { testid: 'audit', emptyText: 'No audit entries.' }),
+      table(
+        page.data,
+        [
+          { title: 'At', cell: (r) => h('span', { class: 'mono nowrap' }, dateTime(r.at)) },
+          { title: 'Actor', cell: (r) => r.actor },
+          { title: 'Action', cell: (r) => h('code', null, r.action) },
+          { title: 'Target', cell: (r) => h('span', { class: 'mono nowrap', title: r.target }, shortTarget(r.target)) },
+          { title: 'Project', cell: (r) => r.projectId ?? '–' },
+          {
+            title: 'Details',
+            cell: (r) =>
+              r.details && Object.keys(r.details).length
+                ? h('span', { class: 'mono clip', title: asText(r.details) }, JSON.stringify(r.details))
+                : '',
+          },
+        ],
+        { testid: 'audit', emptyText: 'No audit entries.' },
+      ),
       pager(offset, LIMIT, page.data.length, page.pagination?.total, (o) => ctx.setQuery({ offset: String(o) })),
     ),
   );

@@ -51,16 +51,20 @@ export async function budgetsPage(ctx: ViewContext): Promise<Node> {
     pageHeader('Budgets'),
     section(
       'Spend in the current period',
-      table(budgets.data, [
-        { title: 'Scope', cell: (b) => badge(b.scope) },
-        { title: 'Name', cell: (b) => b.name },
-        { title: 'Kind', cell: (b) => badge(b.kind, b.kind === 'hard' ? 'warn' : 'muted') },
-        { title: 'Period', cell: periodText },
-        { title: 'Spent', cell: (b) => usd(b.spentUsd), class: 'num' },
-        { title: 'Limit', cell: (b) => usd(b.limitUsd), class: 'num' },
-        { title: '', cell: (b) => meter(b.spentUsd, b.limitUsd) },
-        { title: 'Used', cell: (b) => used(b.spentUsd, b.limitUsd), class: 'num' },
-      ], { testid: 'budgets', emptyText: 'No budgets apply in this project.' }),
+      table(
+        budgets.data,
+        [
+          { title: 'Scope', cell: (b) => badge(b.scope) },
+          { title: 'Name', cell: (b) => b.name },
+          { title: 'Kind', cell: (b) => badge(b.kind, b.kind === 'hard' ? 'warn' : 'muted') },
+          { title: 'Period', cell: periodText },
+          { title: 'Spent', cell: (b) => usd(b.spentUsd), class: 'num' },
+          { title: 'Limit', cell: (b) => usd(b.limitUsd), class: 'num' },
+          { title: '', cell: (b) => meter(b.spentUsd, b.limitUsd) },
+          { title: 'Used', cell: (b) => used(b.spentUsd, b.limitUsd), class: 'num' },
+        ],
+        { testid: 'budgets', emptyText: 'No budgets apply in this project.' },
+      ),
     ),
   );
 }

@@ -38,10 +38,23 @@ interface Serving {
 
 const STATE_KIND = { active: 'ok', blocked: 'bad', expired: 'muted' } as const;
 
-const budgetText = (k: Key) => (k.budgetUsd === null ? null : `${usd(k.budgetUsd)} ${k.budgetPeriod === 'total' || k.budgetPeriod === null ? 'in all' : k.budgetPeriod}`);
+const budgetText = (k: Key) =>
+  k.budgetUsd === null
+    ? null
+    : `${usd(k.budgetUsd)} ${k.budgetPeriod === 'total' || k.budgetPeriod === null ? 'in all' : k.budgetPeriod}`;
 
-function mintForm(ctx: ViewContext, agents: { id: string; name: string; status: string }[], groups: string[]): HTMLElement {
-  const agent = h('select', { name: 'agentId', required: true }, agents.filter((a) => a.status === 'active').map((a) => h('option', { value: a.id }, a.name === a.id ? a.id : `${a.name} (${a.id})`)));
+function mintForm(
+  ctx: ViewContext,
+  agents: { id: string; name: string; status: string }[],
+  groups: string[],
+): HTMLElement {
+  const agent = h(
+    'select',
+    { name: 'agentId', required: true },
+    agents
+      .filter((a) => a.status === 'active')
+      .map((a) => h('option', { value: a.id }, a.name === a.id ? a.id : `${a.name} (${a.id})`)),
+  );
   const groupBoxes = groups.map((g) => h('input', { type: 'checkbox', name: 'modelGroup', value: g }));
   const hours = h('input', { type: 'number', name: 'expiresInHours', min: 1, step: 1, value: 24, required: true });
   const alias = h('input', { type: 'text', name: 'alias', placeholder: 'generated from the agent', maxlength: 64 });
@@ -72,9 +85,24 @@ function mintForm(ctx: ViewContext, agents: { id: string; name: string; status: 
     },
     agents.length === 0 ? h('p', { class: 'hint' }, 'A key is bound to an agent; this project has none active.') : null,
     field('Agent', agent),
-    h('div', { class: 'field' }, h('span', null, 'Model groups'), h('div', { class: 'checks' }, groupBoxes.map((b) => h('label', null, b, b.value)))),
+    h(
+      'div',
+      { class: 'field' },
+      h('span', null, 'Model groups'),
+      h(
+        'div',
+        { class: 'checks' },
+        groupBoxes.map((b) => h('label', null, b, b.value)),
+      ),
+    ),
     h('div', { class: 'row' }, field('Expires in (hours)', hours), field('Alias', alias)),
-    h('div', { class: 'row' }, field('Budget (USD, whole life)', budget), field('Requests / min', rpm), field('Tokens / min', tpm)),
+    h(
+      'div',
+      { class: 'row' },
+      field('Budget (USD, whole life)', budget),
+      field('Requests / min', rpm),
+      field('Tokens / min', tpm),
+    ),
     message,
     h('div', null, submit),
   );
@@ -94,12 +122,23 @@ function servingSection(ctx: ViewContext, s: Serving): HTMLElement {
       ctx.refresh();
     },
     s.serving
-      ? { class: 'danger', testid: 'toggle-serving', confirmText: 'Turn serving off? Every gateway key of this project is refused, on every replica within seconds.' }
+      ? {
+          class: 'danger',
+          testid: 'toggle-serving',
+          confirmText:
+            'Turn serving off? Every gateway key of this project is refused, on every replica within seconds.',
+        }
       : { testid: 'toggle-serving' },
   );
   return section(
     'Gateway serving',
-    h('div', { class: 'row', 'data-testid': 'serving' }, s.effective ? badge('serving', 'ok') : badge('off', 'bad'), h('span', { class: 'hint' }, why), mayChange && s.servingInConfig ? toggle : null),
+    h(
+      'div',
+      { class: 'row', 'data-testid': 'serving' },
+      s.effective ? badge('serving', 'ok') : badge('off', 'bad'),
+      h('span', { class: 'hint' }, why),
+      mayChange && s.servingInConfig ? toggle : null,
+    ),
   );
 }
 
@@ -107,7 +146,9 @@ export async function keysPage(ctx: ViewContext): Promise<Node> {
   const [serving, keys, agents, groups] = await Promise.all([
     get<Serving>(inProject(ctx.project, '/serving')),
     get<Page<Key>>(inProject(ctx.project, '/keys')),
-    ctx.canChange ? get<Page<{ id: string; name: string; status: string }>>(inProject(ctx.project, '/agents')) : Promise.resolve({ data: [] }),
+    ctx.canChange
+      ? get<Page<{ id: string; name: string; status: string }>>(inProject(ctx.project, '/agents'))
+      : Promise.resolve({ data: [] }),
     ctx.canChange ? get<Page<{ name: string }>>('/model-groups') : Promise.resolve({ data: [] }),
   ]);
   const flash = takeFlash();
@@ -117,27 +158,49 @@ export async function keysPage(ctx: ViewContext): Promise<Node> {
       'div',
       { class: 'actions' },
       k.blocked
-        ? actionButton('Unblock', async () => {
-            await post(path(k, '/unblock'));
-            ctx.refresh();
-          }, { testid: `unblock-${k.alias}` })
-        : actionButton('Block', async () => {
-            await post(path(k, '/block'));
-            ctx.refresh();
-          }, { class: 'danger', testid: `block-${k.alias}` }),
+        ? actionButton(
+            'Unblock',
+            async () => {
+              await post(path(k, '/unblock'));
+              ctx.refresh();
+            },
+            { testid: `unblock-${k.alias}` },
+          )
+        : actionButton(
+            'Block',
+            async () => {
+              await post(path(k, '/block'));
+              ctx.refresh();
+            },
+            { class: 'danger', testid: `block-${k.alias}` },
+          ),
       k.rotatedAt
         ? null
-        : actionButton('Rotate', async () => {
-            const answer = window.prompt('Hours the current key keeps working (grace window):', '24');
-            if (answer === null) return;
-            const rotated = await post<{ plaintext: string; key: Key }>(path(k, '/rotate'), { graceHours: Number(answer) });
-            setFlash(shownOnce(`New key for ${rotated.key.alias}`, rotated.plaintext, 'key-plaintext'));
-            ctx.refresh();
-          }, { testid: `rotate-${k.alias}` }),
-      actionButton('Delete', async () => {
-        await del(path(k));
-        ctx.refresh();
-      }, { class: 'danger', confirmText: `Delete key ${k.alias}? Requests with it are refused at once.`, testid: `delete-${k.alias}` }),
+        : actionButton(
+            'Rotate',
+            async () => {
+              const answer = window.prompt('Hours the current key keeps working (grace window):', '24');
+              if (answer === null) return;
+              const rotated = await post<{ plaintext: string; key: Key }>(path(k, '/rotate'), {
+                graceHours: Number(answer),
+              });
+              setFlash(shownOnce(`New key for ${rotated.key.alias}`, rotated.plaintext, 'key-plaintext'));
+              ctx.refresh();
+            },
+            { testid: `rotate-${k.alias}` },
+          ),
+      actionButton(
+        'Delete',
+        async () => {
+          await del(path(k));
+          ctx.refresh();
+        },
+        {
+          class: 'danger',
+          confirmText: `Delete key ${k.alias}? Requests with it are refused at once.`,
+          testid: `delete-${k.alias}`,
+        },
+      ),
     );
   return h(
     'div',
@@ -147,18 +210,53 @@ export async function keysPage(ctx: ViewContext): Promise<Node> {
     servingSection(ctx, serving),
     section(
       'Keys',
-      table(keys.data, [
-        { title: 'Alias', cell: (k) => h('code', null, k.alias) },
-        { title: 'Agent', cell: (k) => k.agentId ?? '–' },
-        { title: 'Model groups', cell: (k) => k.modelGroups.join(', ') },
-        { title: 'State', cell: (k) => badge(k.state, STATE_KIND[k.state] ?? 'muted') },
-        { title: 'Expires', cell: (k) => (k.rotatedAt ? `grace ends ${dateTime(k.graceEndsAt)}` : dateTime(k.expiresAt)) },
-        { title: 'Limits', cell: (k) => [k.rpm ? `${k.rpm} rpm` : null, k.tpm ? `${k.tpm} tpm` : null, budgetText(k)].filter(Boolean).join(' · ') || '–' },
-        { title: 'Source', cell: (k) => (k.readOnly ? h('span', null, 'gateway.yaml ', badge('read-only')) : k.source) },
-        { title: '', cell: (k) => (ctx.canChange && !k.readOnly ? controls(k) : null) },
-      ], { testid: 'keys', emptyText: 'No gateway keys in this project.', rowAttrs: (k) => ({ 'data-alias': k.alias, 'data-read-only': String(k.readOnly) }) }),
-      keys.data.some((k) => k.readOnly) ? h('p', { class: 'hint' }, 'Keys declared in gateway.yaml are read-only here: change them in the file. Their plaintext is never shown (a generated one is printed once, at the first start).') : null,
+      table(
+        keys.data,
+        [
+          { title: 'Alias', cell: (k) => h('code', null, k.alias) },
+          { title: 'Agent', cell: (k) => k.agentId ?? '–' },
+          { title: 'Model groups', cell: (k) => k.modelGroups.join(', ') },
+          { title: 'State', cell: (k) => badge(k.state, STATE_KIND[k.state] ?? 'muted') },
+          {
+            title: 'Expires',
+            cell: (k) => (k.rotatedAt ? `grace ends ${dateTime(k.graceEndsAt)}` : dateTime(k.expiresAt)),
+          },
+          {
+            title: 'Limits',
+            cell: (k) =>
+              [k.rpm ? `${k.rpm} rpm` : null, k.tpm ? `${k.tpm} tpm` : null, budgetText(k)]
+                .filter(Boolean)
+                .join(' · ') || '–',
+          },
+          {
+            title: 'Source',
+            cell: (k) => (k.readOnly ? h('span', null, 'gateway.yaml ', badge('read-only')) : k.source),
+          },
+          { title: '', cell: (k) => (ctx.canChange && !k.readOnly ? controls(k) : null) },
+        ],
+        {
+          testid: 'keys',
+          emptyText: 'No gateway keys in this project.',
+          rowAttrs: (k) => ({ 'data-alias': k.alias, 'data-read-only': String(k.readOnly) }),
+        },
+      ),
+      keys.data.some((k) => k.readOnly)
+        ? h(
+            'p',
+            { class: 'hint' },
+            'Keys declared in gateway.yaml are read-only here: change them in the file. Their plaintext is never shown (a generated one is printed once, at the first start).',
+          )
+        : null,
     ),
-    ctx.canChange ? section('Mint a key', mintForm(ctx, agents.data, groups.data.map((g) => g.name))) : null,
+    ctx.canChange
+      ? section(
+          'Mint a key',
+          mintForm(
+            ctx,
+            agents.data,
+            groups.data.map((g) => g.name),
+          ),
+        )
+      : null,
   );
 }

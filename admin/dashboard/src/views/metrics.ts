@@ -20,13 +20,29 @@ export async function metricsPage(ctx: ViewContext): Promise<Node> {
   const tabs = h(
     'div',
     { class: 'segmented', role: 'tablist' },
-    DIMENSIONS.map((d) => h('button', { type: 'button', role: 'tab', class: `seg${d.id === by ? ' active' : ''}`, 'aria-selected': String(d.id === by), onclick: () => ctx.setQuery({ by: d.id }) }, d.plural)),
+    DIMENSIONS.map((d) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          role: 'tab',
+          class: `seg${d.id === by ? ' active' : ''}`,
+          'aria-selected': String(d.id === by),
+          onclick: () => ctx.setQuery({ by: d.id }),
+        },
+        d.plural,
+      ),
+    ),
   );
   return h(
     'div',
     { class: 'page' },
     pageHeader('Metrics', windowPicker(w, ctx.setQuery)),
-    h('p', { class: 'range' }, `${dateTime(metrics.from)} → ${dateTime(metrics.to)} · ${bucketLabel(metrics.bucketSeconds)} buckets`),
+    h(
+      'p',
+      { class: 'range' },
+      `${dateTime(metrics.from)} → ${dateTime(metrics.to)} · ${bucketLabel(metrics.bucketSeconds)} buckets`,
+    ),
     totalsRow(metrics.totals),
     seriesCharts(metrics.series[0], ctx.onCleanup),
     section('Breakdown', tabs, breakdownTable(ctx, by, breakdown)),
@@ -46,10 +62,14 @@ function gatewayPanels(p: GatewayPanels): HTMLElement {
     { class: 'grid-2' },
     section(
       'Refusals by code',
-      table(p.refusals, [
-        { title: 'Code', cell: (r) => h('code', null, r.code) },
-        { title: 'Count', cell: (r) => num(r.count), class: 'num' },
-      ], { testid: 'refusals', emptyText: 'No refusals in this window.' }),
+      table(
+        p.refusals,
+        [
+          { title: 'Code', cell: (r) => h('code', null, r.code) },
+          { title: 'Count', cell: (r) => num(r.count), class: 'num' },
+        ],
+        { testid: 'refusals', emptyText: 'No refusals in this window.' },
+      ),
     ),
     section(
       'Cache and fallbacks',
@@ -57,7 +77,13 @@ function gatewayPanels(p: GatewayPanels): HTMLElement {
         'dl',
         { class: 'facts' },
         h('dt', null, 'Cache hit rate'),
-        h('dd', { 'data-testid': 'cache-hit-rate' }, p.cache.lookups === 0 ? '– (no lookups)' : `${pct((p.cache.hits / p.cache.lookups) * 100)} (${num(p.cache.hits)} of ${num(p.cache.lookups)})`),
+        h(
+          'dd',
+          { 'data-testid': 'cache-hit-rate' },
+          p.cache.lookups === 0
+            ? '– (no lookups)'
+            : `${pct((p.cache.hits / p.cache.lookups) * 100)} (${num(p.cache.hits)} of ${num(p.cache.lookups)})`,
+        ),
         h('dt', null, 'Fallbacks'),
         h('dd', { 'data-testid': 'fallbacks' }, num(p.fallbacks)),
       ),
@@ -66,11 +92,15 @@ function gatewayPanels(p: GatewayPanels): HTMLElement {
       'Benched deployments',
       p.benched.length === 0
         ? empty('No deployment is benched.')
-        : table(p.benched, [
-            { title: 'Model group', cell: (b) => b.modelGroup },
-            { title: 'Deployment', cell: (b) => b.deployment },
-            { title: 'Until', cell: (b) => dateTime(b.until) },
-          ], { testid: 'benched' }),
+        : table(
+            p.benched,
+            [
+              { title: 'Model group', cell: (b) => b.modelGroup },
+              { title: 'Deployment', cell: (b) => b.deployment },
+              { title: 'Until', cell: (b) => dateTime(b.until) },
+            ],
+            { testid: 'benched' },
+          ),
     ),
   );
 }

@@ -40,14 +40,27 @@ export async function modelGroupsPage(_ctx: ViewContext): Promise<Node> {
       : groups.data.map((g) =>
           section(
             g.name,
-            h('p', { class: 'hint' }, g.fallback ? `Falls back to ${g.fallback}.` : 'No fallback.', g.routing ? ` Routing: ${Object.entries(g.routing).map(([k, v]) => `${k} ${v}`).join(', ')}.` : ''),
-            table(g.deployments, [
-              { title: 'Deployment', cell: (d) => h('code', null, d.id) },
-              { title: 'Provider', cell: (d) => d.provider },
-              { title: 'Model', cell: (d) => d.model ?? '–' },
-              { title: 'Weight', cell: (d) => (d.weight === undefined ? '–' : String(d.weight)), class: 'num' },
-              { title: 'State', cell: state },
-            ], { testid: `model-group-${g.name}` }),
+            h(
+              'p',
+              { class: 'hint' },
+              g.fallback ? `Falls back to ${g.fallback}.` : 'No fallback.',
+              g.routing
+                ? ` Routing: ${Object.entries(g.routing)
+                    .map(([k, v]) => `${k} ${v}`)
+                    .join(', ')}.`
+                : '',
+            ),
+            table(
+              g.deployments,
+              [
+                { title: 'Deployment', cell: (d) => h('code', null, d.id) },
+                { title: 'Provider', cell: (d) => d.provider },
+                { title: 'Model', cell: (d) => d.model ?? '–' },
+                { title: 'Weight', cell: (d) => (d.weight === undefined ? '–' : String(d.weight)), class: 'num' },
+                { title: 'State', cell: state },
+              ],
+              { testid: `model-group-${g.name}` },
+            ),
           ),
         ),
     h('p', { class: 'hint' }, 'Model groups are changed in gateway.yaml.'),

@@ -19,9 +19,29 @@ function localProblem(next: string, repeat: string): string {
 }
 
 export function passwordPage(ctx: ViewContext): Node {
-  const current = h('input', { type: 'password', name: 'current-password', autocomplete: 'current-password', required: true, 'data-testid': 'current-password' });
-  const next = h('input', { type: 'password', name: 'new-password', autocomplete: 'new-password', required: true, minlength: MIN, maxlength: MAX, 'data-testid': 'new-password' });
-  const repeat = h('input', { type: 'password', name: 'repeat-password', autocomplete: 'new-password', required: true, 'data-testid': 'repeat-password' });
+  const current = h('input', {
+    type: 'password',
+    name: 'current-password',
+    autocomplete: 'current-password',
+    required: true,
+    'data-testid': 'current-password',
+  });
+  const next = h('input', {
+    type: 'password',
+    name: 'new-password',
+    autocomplete: 'new-password',
+    required: true,
+    minlength: MIN,
+    maxlength: MAX,
+    'data-testid': 'new-password',
+  });
+  const repeat = h('input', {
+    type: 'password',
+    name: 'repeat-password',
+    autocomplete: 'new-password',
+    required: true,
+    'data-testid': 'repeat-password',
+  });
   const message = h('p', { class: 'inline-error', role: 'alert', 'data-testid': 'password-error' });
   const done = h('div');
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Change password');
@@ -33,10 +53,20 @@ export function passwordPage(ctx: ViewContext): Node {
         replace(done);
         const problem = localProblem(next.value, repeat.value);
         if (problem) throw new Error(problem);
-        const answer = await put<SessionAnswer>('/session/password', { currentPassword: current.value, newPassword: next.value });
+        const answer = await put<SessionAnswer>('/session/password', {
+          currentPassword: current.value,
+          newPassword: next.value,
+        });
         setCsrfToken(answer.csrfToken);
         form.reset();
-        replace(done, h('div', { class: 'notice success', role: 'status', 'data-testid': 'password-changed' }, 'Password changed. Your other sessions have ended; this one goes on.'));
+        replace(
+          done,
+          h(
+            'div',
+            { class: 'notice success', role: 'status', 'data-testid': 'password-changed' },
+            'Password changed. Your other sessions have ended; this one goes on.',
+          ),
+        );
       }),
     },
     field('Current password', current),
@@ -50,6 +80,10 @@ export function passwordPage(ctx: ViewContext): Node {
     { class: 'page' },
     pageHeader('Change password'),
     done,
-    section(`Password of ${ctx.user.email}`, h('p', { class: 'hint' }, 'Changing it signs you out everywhere else.'), form),
+    section(
+      `Password of ${ctx.user.email}`,
+      h('p', { class: 'hint' }, 'Changing it signs you out everywhere else.'),
+      form,
+    ),
   );
 }

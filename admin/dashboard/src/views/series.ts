@@ -11,7 +11,17 @@ import { pageWindow, windowPicker } from '../time-window.ts';
 import type { ViewContext } from '../view.ts';
 import { bucketLabel } from './metrics.ts';
 
-const ZERO: Point = { requests: 0, errors: 0, latency_p50: null, latency_p95: null, latency_p99: null, throughput: 0, error_rate: null, token_count: 0, cost: 0 };
+const ZERO: Point = {
+  requests: 0,
+  errors: 0,
+  latency_p50: null,
+  latency_p95: null,
+  latency_p99: null,
+  throughput: 0,
+  error_rate: null,
+  token_count: 0,
+  cost: 0,
+};
 
 export async function seriesPage(ctx: ViewContext): Promise<Node> {
   const dimension = ctx.params.dimension as Dimension;
@@ -19,7 +29,12 @@ export async function seriesPage(ctx: ViewContext): Promise<Node> {
   if (!info) return empty('Unknown breakdown.');
   const key = ctx.params.key!;
   // Agents and model groups have filters; a deployment is one series of the deployment breakdown.
-  const filter: Query = dimension === 'agent' ? { agent: key } : dimension === 'model_group' ? { modelGroup: key } : { groupBy: 'deployment' };
+  const filter: Query =
+    dimension === 'agent'
+      ? { agent: key }
+      : dimension === 'model_group'
+        ? { modelGroup: key }
+        : { groupBy: 'deployment' };
   const w = await pageWindow(ctx);
   const metrics = await get<Metrics>(inProject(ctx.project, '/metrics'), { ...w, ...filter });
   const series = dimension === 'deployment' ? metrics.series.find((s) => s.key === key) : metrics.series[0];
@@ -28,10 +43,21 @@ export async function seriesPage(ctx: ViewContext): Promise<Node> {
   return h(
     'div',
     { class: 'page', 'data-testid': `series-page-${dimension}` },
-    h('p', { class: 'crumbs' }, h('a', { href: href(`/p/${seg(ctx.project)}/metrics`, { by: dimension }) }, 'Metrics'), ` › ${info.plural}`),
+    h(
+      'p',
+      { class: 'crumbs' },
+      h('a', { href: href(`/p/${seg(ctx.project)}/metrics`, { by: dimension }) }, 'Metrics'),
+      ` › ${info.plural}`,
+    ),
     pageHeader(`${info.label}: ${key}`, windowPicker(w, ctx.setQuery)),
-    h('p', { class: 'range' }, `${dateTime(metrics.from)} → ${dateTime(metrics.to)} · ${bucketLabel(metrics.bucketSeconds)} buckets`,
-      dimension === 'deployment' ? null : [' · ', h('a', { href: href(`/p/${seg(ctx.project)}/traces`, traceFilter) }, 'Traces')]),
+    h(
+      'p',
+      { class: 'range' },
+      `${dateTime(metrics.from)} → ${dateTime(metrics.to)} · ${bucketLabel(metrics.bucketSeconds)} buckets`,
+      dimension === 'deployment'
+        ? null
+        : [' · ', h('a', { href: href(`/p/${seg(ctx.project)}/traces`, traceFilter) }, 'Traces')],
+    ),
     totalsRow(totals),
     seriesCharts(series, ctx.onCleanup),
   );

@@ -16,7 +16,8 @@ export function signInPage(onSignedIn: (session: SessionAnswer) => void, notice?
       onsubmit: submitHandler(
         message,
         submit,
-        async () => onSignedIn(await post<SessionAnswer>('/session', { email: email.value.trim(), password: password.value })),
+        async () =>
+          onSignedIn(await post<SessionAnswer>('/session', { email: email.value.trim(), password: password.value })),
         () => password.select(),
       ),
     },

@@ -49,18 +49,34 @@ const isoOrUndefined = (local: string) => (local ? new Date(local).toISOString()
 const toLocal = (iso: string | null) => {
   if (!iso) return '';
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? '' : new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+  return Number.isNaN(d.getTime())
+    ? ''
+    : new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 };
 
 export async function tracesPage(ctx: ViewContext): Promise<Node> {
   const q = ctx.query;
   const offset = Math.max(0, Number(q.get('offset') ?? 0) || 0);
-  const query: Record<string, string | number | undefined> = { limit: LIMIT, offset, status: q.get('status') ?? undefined, from: q.get('from') ?? undefined, to: q.get('to') ?? undefined };
+  const query: Record<string, string | number | undefined> = {
+    limit: LIMIT,
+    offset,
+    status: q.get('status') ?? undefined,
+    from: q.get('from') ?? undefined,
+    to: q.get('to') ?? undefined,
+  };
   for (const f of TEXT_FILTERS) query[f.id] = q.get(f.id) ?? undefined;
   const page = await get<Page<TraceSummary>>(inProject(ctx.project, '/traces'), query);
 
-  const inputs = Object.fromEntries(TEXT_FILTERS.map((f) => [f.id, h('input', { type: 'search', name: f.id, value: q.get(f.id) ?? '' })]));
-  const status = h('select', { name: 'status' }, ['', 'completed', 'error', 'in_progress'].map((s) => h('option', { value: s, selected: (q.get('status') ?? '') === s }, s === '' ? 'Any' : s.replace('_', ' '))));
+  const inputs = Object.fromEntries(
+    TEXT_FILTERS.map((f) => [f.id, h('input', { type: 'search', name: f.id, value: q.get(f.id) ?? '' })]),
+  );
+  const status = h(
+    'select',
+    { name: 'status' },
+    ['', 'completed', 'error', 'in_progress'].map((s) =>
+      h('option', { value: s, selected: (q.get('status') ?? '') === s }, s === '' ? 'Any' : s.replace('_', ' ')),
+    ),
+  );
   const from = h('input', { type: 'datetime-local', name: 'from', value: toLocal(q.get('from')) });
   const to = h('input', { type: 'datetime-local', name: 'to', value: toLocal(q.get('to')) });
   const filters = h(
@@ -70,7 +86,12 @@ export async function tracesPage(ctx: ViewContext): Promise<Node> {
       'data-testid': 'trace-filters',
       onsubmit: (e: Event) => {
         e.preventDefault();
-        const next: Record<string, string | undefined> = { offset: undefined, status: status.value || undefined, from: isoOrUndefined(from.value), to: isoOrUndefined(to.value) };
+        const next: Record<string, string | undefined> = {
+          offset: undefined,
+          status: status.value || undefined,
+          from: isoOrUndefined(from.value),
+          to: isoOrUndefined(to.value),
+        };
         for (const f of TEXT_FILTERS) next[f.id] = inputs[f.id]!.value.trim() || undefined;
         ctx.setQuery(next);
       },
@@ -89,18 +110,30 @@ export async function tracesPage(ctx: ViewContext): Promise<Node> {
     section('Filters', filters),
     section(
       'Traces',
-      table(page.data, [
-        { title: 'Started', cell: (t) => h('span', { class: 'mono nowrap' }, dateTime(t.startTime)) },
-        { title: 'Name', cell: (t) => h('a', { href: href(`/p/${seg(ctx.project)}/traces/${seg(t.id)}`), 'data-testid': 'trace-link' }, t.name ?? t.id) },
-        { title: 'Status', cell: (t) => statusBadge(t.status, t.errorCode) },
-        { title: 'Agent', cell: (t) => t.agentName ?? t.agentId ?? '–' },
-        { title: 'Model group', cell: (t) => t.modelGroup ?? '–' },
-        { title: 'Deployment', cell: (t) => t.deployment ?? '–' },
-        { title: 'User', cell: (t) => t.userId ?? '–' },
-        { title: 'Duration', cell: (t) => ms(t.duration), class: 'num' },
-        { title: 'Tokens', cell: (t) => num(t.tokens), class: 'num' },
-        { title: 'Cost', cell: (t) => usd(t.cost), class: 'num' },
-      ], { testid: 'traces', emptyText: 'No traces match.' }),
+      table(
+        page.data,
+        [
+          { title: 'Started', cell: (t) => h('span', { class: 'mono nowrap' }, dateTime(t.startTime)) },
+          {
+            title: 'Name',
+            cell: (t) =>
+              h(
+                'a',
+                { href: href(`/p/${seg(ctx.project)}/traces/${seg(t.id)}`), 'data-testid': 'trace-link' },
+                t.name ?? t.id,
+              ),
+          },
+          { title: 'Status', cell: (t) => statusBadge(t.status, t.errorCode) },
+          { title: 'Agent', cell: (t) => t.agentName ?? t.agentId ?? '–' },
+          { title: 'Model group', cell: (t) => t.modelGroup ?? '–' },
+          { title: 'Deployment', cell: (t) => t.deployment ?? '–' },
+          { title: 'User', cell: (t) => t.userId ?? '–' },
+          { title: 'Duration', cell: (t) => ms(t.duration), class: 'num' },
+          { title: 'Tokens', cell: (t) => num(t.tokens), class: 'num' },
+          { title: 'Cost', cell: (t) => usd(t.cost), class: 'num' },
+        ],
+        { testid: 'traces', emptyText: 'No traces match.' },
+      ),
       pager(offset, LIMIT, page.data.length, page.pagination?.total, (o) => ctx.setQuery({ offset: String(o) })),
     ),
   );

@@ -22,14 +22,24 @@ const ROLES: Role[] = ['viewer', 'member', 'admin', 'owner'];
 function addForm(ctx: ViewContext): HTMLElement {
   const email = h('input', { type: 'email', name: 'email', required: true });
   const name = h('input', { type: 'text', name: 'name', maxlength: 200 });
-  const role = h('select', { name: 'role' }, ROLES.filter((r) => r !== 'owner' || ctx.user.role === 'owner').map((r) => h('option', { value: r, selected: r === 'viewer' }, r)));
+  const role = h(
+    'select',
+    { name: 'role' },
+    ROLES.filter((r) => r !== 'owner' || ctx.user.role === 'owner').map((r) =>
+      h('option', { value: r, selected: r === 'viewer' }, r),
+    ),
+  );
   const message = h('p', { class: 'inline-error', role: 'alert' });
   return h(
     'form',
     {
       class: 'form',
       onsubmit: submitHandler(message, null, async () => {
-        const added = await post<{ user: UserRow; password: string }>('/users', { email: email.value.trim(), name: name.value.trim() || undefined, role: role.value });
+        const added = await post<{ user: UserRow; password: string }>('/users', {
+          email: email.value.trim(),
+          name: name.value.trim() || undefined,
+          role: role.value,
+        });
         setFlash(shownOnce(`Password of ${added.user.email}`, added.password, 'user-password'));
         ctx.refresh();
       }),
@@ -49,7 +59,11 @@ export async function usersPage(ctx: ViewContext): Promise<Node> {
     ctx.refresh();
   };
   const roleSelect = (u: UserRow) => {
-    const select = h('select', { 'aria-label': `Role of ${u.email}` }, ROLES.map((r) => h('option', { value: r, selected: r === u.role }, r)));
+    const select = h(
+      'select',
+      { 'aria-label': `Role of ${u.email}` },
+      ROLES.map((r) => h('option', { value: r, selected: r === u.role }, r)),
+    );
     const status = h('span', { class: 'inline-error', role: 'alert' });
     select.addEventListener('change', () => {
       patch(`/users/${encodeURIComponent(u.id)}`, { role: select.value }).then(ctx.refresh, (err) => {
@@ -66,22 +80,29 @@ export async function usersPage(ctx: ViewContext): Promise<Node> {
     flash,
     section(
       'Dashboard users',
-      table(users.data, [
-        { title: 'Email', cell: (u) => u.email },
-        { title: 'Name', cell: (u) => u.name || '–' },
-        { title: 'Role', cell: (u) => (manage && u.id !== ctx.user.id ? roleSelect(u) : badge(u.role)) },
-        { title: 'State', cell: (u) => (u.active ? badge('active', 'ok') : badge('deactivated', 'bad')) },
-        { title: 'Added', cell: (u) => dateTime(u.createdAt) },
-        {
-          title: '',
-          cell: (u) =>
-            manage && u.id !== ctx.user.id
-              ? u.active
-                ? actionButton('Deactivate', change(u, { active: false }), { class: 'danger', confirmText: `Deactivate ${u.email}? Their sessions end.` })
-                : actionButton('Activate', change(u, { active: true }))
-              : null,
-        },
-      ], { testid: 'users' }),
+      table(
+        users.data,
+        [
+          { title: 'Email', cell: (u) => u.email },
+          { title: 'Name', cell: (u) => u.name || '–' },
+          { title: 'Role', cell: (u) => (manage && u.id !== ctx.user.id ? roleSelect(u) : badge(u.role)) },
+          { title: 'State', cell: (u) => (u.active ? badge('active', 'ok') : badge('deactivated', 'bad')) },
+          { title: 'Added', cell: (u) => dateTime(u.createdAt) },
+          {
+            title: '',
+            cell: (u) =>
+              manage && u.id !== ctx.user.id
+                ? u.active
+                  ? actionButton('Deactivate', change(u, { active: false }), {
+                      class: 'danger',
+                      confirmText: `Deactivate ${u.email}? Their sessions end.`,
+                    })
+                  : actionButton('Activate', change(u, { active: true }))
+                : null,
+          },
+        ],
+        { testid: 'users' },
+      ),
     ),
     manage ? section('Add a user', addForm(ctx)) : null,
   );

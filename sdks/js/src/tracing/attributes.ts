@@ -65,10 +65,15 @@ export function setGenerationAttributes(span: Span, fields: GenerationAttributes
   if (fields.model !== undefined) a['langfuse.observation.model.name'] = fields.model;
   if (fields.modelParameters !== undefined) a['langfuse.observation.model.parameters'] = json(fields.modelParameters);
   if (fields.usage !== undefined) a['langfuse.observation.usage_details'] = json(fields.usage);
-  if (fields.cost !== undefined) a['langfuse.observation.cost_details'] = json(typeof fields.cost === 'number' ? { total: fields.cost } : fields.cost);
-  const completionStart = fields.completionStartTime === undefined ? Number.NaN : new Date(fields.completionStartTime).getTime();
+  if (fields.cost !== undefined)
+    a['langfuse.observation.cost_details'] = json(
+      typeof fields.cost === 'number' ? { total: fields.cost } : fields.cost,
+    );
+  const completionStart =
+    fields.completionStartTime === undefined ? Number.NaN : new Date(fields.completionStartTime).getTime();
   // An unreadable time is left out: a tracing helper never throws into the program it observes.
-  if (!Number.isNaN(completionStart)) a['langfuse.observation.completion_start_time'] = new Date(completionStart).toISOString();
+  if (!Number.isNaN(completionStart))
+    a['langfuse.observation.completion_start_time'] = new Date(completionStart).toISOString();
   if (fields.input !== undefined) a['langfuse.observation.input'] = json(fields.input);
   if (fields.output !== undefined) a['langfuse.observation.output'] = json(fields.output);
   span.setAttributes(a);

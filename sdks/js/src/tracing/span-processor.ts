@@ -4,7 +4,13 @@
 import { TraceFlags, type Context } from '@opentelemetry/api';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { BatchSpanProcessor, type ReadableSpan, type Span, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BatchSpanProcessor,
+  type ReadableSpan,
+  type Span,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { countOption, positiveNumber, resolveConnection, type ConnectionOptions } from '../config.ts';
 import { propagatedAttributes } from '../trace-context.ts';
 import { traceAttributes } from './attributes.ts';
@@ -88,7 +94,11 @@ export class SvcSpanProcessor implements SpanProcessor {
     this.#maxQueueSize = countOption(options.maxQueueSize, 'maxQueueSize', 2048, 1);
     const exportTimeoutMillis = positiveNumber(options.exportTimeoutMillis, 'exportTimeoutMillis', 10_000);
     this.#logger = options.logger ?? console;
-    const exporter = new OTLPTraceExporter({ url: this.endpoint, headers: { Authorization: connection.authorization }, timeoutMillis: exportTimeoutMillis });
+    const exporter = new OTLPTraceExporter({
+      url: this.endpoint,
+      headers: { Authorization: connection.authorization },
+      timeoutMillis: exportTimeoutMillis,
+    });
     this.#batch = new BatchSpanProcessor(
       new ReportingExporter(exporter, (handed, failed, error) => {
         this.#queued -= handed;
@@ -96,7 +106,10 @@ export class SvcSpanProcessor implements SpanProcessor {
       }),
       {
         maxQueueSize: this.#maxQueueSize,
-        maxExportBatchSize: Math.min(countOption(options.maxExportBatchSize, 'maxExportBatchSize', 512, 1), this.#maxQueueSize),
+        maxExportBatchSize: Math.min(
+          countOption(options.maxExportBatchSize, 'maxExportBatchSize', 512, 1),
+          this.#maxQueueSize,
+        ),
         scheduledDelayMillis: positiveNumber(options.scheduledDelayMillis, 'scheduledDelayMillis', 1000),
         exportTimeoutMillis,
       },
@@ -149,6 +162,8 @@ export class SvcSpanProcessor implements SpanProcessor {
     this.#dropped += count;
     if (this.#warned) return;
     this.#warned = true;
-    this.#logger.warn(`svc-sdk: ${count} span(s) dropped: ${reason}. Later losses are counted in droppedSpans, not logged.`);
+    this.#logger.warn(
+      `svc-sdk: ${count} span(s) dropped: ${reason}. Later losses are counted in droppedSpans, not logged.`,
+    );
   }
 }
