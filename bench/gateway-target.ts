@@ -3,8 +3,9 @@
 // (SVC_BENCH_POSTGRES_URL). Plugins auth + router, plus tracing when asked, plus the policies when
 // SVC_BENCH_POLICIES is set (`memory`, or a Redis URL for the counters); one model group with one deployment (or
 // SVC_BENCH_DEPLOYMENTS of them, equal weights) pointing at the fake upstream (`openai`, or `anthropic` for the
-// anthropic target: every request and answer is then translated), one key.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// anthropic target: every request and answer is then translated), one key. storeStats() counts the stored traces
+// and the disk the embedded store's data directory uses, for the soak's bytes per trace.
+import { lstatSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -108,7 +109,15 @@ export interface GatewayTarget {
   url: string;
   /** Resolves once every trace of the requests so far is written (queue empty, nothing spilled). */
   settle(): Promise<void>;
+  storeStats(): Promise<{ traces: number; dataDirBytes?: number }>;
   close(): Promise<void>;
+}
+
+/** Disk used by the files under `path`, counted in allocated blocks as `du` does, bytes. */
+function diskUsage(path: string): number {
+  const stat = lstatSync(path);
+  if (!stat.isDirectory()) return stat.blocks * 512;
+  return readdirSync(path).reduce((sum, name) => sum + diskUsage(join(path, name)), stat.blocks * 512);
 }
 
 /** Deletes the run's Redis keys (budget counters would otherwise stay for a month). */
@@ -133,7 +142,7 @@ export async function startGatewayTarget(
   const configPath = join(dir, 'gateway.yaml');
   const config = benchConfig(upstreamBaseUrl, join(dir, 'data'), options.tracing, options.provider);
   writeFileSync(configPath, stringify(config));
-  const store = config.store as { redis_url?: string; redis_prefix?: string };
+  const store = config.store as { redis_url?: string; redis_prefix?: string; postgres_url: string; data_dir: string };
   // Process metrics stay on, as under `svc start`.
   const service = await startService({ configPath, log: silentLogger, watch: false });
   return {
@@ -144,6 +153,10 @@ export async function startGatewayTarget(
         if (s.queue_depth === 0 && s.spill_files === 0) return;
         await new Promise((r) => setTimeout(r, 20));
       }
+    },
+    async storeStats() {
+      const { rows } = await service.db.query<{ n: string }>('SELECT count(*) AS n FROM traces');
+      return { traces: Number(rows[0].n), dataDirBytes: store.postgres_url ? undefined : diskUsage(store.data_dir) };
     },
     async close() {
       await service.stop();

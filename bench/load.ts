@@ -1,5 +1,5 @@
 // Load generation for bench/run.ts (runs in the bench's own process, never in a server process).
-// - throughput: autocannon, N keep-alive connections, fixed duration.
+// - throughput: autocannon, N keep-alive connections, a fixed duration or number of requests; each answer's time.
 // - latency and time to first byte: one undici Client (one keep-alive connection), requests back to back,
 //   each timed with performance.now() (autocannon's histogram only has whole-millisecond resolution).
 import autocannon from 'autocannon';
@@ -16,29 +16,51 @@ export interface ThroughputResult {
   ok: number;
   bad: number;
   seconds: number;
+  /** Milliseconds from sending each 2xx request to its complete answer, in completion order. */
+  latency: Float64Array;
 }
 
-/** `rate`, when set, caps the total requests per second (autocannon overallRate); otherwise as fast as possible. */
-export async function throughput(
-  target: Target,
-  body: string,
-  connections: number,
-  seconds: number,
-  rate?: number,
-): Promise<ThroughputResult> {
-  const result = await autocannon({
-    ...(rate ? { overallRate: rate } : {}),
+export interface ThroughputOptions {
+  connections: number;
+  /** Runs this long... */
+  seconds?: number;
+  /** ...or until this many requests are answered (takes precedence). */
+  amount?: number;
+  /** Caps the total requests per second (autocannon overallRate); otherwise as fast as possible. */
+  rate?: number;
+}
+
+/**
+ * Keep-alive load at `connections` connections. A body containing `[<id>]` gets a fresh random id there in every
+ * request (autocannon idReplacement), so no two requests are alike.
+ */
+export async function throughput(target: Target, body: string, options: ThroughputOptions): Promise<ThroughputResult> {
+  const run = autocannon({
+    ...(options.rate ? { overallRate: options.rate } : {}),
+    ...(options.amount ? { amount: options.amount } : { duration: options.seconds ?? 1 }),
     url: target.url + target.path,
     method: 'POST',
     headers: target.headers,
     body,
-    connections,
+    idReplacement: body.includes('[<id>]'),
+    connections: options.connections,
     pipelining: 1,
-    duration: seconds,
     timeout: 10,
+  }) as unknown as autocannon.Instance & PromiseLike<autocannon.Result>;
+  // autocannon's own histogram keeps whole milliseconds; the response times it reports are finer.
+  const latencies: number[] = [];
+  run.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+    if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
   });
+  const result = await run;
   const bad = result.non2xx + result.errors + result.timeouts;
-  return { rps: result['2xx'] / result.duration, ok: result['2xx'], bad, seconds: result.duration };
+  return {
+    rps: result['2xx'] / result.duration,
+    ok: result['2xx'],
+    bad,
+    seconds: result.duration,
+    latency: Float64Array.from(latencies),
+  };
 }
 
 export interface TimedResult {

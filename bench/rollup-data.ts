@@ -5,9 +5,9 @@ import { randomUUID } from 'node:crypto';
 import { record } from '../src/metrics/latency-histogram.ts';
 import { BUCKET_SECONDS } from '../src/metrics/metric-window.ts';
 import { emptyRollupRow, type RollupRow } from '../src/metrics/rollup-accumulator.ts';
-import { upsertRollups } from '../src/metrics/rollup-store.ts';
+import { upsertRollups } from '../src/store/repos/metric-rollups.ts';
 import type { Queryable } from '../src/store/database.ts';
-import type { TraceItem } from '../src/tracing/trace-writer.ts';
+import type { TraceItem } from '../src/tracing/trace-item.ts';
 
 export const AGENTS = ['', 'planner', 'coder', 'reviewer', 'support', 'triage'];
 /** Model group, deployment, median latency (ms), USD per token, share of traffic. */

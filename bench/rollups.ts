@@ -10,13 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { customWindow, namedWindow, type WindowName } from '../src/metrics/metric-window.ts';
-import { gatewayPanels, metricsChart, type GroupBy } from '../src/metrics/metrics-query.ts';
+import { gatewayPanels, metricsChart } from '../src/metrics/metrics-query.ts';
+import type { GroupBy } from '../src/store/repos/metric-rollups.ts';
 import { RollupFlusher } from '../src/metrics/rollup-flusher.ts';
-import { writeTraceBatch } from '../src/metrics/write-trace-batch.ts';
+import { writeTraceBatch } from '../src/tracing/write-trace-batch.ts';
 import { silentLogger } from '../src/telemetry/logger.ts';
 import { openDatabase, type Database } from '../src/store/database.ts';
 import { migrate } from '../src/store/migrate.ts';
-import { insertTraceBatch } from '../src/store/repos/traces.ts';
+import { insertTraceBatch } from '../src/store/repos/trace-batch.ts';
 import { AGENTS, DEPLOYMENTS, fillRollups, sampleTraceItems } from './rollup-data.ts';
 import { scratchPostgres } from './scratch-database.ts';
 

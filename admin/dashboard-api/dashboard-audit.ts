@@ -1,27 +1,18 @@
 // Audit rows for changes made through the dashboard: actor `dashboard:<email>`, in the changing transaction.
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../../src/store/database.ts';
-import { writeAudit } from '../../src/store/repos/audit-log.ts';
+import { writeProjectAudit, type ProjectChange } from '../../src/store/repos/audit-log.ts';
 import type { Project } from '../../src/store/repos/projects.ts';
 import { dashboardActor, dashboardUserOf } from './session-guard.ts';
 
-export interface AuditedChange {
-  action: string;
-  resourceType: string;
-  resourceId: string;
-  details?: Record<string, unknown>;
-}
+/** Who a change made through the dashboard is by, as the use cases (`by`) take it. */
+export const byDashboardUser = (req: FastifyRequest) => ({ actor: dashboardActor(dashboardUserOf(req)) });
 
 export function auditDashboardChange(
   tx: Queryable,
   req: FastifyRequest,
   project: Pick<Project, 'id' | 'organizationId'>,
-  change: AuditedChange,
+  change: ProjectChange,
 ): Promise<void> {
-  return writeAudit(tx, {
-    organizationId: project.organizationId,
-    projectId: project.id,
-    actor: dashboardActor(dashboardUserOf(req)),
-    ...change,
-  });
+  return writeProjectAudit(tx, project, byDashboardUser(req).actor, change);
 }

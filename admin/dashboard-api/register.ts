@@ -3,19 +3,19 @@
 // One file per area; add yours with one line in the list below.
 import type { FastifyInstance } from 'fastify';
 import type { AdminContext } from '../context.ts';
-import { registerDashboardAgents } from './agents.ts';
-import { registerDashboardAutomations } from './automations.ts';
-import { registerDashboardBudgets } from './budgets.ts';
-import { registerDashboardKeys } from './keys.ts';
-import { registerDashboardMetrics } from './metrics.ts';
-import { registerDashboardModelGroups } from './model-groups.ts';
-import { registerDashboardProjectServing } from './project-serving.ts';
-import { registerDashboardPrompts } from './prompts.ts';
-import { registerDashboardTraces } from './traces.ts';
+import { registerDashboardAgents } from './routes/agents.ts';
+import { registerDashboardAutomations } from './routes/automations.ts';
+import { registerDashboardBudgets } from './routes/budgets.ts';
+import { registerDashboardKeys } from './routes/keys.ts';
+import { registerDashboardMetrics } from './routes/metrics.ts';
+import { registerDashboardModelGroups } from './routes/model-groups.ts';
+import { registerDashboardProjectServing } from './routes/project-serving.ts';
+import { registerDashboardPrompts } from './routes/prompts.ts';
+import { registerDashboardTraces } from './routes/traces.ts';
 import { dashboardErrorHandler, dashboardNotFoundHandler } from './error-handler.ts';
-import { registerOverviewRoutes } from './overview-routes.ts';
-import { registerSessionRoutes } from './session-routes.ts';
-import { registerUserRoutes } from './user-routes.ts';
+import { registerOverviewRoutes } from './routes/overview.ts';
+import { registerSessionRoutes } from './routes/session.ts';
+import { registerUserRoutes } from './routes/users.ts';
 
 export function registerDashboardApi(app: FastifyInstance, ctx: AdminContext): void {
   app.setErrorHandler(dashboardErrorHandler(ctx.log));

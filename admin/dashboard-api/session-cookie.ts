@@ -2,7 +2,7 @@
 // admin listener speaks plain HTTP unless a TLS proxy fronts it (docs/dashboard.md).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayConfig } from '../../src/config/types.ts';
-import type { DashboardUser } from './session-guard.ts';
+import type { SessionUser } from '../../src/store/repos/dashboard-sessions.ts';
 
 export const SESSION_COOKIE = 'svc_session';
 
@@ -28,7 +28,7 @@ export const sessionLifetimeMs = (config: GatewayConfig): number => config.dashb
 /** Answers with a session just created: its cookie, no caching, the user and the session's CSRF token. */
 export function newSessionAnswer(
   reply: FastifyReply,
-  user: DashboardUser,
+  user: SessionUser,
   session: { token: string; csrfToken: string },
   lifetimeMs: number,
 ) {
@@ -39,4 +39,4 @@ export function newSessionAnswer(
 }
 
 /** The user as the session answers show it. */
-export const sessionUser = ({ id, email, name, role }: DashboardUser): DashboardUser => ({ id, email, name, role });
+export const sessionUser = ({ id, email, name, role }: SessionUser): SessionUser => ({ id, email, name, role });

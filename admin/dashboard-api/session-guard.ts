@@ -5,15 +5,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { roleAtLeast, type Role } from '../../src/users/roles.ts';
-import { findSession, type Session } from '../../src/users/sessions.ts';
+import { findSession, type Session, type SessionUser } from '../../src/store/repos/dashboard-sessions.ts';
 import type { AdminContext } from '../context.ts';
 import { DashboardApiError } from './dashboard-error.ts';
 import { sessionTokenOf } from './session-cookie.ts';
 
 export { DashboardApiError, type DashboardErrorCode } from './dashboard-error.ts';
 export { dashboardErrorHandler } from './error-handler.ts';
-
-export type DashboardUser = Session['user'];
 
 export const CSRF_HEADER = 'x-svc-csrf';
 
@@ -50,7 +48,7 @@ export function requireSession(ctx: AdminContext, minRole: Role): onRequestAsync
 }
 
 /** The signed-in user; only in handlers of routes that have a `requireSession` hook. */
-export function dashboardUserOf(req: FastifyRequest): DashboardUser {
+export function dashboardUserOf(req: FastifyRequest): SessionUser {
   return sessionOf(req).user;
 }
 
@@ -62,4 +60,4 @@ export function sessionOf(req: FastifyRequest): Session {
 }
 
 /** The audit-log actor of the signed-in user. */
-export const dashboardActor = (user: Pick<DashboardUser, 'email'>) => `dashboard:${user.email}`;
+export const dashboardActor = (user: Pick<SessionUser, 'email'>) => `dashboard:${user.email}`;

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../../src/telemetry/logger.ts';
 import { invalidRequestData, PublicApiError, type PublicErrorBody } from './public-error.ts';
-import { describeAjvError } from './validation.ts';
+import { describeAjvError } from '../../src/validation/ajv-errors.ts';
 
 const FRAMING_ERRORS: Record<string, [number, PublicErrorBody['error']]> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'UnsupportedMediaTypeError'],

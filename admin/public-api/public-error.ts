@@ -1,5 +1,7 @@
 // Errors of the public API ({base_url}/api/public): `{ message, error }` with Langfuse's error class names (spec part 7
-// leaves the codes beyond 401 and 403 open; docs/public-api.md lists them).
+// leaves the codes beyond 401 and 403 open; docs/public-api.md lists them). Validation issues are listed in Langfuse's
+// (zod's) issue shape reduced to path and message.
+import type { ValidationIssue } from '../../src/validation/validation-issue.ts';
 
 export const PUBLIC_ERROR_STATUS = {
   InvalidRequestError: 400,
@@ -14,12 +16,6 @@ export const PUBLIC_ERROR_STATUS = {
 } as const;
 
 export type PublicErrorName = keyof typeof PUBLIC_ERROR_STATUS;
-
-/** One problem found by request validation, Langfuse's (zod's) issue shape reduced to path and message. */
-export interface ValidationIssue {
-  path: (string | number)[];
-  message: string;
-}
 
 export interface PublicErrorBody {
   message: string;

@@ -3,10 +3,9 @@
 // walk follows a schema where it is unambiguous (properties, items, additionalProperties, $ref) and, at anyOf / oneOf,
 // takes the first branch the value fits once stripped.
 import type { Ajv, ValidateFunction } from 'ajv';
+import { isObject } from '../../src/validation/json-object.ts';
 
 type Schema = Record<string, any>;
-
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** A function that removes, in place, the fields `root` does not name wherever it closes an object. */
 export function unknownFieldStripper(ajv: Ajv, root: Schema): (value: unknown) => void {

@@ -2,9 +2,9 @@
 // answer and request guard (request id, API key, rate limit), encapsulated in this scope.
 import type { FastifyInstance } from 'fastify';
 import type { AdminContext } from '../context.ts';
-import { registerAgents } from '../routes/agents.ts';
-import { registerSpans } from '../routes/spans.ts';
-import { registerTraces } from '../routes/traces.ts';
+import { registerAgents } from './routes/agents.ts';
+import { registerSpans } from './routes/spans.ts';
+import { registerTraces } from './routes/traces.ts';
 import { restErrorHandler, restNotFoundHandler } from './error-handler.ts';
 import { requestGuard } from './request-guard.ts';
 import { refuseUnstorableText } from './storable-text.ts';

@@ -1,9 +1,10 @@
 // The SCIM User resource (RFC 7643 §4.1) of a svc user: userName is the email, name.formatted the name. The role is not
 // part of it (memberships set roles); new SCIM users are viewers unless `roles` names another role (never owner: the
-// route refuses it, admin/routes/public-scim.ts).
+// route refuses it, scim-routes.ts).
 import { isEmail } from '../../src/users/add-user.ts';
 import { isRole, type Role } from '../../src/users/roles.ts';
-import type { User } from '../../src/users/users.ts';
+import type { User } from '../../src/store/repos/users.ts';
+import { isObject } from '../../src/validation/json-object.ts';
 import { invalidValue, ScimError } from './scim-error.ts';
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
@@ -33,8 +34,6 @@ export interface ScimUserFields {
   password?: string;
   role?: Role;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function text(value: unknown, attribute: string): string {
   if (typeof value !== 'string') throw invalidValue(`${attribute} must be a string`);

@@ -1,9 +1,8 @@
 // auth: finds the caller's gateway key, checks it (blocked, expired, network), and resolves the model group.
 import type { IncomingHttpHeaders } from 'node:http';
-import { GatewayError } from '../../src/errors/gateway-error.ts';
 import { hashKey } from '../../src/keys/key-store.ts';
 import { addressAllowed } from '../../src/keys/networks.ts';
-import { definePlugin } from '../../src/pipeline/define-plugin.ts';
+import { definePlugin, GatewayError } from '../../src/plugin-api.ts';
 import schema from './schema.json' with { type: 'json' };
 
 function presentedKey(headers: IncomingHttpHeaders): string | undefined {

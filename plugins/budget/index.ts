@@ -1,22 +1,21 @@
 // budget: USD budgets on keys, agents, organization units and projects (budget-chain.ts), hard or soft, per
 // period. Admission reserves the worst case against every budget of the chain in one atomic step of the shared
 // counters; the request's real cost replaces the reservation when it ends, and goes to the spend ledger.
-import type { DeploymentConfig } from '../../src/config/types.ts';
 import { BudgetChains, type ChainBudget } from '../../src/budget/budget-chain.ts';
 import { periodResetAt, secondsUntil } from '../../src/budget/period-reset.ts';
-import { GatewayError } from '../../src/errors/gateway-error.ts';
-import { definePlugin } from '../../src/pipeline/define-plugin.ts';
-import { stateSlot } from '../../src/pipeline/state.ts';
-import type { RequestContext } from '../../src/pipeline/types.ts';
-import { deploymentPrice } from '../../src/pricing/prices.ts';
-import { groupChain } from '../../src/routing/model-groups.ts';
 import {
   CountersUnavailableError,
+  definePlugin,
+  GatewayError,
   projectTag,
+  stateSlot,
+  StoreUnavailableError,
+  type DeploymentConfig,
   type PeriodAdmission,
   type PeriodCheck,
-} from '../../src/store/counters/counters.ts';
-import { storeUnreachable } from '../../src/store/store-unreachable.ts';
+  type RequestContext,
+} from '../../src/plugin-api.ts';
+import { deploymentPrice } from '../../src/pricing/prices.ts';
 import schema from './schema.json' with { type: 'json' };
 import { worstCaseCost } from './worst-case.ts';
 
@@ -46,7 +45,7 @@ function unavailable(err: unknown): never {
 
 /** A counter is seeded from the spend ledger; with the store unreachable the budget cannot be checked (spec: 503). */
 function ledgerUnavailable(err: unknown): never {
-  if (storeUnreachable(err)) {
+  if (err instanceof StoreUnavailableError) {
     throw new GatewayError(
       'gateway_config_stale',
       'The gateway cannot enforce its budgets: its store is unreachable, so the spend so far cannot be read. Retry shortly.',
@@ -61,7 +60,7 @@ function ledgerUnavailable(err: unknown): never {
  * answered; the reservation when a provider answered without usage (the cost cannot be known, so it is not undercounted).
  */
 function realCostNano(ctx: RequestContext, reservedNano: number): number {
-  if (ctx.responseHeaders['x-svc-cache'] === 'hit') return 0;
+  if (ctx.source === 'cache') return 0;
   if (ctx.usage) return Math.round((ctx.cost ?? 0) * NANO);
   return ctx.attempts.some((a) => a.o === 'ok') ? reservedNano : 0;
 }
@@ -102,7 +101,8 @@ export default definePlugin({
           );
         }
         if (chain.length === 0) return;
-        const candidates = groupChain(services.modelGroups, ctx.group)
+        const candidates = services.modelGroups
+          .chain(ctx.group)
           .flatMap((g) => g.deployments)
           .filter((d) => d.weight > 0 && (ctx.route !== 'embeddings' || d.embeddings !== false));
         const worst = worstCaseCost(ctx, candidates, priceOf);

@@ -1,5 +1,5 @@
 // The stored form of an answer: a non-streamed chat completion, and the check that one is worth storing.
-import type { ChatChunk, JsonObject, Usage } from '../../src/pipeline/types.ts';
+import type { ChatChunk, JsonObject, Usage } from '../../src/plugin-api.ts';
 
 export interface CachedChoice {
   index: number;

@@ -1,10 +1,14 @@
 // cache: answers non-streamed chat completions from earlier identical requests of the same project and model group.
 // A streamed request may be answered from a stored answer, replayed as an OpenAI stream; only non-streamed answers
 // are stored. A store that cannot be reached (Redis down) is a miss, never a failed request.
-import { definePlugin } from '../../src/pipeline/define-plugin.ts';
-import { stateSlot } from '../../src/pipeline/state.ts';
-import type { GatewayResponse, RequestContext } from '../../src/pipeline/types.ts';
-import { CountersUnavailableError, type SharedValues } from '../../src/store/counters/counters.ts';
+import {
+  CountersUnavailableError,
+  definePlugin,
+  stateSlot,
+  type GatewayResponse,
+  type RequestContext,
+  type SharedValues,
+} from '../../src/plugin-api.ts';
 import { cacheDirectives } from './cache-directives.ts';
 import { cacheKey } from './cache-key.ts';
 import { completionChunks, isCacheable, type CachedCompletion } from './cached-completion.ts';
@@ -40,8 +44,11 @@ function hit(ctx: RequestContext, stored: Buffer): GatewayResponse {
   // No provider was paid; streams keep the spec's "estimated" flag (their cost is fixed at admission, here 0).
   ctx.cost = 0;
   ctx.costEstimated = ctx.stream;
-  if (ctx.stream) return { kind: 'stream', status: 200, events: completionChunks(completion, ctx.clientWantsUsage) };
-  return { kind: 'json', status: 200, body: completion, raw };
+  if (ctx.stream) {
+    const events = completionChunks(completion, ctx.clientWantsUsage);
+    return { kind: 'stream', status: 200, source: 'cache', events };
+  }
+  return { kind: 'json', status: 200, source: 'cache', body: completion, raw };
 }
 
 export default definePlugin<CacheConfig>({

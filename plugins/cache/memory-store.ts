@@ -1,6 +1,5 @@
 // In-process cache values: least recently used first out, bounded by the bytes of keys and values.
-import type { Clock } from '../../src/pipeline/clock.ts';
-import type { SharedValues } from '../../src/store/counters/counters.ts';
+import type { Clock, SharedValues } from '../../src/plugin-api.ts';
 
 interface Entry {
   value: Buffer;

@@ -1,11 +1,15 @@
 // rate-limit: requests and tokens per calendar minute, per key (the key's rpm/tpm) and per project (gateway.yaml
 // projects[].rpm/tpm). One atomic check-and-add over every limit that applies, in the shared counters, so replicas
 // sharing Redis enforce one limit. Tokens are reserved at admission and settled when the request ends.
-import { GatewayError } from '../../src/errors/gateway-error.ts';
-import { definePlugin } from '../../src/pipeline/define-plugin.ts';
-import { stateSlot } from '../../src/pipeline/state.ts';
-import type { RequestContext } from '../../src/pipeline/types.ts';
-import { CountersUnavailableError, projectTag, type MinuteCheck } from '../../src/store/counters/counters.ts';
+import {
+  CountersUnavailableError,
+  definePlugin,
+  GatewayError,
+  projectTag,
+  stateSlot,
+  type MinuteCheck,
+  type RequestContext,
+} from '../../src/plugin-api.ts';
 import schema from './schema.json' with { type: 'json' };
 import { tokensToReserve, tokensUsed } from './token-reservation.ts';
 

@@ -1,5 +1,4 @@
-import type { Principal } from '../../src/pipeline/types.ts';
-import type { ModelGroupRegistry } from '../../src/routing/model-groups.ts';
+import type { ModelGroupRegistry, Principal } from '../../src/plugin-api.ts';
 
 /** GET /v1/models: the groups the key may call, sorted by name (code-point order). */
 export function listModels(principal: Principal | undefined, groups: ModelGroupRegistry) {

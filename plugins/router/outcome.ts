@@ -1,6 +1,5 @@
 // How one failed attempt is judged (ARCHITECTURE.md section 5, docs/decisions.md "Routing outcomes").
-import type { AttemptOutcome } from '../../src/pipeline/types.ts';
-import type { UpstreamError } from '../../src/providers/upstream-error.ts';
+import type { AttemptOutcome, UpstreamError } from '../../src/plugin-api.ts';
 
 export interface FailureVerdict {
   outcome: AttemptOutcome;

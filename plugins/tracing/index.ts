@@ -1,8 +1,6 @@
 // tracing: every chat/embeddings request becomes a trace whose id is x-svc-request-id, written off the request
 // path by the trace writer. Refusals follow the Traced column of spec part 7.
-import type { DeploymentConfig } from '../../src/config/types.ts';
-import { definePlugin } from '../../src/pipeline/define-plugin.ts';
-import { stateSlot } from '../../src/pipeline/state.ts';
+import { definePlugin, stateSlot, type DeploymentConfig } from '../../src/plugin-api.ts';
 import { callerContext } from '../../src/tracing/caller-context.ts';
 import { gatewayTrace, refusalCode } from '../../src/tracing/gateway-trace.ts';
 import { RefusalSampler } from '../../src/tracing/refusal-sampler.ts';

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '../store/database.ts';
 import { DurableWriter } from '../store/durable-writer.ts';
 import { insertSpend, spentInPeriod, type SpendEntry } from '../store/repos/budget-spend.ts';
+import { StoreUnavailableError, storeUnreachable } from '../store/store-unreachable.ts';
 import type { Logger } from '../telemetry/logger.ts';
 
 /** The cost of one request against one budget. */
@@ -18,7 +19,10 @@ export interface Spend {
 export interface SpendLedger {
   /** Adds settled costs; never blocks, never throws. */
   record(spends: readonly Spend[]): void;
-  /** Nano-USD stored for a budget and period, plus what this process has recorded but not stored yet. */
+  /**
+   * Nano-USD stored for a budget and period, plus what this process has recorded but not stored yet. Rejects with
+   * StoreUnavailableError when the store cannot be reached.
+   */
   spent(budgetId: string, periodId: string): Promise<number>;
 }
 
@@ -73,11 +77,11 @@ export class DurableSpendLedger implements SpendLedger {
 
   async spent(budgetId: string, periodId: string): Promise<number> {
     const k = keyOf(budgetId, periodId);
-    return (
-      (await spentInPeriod(this.#db, budgetId, periodId)) +
-      (this.#summing.get(k)?.usdNano ?? 0) +
-      (this.#unstored.get(k) ?? 0)
-    );
+    const stored = await spentInPeriod(this.#db, budgetId, periodId).catch((err: unknown) => {
+      if (!storeUnreachable(err)) throw err;
+      throw new StoreUnavailableError(`the spend ledger cannot be read: ${(err as Error).message}`, { cause: err });
+    });
+    return stored + (this.#summing.get(k)?.usdNano ?? 0) + (this.#unstored.get(k) ?? 0);
   }
 
   #flush(): void {

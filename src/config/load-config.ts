@@ -112,18 +112,40 @@ type PendingIssue = Omit<ConfigIssue, 'path'> & { segments: (string | number)[] 
 /** Rules JSON Schema cannot express: uniqueness and references between sections. */
 function crossCheck(config: GatewayConfig, warnings: string[]): PendingIssue[] {
   const issues: PendingIssue[] = [];
+  const projectIds = checkProjects(config, issues);
+  const groups = checkModelGroups(config, issues, warnings);
+  checkKeys(config, projectIds, groups, issues);
+  checkAgents(config, projectIds, issues);
+  const units = checkOrgUnits(config, projectIds, issues);
+  // A chain that cannot be built is a warning, not an error: the keys it concerns are refused with
+  // 503 budget_config_invalid (spec part 7) while every other key keeps working.
+  for (const k of config.keys) {
+    if (k.unit === undefined) continue;
+    const chain = unitChain(units, k.unit, k.project);
+    if (!chain.ok) warnings.push(`key '${k.alias}': ${chain.reason}; its requests get 503 budget_config_invalid`);
+  }
+  return issues;
+}
+
+/** The project ids, each once. */
+function checkProjects(config: GatewayConfig, issues: PendingIssue[]): Set<string> {
   const projectIds = new Set<string>();
   config.projects.forEach((p, i) => {
     if (projectIds.has(p.id))
       issues.push({ segments: ['projects', i, 'id'], message: `duplicate project id '${p.id}'` });
     projectIds.add(p.id);
   });
-  const groups = new Map<string, number>();
+  return projectIds;
+}
+
+/** Group names and deployment ids, each once, and fallbacks naming another group; returns the group names. */
+function checkModelGroups(config: GatewayConfig, issues: PendingIssue[], warnings: string[]): Set<string> {
+  const groups = new Set<string>();
   const deploymentIds = new Set<string>();
   config.model_groups.forEach((g, gi) => {
     if (groups.has(g.name))
       issues.push({ segments: ['model_groups', gi, 'name'], message: `duplicate model group '${g.name}'` });
-    groups.set(g.name, gi);
+    groups.add(g.name);
     g.deployments.forEach((d, di) => {
       // Deployment ids key bench state and attempt records, so they are unique across groups.
       if (deploymentIds.has(d.id)) {
@@ -145,6 +167,10 @@ function crossCheck(config: GatewayConfig, warnings: string[]): PendingIssue[] {
     else if (!groups.has(g.fallback))
       issues.push({ segments: ['model_groups', gi, 'fallback'], message: `unknown model group '${g.fallback}'` });
   });
+  return groups;
+}
+
+function checkKeys(config: GatewayConfig, projectIds: Set<string>, groups: Set<string>, issues: PendingIssue[]): void {
   const aliases = new Set<string>();
   config.keys.forEach((k, ki) => {
     if (aliases.has(k.alias))
@@ -169,6 +195,9 @@ function crossCheck(config: GatewayConfig, warnings: string[]): PendingIssue[] {
       }
     });
   });
+}
+
+function checkAgents(config: GatewayConfig, projectIds: Set<string>, issues: PendingIssue[]): void {
   const agentIds = new Set<string>();
   const agentNames = new Set<string>();
   config.agents.forEach((a, ai) => {
@@ -184,6 +213,14 @@ function crossCheck(config: GatewayConfig, warnings: string[]): PendingIssue[] {
     if (!projectIds.has(a.project))
       issues.push({ segments: ['agents', ai, 'project'], message: `unknown project '${a.project}'` });
   });
+}
+
+/** Unit ids, each once, in known projects; returns the units by id. */
+function checkOrgUnits(
+  config: GatewayConfig,
+  projectIds: Set<string>,
+  issues: PendingIssue[],
+): Map<string, OrgUnitConfig> {
   const units = new Map<string, OrgUnitConfig>();
   config.org_units.forEach((u, ui) => {
     if (units.has(u.id))
@@ -192,12 +229,5 @@ function crossCheck(config: GatewayConfig, warnings: string[]): PendingIssue[] {
     if (!projectIds.has(u.project))
       issues.push({ segments: ['org_units', ui, 'project'], message: `unknown project '${u.project}'` });
   });
-  // A chain that cannot be built is a warning, not an error: the keys it concerns are refused with
-  // 503 budget_config_invalid (spec part 7) while every other key keeps working.
-  for (const k of config.keys) {
-    if (k.unit === undefined) continue;
-    const chain = unitChain(units, k.unit, k.project);
-    if (!chain.ok) warnings.push(`key '${k.alias}': ${chain.reason}; its requests get 503 budget_config_invalid`);
-  }
-  return issues;
+  return units;
 }

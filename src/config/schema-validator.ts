@@ -1,43 +1,30 @@
-import { Ajv, type ErrorObject } from 'ajv';
-import addFormatsModule from 'ajv-formats';
-
-// ajv-formats ships CommonJS; its default export is the function under ESM interop.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+// Configuration's ajv and its wording of schema errors: ajv's own messages, except where a YAML author wants the
+// property named (`unknown property 'rpmm'`) or the allowed values listed; issues are reported at the object at fault.
+import type { Ajv, ErrorObject } from 'ajv';
+import { createAjv } from '../validation/ajv.ts';
+import { describeAjvError, ISSUE_WORDING, type Wording } from '../validation/ajv-errors.ts';
 
 /** One ajv instance for configuration: every error, defaults applied, scalar types coerced. */
 export function createConfigAjv(): Ajv {
   // coerceTypes: `${PORT}` inside a YAML flow map must stay quoted, so "8080" becomes 8080 where a number is expected.
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: true, strict: false });
-  addFormats(ajv);
-  return ajv;
+  return createAjv({ allErrors: true, useDefaults: true, coerceTypes: true });
 }
 
-function decodePointer(pointer: string): string[] {
-  if (pointer === '') return [];
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-}
+const CONFIG_WORDING: Wording = {
+  additionalProperties: (p) => `unknown property '${p.additionalProperty}'`,
+  enum: ISSUE_WORDING.enum,
+  const: (p) => `must be ${JSON.stringify(p.allowedValue)}`,
+};
 
 /** ajv errors as issues with path segments relative to `base`; drops the noise of `if` wrappers. */
 export function ajvIssues(
   errors: ErrorObject[] | null | undefined,
   base: readonly (string | number)[] = [],
 ): { segments: (string | number)[]; message: string }[] {
-  const out: { segments: (string | number)[]; message: string }[] = [];
-  for (const err of errors ?? []) {
-    if (err.keyword === 'if') continue;
-    const segments = [...base, ...decodePointer(err.instancePath)];
-    let message = err.message ?? 'is invalid';
-    if (err.keyword === 'additionalProperties') {
-      message = `unknown property '${(err.params as { additionalProperty: string }).additionalProperty}'`;
-    } else if (err.keyword === 'enum') {
-      message = `must be one of ${(err.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
-    } else if (err.keyword === 'const') {
-      message = `must be ${JSON.stringify((err.params as { allowedValue: unknown }).allowedValue)}`;
-    }
-    out.push({ segments, message });
-  }
-  return out;
+  return (errors ?? [])
+    .filter((err) => err.keyword !== 'if')
+    .map((err) => {
+      const { path, message } = describeAjvError(err, CONFIG_WORDING, { propertyErrorsAt: 'object' });
+      return { segments: [...base, ...path], message };
+    });
 }

@@ -1,15 +1,12 @@
 // `svc automations …`: create, list, enable, disable, delete automations and read their delivery attempts, run
 // against an open store like the other store commands (here, or in the running service over the control socket).
-import { writeAudit } from '../store/repos/audit-log.ts';
+import { addAutomation, removeAutomation, switchAutomation } from '../automations/automation-changes.ts';
 import {
   AUTOMATION_ACTIONS,
   AUTOMATION_TYPES,
-  createAutomation,
-  deleteAutomation,
   getAutomation,
   listAutomations,
   listDeliveryAttempts,
-  setAutomationEnabled,
   type Automation,
   type AutomationAction,
   type AutomationType,
@@ -18,7 +15,7 @@ import {
 } from '../store/repos/automations.ts';
 import { getProject } from '../store/repos/projects.ts';
 import { AutomationRuleError, checkAutomationSpec, type AutomationField } from '../webhooks/automation-rules.ts';
-import { CommandError, type CommandContext } from './commands.ts';
+import { CLI_ACTOR, CommandError, requireProject, type CommandContext } from './command-context.ts';
 
 export interface AutomationsCreateArgs {
   project: string;
@@ -88,69 +85,32 @@ function checkCreate(args: AutomationsCreateArgs): void {
   }
 }
 
-async function audit(
-  ctx: CommandContext,
-  a: Automation,
-  action: string,
-  details: Record<string, unknown> = {},
-): Promise<void> {
-  const project = await getProject(ctx.db, a.projectId);
-  await writeAudit(ctx.db, {
-    organizationId: project?.organizationId,
-    projectId: a.projectId,
-    actor: 'cli',
-    action,
-    resourceType: 'automation',
-    resourceId: a.id,
-    details,
-  });
-}
-
 export async function runAutomationCommand(ctx: CommandContext, r: AutomationRequest): Promise<AutomationResult> {
   switch (r.command) {
     case 'automations.create': {
       checkCreate(r.args);
-      return ctx.db.transaction(async (tx) => {
-        const project = await getProject(tx, r.args.project);
-        if (!project)
-          throw new CommandError(
-            `unknown project '${r.args.project}' (projects come from gateway.yaml and are created when svc starts)`,
-          );
-        const created = await createAutomation(tx, {
-          projectId: project.id,
-          name: r.args.name,
-          type: r.args.type,
-          url: r.args.url,
-          actions: r.args.actions,
-          headers: r.args.headers,
-          pagerdutyRoutingKey: r.args.routingKey,
-        });
-        await writeAudit(tx, {
-          organizationId: project.organizationId,
-          projectId: project.id,
-          actor: 'cli',
-          action: 'automation.create',
-          resourceType: 'automation',
-          resourceId: created.id,
-          details: { type: created.type, url: created.url, actions: created.actions },
-        });
-        return created;
-      });
+      const { name, type, url, actions, headers, routingKey } = r.args;
+      const project = await requireProject(ctx.db, r.args.project);
+      return addAutomation(
+        ctx.db,
+        project,
+        { name, type, url, actions, headers, pagerdutyRoutingKey: routingKey },
+        CLI_ACTOR,
+      );
     }
     case 'automations.list':
       return listAutomations(ctx.db, r.args.project);
     case 'automations.enable':
     case 'automations.disable': {
-      const changed = await setAutomationEnabled(ctx.db, r.args.id, r.command === 'automations.enable');
+      const changed = await switchAutomation(ctx.db, r.args.id, r.command === 'automations.enable', CLI_ACTOR);
       if (!changed) throw new CommandError(`unknown automation '${r.args.id}'`);
-      await audit(ctx, changed, r.command === 'automations.enable' ? 'automation.enable' : 'automation.disable');
       return changed;
     }
     case 'automations.delete': {
       const found = await getAutomation(ctx.db, r.args.id);
-      if (!found || !(await deleteAutomation(ctx.db, r.args.id)))
+      const project = found && (await getProject(ctx.db, found.projectId));
+      if (!found || !project || !(await removeAutomation(ctx.db, project, found, CLI_ACTOR)))
         throw new CommandError(`unknown automation '${r.args.id}'`);
-      await audit(ctx, found, 'automation.delete');
       return { deleted: found.id };
     }
     case 'automations.deliveries':

@@ -1,13 +1,13 @@
 // The operator commands that change the store (`svc migrate`, `svc keys create`, `svc agents add`, `svc automations`,
-// `svc users`),
-// run against an open database: by the CLI itself, or by the running service on behalf of a CLI (control socket).
-import type { Database, Queryable } from '../store/database.ts';
+// `svc users`), run against an open database: by the CLI itself, or by the running service on behalf of a CLI
+// (control socket).
+import { addProjectAgent } from '../agents/agent-changes.ts';
+import { addApiKey } from '../api-keys/add-api-key.ts';
 import { migrate } from '../store/migrate.ts';
-import { addAgent, AgentExistsError, type Agent } from '../store/repos/agents.ts';
-import { createApiKey, type ApiKeyKind, type CreatedApiKey } from '../store/repos/api-keys.ts';
-import { writeAudit } from '../store/repos/audit-log.ts';
-import { getProject } from '../store/repos/projects.ts';
+import { AgentExistsError, type Agent } from '../store/repos/agents.ts';
+import type { ApiKeyKind, CreatedApiKey } from '../store/repos/api-keys.ts';
 import { checkAutomationRequest, runAutomationCommand, type AutomationRequest } from './automation-commands.ts';
+import { CLI_ACTOR, CommandError, requireProject, type CommandContext } from './command-context.ts';
 import { checkUserRequest, runUserCommand, type UserRequest } from './user-commands.ts';
 
 export interface KeysCreateArgs {
@@ -37,82 +37,33 @@ export interface MigrateResult {
 
 export type ControlResponse<T = unknown> = { ok: true; result: T } | { ok: false; error: string; exitCode: number };
 
-/** A failure the operator caused (unknown project, duplicate agent): reported as is, with the CLI's exit code. */
-export class CommandError extends Error {
-  readonly exitCode: number;
-  constructor(message: string, exitCode = 1) {
-    super(message);
-    this.exitCode = exitCode;
-  }
-}
-
-export interface CommandContext {
-  db: Database;
-  now: () => number;
-  /** Called after a command changed keys or agents (the running service refreshes its key cache). */
-  changed?: () => Promise<void>;
-}
-
-async function requireProject(db: Queryable, id: string) {
-  const project = await getProject(db, id);
-  if (!project)
-    throw new CommandError(`unknown project '${id}' (projects come from gateway.yaml and are created when svc starts)`);
-  return project;
-}
-
 export async function createKey(ctx: CommandContext, args: KeysCreateArgs): Promise<CreatedApiKey> {
   const key = await ctx.db.transaction(async (tx) => {
     const project = await requireProject(tx, args.project);
-    const projectId = args.kind === 'project' ? project.id : undefined;
-    const created = await createApiKey(tx, {
-      kind: args.kind,
-      organizationId: project.organizationId,
-      projectId,
-      note: args.note,
-      now: ctx.now(),
-    });
-    await writeAudit(tx, {
-      organizationId: project.organizationId,
-      projectId,
-      actor: 'cli',
-      action: 'api_key.create',
-      resourceType: 'api_key',
-      resourceId: created.id,
-      details: { kind: args.kind, publicKey: created.publicKey },
-    });
-    return created;
+    return addApiKey(
+      tx,
+      {
+        kind: args.kind,
+        organizationId: project.organizationId,
+        projectId: args.kind === 'project' ? project.id : undefined,
+        note: args.note,
+        now: ctx.now(),
+      },
+      CLI_ACTOR,
+    );
   });
   await ctx.changed?.();
   return key;
 }
 
 export async function addAgentCommand(ctx: CommandContext, args: AgentsAddArgs): Promise<Agent> {
-  const agent = await ctx.db.transaction(async (tx) => {
-    const project = await requireProject(tx, args.project);
-    let added: Agent;
-    try {
-      added = await addAgent(tx, {
-        projectId: project.id,
-        name: args.name,
-        version: args.version,
-        framework: args.framework,
-        model: args.model,
-      });
-    } catch (err) {
-      if (err instanceof AgentExistsError) throw new CommandError(err.message);
-      throw err;
-    }
-    await writeAudit(tx, {
-      organizationId: project.organizationId,
-      projectId: project.id,
-      actor: 'cli',
-      action: 'agent.create',
-      resourceType: 'agent',
-      resourceId: added.id,
-      details: { name: added.name, version: added.version },
-    });
-    return added;
-  });
+  const project = await requireProject(ctx.db, args.project);
+  const { name, version, framework, model } = args;
+  const agent = await addProjectAgent(ctx.db, project, { name, version, framework, model }, CLI_ACTOR).catch(
+    (err: unknown) => {
+      throw err instanceof AgentExistsError ? new CommandError(err.message) : err;
+    },
+  );
   await ctx.changed?.();
   return agent;
 }

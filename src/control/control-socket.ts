@@ -3,7 +3,7 @@
 // others. Binding it is also the lock: a second process finds it answering and does not open the store.
 // Protocol: one JSON request line in, one JSON response line out, then the connection ends.
 import { chmodSync, mkdirSync, unlinkSync } from 'node:fs';
-import { createConnection, createServer, type Socket } from 'node:net';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from '../telemetry/logger.ts';
 import type { ControlResponse } from './commands.ts';
@@ -88,37 +88,71 @@ export async function serviceControlSocket(dataDir: string, log: Logger): Promis
   return claimed;
 }
 
-function listenOn(path: string): Promise<ControlSocket> {
-  let handler: ControlHandler | undefined;
-  let ready: () => void = () => {};
-  const served = new Promise<void>((done) => (ready = done));
-  let closing = false;
-  const running = new Set<Promise<void>>();
-  const connections = new Set<Socket>();
+async function listenOn(path: string): Promise<ControlSocket> {
+  const control = new ControlServer(path);
+  await control.listen();
+  return control;
+}
 
-  const answer = async (socket: Socket, line: string) => {
-    let response: ControlResponse;
-    let request: unknown;
-    try {
-      request = JSON.parse(line);
-    } catch {
-      request = undefined;
-    }
-    if (request === undefined)
-      response = { ok: false, error: 'the control request is not one line of JSON', exitCode: 2 };
-    else {
-      await served;
-      response =
-        closing || !handler
-          ? { ok: false, error: 'svc is stopping; try again once it has stopped', exitCode: 1 }
-          : await handler(request);
-    }
-    socket.end(`${JSON.stringify(response)}\n`);
-  };
+/** The listening side: takes the first line of each connection as its request and answers it once served. */
+class ControlServer implements ControlSocket {
+  readonly path: string;
+  readonly #server: Server;
+  #handler: ControlHandler | undefined;
+  #ready: () => void = () => {};
+  /** Resolves once a handler is set, or once closing: requests that arrived before wait for it. */
+  readonly #served = new Promise<void>((done) => (this.#ready = done));
+  #closing = false;
+  readonly #running = new Set<Promise<void>>();
+  readonly #connections = new Set<Socket>();
 
-  const server = createServer((socket) => {
-    connections.add(socket);
-    socket.on('close', () => connections.delete(socket));
+  constructor(path: string) {
+    this.path = path;
+    this.#server = createServer((socket) => this.#accept(socket));
+    // The service's listeners keep the process alive; this must not keep a finished CLI or a failed start alive.
+    this.#server.unref();
+  }
+
+  listen(): Promise<void> {
+    const server = this.#server;
+    return new Promise((resolveListen, reject) => {
+      server.once('error', reject);
+      server.listen(this.path, () => {
+        server.off('error', reject);
+        // Connections fail on their own; a failing listener must not take the process down with it.
+        server.on('error', () => {});
+        try {
+          chmodSync(this.path, 0o600);
+        } catch (err) {
+          server.close();
+          reject(err);
+          return;
+        }
+        resolveListen();
+      });
+    });
+  }
+
+  serve(handler: ControlHandler): void {
+    this.#handler = handler;
+    this.#ready();
+  }
+
+  async close(release?: () => Promise<void>): Promise<void> {
+    if (this.#closing) return;
+    this.#closing = true;
+    this.#ready();
+    await Promise.allSettled([...this.#running]);
+    await release?.();
+    // Closing the listener removes the socket file (libuv unlinks it), after the store is closed.
+    const closed = new Promise<void>((done) => this.#server.close(() => done()));
+    for (const c of this.#connections) c.destroy();
+    await closed;
+  }
+
+  #accept(socket: Socket): void {
+    this.#connections.add(socket);
+    socket.on('close', () => this.#connections.delete(socket));
     socket.on('error', () => {});
     socket.setEncoding('utf8');
     let buffer = '';
@@ -129,44 +163,28 @@ function listenOn(path: string): Promise<ControlSocket> {
       const end = buffer.indexOf('\n');
       if (end < 0 && buffer.length <= MAX_REQUEST_BYTES) return;
       taken = true;
-      const work = answer(socket, end < 0 ? '' : buffer.slice(0, end)).finally(() => running.delete(work));
-      running.add(work);
+      const work = this.#answer(socket, end < 0 ? '' : buffer.slice(0, end)).finally(() => this.#running.delete(work));
+      this.#running.add(work);
     });
-  });
-  // The service's listeners keep the process alive; this must not keep a finished CLI or a failed start alive.
-  server.unref();
+  }
 
-  return new Promise((resolveListen, reject) => {
-    server.once('error', reject);
-    server.listen(path, () => {
-      server.off('error', reject);
-      // Connections fail on their own; a failing listener must not take the process down with it.
-      server.on('error', () => {});
-      try {
-        chmodSync(path, 0o600);
-      } catch (err) {
-        server.close();
-        reject(err);
-        return;
-      }
-      resolveListen({
-        path,
-        serve(h) {
-          handler = h;
-          ready();
-        },
-        async close(release) {
-          if (closing) return;
-          closing = true;
-          ready();
-          await Promise.allSettled([...running]);
-          await release?.();
-          // Closing the listener removes the socket file (libuv unlinks it), after the store is closed.
-          const closed = new Promise<void>((done) => server.close(() => done()));
-          for (const c of connections) c.destroy();
-          await closed;
-        },
-      });
-    });
-  });
+  async #answer(socket: Socket, line: string): Promise<void> {
+    let response: ControlResponse;
+    let request: unknown;
+    try {
+      request = JSON.parse(line);
+    } catch {
+      request = undefined;
+    }
+    if (request === undefined)
+      response = { ok: false, error: 'the control request is not one line of JSON', exitCode: 2 };
+    else {
+      await this.#served;
+      response =
+        this.#closing || !this.#handler
+          ? { ok: false, error: 'svc is stopping; try again once it has stopped', exitCode: 1 }
+          : await this.#handler(request);
+    }
+    socket.end(`${JSON.stringify(response)}\n`);
+  }
 }

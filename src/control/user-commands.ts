@@ -2,8 +2,8 @@
 // running service over the control socket). A new user's generated password is returned once.
 import { addUser, isEmail, type AddedUser } from '../users/add-user.ts';
 import { isRole, ROLES, type Role } from '../users/roles.ts';
-import { listUsers, UserExistsError, type User } from '../users/users.ts';
-import { CommandError, type CommandContext } from './commands.ts';
+import { listUsers, UserExistsError, type User } from '../store/repos/users.ts';
+import { CLI_ACTOR, CommandError, type CommandContext } from './command-context.ts';
 
 export type UserRequest =
   { command: 'users.add'; args: { email: string; role: Role; name?: string } } | { command: 'users.list' };
@@ -32,7 +32,7 @@ export async function runUserCommand(ctx: CommandContext, r: UserRequest): Promi
   if (!isEmail(r.args.email)) throw new CommandError(`--email '${r.args.email}' is not an email address`, 2);
   if (!isRole(r.args.role)) throw new CommandError(`--role must be one of ${ROLES.join(', ')}`, 2);
   try {
-    return await addUser(ctx.db, r.args, { actor: 'cli' });
+    return await addUser(ctx.db, r.args, CLI_ACTOR);
   } catch (err) {
     if (err instanceof UserExistsError) throw new CommandError(err.message);
     throw err;

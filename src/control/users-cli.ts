@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import type { AddedUser } from '../users/add-user.ts';
 import { isRole, ROLES } from '../users/roles.ts';
-import type { User } from '../users/users.ts';
+import type { User } from '../store/repos/users.ts';
 import type { UserRequest } from './user-commands.ts';
 import { optional, parse, required, runRequest, UsageError } from './store-cli.ts';
 

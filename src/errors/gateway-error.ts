@@ -8,8 +8,24 @@ export interface GatewayErrorOptions {
   headers?: Record<string, string>;
 }
 
+/** Shared by every copy of this module in the process (a custom plugin may carry its own copy of the package). */
+const BRAND = Symbol.for('svc.gateway-error');
+
 /** The one way a plugin or the listener ends a request with a spec error code. */
 export class GatewayError extends Error {
+  /**
+   * `instanceof` checks the brand rather than the prototype chain, so an error made by another copy of this class is
+   * still recognised (undici's pattern). Subclasses keep the ordinary check.
+   */
+  static override [Symbol.hasInstance](value: unknown): value is GatewayError {
+    if (this !== GatewayError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
+  }
+
+  get [BRAND](): true {
+    return true;
+  }
+
   readonly code: GatewayErrorCode;
   readonly status: number;
   readonly retryAfter?: number;

@@ -1,6 +1,7 @@
 // The text guardrails read (prompt messages and embeddings input, answers), each field with its path in the body, so
 // a match in the scanned text can be told back as a field and offsets in it.
-import type { JsonObject, RouteName } from '../pipeline/types.ts';
+import type { RouteName } from '../pipeline/types.ts';
+import type { JsonObject } from '../openai/wire-types.ts';
 import type { MatchRange } from './types.ts';
 
 /** One field guardrails read: its path in the request or answer body (`messages[1].content`) and its text. */

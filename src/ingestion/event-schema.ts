@@ -1,14 +1,11 @@
 // The shape of one ingestion event (reference §4): envelope {id, type, timestamp, body} and a body per type, checked
 // with ajv so each failure names the field. Unknown body fields are ignored (SDKs add fields over time); a null
 // field counts as absent.
-import { Ajv } from 'ajv';
-import addFormatsModule from 'ajv-formats';
-import type { ValidationIssue } from '../../admin/public-api/public-error.ts';
-import { describeAjvError } from '../../admin/public-api/validation.ts';
+import { createAjv } from '../validation/ajv.ts';
+import { describeAjvError } from '../validation/ajv-errors.ts';
+import type { ValidationIssue } from '../validation/validation-issue.ts';
 
-// ajv-formats ships CommonJS; its default export is the function under ESM interop.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
+const ajv = createAjv({ allErrors: true });
 
 /** Observation types by event type; `observation-*` events carry theirs in `body.type`. */
 export const OBSERVATION_EVENT_TYPES: Record<string, string> = {

@@ -4,9 +4,7 @@
 // the two apart: the model that priced the row, or null.
 import { costDetailsOf as modelCostDetails, selectTier } from '../pricing/model-cost.ts';
 import type { ModelMatcher } from '../pricing/model-matcher.ts';
-import type { Queryable } from '../store/database.ts';
-import { json } from '../store/repos/rows.ts';
-import type { ObservationRow } from '../store/repos/traces.ts';
+import type { ObservationRow } from '../store/repos/observations.ts';
 import type { IngestionEvent } from './event-schema.ts';
 import { costDetailsOf, totalOf } from './usage.ts';
 
@@ -48,15 +46,4 @@ export function priceObservations(
     }
   }
   return decided;
-}
-
-/** Records which model priced each row; after the rows are written. */
-export async function recordCostModels(tx: Queryable, projectId: string, decided: CostModels): Promise<void> {
-  if (decided.size === 0) return;
-  await tx.query(
-    `UPDATE observations o SET cost_model_id = x.model_id
-     FROM jsonb_to_recordset($2::text::jsonb) AS x(id text, model_id text)
-     WHERE o.project_id = $1 AND o.id = x.id`,
-    [projectId, json([...decided].map(([id, modelId]) => ({ id, model_id: modelId })))],
-  );
 }

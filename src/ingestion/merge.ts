@@ -3,26 +3,25 @@
 // union; id, environment and the trace an observation belongs to stay as first written. A start time given in a body
 // keeps the earliest value seen, so an update that arrived first (and only had its envelope time) is corrected by the
 // create; an envelope time only fills a start never given.
-import type { ObservationRow, StoredObservation, StoredTrace, TraceRow } from '../store/repos/traces.ts';
+import type { StoredTrace, TraceRow } from '../store/repos/traces.ts';
+import type { ObservationRow, StoredObservation } from '../store/repos/observations.ts';
 import { normalizeEnvironment } from './environment.ts';
 import type { IngestionEvent } from './event-schema.ts';
 import { OBSERVATION_EVENT_TYPES } from './event-schema.ts';
 import { costDetailsOf, totalOf, usageDetailsOf } from './usage.ts';
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v);
+import { isObject } from '../validation/json-object.ts';
 
 export function deepMerge(base: Record<string, unknown>, change: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(change)) {
     if (v === undefined) continue;
-    out[k] = isPlainObject(out[k]) && isPlainObject(v) ? deepMerge(out[k] as Record<string, unknown>, v) : v;
+    out[k] = isObject(out[k]) && isObject(v) ? deepMerge(out[k] as Record<string, unknown>, v) : v;
   }
   return out;
 }
 
 /** Langfuse metadata may be any JSON value; ours is an object, so other values sit under `metadata`. */
-const metadataOf = (v: unknown): Record<string, unknown> => (isPlainObject(v) ? v : { metadata: v });
+const metadataOf = (v: unknown): Record<string, unknown> => (isObject(v) ? v : { metadata: v });
 
 const earliest = (a: string | undefined, b: string | undefined) =>
   a === undefined ? b : b === undefined ? a : Date.parse(b) < Date.parse(a) ? b : a;
@@ -96,7 +95,7 @@ export function mergeTrace(
       e.fillOnly,
     );
     if (b.metadata !== undefined) row.metadata = deepMerge(row.metadata ?? {}, metadataOf(b.metadata));
-    // Langfuse tags are a list; ours an object, a bare tag being a key with an empty value (public-traces.ts tagList).
+    // Langfuse tags are a list; ours an object, a bare tag being a key with an empty value (admin/public-api/representations.ts tagList).
     // Built as entries so that tags named like Object.prototype members (`__proto__` too) are own keys.
     const added = ((b.tags as string[] | undefined) ?? []).filter((tag) => !Object.hasOwn(row.tags!, tag));
     if (added.length > 0)

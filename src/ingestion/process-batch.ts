@@ -8,16 +8,13 @@ import type { ModelMatcher } from '../pricing/model-matcher.ts';
 import type { Database, Queryable } from '../store/database.ts';
 import { getScoreConfigsByIds } from '../store/repos/score-configs.ts';
 import { upsertScores, type ScoreRow } from '../store/repos/scores.ts';
-import {
-  getObservationsByIds,
-  getTracesByIds,
-  upsertTraceBatch,
-  type ObservationRow,
-  type TraceRow,
-} from '../store/repos/traces.ts';
+import { getTracesByIds, type TraceRow } from '../store/repos/traces.ts';
+import { getObservationsByIds, type ObservationRow } from '../store/repos/observations.ts';
+import { recordCostModels } from '../store/repos/observation-cost-models.ts';
+import { upsertTraceBatch } from '../store/repos/trace-batch.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { checkEvent, issueText, type IngestionEvent } from './event-schema.ts';
-import { priceObservations, recordCostModels } from './generation-cost.ts';
+import { priceObservations } from './generation-cost.ts';
 import { mergeObservation, mergeOrder, mergeTrace, observationRowOf, settleTrace, traceRowOf } from './merge.ts';
 import { scoreRowOf } from './score-input.ts';
 import { storableIssues } from './storable-event.ts';

@@ -1,7 +1,7 @@
 // A score body (POST /api/public/scores and ingestion `score-create`, reference §7) as a row to store, after the rules
 // the shape alone cannot say: value against data type and score config, exactly one target, and the source.
 import { randomUUID } from 'node:crypto';
-import type { ValidationIssue } from '../../admin/public-api/public-error.ts';
+import type { ValidationIssue } from '../validation/validation-issue.ts';
 import type { StoredScoreConfig } from '../store/repos/score-configs.ts';
 import type { ScoreDataType, ScoreRow } from '../store/repos/scores.ts';
 import { normalizeEnvironment } from './environment.ts';

@@ -1,6 +1,6 @@
 // The rules an ingestion event must meet to be stored, beyond its shape (event-schema.ts): what PostgreSQL cannot
 // take is refused as that event's 400, naming the field, so it never fails the statement that writes its neighbours.
-import type { ValidationIssue } from '../../admin/public-api/public-error.ts';
+import type { ValidationIssue } from '../validation/validation-issue.ts';
 import {
   EARLIEST_STORABLE_TIME,
   fitsIndex,

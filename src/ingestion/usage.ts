@@ -1,6 +1,7 @@
 // Usage and cost of an observation event (reference §4): legacy `usage`, `usageDetails` in our own key→count form or
 // OpenAI's Chat Completions / Responses shapes (detail counts taken out of input and output: exclusive buckets), and
 // `costDetails`. Totals are what the observations table sums per trace.
+import { isObject } from '../validation/json-object.ts';
 
 type Counts = Record<string, number>;
 
@@ -8,8 +9,6 @@ const count = (v: unknown): number | undefined => {
   const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
   return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.round(n) : undefined;
 };
-
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** OpenAI usage (`prompt_tokens` or `input_tokens` families) as exclusive buckets. */
 function fromOpenAi(

@@ -2,7 +2,7 @@
 // dashboard and the CLI share it: the request is checked here, the key stored as its SHA-256 with an audit row in the
 // same transaction, and the plaintext exists only in the returned value.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import schema from '../../schemas/api/mint-gateway-key.json' with { type: 'json' };
 import type { Database } from '../store/database.ts';
 import { getAgent } from '../store/repos/agents.ts';
@@ -11,6 +11,8 @@ import { AliasTakenError, insertGatewayKey, type StoredGatewayKey } from '../sto
 import type { Project } from '../store/repos/projects.ts';
 import { generateKey, hashKey } from './key-store.ts';
 import { parseNetworks } from './networks.ts';
+import { createAjv } from '../validation/ajv.ts';
+import { describeAjvError, ISSUE_WORDING, mustBeType, type Wording } from '../validation/ajv-errors.ts';
 
 export interface MintKeyRequest {
   agentId: string;
@@ -34,6 +36,9 @@ export interface MintedKey {
   stored: StoredGatewayKey;
 }
 
+/** The minted key as every minting door answers it (spec 4B): all but the stored row. */
+export const mintedKeyAnswer = ({ stored: _stored, ...answer }: MintedKey) => answer;
+
 /** A request the rules refuse; `field` is the request field at fault, `conflict` when the alias is taken. */
 export class MintKeyError extends Error {
   readonly field: string;
@@ -48,42 +53,31 @@ export class MintKeyError extends Error {
   }
 }
 
-const validate = new Ajv({ allErrors: false, strict: false }).compile<MintKeyRequest>(schema);
+const validate = createAjv().compile<MintKeyRequest>(schema);
 
+/** The words a minting caller reads: what each field must be, and the rules behind minItems and the alias pattern. */
+const MINT_WORDING: Wording = {
+  ...ISSUE_WORDING,
+  type: mustBeType,
+  minItems: (_p, err) =>
+    err.instancePath === '/allowedNetworks'
+      ? 'must not be empty (omit it to allow any network)'
+      : 'must list at least one model group',
+  minLength: () => 'must not be empty',
+  uniqueItems: (p) => `must not list the same value twice (items ${p.j} and ${p.i})`,
+  pattern: () => 'must be 1 to 64 characters, each a letter, a digit or one of . _ : -',
+};
+
+/** The field at fault (`item N` of it for a list's value) and why. */
 function reasonOf(err: ErrorObject): MintKeyError {
-  const segments = err.instancePath === '' ? [] : err.instancePath.slice(1).split('/');
-  const p = err.params as Record<string, any>;
-  if (err.keyword === 'required') return new MintKeyError(p.missingProperty, 'is required');
-  if (err.keyword === 'additionalProperties') return new MintKeyError(p.additionalProperty, 'is not a known field');
-  const [field, item] = segments;
-  const what = item === undefined ? '' : `item ${item} `;
-  switch (err.keyword) {
-    case 'type': {
-      const type = String(p.type);
-      return new MintKeyError(field, `${what}must be ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`);
-    }
-    case 'minItems':
-      return new MintKeyError(
-        field,
-        field === 'allowedNetworks'
-          ? 'must not be empty (omit it to allow any network)'
-          : 'must list at least one model group',
-      );
-    case 'minLength':
-      return new MintKeyError(field, `${what}must not be empty`);
-    case 'uniqueItems':
-      return new MintKeyError(field, `must not list the same value twice (items ${p.j} and ${p.i})`);
-    case 'pattern':
-      return new MintKeyError(field, 'must be 1 to 64 characters, each a letter, a digit or one of . _ : -');
-    case 'exclusiveMinimum':
-      return new MintKeyError(field, `must be greater than ${p.limit}`);
-    case 'minimum':
-      return new MintKeyError(field, `must be at least ${p.limit}`);
-    case 'maximum':
-      return new MintKeyError(field, `must be at most ${p.limit}`);
-    default:
-      return new MintKeyError(field ?? 'body', `${what}${err.message ?? 'is invalid'}`);
-  }
+  const {
+    path: [field, item],
+    message,
+  } = describeAjvError(err, MINT_WORDING);
+  return new MintKeyError(
+    field === undefined ? 'body' : String(field),
+    item === undefined ? message : `item ${item} ${message}`,
+  );
 }
 
 /** The request as typed values, or a MintKeyError naming the first field at fault. */

@@ -1,6 +1,7 @@
 // PUT /api/public/llm-connections: adapter rules the body schema cannot say (reference §8), and the row to store with
 // the secret and the extra header values sealed. A PUT replaces the connection: absent fields take their defaults.
-import type { ValidationIssue } from '../../admin/public-api/public-error.ts';
+import { isObject } from '../validation/json-object.ts';
+import type { ValidationIssue } from '../validation/validation-issue.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import type { LlmConnectionRow } from '../store/repos/llm-connections.ts';
 
@@ -20,7 +21,7 @@ export interface ConnectionBody {
 const jsonObject = (text: string): Record<string, unknown> | undefined => {
   try {
     const v: unknown = JSON.parse(text);
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+    return isObject(v) ? v : undefined;
   } catch {
     return undefined;
   }

@@ -1,7 +1,7 @@
 // Sums gateway traces into rollup rows, one per project, period (each bucket size), agent, model group and
 // deployment. What counts is in docs/dashboard-metrics.md: every gateway request that was traced, in the period of
 // its start time.
-import type { TraceItem } from '../tracing/trace-writer.ts';
+import type { TraceItem } from '../tracing/trace-item.ts';
 import { bucketOf, type Histogram } from './latency-histogram.ts';
 import { BUCKET_SECONDS } from './metric-window.ts';
 

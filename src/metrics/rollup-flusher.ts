@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../store/database.ts';
 import type { Logger } from '../telemetry/logger.ts';
-import type { TraceItem } from '../tracing/trace-writer.ts';
+import type { TraceItem } from '../tracing/trace-item.ts';
 import { RollupAccumulator, type RollupRow } from './rollup-accumulator.ts';
-import { pruneFlushes, upsertRollups } from './rollup-store.ts';
+import { pruneFlushes, upsertRollups } from '../store/repos/metric-rollups.ts';
 
 const DAY_MS = 86_400_000;
 

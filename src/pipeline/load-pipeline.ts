@@ -29,14 +29,53 @@ export interface LoadedPlugin {
   hooks: PluginHooks;
 }
 
+/** The plugins that took part in a request, in reverse list order, split by the hooks they have. */
+export interface Stage {
+  onResponse: LoadedPlugin[];
+  onEvent: LoadedPlugin[];
+  onResponseEnd: LoadedPlugin[];
+  onLog: LoadedPlugin[];
+}
+
+export interface RequestHook {
+  plugin: LoadedPlugin;
+  /** The stage of a request that ends in this plugin's onRequest: it and every request plugin before it took part. */
+  stage: number;
+}
+
 export interface Pipeline {
   /** Plugins before the terminal one: their onRequest runs in list order. */
   request: LoadedPlugin[];
+  /** The request plugins that have an onRequest hook, in list order. */
+  onRequest: RequestHook[];
   terminal: LoadedPlugin;
   /** Plugins after the terminal one: response and log phases only. */
   after: LoadedPlugin[];
+  /**
+   * Built once per pipeline: `stages[n]` when the first n request plugins took part and the terminal plugin did not
+   * run, `stages[request.length + 1]` when it did. Plugins after the terminal one take part in every stage.
+   */
+  stages: Stage[];
   close(): Promise<void>;
 }
+
+/** Every hook a plugin's setup may return (Fastify's `supportedHooks`): anything else is refused at load. */
+const SUPPORTED_HOOKS: Record<keyof PluginHooks, true> = {
+  onRequest: true,
+  handle: true,
+  onResponse: true,
+  onEvent: true,
+  onResponseEnd: true,
+  onLog: true,
+  close: true,
+};
+const DEFINITION_FIELDS: Record<keyof PluginDefinition, true> = {
+  apiVersion: true,
+  name: true,
+  configSchema: true,
+  setup: true,
+};
+const list = (names: object) => Object.keys(names).join(', ');
 
 const ajv = createConfigAjv();
 
@@ -71,6 +110,14 @@ export async function resolvePlugins(loaded: LoadedConfig): Promise<ResolvedPlug
       issue(
         ['plugins', index, 'use'],
         `'${entry.use}' does not export a plugin definition (use definePlugin({ apiVersion, name, setup }))`,
+      );
+      continue;
+    }
+    const unknownField = Object.keys(def).find((k) => !Object.hasOwn(DEFINITION_FIELDS, k));
+    if (unknownField !== undefined) {
+      issue(
+        ['plugins', index, 'use'],
+        `plugin '${entry.use}' has an unknown field '${unknownField}' in its definition (known: ${list(DEFINITION_FIELDS)}); hooks are returned by setup`,
       );
       continue;
     }
@@ -113,18 +160,23 @@ export async function setupPipeline(
 ): Promise<Pipeline> {
   const plugins: LoadedPlugin[] = [];
   const issues: ConfigIssue[] = [];
+  const issue = (index: number, message: string) => {
+    const segments = ['plugins', index];
+    issues.push({ path: yamlPath(segments), message, line: loaded.lineOf(segments) });
+  };
   for (const r of resolved) {
+    let hooks: PluginHooks | void;
     try {
-      const hooks = await r.definition.setup(r.config as never, services);
-      plugins.push({ index: r.index, name: r.definition.name ?? r.use, hooks: hooks ?? {} });
+      hooks = await r.definition.setup(r.config as never, services);
     } catch (err) {
-      const segments = ['plugins', r.index];
-      issues.push({
-        path: yamlPath(segments),
-        message: `setup of '${r.use}' failed: ${(err as Error).message}`,
-        line: loaded.lineOf(segments),
-      });
+      issue(r.index, `setup of '${r.use}' failed: ${(err as Error).message}`);
+      continue;
     }
+    const loadedPlugin = { index: r.index, name: r.definition.name ?? r.use, hooks: hooks ?? {} };
+    // Kept even when refused, so its close() still runs.
+    plugins.push(loadedPlugin);
+    const problem = hookProblem(loadedPlugin.hooks);
+    if (problem !== undefined) issue(r.index, `setup of '${r.use}' ${problem}`);
   }
   const terminals = plugins.filter((p) => typeof p.hooks.handle === 'function');
   if (issues.length === 0 && terminals.length !== 1) {
@@ -137,25 +189,55 @@ export async function setupPipeline(
   const terminal = terminals[0];
   const after = terminal ? plugins.filter((p) => p.index > terminal.index) : [];
   for (const p of after) {
-    if (p.hooks.onRequest) {
-      const segments = ['plugins', p.index];
-      issues.push({
-        path: yamlPath(segments),
-        message: `'${p.name}' has an onRequest hook, so it must be listed before the terminal plugin`,
-        line: loaded.lineOf(segments),
-      });
-    }
+    if (p.hooks.onRequest)
+      issue(p.index, `'${p.name}' has an onRequest hook, so it must be listed before the terminal plugin`);
   }
   if (issues.length > 0) {
-    await Promise.allSettled(plugins.map((p) => p.hooks.close?.()));
+    await closeAll(plugins);
     throw new ConfigError(issues, loaded.path);
   }
+  const request = plugins.filter((p) => p.index < terminal.index);
   return {
-    request: plugins.filter((p) => p.index < terminal.index),
+    request,
+    onRequest: request.flatMap((plugin, i) => (plugin.hooks.onRequest ? [{ plugin, stage: i + 1 }] : [])),
     terminal,
     after,
-    async close() {
-      await Promise.allSettled(plugins.map((p) => p.hooks.close?.()));
-    },
+    stages: stagesOf(request, terminal, after),
+    close: () => closeAll(plugins),
   };
+}
+
+async function closeAll(plugins: readonly LoadedPlugin[]): Promise<void> {
+  await Promise.allSettled(plugins.map((p) => p.hooks.close?.()));
+}
+
+/**
+ * Why the hooks a setup returned cannot be used: not an object, a function under a name that is no hook (a typo such
+ * as `onRequst`, which would otherwise never run), or a hook that is not a function.
+ */
+function hookProblem(hooks: unknown): string | undefined {
+  if (typeof hooks !== 'object' || hooks === null) return 'must return an object of hooks';
+  for (const [name, value] of Object.entries(hooks)) {
+    const known = Object.hasOwn(SUPPORTED_HOOKS, name);
+    if (!known && typeof value === 'function')
+      return `returned an unknown hook '${name}' (the hooks are ${list(SUPPORTED_HOOKS)})`;
+    if (known && value !== undefined && typeof value !== 'function')
+      return `returned a hook '${name}' that is not a function`;
+  }
+  return undefined;
+}
+
+function stagesOf(request: LoadedPlugin[], terminal: LoadedPlugin, after: LoadedPlugin[]): Stage[] {
+  const stage = (took: LoadedPlugin[]): Stage => {
+    const reversed = [...took, ...after].reverse();
+    return {
+      onResponse: reversed.filter((p) => p.hooks.onResponse),
+      onEvent: reversed.filter((p) => p.hooks.onEvent),
+      onResponseEnd: reversed.filter((p) => p.hooks.onResponseEnd),
+      onLog: reversed.filter((p) => p.hooks.onLog),
+    };
+  };
+  const stages = request.map((_, n) => stage(request.slice(0, n)));
+  stages.push(stage(request), stage([...request, terminal]));
+  return stages;
 }

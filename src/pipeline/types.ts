@@ -8,6 +8,7 @@ import type { KeyStore } from '../keys/key-store.ts';
 import type { ModelGroupRegistry } from '../routing/model-groups.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { Logger } from '../telemetry/logger.ts';
+import type { ChatChunk, JsonObject, Usage } from '../openai/wire-types.ts';
 import type { StateStore } from './state.ts';
 import type { TraceSink } from '../tracing/trace-writer.ts';
 import type { Counters } from '../store/counters/counters.ts';
@@ -16,15 +17,10 @@ import type { WorkerPool } from '../workers/pool.ts';
 
 export const PLUGIN_API_VERSION = 1;
 
-export type RouteName = 'chat' | 'embeddings' | 'models';
+// The OpenAI wire shapes plugins see in bodies, chunks and usage.
+export type { ChatChunk, JsonObject, Usage } from '../openai/wire-types.ts';
 
-export interface Usage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  prompt_tokens_details?: { cached_tokens?: number; [k: string]: unknown };
-  completion_tokens_details?: { reasoning_tokens?: number; [k: string]: unknown };
-}
+export type RouteName = 'chat' | 'embeddings' | 'models';
 
 export type AttemptOutcome = 'ok' | 'retryable' | 'failed' | 'timeout' | 'benched';
 
@@ -70,14 +66,17 @@ export interface Principal {
   unit?: string;
 }
 
-export type JsonObject = Record<string, unknown>;
-
-/** An OpenAI `chat.completion.chunk` object. */
-export type ChatChunk = JsonObject & { choices?: unknown[]; usage?: Usage | null };
+/**
+ * Where a response came from (as Kong's `kong.response.get_source()`): `upstream`, a provider, through the terminal
+ * plugin; `cache`, a stored answer; `gateway`, a plugin's own reply, or a refusal or failure before any answer.
+ */
+export type ResponseSource = 'upstream' | 'cache' | 'gateway';
 
 export interface JsonResponse {
   kind: 'json';
   status: number;
+  /** Absent: `upstream` when the terminal plugin's `handle` made it, else `gateway`. */
+  source?: ResponseSource;
   body: unknown;
   /** The provider's exact JSON text for `body`; written as-is unless a plugin with onResponse took part. */
   raw?: string;
@@ -87,6 +86,8 @@ export interface JsonResponse {
 export interface StreamResponse {
   kind: 'stream';
   status: number;
+  /** Absent: `upstream` when the terminal plugin's `handle` made it, else `gateway`. */
+  source?: ResponseSource;
   headers?: Record<string, string>;
   /** Normalised chunks; throwing ends the stream in-band with `upstream_stream_error`. */
   events: AsyncIterable<ChatChunk>;
@@ -94,6 +95,14 @@ export interface StreamResponse {
 
 /** What `handle` produces and what `onRequest`/`onResponse` may return to end or replace the response. */
 export type GatewayResponse = JsonResponse | StreamResponse;
+
+/** What a request may use, estimated before it runs (spec part 4B rule 5), for limits, budgets and stream costs. */
+export interface AdmissionEstimate {
+  /** Chat: message text (about 4 characters a token) plus framing per message; embeddings: the input. */
+  promptTokens: number;
+  /** Chat: `max_completion_tokens`, else `max_tokens`, else 4096; embeddings: 0. */
+  outputTokens: number;
+}
 
 export interface RequestContext {
   readonly id: string;
@@ -107,6 +116,8 @@ export interface RequestContext {
   readonly stream: boolean;
   /** The client asked for `stream_options.include_usage`. */
   readonly clientWantsUsage: boolean;
+  /** The admission estimate, worked out from the body the first time it is asked for, then kept. */
+  estimate(): AdmissionEstimate;
   principal?: Principal;
   /** The model group named by the request (or implied by a single-group key). */
   group?: ModelGroupConfig;
@@ -138,6 +149,11 @@ export interface RequestContext {
   errorCode?: string | null;
   /** The response as it was written (the body of a JSON response; a stream's events are gone once written). */
   response?: GatewayResponse;
+  /**
+   * Where the answer came from, set by the runner as soon as a hook produced a response, or `gateway` when the
+   * request ended without one. A later refusal of that answer (an output guardrail) leaves it as it was.
+   */
+  source?: ResponseSource;
   /** True when the client disconnected before the response completed. */
   clientAborted: boolean;
   readonly log: Logger;

@@ -1,5 +1,5 @@
 import type { PriceConfig } from '../config/types.ts';
-import type { Usage } from '../pipeline/types.ts';
+import type { Usage } from '../openai/wire-types.ts';
 
 /** USD for a usage record; cached prompt tokens use the cached price when one is set. */
 export function costOf(usage: Usage, price: PriceConfig | undefined): number {

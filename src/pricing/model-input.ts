@@ -2,7 +2,7 @@
 // (`inputPrice`/`outputPrice`, or `totalPrice` alone) become one default tier; `pricingTiers` need exactly one default
 // tier (priority 0, no conditions), unique names and priorities, a price in every tier, and conditions on the others.
 import { randomUUID } from 'node:crypto';
-import type { ValidationIssue } from '../../admin/public-api/public-error.ts';
+import type { ValidationIssue } from '../validation/validation-issue.ts';
 import { patternError } from './match-pattern.ts';
 import type { PricingTier, TierCondition } from './model-definition.ts';
 import type { NewModel } from '../store/repos/models.ts';

@@ -1,7 +1,8 @@
 // Prompt composition (Langfuse's PromptService graph): a prompt's references are replaced by the text prompts they
 // name, recursively, at most MAX_PROMPT_NESTING_DEPTH levels deep, refusing cycles (a prompt met again on its own
 // path, or another version of the root's name), references that find no prompt, and references to chat prompts.
-import type { ChatEntry, StoredPrompt } from '../store/repos/prompts.ts';
+import type { StoredPrompt } from '../store/repos/prompts.ts';
+import type { ChatEntry } from './chat-entry.ts';
 import {
   describeReference,
   referenceKey,

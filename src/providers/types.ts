@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { DeploymentConfig } from '../config/types.ts';
-import type { ChatChunk, JsonObject, Usage } from '../pipeline/types.ts';
+import type { ChatChunk, JsonObject, Usage } from '../openai/wire-types.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { WorkerPool } from '../workers/pool.ts';
 

@@ -1,7 +1,7 @@
 // One usage rule for every translated provider (issue 5; docs/decisions.md "Usage of translated providers"):
 // prompt_tokens counts cache reads and cache writes, prompt_tokens_details.cached_tokens is the cache reads,
 // completion_tokens includes reasoning tokens, total_tokens is the sum.
-import type { Usage } from '../pipeline/types.ts';
+import type { Usage } from '../openai/wire-types.ts';
 
 export interface ProviderTokenCounts {
   /** Input tokens that were neither read from nor written to the provider's prompt cache. */

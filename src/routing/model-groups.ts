@@ -12,6 +12,8 @@ export interface ModelGroupView {
 export interface ModelGroupRegistry {
   get(name: string): ModelGroupConfig | undefined;
   view(name: string): ModelGroupView | undefined;
+  /** The group, then its fallback chain (each group once): every group that may serve a request for `group`. */
+  chain(group: ModelGroupConfig): ModelGroupConfig[];
 }
 
 export function createModelGroupRegistry(
@@ -36,14 +38,15 @@ export function createModelGroupRegistry(
       : localState.state.model_groups_created[g.name];
     views.set(g.name, { name: g.name, created, ownedBy: g.owned_by ?? 'svc', config: g });
   }
+  const get = (name: string) => views.get(name)?.config;
   return {
-    get: (name) => views.get(name)?.config,
+    get,
     view: (name) => views.get(name),
+    chain: (group) => groupChain({ get }, group),
   };
 }
 
-/** The group, then its fallback chain (each group once): every group that may serve a request for `group`. */
-export function groupChain(registry: Pick<ModelGroupRegistry, 'get'>, group: ModelGroupConfig): ModelGroupConfig[] {
+function groupChain(registry: Pick<ModelGroupRegistry, 'get'>, group: ModelGroupConfig): ModelGroupConfig[] {
   const chain = [group];
   const seen = new Set([group.name]);
   let next = group.fallback;

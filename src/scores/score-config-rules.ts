@@ -1,6 +1,6 @@
 // What a score config may hold per data type (reference §7 ScoreConfig, Langfuse's rules): bounds only for NUMERIC,
 // categories only for CATEGORICAL (unique labels and values), BOOLEAN's two categories fixed by the server.
-import type { ValidationIssue } from '../../admin/public-api/public-error.ts';
+import type { ValidationIssue } from '../validation/validation-issue.ts';
 import type { ConfigCategory, ScoreConfigFields } from '../store/repos/score-configs.ts';
 
 const BOOLEAN_CATEGORIES: ConfigCategory[] = [

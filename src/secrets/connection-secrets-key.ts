@@ -4,6 +4,7 @@
 // table); set `store.encryption_key` to keep the key out of the database and its backups.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Queryable } from '../store/database.ts';
+import { installationSecret } from '../store/repos/installation-secrets.ts';
 import { secretBox, type SecretBox } from './secret-box.ts';
 
 const NAME = 'llm_connections_key';
@@ -11,12 +12,7 @@ const generated = new WeakMap<Queryable, Promise<Buffer>>();
 
 async function storedKey(db: Queryable): Promise<Buffer> {
   // Replicas racing on the first use agree: the first insert wins and everyone reads it back.
-  await db.query('INSERT INTO installation_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [
-    NAME,
-    randomBytes(32).toString('base64'),
-  ]);
-  const r = await db.query<{ value: string }>('SELECT value FROM installation_secrets WHERE name = $1', [NAME]);
-  return Buffer.from(r.rows[0].value, 'base64');
+  return Buffer.from(await installationSecret(db, NAME, randomBytes(32).toString('base64')), 'base64');
 }
 
 export async function connectionSecretsBox(db: Queryable, configuredKey: string): Promise<SecretBox> {

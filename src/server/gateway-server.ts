@@ -5,14 +5,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import type { GatewayConfig } from '../config/types.ts';
 import { GatewayError, openAIErrorBody } from '../errors/gateway-error.ts';
+import { memoizedEstimate } from '../pipeline/admission-estimate.ts';
 import { runPipeline } from '../pipeline/run-pipeline.ts';
 import { StateStore } from '../pipeline/state.ts';
-import type { JsonObject, RequestContext, RouteName } from '../pipeline/types.ts';
+import type { RequestContext, RouteName } from '../pipeline/types.ts';
+import type { JsonObject } from '../openai/wire-types.ts';
 import type { ActiveConfig } from '../runtime/active-config.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { exceedsJsonDepth, tooDeepMessage } from '../validation/json-depth.ts';
-import { writeError, writeJson } from './response-writer.ts';
+import { writeError, writeJson } from '../stream/response-writer.ts';
 import { probeResult, type Health } from './probe.ts';
 import { ClientAbortedError, isJsonMediaType, readBody } from './read-body.ts';
 import { validateRequestBody } from './request-validation.ts';
@@ -158,65 +160,89 @@ async function handle(
       try {
         body = await framedBody(req, route, active.loaded.config.server.max_body_bytes);
       } catch (err) {
-        if (err instanceof ClientAbortedError) {
-          // Expected: the client left (or was too slow); there is nobody to answer.
-          const [status, code] = exchange.timedOut ? [408, 'request_timeout'] : [499, null];
-          if (!exchange.timedOut) host.metrics.abortedUploads.inc({ route });
-          host.log.debug(
-            exchange.timedOut
-              ? 'request body not received within server.request_timeout_ms'
-              : 'client closed the connection before sending the whole body',
-            { requestId: id, route, error: err.message },
-          );
-          host.metrics.recordRequest(route, status, code, (performance.now() - started) / 1000);
-          return;
-        }
-        // Stop reading a refused body: the connection closes after the answer.
-        if (err instanceof GatewayError && err.code === 'request_too_large') res.setHeader('connection', 'close');
-        const code = writeError(undefined, res, err, id, host.log);
-        host.metrics.recordRequest(route, res.statusCode, code, (performance.now() - started) / 1000);
-        return;
+        return bodyNotTaken(host, res, exchange, route, err, started);
       }
     }
-    // Created on first use: most requests never need an abort signal.
-    let controller: AbortController | undefined;
-    const ctx: RequestContext = {
-      id,
-      route,
-      receivedAt: host.now(),
-      headers: req.headers,
-      clientIp: req.socket.remoteAddress,
-      body,
-      // Streaming does not apply to embeddings (spec 4B): the flag is ignored there (docs/decisions.md).
-      stream: route === 'chat' && body?.stream === true,
-      clientWantsUsage:
-        (body?.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage === true,
-      attempts: [],
-      responseHeaders: {},
-      annotations: {},
-      redactions: [],
-      state: new StateStore(),
-      get signal() {
-        if (!controller) {
-          controller = new AbortController();
-          if (ctx.clientAborted) controller.abort(new Error('client disconnected'));
-        }
-        return controller.signal;
-      },
-      clientAborted: false,
-      log: host.log,
-    };
-    res.on('close', () => {
-      if (!res.writableFinished) {
-        ctx.clientAborted = true;
-        controller?.abort(new Error('client disconnected'));
-      }
-    });
+    const ctx = requestContext(host, req, res, id, route, body);
     const outcome = await runPipeline(active.pipeline, ctx, res);
     host.metrics.recordRequest(route, ctx.status ?? res.statusCode, outcome.code, (performance.now() - started) / 1000);
   } finally {
     host.requestFinished(active);
   }
+}
+
+/** The request's context for the pipeline; its abort signal fires when the client leaves before the response ends. */
+function requestContext(
+  host: GatewayHost,
+  req: IncomingMessage,
+  res: ServerResponse,
+  id: string,
+  route: RouteName,
+  body: JsonObject | undefined,
+): RequestContext {
+  // Created on first use: most requests never need an abort signal.
+  let controller: AbortController | undefined;
+  const ctx: RequestContext = {
+    id,
+    route,
+    receivedAt: host.now(),
+    headers: req.headers,
+    clientIp: req.socket.remoteAddress,
+    body,
+    // Streaming does not apply to embeddings (spec 4B): the flag is ignored there (docs/decisions.md).
+    stream: route === 'chat' && body?.stream === true,
+    clientWantsUsage: (body?.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage === true,
+    estimate: memoizedEstimate(route, body),
+    attempts: [],
+    responseHeaders: {},
+    annotations: {},
+    redactions: [],
+    state: new StateStore(),
+    get signal() {
+      if (!controller) {
+        controller = new AbortController();
+        if (ctx.clientAborted) controller.abort(new Error('client disconnected'));
+      }
+      return controller.signal;
+    },
+    clientAborted: false,
+    log: host.log,
+  };
+  res.on('close', () => {
+    if (!res.writableFinished) {
+      ctx.clientAborted = true;
+      controller?.abort(new Error('client disconnected'));
+    }
+  });
+  return ctx;
+}
+
+/** Answers a request whose body was not taken: nobody to answer when the client left, else the coded refusal. */
+function bodyNotTaken(
+  host: GatewayHost,
+  res: ServerResponse,
+  exchange: Exchange,
+  route: 'chat' | 'embeddings',
+  err: unknown,
+  started: number,
+): void {
+  if (err instanceof ClientAbortedError) {
+    // Expected: the client left (or was too slow); there is nobody to answer.
+    const [status, code] = exchange.timedOut ? [408, 'request_timeout'] : [499, null];
+    if (!exchange.timedOut) host.metrics.abortedUploads.inc({ route });
+    host.log.debug(
+      exchange.timedOut
+        ? 'request body not received within server.request_timeout_ms'
+        : 'client closed the connection before sending the whole body',
+      { requestId: exchange.id, route, error: err.message },
+    );
+    host.metrics.recordRequest(route, status, code, (performance.now() - started) / 1000);
+    return;
+  }
+  // Stop reading a refused body: the connection closes after the answer.
+  if (err instanceof GatewayError && err.code === 'request_too_large') res.setHeader('connection', 'close');
+  const code = writeError(undefined, res, err, exchange.id, host.log);
+  host.metrics.recordRequest(route, res.statusCode, code, (performance.now() - started) / 1000);
 }
 
 async function framedBody(req: IncomingMessage, route: 'chat' | 'embeddings', limit: number): Promise<JsonObject> {

@@ -1,24 +1,25 @@
 // OpenAI-shape checks of request bodies (400 invalid_request), compiled once with ajv.
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import chatSchema from '../../schemas/openai/chat-completions.request.json' with { type: 'json' };
 import embeddingsSchema from '../../schemas/openai/embeddings.request.json' with { type: 'json' };
 import { yamlPath } from '../config/config-error.ts';
+import { createAjv } from '../validation/ajv.ts';
+import { describeAjvError, ISSUE_WORDING, type Wording } from '../validation/ajv-errors.ts';
 
-const ajv = new Ajv({ allErrors: false, strict: false });
+const ajv = createAjv();
 const validators = { chat: ajv.compile(chatSchema), embeddings: ajv.compile(embeddingsSchema) };
 
+/** The gateway's words for the checks OpenAI clients trip most; any other keyword keeps ajv's message. */
+const GATEWAY_WORDING: Wording = {
+  required: ISSUE_WORDING.required,
+  anyOf: () => 'must be a non-empty string, array of strings, array of tokens or array of token arrays',
+  minItems: () => 'must be a non-empty array',
+  minLength: () => 'must not be empty',
+};
+
 function describe(err: ErrorObject): string {
-  const segments = err.instancePath === '' ? [] : err.instancePath.slice(1).split('/');
-  if (err.keyword === 'required') {
-    const missing = (err.params as { missingProperty: string }).missingProperty;
-    return `'${yamlPath([...segments, missing])}' is required`;
-  }
-  const where = segments.length === 0 ? 'body' : `'${yamlPath(segments)}'`;
-  if (err.keyword === 'anyOf')
-    return `${where} must be a non-empty string, array of strings, array of tokens or array of token arrays`;
-  if (err.keyword === 'minItems') return `${where} must be a non-empty array`;
-  if (err.keyword === 'minLength') return `${where} must not be empty`;
-  return `${where} ${err.message ?? 'is invalid'}`;
+  const { path, message } = describeAjvError(err, GATEWAY_WORDING);
+  return `${path.length === 0 ? 'body' : `'${yamlPath(path)}'`} ${message}`;
 }
 
 /** The first problem with the body, or undefined when it is acceptable. */

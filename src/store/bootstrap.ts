@@ -1,9 +1,9 @@
 // Brings the store in line with gateway.yaml at start: the organization, its projects and declared agents.
+import { addApiKey } from '../api-keys/add-api-key.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import type { Database } from './database.ts';
 import { upsertDeclaredAgent } from './repos/agents.ts';
-import { countApiKeys, createApiKey, type CreatedApiKey } from './repos/api-keys.ts';
-import { writeAudit } from './repos/audit-log.ts';
+import { countApiKeys, type CreatedApiKey } from './repos/api-keys.ts';
 import { ensureOrganization, upsertProject } from './repos/projects.ts';
 
 /** Returns the project key pairs created now (one per project created on this start): printed once, never again. */
@@ -20,22 +20,17 @@ export async function bootstrapStore(db: Database, config: GatewayConfig, now: n
         ingestionOnly: p.ingestion_only,
       });
       if (isNew && (await countApiKeys(tx, p.id)) === 0) {
-        const key = await createApiKey(tx, {
-          kind: 'project',
-          organizationId: config.organization.id,
-          projectId: p.id,
-          note: 'created on first start',
-          now,
-        });
-        await writeAudit(tx, {
-          organizationId: config.organization.id,
-          projectId: p.id,
-          actor: 'config',
-          action: 'api_key.create',
-          resourceType: 'api_key',
-          resourceId: key.id,
-          details: { kind: 'project', publicKey: key.publicKey },
-        });
+        const key = await addApiKey(
+          tx,
+          {
+            kind: 'project',
+            organizationId: config.organization.id,
+            projectId: p.id,
+            note: 'created on first start',
+            now,
+          },
+          { actor: 'config' },
+        );
         created.push(key);
       }
     }

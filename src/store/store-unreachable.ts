@@ -20,7 +20,11 @@ const SERVER_UNAVAILABLE = /^(08[0-9A-Z]{3}|57P0[1-3]|53300)$/;
 const CLIENT_MESSAGES =
   /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error)/;
 
+/** Thrown by a service (such as the spend ledger) whose SQL store could not be reached; the cause is the store's error. */
+export class StoreUnavailableError extends Error {}
+
 export function storeUnreachable(err: unknown): boolean {
+  if (err instanceof StoreUnavailableError) return true;
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && (NETWORK_CODES.has(code) || SERVER_UNAVAILABLE.test(code))) return true;

@@ -3,6 +3,7 @@
 // trace and named under metadata `svc.ignored_headers`.
 import type { IncomingHttpHeaders } from 'node:http';
 import { exceedsJsonDepth } from '../validation/json-depth.ts';
+import { isObject } from '../validation/json-object.ts';
 
 export interface CallerContext {
   userId?: string;
@@ -67,9 +68,7 @@ export function parseMetadata(value: string): Record<string, unknown> | null {
   if (Buffer.byteLength(value) > METADATA_MAX_BYTES) return null;
   try {
     const parsed: unknown = JSON.parse(value);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && !exceedsJsonDepth(parsed)
-      ? (parsed as Record<string, unknown>)
-      : null;
+    return isObject(parsed) && !exceedsJsonDepth(parsed) ? parsed : null;
   } catch {
     return null;
   }

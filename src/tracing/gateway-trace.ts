@@ -4,10 +4,10 @@
 import type { DeploymentConfig } from '../config/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { AttemptRecord, RequestContext } from '../pipeline/types.ts';
-import type { ObservationRow } from '../store/repos/traces.ts';
+import type { ObservationRow } from '../store/repos/observations.ts';
 import { endUserOf, type CallerContext } from './caller-context.ts';
 import { redactionRecords, redactor } from './redact.ts';
-import type { TraceItem } from './trace-writer.ts';
+import type { TraceItem } from './trace-item.ts';
 
 export interface TraceOptions {
   recordContent: boolean;
@@ -124,7 +124,7 @@ export function gatewayTrace(ctx: RequestContext, options: TraceOptions): TraceI
       deployment: ctx.deployment ?? null,
       statusCode: status,
       errorCode: ctx.errorCode ?? null,
-      cacheHit: ctx.responseHeaders['x-svc-cache'] === 'hit',
+      cacheHit: ctx.source === 'cache',
       parentTraceId: options.caller.parentTraceId ?? null,
       parentSpanId: options.caller.parentSpanId ?? null,
     },

@@ -1,5 +1,5 @@
 // Rebuilds the assistant message of a streamed response from its chunks, for the trace (bounded in size).
-import type { ChatChunk } from '../pipeline/types.ts';
+import type { ChatChunk } from '../openai/wire-types.ts';
 
 interface ToolCallParts {
   id?: string;

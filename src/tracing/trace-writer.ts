@@ -1,15 +1,10 @@
 // The trace writer: gateway and API traces written off the request path by a durable writer (store/durable-writer.ts);
 // the gateway traces it stores are summed into the dashboard's metric rollups (metrics/rollup-flusher.ts).
 import { RollupFlusher } from '../metrics/rollup-flusher.ts';
-import { writeTraceBatch } from '../metrics/write-trace-batch.ts';
 import type { Database } from '../store/database.ts';
 import { DurableWriter, type DurableWriterOptions, type DurableWriterStats } from '../store/durable-writer.ts';
-import type { ObservationRow, TraceRow } from '../store/repos/traces.ts';
-
-export interface TraceItem {
-  trace: TraceRow;
-  observations: ObservationRow[];
-}
+import type { TraceItem } from './trace-item.ts';
+import { writeTraceBatch } from './write-trace-batch.ts';
 
 /** Where plugins hand finished traces; never blocks, never throws. */
 export interface TraceSink {

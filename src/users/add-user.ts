@@ -2,8 +2,8 @@
 // `svc users add`, the dashboard and SCIM.
 import type { Database } from '../store/database.ts';
 import { writeAudit } from '../store/repos/audit-log.ts';
+import { createUser, type NewUser, type User } from '../store/repos/users.ts';
 import { generatePassword, hashPassword } from './password-hash.ts';
-import { createUser, type NewUser, type User } from './users.ts';
 
 /** A plausible email: something, one @, something; `owner@localhost` included. */
 export const EMAIL_PATTERN = '^[^@\\s]+@[^@\\s]+$';

@@ -4,9 +4,9 @@
 // the audit row `user.password_change`, all in one transaction.
 import type { Database } from '../store/database.ts';
 import { writeAudit } from '../store/repos/audit-log.ts';
+import { createSession, deleteUserSessions, type CreatedSession } from '../store/repos/dashboard-sessions.ts';
+import { findUserByEmail, replacePasswordHash } from '../store/repos/users.ts';
 import { hashPassword, verifyPassword } from './password-hash.ts';
-import { createSession, deleteUserSessions, type CreatedSession } from './sessions.ts';
-import { findUserByEmail } from './users.ts';
 
 export const NEW_PASSWORD_MIN = 12;
 export const NEW_PASSWORD_MAX = 200;
@@ -52,11 +52,7 @@ export async function changeOwnPassword(
   const passwordHash = await hashPassword(change.newPassword);
   return db.transaction(async (tx) => {
     // Only over the hash just verified: of two changes at once, the second finds it gone and fails.
-    const updated = await tx.query(
-      'UPDATE users SET password_hash = $3, updated_at = now() WHERE id = $1 AND password_hash = $2 AND active RETURNING id',
-      [change.userId, stored, passwordHash],
-    );
-    if (updated.rows.length === 0) return undefined;
+    if (!(await replacePasswordHash(tx, change.userId, stored, passwordHash))) return undefined;
     await deleteUserSessions(tx, change.userId);
     const session = await createSession(tx, change.userId, by.now, by.sessionLifetimeMs);
     await writeAudit(tx, {

@@ -3,9 +3,17 @@
 // audit row.
 import type { Database, Queryable } from '../store/database.ts';
 import { writeAudit } from '../store/repos/audit-log.ts';
+import { deleteUserSessions } from '../store/repos/dashboard-sessions.ts';
+import {
+  deleteUser,
+  getUser,
+  lockOtherActiveOwners,
+  lockUser,
+  updateUser,
+  type User,
+  type UserChange,
+} from '../store/repos/users.ts';
 import { hashPassword } from './password-hash.ts';
-import { deleteUserSessions } from './sessions.ts';
-import { deleteUser, getUser, updateUser, type User, type UserChange } from './users.ts';
 
 export class LastOwnerError extends Error {}
 
@@ -18,7 +26,7 @@ export interface ChangedBy {
 
 /** The user, its row locked until the transaction ends, after `by.allow` accepted it; undefined when there is none. */
 async function lockedUser(tx: Queryable, id: string, by: ChangedBy): Promise<User | undefined> {
-  await tx.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [id]);
+  await lockUser(tx, id);
   const user = await getUser(tx, id);
   if (user) by.allow?.(user);
   return user;
@@ -27,10 +35,7 @@ async function lockedUser(tx: Queryable, id: string, by: ChangedBy): Promise<Use
 async function refuseLastOwner(tx: Queryable, before: User): Promise<void> {
   if (before.role !== 'owner' || !before.active) return;
   // Locks the other owners: two owners demoting each other at once cannot both succeed.
-  const others = await tx.query("SELECT id FROM users WHERE role = 'owner' AND active AND id <> $1 FOR UPDATE", [
-    before.id,
-  ]);
-  if (others.rows.length === 0)
+  if ((await lockOtherActiveOwners(tx, before.id)) === 0)
     throw new LastOwnerError(`${before.email} is the last active owner; make another user owner first`);
 }
 

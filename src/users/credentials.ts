@@ -1,8 +1,8 @@
 // Checks an email and password against the users table. Unknown email, wrong password, no password and a deactivated
 // user all fail alike, and take about as long (a dummy hash is checked when there is no real one).
 import type { Queryable } from '../store/database.ts';
+import { findUserByEmail, type User } from '../store/repos/users.ts';
 import { generatePassword, hashPassword, verifyPassword } from './password-hash.ts';
-import { findUserByEmail, type User } from './users.ts';
 
 let dummyHash: Promise<string> | undefined;
 

@@ -1,8 +1,8 @@
 // The first start on a store with no user creates the owner `owner@localhost` with a generated password, printed once.
 // Replicas starting together race on the unique email: only the one whose insert lands reports a password.
 import type { Database } from '../store/database.ts';
+import { countUsers, UserExistsError } from '../store/repos/users.ts';
 import { addUser } from './add-user.ts';
-import { countUsers, UserExistsError } from './users.ts';
 
 export const FIRST_OWNER_EMAIL = 'owner@localhost';
 

@@ -4,7 +4,8 @@ import { Langfuse } from 'langfuse';
 import t from 'tap';
 import { createApiKey } from '../../src/store/repos/api-keys.ts';
 import { getScore, listScores } from '../../src/store/repos/scores.ts';
-import { getObservation, getTrace, listObservationsOfTrace } from '../../src/store/repos/traces.ts';
+import { getTrace } from '../../src/store/repos/traces.ts';
+import { getObservation, listObservationsOfTrace } from '../../src/store/repos/observations.ts';
 import { baseConfig, startTestService } from '../helpers/service.ts';
 
 const s = await startTestService(t, baseConfig());

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { listenLocally } from './local-server.ts';
+import { sleep } from './wait-for.ts';
 
 const FIXTURES = new URL('../fixtures/anthropic/', import.meta.url);
 
@@ -50,8 +51,6 @@ export interface FakeAnthropic {
   fallback: AnthropicBehaviour;
   close(): Promise<void>;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function writeSse(
   res: ServerResponse,

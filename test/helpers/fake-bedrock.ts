@@ -8,6 +8,7 @@ import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { listenLocally } from './local-server.ts';
 import { foldRawHeaders, verifySigV4, type SigV4Check } from './sigv4-verifier.ts';
+import { sleep } from './wait-for.ts';
 
 export interface StreamEventSpec {
   event: string;
@@ -62,7 +63,6 @@ export interface FakeBedrock {
 }
 
 const codec = new EventStreamCodec(toUtf8, fromUtf8);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One event-stream frame as Bedrock sends it (with the `p` padding field on events). */
 export function encodeFrame(spec: StreamFrameSpec): Uint8Array {

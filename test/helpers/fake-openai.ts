@@ -2,6 +2,7 @@
 // error envelopes, resets and hangs. Tests script what each request gets.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { sleep } from './wait-for.ts';
 
 export interface RecordedRequest {
   method: string;
@@ -44,8 +45,6 @@ export interface FakeOpenAI {
   fallback: Behaviour;
   close(): Promise<void>;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function chatCompletion(content: string, usage = { prompt_tokens: 10, completion_tokens: 5 }, cached = 0) {
   return {

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jwtVerify } from 'jose';
+import { sleep } from './wait-for.ts';
 
 export const VERTEX_FIXTURES = new URL('../fixtures/vertex/', import.meta.url);
 
@@ -83,8 +84,6 @@ export interface FakeVertex {
   revokeTokens(): void;
   close(): Promise<void>;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function readBody(req: IncomingMessage): Promise<string> {
   const parts: Buffer[] = [];

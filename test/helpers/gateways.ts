@@ -8,6 +8,7 @@ import type { RunningService } from '../../src/service.ts';
 import { redisTestPrefix, REDIS_URL } from './redis.ts';
 import { startServiceProcess } from './service-process.ts';
 import { startTestService } from './service.ts';
+import { sleep } from './wait-for.ts';
 
 export type CountersMode = 'memory' | 'redis';
 export const COUNTERS_MODES: readonly CountersMode[] = ['memory', 'redis'];
@@ -41,5 +42,5 @@ export async function startGateways(
 /** Waits, when needed, until the current calendar minute has at least `seconds` left, so a test stays in one window. */
 export async function roomInMinute(seconds: number): Promise<void> {
   const left = 60_000 - (Date.now() % 60_000);
-  if (left < seconds * 1000) await new Promise((r) => setTimeout(r, left + 50));
+  if (left < seconds * 1000) await sleep(left + 50);
 }

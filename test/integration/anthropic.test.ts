@@ -11,6 +11,7 @@ import {
   type FakeAnthropic,
 } from '../helpers/fake-anthropic.ts';
 import { TEST_KEY, baseConfig, startTestService } from '../helpers/service.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const CREATED = '2026-11-21T00:00:00Z';
 // USD per Mtok; cached input priced apart so the cache split shows in the cost.
@@ -111,14 +112,8 @@ const rejection = (fn: () => Promise<unknown>): Promise<any> =>
     (err: unknown) => err,
   );
 
-async function traceOf(id: string): Promise<StoredTrace> {
-  const until = performance.now() + 15_000;
-  for (;;) {
-    const trace = await getTrace(db, 'default', id);
-    if (trace) return trace;
-    if (performance.now() > until) throw new Error(`trace ${id} not stored`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+function traceOf(id: string): Promise<StoredTrace> {
+  return waitFor(`trace ${id} stored`, () => getTrace(db, 'default', id), 15_000);
 }
 
 /** The fixture's usage by the rule: 21 input + 1024 cache reads + 188 cache writes; 12 output. */

@@ -13,10 +13,10 @@ import {
   type FakeBedrock,
 } from '../helpers/fake-bedrock.ts';
 import { TEST_KEY, baseConfig, startTestService } from '../helpers/service.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const fixture = (name: string) =>
   JSON.parse(readFileSync(new URL(`../fixtures/bedrock/${name}`, import.meta.url), 'utf8'));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const MODEL = 'anthropic.claude-3-5-haiku-20241022-v1:0';
 const AKID = 'AKIDFAKEBEDROCK';
 const SECRET = 'fake-bedrock-secret';
@@ -135,12 +135,8 @@ const failure = (call: Promise<unknown>): Promise<any> =>
     (err: unknown) => err,
   );
 
-async function traceOf(id: string): Promise<StoredTrace> {
-  for (const until = Date.now() + 10_000; ; await sleep(20)) {
-    const trace = await getTrace(svc.service.db, 'default', id);
-    if (trace) return trace;
-    if (Date.now() > until) throw new Error(`trace ${id} not stored`);
-  }
+function traceOf(id: string): Promise<StoredTrace> {
+  return waitFor(`trace ${id} stored`, () => getTrace(svc.service.db, 'default', id));
 }
 
 /** The last request the fake recorded, asserting its signature verified with service bedrock. */

@@ -1,19 +1,17 @@
-// budget plugin: worst-case reservation against every budget of the chain (key, agent, unit and its ancestors,
-// project), hard and soft, settlement to real cost (non-streamed, streamed, a client leaving mid-stream, a failed
-// request), the spend ledger and seeding from it after a restart, 409 for unpriced models, 503 for chains that
-// cannot be built; with in-process counters and with two gateway processes sharing Redis (no overshoot).
+// budget on the wire, with two gateway processes sharing Redis and one PostgreSQL database: worst-case reservations
+// never overshoot across processes, each budget of the chain refuses in its own words with the spec's envelope and
+// retry-after, the spend ledger's rows, traces of soft overruns and unpriced refusals, and settlement of streams
+// (also after the client left). The plugin's decisions (worst case, settlement, seeding from the ledger, retry-after
+// at period resets on a fake clock) are tested on the plugin in test/unit/plugins/budget.test.ts.
 import t, { type Test } from 'tap';
-import { systemClock } from '../../src/pipeline/clock.ts';
 import type { Database } from '../../src/store/database.ts';
 import { getTrace } from '../../src/store/repos/traces.ts';
 import { startFakeOpenAI } from '../helpers/fake-openai.ts';
-import { COUNTERS_MODES, startGateways } from '../helpers/gateways.ts';
-import { baseConfig, chatBody, openaiDeployment, startTestService } from '../helpers/service.ts';
-import { freshPostgresDatabase } from '../helpers/store.ts';
+import { startGateways } from '../helpers/gateways.ts';
+import { baseConfig, chatBody, openaiDeployment } from '../helpers/service.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const key = (name: string) => `sk-test-${name}-0123456789abcdef`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** One token costs $0.001 in and out, so costs read as token counts. */
 const PRICE = { input_per_mtok: 1000, output_per_mtok: 1000 };
 /** Prompt estimate of chatBody()'s one "Hello" message. */
@@ -138,319 +136,218 @@ function config(upUrl: string, extra: Record<string, any> = {}) {
   });
 }
 
-for (const mode of COUNTERS_MODES) {
-  t.test(`${mode} counters`, async (t) => {
-    const up = await startFakeOpenAI();
-    t.teardown(() => up.close());
-    const gw = await startGateways(t, mode, config(up.url));
-    const db = gw.service.db;
-    const [a, b = a] = gw.urls;
-    const at = (i: number) => gw.urls[i % gw.urls.length];
+t.test('two gateway processes sharing Redis', async (t) => {
+  const up = await startFakeOpenAI();
+  t.teardown(() => up.close());
+  const gw = await startGateways(t, 'redis', config(up.url));
+  const db = gw.service.db;
+  const [a, b = a] = gw.urls;
+  const at = (i: number) => gw.urls[i % gw.urls.length];
 
-    t.test(
-      '50 concurrent requests against a budget that fits 10 worst cases: 10 pass, never an overshoot',
-      async (t) => {
-        const results = await Promise.all(
-          Array.from({ length: 50 }, (_, i) => chat(at(i), 'k10', { model: 'held', max_tokens: TENTH })),
-        );
-        const passed = results.filter((r) => r.status === 200);
-        const refused = results.filter((r) => r.status === 429);
-        t.equal(passed.length, 10, 'exactly ten reservations of $0.10 fit in $1');
-        t.equal(refused.length, 40);
-        await checkBudgetExceeded(
-          t,
-          refused[0],
-          /key 'k10' has \$0\.\d+ of its total budget of \$1\.00 left, and this request may cost up to \$0\.10/,
-          'total',
-        );
-        await Promise.all(refused.slice(1).map((r) => r.arrayBuffer()));
-        const perRequest = (await passed[0].json()).usage.total_tokens * 0.001;
-        await Promise.all(passed.slice(1).map((r) => r.arrayBuffer()));
-        const settled = await waitFor('ten requests in the ledger', async () => {
-          const l = await ledger(db, 'key:k10:total');
-          return l.requests === 10 && l;
-        });
-        t.equal(settled.nano, Math.round(10 * perRequest * NANO), 'the ledger holds the real cost of the ten');
-
-        // Then one at a time (no latency needed now) until refused: admitted while spent + $0.10 <= $1.
-        let served = 0;
-        for (;;) {
-          const res = await chat(at(served), 'k10', { model: 'fast', max_tokens: TENTH });
-          if (res.status !== 200) {
-            await checkBudgetExceeded(t, res, /key 'k10'/, 'total');
-            break;
-          }
-          await res.arrayBuffer();
-          served++;
-          await waitFor('settled', async () => (await ledger(db, 'key:k10:total')).requests === 10 + served);
-          if (served > 100) throw new Error('never refused');
-        }
-        const total = await ledger(db, 'key:k10:total');
-        t.equal(served, Math.floor((1 - 0.1 - 10 * perRequest) / perRequest + 1e-9) + 1, 'as many as fit');
-        t.ok(total.nano <= NANO, `spent ${total.nano / NANO} <= $1: no overshoot`);
-        t.ok(total.nano > NANO - 0.1 * NANO - perRequest * NANO, 'and the budget was used up to the last worst case');
-        const counter = await gw.service.counters.readPeriods([
-          { key: '{p:default}:budget:key:k10:total', periodId: 'total' },
-        ]);
-        t.same(counter, [total.nano], 'the hot counter equals the ledger once everything settled');
-      },
+  t.test('50 concurrent requests against a budget that fits 10 worst cases: 10 pass, never an overshoot', async (t) => {
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => chat(at(i), 'k10', { model: 'held', max_tokens: TENTH })),
     );
-
-    t.test('the chain: a unit ancestor, an agent, and the project; each names itself when it refuses', async (t) => {
-      // eng: $0.25 a day, hard. Each request reserves $0.10 and really costs the mock's usage.
-      let served = 0;
-      let perRequest = 0;
-      for (;;) {
-        const res = await chat(at(served), 'unit-key', { max_tokens: TENTH });
-        if (res.status !== 200) {
-          await checkBudgetExceeded(t, res, /unit 'eng' has \$0\.\d+ of its daily budget of \$0\.25 left/, 'daily');
-          break;
-        }
-        perRequest = (await res.json()).usage.total_tokens * 0.001;
-        served++;
-        await waitFor('settled', async () => (await ledger(db, 'unit:eng:daily')).requests === served);
-        if (served > 50) throw new Error('never refused');
-      }
-      t.equal(served, Math.floor((0.25 - 0.1) / perRequest + 1e-9) + 1);
-      const day = `d${Math.floor(Date.now() / 86_400_000)}`;
-      const soft = await waitFor('the soft unit budget recorded too', async () => {
-        const l = await ledger(db, 'unit:team-a:monthly:soft');
-        return l.requests === served && l;
-      });
-      t.equal(soft.nano, (await ledger(db, 'unit:eng:daily')).nano, 'the soft budget of team-a saw the same spend');
-      const rows = await db.query<{ period_id: string }>(
-        "SELECT DISTINCT period_id FROM budget_spend WHERE budget_id = 'unit:eng:daily'",
-      );
-      t.same(
-        rows.rows.map((r) => r.period_id),
-        [day],
-        'daily spend is kept per UTC day',
-      );
-
-      await checkBudgetExceeded(
-        t,
-        await chat(a, 'agent-key', { max_tokens: TENTH }),
-        /agent 'bot' has \$0\.05 of its monthly budget of \$0\.05 left/,
-        'monthly',
-      );
-      t.equal(
-        (await chat(b, 'agent-key', { max_tokens: 20 })).status,
-        200,
-        'a request whose worst case fits the agent budget passes',
-      );
-
-      // The project 'capped' ($0.30): three worst cases of $0.10 fit, the fourth does not, in any order.
-      const results = await Promise.all(
-        Array.from({ length: 4 }, (_, i) => chat(at(i), 'capped-key', { max_tokens: TENTH })),
-      );
-      t.same(results.map((r) => r.status).sort(), [200, 200, 200, 429]);
-      await checkBudgetExceeded(
-        t,
-        results.find((r) => r.status === 429)!,
-        /project 'capped'/,
-        'monthly',
-      );
-    });
-
-    t.test('soft budgets never refuse; the overrun is noted in the trace', async (t) => {
-      const res = await chat(a, 'soft-key', { model: 'fast' });
-      t.equal(res.status, 200);
-      const id = res.headers.get('x-svc-request-id')!;
-      const trace = await waitFor('trace', () => getTrace(db, 'soft-proj', id));
-      t.same(trace.metadata['gateway.budget_soft_exceeded'], ['project:soft-proj:monthly:soft']);
-      t.equal(
-        (await chat(b, 'soft-key', { model: 'unpriced' })).status,
-        200,
-        'an unpriced model is no problem for a soft budget',
-      );
-    });
-
-    t.test('409 budget_unpriced_model when a hard budget applies and the model has no price', async (t) => {
-      const upstreamCalls = up.requests.length;
-      const res = await chat(a, 'unpriced-key', { model: 'unpriced' });
-      t.equal(res.status, 409);
-      const body = await res.json();
-      t.match(body, { error: { type: 'invalid_request_error', param: null, code: 'budget_unpriced_model' } });
-      t.match(
-        body.error.message,
-        /No price is known for model 'no-such-model' \(deployment 'unpriced-up'\), and key 'unpriced-key' has a hard budget/,
-      );
-      const trace = await waitFor('trace', () => getTrace(db, 'default', res.headers.get('x-svc-request-id')!));
-      t.match(
-        trace,
-        { status: 'error', statusCode: 409, errorCode: 'budget_unpriced_model', tokens: 0, cost: 0 },
-        'traced with zero usage',
-      );
-      t.equal(up.requests.length, upstreamCalls, 'no provider was called');
-      t.equal(
-        (await chat(b, 'free', { model: 'unpriced' })).status,
-        200,
-        'without a budget an unpriced model is served',
-      );
-      // A model in the built-in price table needs no price in gateway.yaml.
-      const priced = await chat(a, 'unpriced-key', { model: 'gpt' });
-      t.equal(priced.status, 200);
-      t.equal(
-        priced.headers.get('x-svc-cost'),
-        String((10 * 0.15 + 5 * 0.6) / 1e6),
-        'costed at the built-in gpt-4o-mini price',
-      );
-    });
-
-    t.test('503 budget_config_invalid when the unit chain cannot be built', async (t) => {
-      for (const [name, reason] of [
-        ['ghost-unit', /unknown organization unit 'ghost'/],
-        ['loop-key', /organization units form a cycle/],
-      ] as const) {
-        const res = await chat(at(name.length), name);
-        t.equal(res.status, 503);
-        const body = await res.json();
-        t.match(body, { error: { type: 'server_error', code: 'budget_config_invalid' } });
-        t.match(body.error.message, reason);
-      }
-    });
-
-    t.test('settlement: streamed, a client that leaves mid-stream, and a failed request', async (t) => {
-      const before = (await ledger(db, 'key:stream-key:total')).nano;
-      const streamed = await chat(a, 'stream-key', { stream: true, max_tokens: 100 });
-      t.equal(streamed.status, 200);
-      t.equal(streamed.headers.get('x-svc-cost-estimated'), 'true');
-      await streamed.text();
-      const after1 = await waitFor('stream settled', async () => {
-        const l = await ledger(db, 'key:stream-key:total');
-        return l.requests === 1 && l;
-      });
-      // The fake upstream's stream usage: 12 prompt tokens, one completion token per piece (3 pieces).
-      t.equal(
-        after1.nano - before,
-        Math.round(15 * 0.001 * NANO),
-        'a stream is charged its real usage, not the estimate',
-      );
-
-      const pieces = Array.from({ length: 20 }, (_, i) => `w${i} `);
-      up.queue.push({ type: 'stream', pieces, gapMs: 15 });
-      const controller = new AbortController();
-      const leaving = await chat(b, 'stream-key', { stream: true, max_tokens: 100 }, { signal: controller.signal });
-      const reader = leaving.body!.getReader();
-      await reader.read();
-      controller.abort();
-      await reader.cancel().catch(() => {});
-      const after2 = await waitFor('disconnect settled', async () => {
-        const l = await ledger(db, 'key:stream-key:total');
-        return l.requests === 2 && l;
-      });
-      t.equal(
-        after2.nano - after1.nano,
-        Math.round((12 + pieces.length) * 0.001 * NANO),
-        'the gateway read the usage after the client left',
-      );
-
-      up.queue.push({
-        type: 'error',
-        status: 400,
-        envelope: { error: { message: 'bad', type: 'invalid_request_error', param: null, code: 'bad' } },
-      });
-      const failed = await chat(a, 'stream-key', { max_tokens: 100 });
-      t.equal(failed.status, 400);
-      await sleep(300);
-      t.equal((await ledger(db, 'key:stream-key:total')).requests, 2, 'a failed request costs nothing');
-      const counter = await gw.service.counters.readPeriods([
-        { key: '{p:default}:budget:key:stream-key:total', periodId: 'total' },
-      ]);
-      t.same(counter, [after2.nano], 'and its reservation was given back');
-    });
-  });
-}
-
-t.test('spend is durable: a new process seeds its counters from the ledger', async (t) => {
-  const url = await freshPostgresDatabase(t);
-  const cfg = baseConfig({
-    model_groups: [
-      { name: 'demo', deployments: [{ id: 'demo-mock', provider: 'mock', model: 'mock-small', price: PRICE }] },
-    ],
-    keys: [{ alias: 'durable', key: key('durable'), project: 'default', model_groups: ['demo'], budget_usd: 0.2 }],
-    plugins: [{ use: 'auth' }, { use: 'budget' }, { use: 'router' }],
-    store: { postgres_url: url },
-  });
-  const first = await startTestService(t, cfg);
-  const res = await chat(first.gatewayUrl, 'durable', { max_tokens: TENTH });
-  t.equal(res.status, 200);
-  const cost = (await res.json()).usage.total_tokens * 0.001;
-  await first.service.stop();
-
-  const second = await startTestService(t, cfg);
-  const counterKey = [{ key: '{p:default}:budget:key:durable:total', periodId: 'total' }];
-  t.same(await second.service.counters.readPeriods(counterKey), [null], 'the new process starts with no counter');
-  t.equal((await chat(second.gatewayUrl, 'durable', { max_tokens: TENTH })).status, 200);
-  await waitFor('settled', async () => (await ledger(second.service.db, 'key:durable:total')).requests === 2);
-  t.same(
-    await second.service.counters.readPeriods(counterKey),
-    [Math.round(2 * cost * NANO)],
-    'seeded with the first process spend',
-  );
-  // spent 2 × cost; another worst case of $0.10 no longer fits in $0.20 once 2 × cost > $0.10.
-  const third = await chat(second.gatewayUrl, 'durable', { max_tokens: TENTH });
-  t.equal(third.status, 2 * cost + 0.1 <= 0.2 ? 200 : 429);
-});
-
-t.test(
-  'budget_exceeded carries retry-after: the seconds until a daily or monthly period resets (UTC), none for a total budget',
-  async (t) => {
-    let now = Date.parse('2027-02-27T23:59:58.400Z');
-    const clock = { now: () => now, sleep: systemClock.sleep };
-    const svc = await startTestService(
+    const passed = results.filter((r) => r.status === 200);
+    const refused = results.filter((r) => r.status === 429);
+    t.equal(passed.length, 10, 'exactly ten reservations of $0.10 fit in $1');
+    t.equal(refused.length, 40);
+    await checkBudgetExceeded(
       t,
-      baseConfig({
-        model_groups: [
-          { name: 'demo', deployments: [{ id: 'demo-mock', provider: 'mock', model: 'mock-small', price: PRICE }] },
-        ],
-        // Each budget holds one worst case of $0.10: the first request is admitted, the next refused until the period resets.
-        keys: (['daily', 'monthly', 'total'] as const).map((period) => ({
-          alias: period,
-          key: key(period),
-          project: 'default',
-          model_groups: ['demo'],
-          budget_usd: 0.1,
-          budget_period: period,
-        })),
-        plugins: [{ use: 'auth' }, { use: 'budget' }, { use: 'router' }],
-      }),
-      { clock },
+      refused[0],
+      /key 'k10' has \$0\.\d+ of its total budget of \$1\.00 left, and this request may cost up to \$0\.10/,
+      'total',
     );
-    const ask = (period: string) => chat(svc.gatewayUrl, period, { max_tokens: TENTH });
-    async function refusedFor(t: Test, period: string, retryAfter: string | null) {
-      const res = await ask(period);
-      t.equal(res.status, 429, `${period} at ${new Date(now).toISOString()}: refused`);
-      t.equal((await res.json()).error.code, 'budget_exceeded');
-      t.equal(
-        res.headers.get('retry-after'),
-        retryAfter,
-        `${period} at ${new Date(now).toISOString()}: retry-after ${retryAfter}`,
-      );
-    }
-    async function admittedFor(t: Test, period: string) {
-      const res = await ask(period);
-      t.equal(res.status, 200, `${period} at ${new Date(now).toISOString()}: admitted`);
+    await Promise.all(refused.slice(1).map((r) => r.arrayBuffer()));
+    const perRequest = (await passed[0].json()).usage.total_tokens * 0.001;
+    await Promise.all(passed.slice(1).map((r) => r.arrayBuffer()));
+    const settled = await waitFor('ten requests in the ledger', async () => {
+      const l = await ledger(db, 'key:k10:total');
+      return l.requests === 10 && l;
+    });
+    t.equal(settled.nano, Math.round(10 * perRequest * NANO), 'the ledger holds the real cost of the ten');
+
+    // Then one at a time (no latency needed now) until refused: admitted while spent + $0.10 <= $1.
+    let served = 0;
+    for (;;) {
+      const res = await chat(at(served), 'k10', { model: 'fast', max_tokens: TENTH });
+      if (res.status !== 200) {
+        await checkBudgetExceeded(t, res, /key 'k10'/, 'total');
+        break;
+      }
       await res.arrayBuffer();
+      served++;
+      await waitFor('settled', async () => (await ledger(db, 'key:k10:total')).requests === 10 + served);
+      if (served > 100) throw new Error('never refused');
     }
-    for (const period of ['daily', 'monthly', 'total']) await admittedFor(t, period);
-    await refusedFor(t, 'daily', '2');
-    await refusedFor(t, 'monthly', String(86_400 + 2));
-    await refusedFor(t, 'total', null);
+    const total = await ledger(db, 'key:k10:total');
+    t.equal(served, Math.floor((1 - 0.1 - 10 * perRequest) / perRequest + 1e-9) + 1, 'as many as fit');
+    t.ok(total.nano <= NANO, `spent ${total.nano / NANO} <= $1: no overshoot`);
+    t.ok(total.nano > NANO - 0.1 * NANO - perRequest * NANO, 'and the budget was used up to the last worst case');
+    const counter = await gw.service.counters.readPeriods([
+      { key: '{p:default}:budget:key:k10:total', periodId: 'total' },
+    ]);
+    t.same(counter, [total.nano], 'the hot counter equals the ledger once everything settled');
+  });
 
-    now = Date.parse('2027-02-27T23:59:59.999Z');
-    await refusedFor(t, 'daily', '1');
-    now = Date.parse('2027-02-28T00:00:00.000Z');
-    await admittedFor(t, 'daily');
-    await refusedFor(t, 'daily', '86400');
-    await refusedFor(t, 'monthly', '86400');
+  t.test('the chain: a unit ancestor, an agent, and the project; each names itself when it refuses', async (t) => {
+    // eng: $0.25 a day, hard. Each request reserves $0.10 and really costs the mock's usage.
+    let served = 0;
+    let perRequest = 0;
+    for (;;) {
+      const res = await chat(at(served), 'unit-key', { max_tokens: TENTH });
+      if (res.status !== 200) {
+        await checkBudgetExceeded(t, res, /unit 'eng' has \$0\.\d+ of its daily budget of \$0\.25 left/, 'daily');
+        break;
+      }
+      perRequest = (await res.json()).usage.total_tokens * 0.001;
+      served++;
+      await waitFor('settled', async () => (await ledger(db, 'unit:eng:daily')).requests === served);
+      if (served > 50) throw new Error('never refused');
+    }
+    t.equal(served, Math.floor((0.25 - 0.1) / perRequest + 1e-9) + 1);
+    const day = `d${Math.floor(Date.now() / 86_400_000)}`;
+    const soft = await waitFor('the soft unit budget recorded too', async () => {
+      const l = await ledger(db, 'unit:team-a:monthly:soft');
+      return l.requests === served && l;
+    });
+    t.equal(soft.nano, (await ledger(db, 'unit:eng:daily')).nano, 'the soft budget of team-a saw the same spend');
+    const rows = await db.query<{ period_id: string }>(
+      "SELECT DISTINCT period_id FROM budget_spend WHERE budget_id = 'unit:eng:daily'",
+    );
+    t.same(
+      rows.rows.map((r) => r.period_id),
+      [day],
+      'daily spend is kept per UTC day',
+    );
 
-    now = Date.parse('2027-02-28T23:59:59.000Z');
-    await refusedFor(t, 'monthly', '1');
-    now = Date.parse('2027-03-01T00:00:00.000Z');
-    await admittedFor(t, 'monthly');
-    await admittedFor(t, 'daily');
-    await refusedFor(t, 'monthly', String(31 * 86_400));
-    await refusedFor(t, 'total', null);
-  },
-);
+    await checkBudgetExceeded(
+      t,
+      await chat(a, 'agent-key', { max_tokens: TENTH }),
+      /agent 'bot' has \$0\.05 of its monthly budget of \$0\.05 left/,
+      'monthly',
+    );
+    t.equal(
+      (await chat(b, 'agent-key', { max_tokens: 20 })).status,
+      200,
+      'a request whose worst case fits the agent budget passes',
+    );
+
+    // The project 'capped' ($0.30): three worst cases of $0.10 fit, the fourth does not, in any order.
+    const results = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => chat(at(i), 'capped-key', { max_tokens: TENTH })),
+    );
+    t.same(results.map((r) => r.status).sort(), [200, 200, 200, 429]);
+    await checkBudgetExceeded(
+      t,
+      results.find((r) => r.status === 429)!,
+      /project 'capped'/,
+      'monthly',
+    );
+  });
+
+  t.test('soft budgets never refuse; the overrun is noted in the trace', async (t) => {
+    const res = await chat(a, 'soft-key', { model: 'fast' });
+    t.equal(res.status, 200);
+    const id = res.headers.get('x-svc-request-id')!;
+    const trace = await waitFor('trace', () => getTrace(db, 'soft-proj', id));
+    t.same(trace.metadata['gateway.budget_soft_exceeded'], ['project:soft-proj:monthly:soft']);
+    t.equal(
+      (await chat(b, 'soft-key', { model: 'unpriced' })).status,
+      200,
+      'an unpriced model is no problem for a soft budget',
+    );
+  });
+
+  t.test('409 budget_unpriced_model when a hard budget applies and the model has no price', async (t) => {
+    const upstreamCalls = up.requests.length;
+    const res = await chat(a, 'unpriced-key', { model: 'unpriced' });
+    t.equal(res.status, 409);
+    const body = await res.json();
+    t.match(body, { error: { type: 'invalid_request_error', param: null, code: 'budget_unpriced_model' } });
+    t.match(
+      body.error.message,
+      /No price is known for model 'no-such-model' \(deployment 'unpriced-up'\), and key 'unpriced-key' has a hard budget/,
+    );
+    const trace = await waitFor('trace', () => getTrace(db, 'default', res.headers.get('x-svc-request-id')!));
+    t.match(
+      trace,
+      { status: 'error', statusCode: 409, errorCode: 'budget_unpriced_model', tokens: 0, cost: 0 },
+      'traced with zero usage',
+    );
+    t.equal(up.requests.length, upstreamCalls, 'no provider was called');
+    t.equal((await chat(b, 'free', { model: 'unpriced' })).status, 200, 'without a budget an unpriced model is served');
+    // A model in the built-in price table needs no price in gateway.yaml.
+    const priced = await chat(a, 'unpriced-key', { model: 'gpt' });
+    t.equal(priced.status, 200);
+    t.equal(
+      priced.headers.get('x-svc-cost'),
+      String((10 * 0.15 + 5 * 0.6) / 1e6),
+      'costed at the built-in gpt-4o-mini price',
+    );
+  });
+
+  t.test('503 budget_config_invalid when the unit chain cannot be built', async (t) => {
+    for (const [name, reason] of [
+      ['ghost-unit', /unknown organization unit 'ghost'/],
+      ['loop-key', /organization units form a cycle/],
+    ] as const) {
+      const res = await chat(at(name.length), name);
+      t.equal(res.status, 503);
+      const body = await res.json();
+      t.match(body, { error: { type: 'server_error', code: 'budget_config_invalid' } });
+      t.match(body.error.message, reason);
+    }
+  });
+
+  t.test('settlement: streamed, a client that leaves mid-stream, and a failed request', async (t) => {
+    const before = (await ledger(db, 'key:stream-key:total')).nano;
+    const streamed = await chat(a, 'stream-key', { stream: true, max_tokens: 100 });
+    t.equal(streamed.status, 200);
+    t.equal(streamed.headers.get('x-svc-cost-estimated'), 'true');
+    await streamed.text();
+    const after1 = await waitFor('stream settled', async () => {
+      const l = await ledger(db, 'key:stream-key:total');
+      return l.requests === 1 && l;
+    });
+    // The fake upstream's stream usage: 12 prompt tokens, one completion token per piece (3 pieces).
+    t.equal(
+      after1.nano - before,
+      Math.round(15 * 0.001 * NANO),
+      'a stream is charged its real usage, not the estimate',
+    );
+
+    const pieces = Array.from({ length: 20 }, (_, i) => `w${i} `);
+    up.queue.push({ type: 'stream', pieces, gapMs: 15 });
+    const controller = new AbortController();
+    const leaving = await chat(b, 'stream-key', { stream: true, max_tokens: 100 }, { signal: controller.signal });
+    const reader = leaving.body!.getReader();
+    await reader.read();
+    controller.abort();
+    await reader.cancel().catch(() => {});
+    const after2 = await waitFor('disconnect settled', async () => {
+      const l = await ledger(db, 'key:stream-key:total');
+      return l.requests === 2 && l;
+    });
+    t.equal(
+      after2.nano - after1.nano,
+      Math.round((12 + pieces.length) * 0.001 * NANO),
+      'the gateway read the usage after the client left',
+    );
+
+    up.queue.push({
+      type: 'error',
+      status: 400,
+      envelope: { error: { message: 'bad', type: 'invalid_request_error', param: null, code: 'bad' } },
+    });
+    const failed = await chat(a, 'stream-key', { max_tokens: 100 });
+    t.equal(failed.status, 400);
+    const counterKey = [{ key: '{p:default}:budget:key:stream-key:total', periodId: 'total' }];
+    // That it records nothing in the ledger: test/unit/plugins/budget.test.ts.
+    const counter = await waitFor('the reservation of a failed request given back', async () => {
+      const [value] = await gw.service.counters.readPeriods(counterKey);
+      return value === after2.nano && value;
+    });
+    t.equal(counter, after2.nano, 'a failed request costs nothing: its reservation was given back');
+  });
+});

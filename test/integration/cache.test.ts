@@ -12,11 +12,10 @@ import { startGateways } from '../helpers/gateways.ts';
 import { REDIS_URL, redisTestPrefix } from '../helpers/redis.ts';
 import { TEST_KEY, baseConfig, openaiDeployment, postJson, startTestService } from '../helpers/service.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
-import { waitFor } from '../helpers/wait-for.ts';
+import { sleep, waitFor } from '../helpers/wait-for.ts';
 
 const OTHER_KEY = 'sk-test-other-project-0123456789';
 const price = { input_per_mtok: 0.15, output_per_mtok: 0.6 };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const up = await startFakeOpenAI();
 t.teardown(() => up.close());

@@ -11,6 +11,7 @@ import { startService, type RunningService } from '../../src/service.ts';
 import { silentLogger } from '../../src/telemetry/logger.ts';
 import { baseConfig, chatBody, postJson, TEST_KEY } from '../helpers/service.ts';
 import { freshPostgresDatabase } from '../helpers/store.ts';
+import { sleep, waitFor } from '../helpers/wait-for.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const EXAMPLE = join(ROOT, 'examples/plugins/tenant-header.ts');
@@ -66,8 +67,6 @@ async function startFails(ws: Setup): Promise<ConfigError> {
   }
   throw new Error('the service started');
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 t.test('the example loads by a path relative to gateway.yaml and echoes the header', async (t) => {
   // `./plugins/tenant-header.ts` beside gateway.yaml, as the docs show: a one-line module re-exporting the example.
@@ -345,7 +344,7 @@ export default {
       log.length = 0;
       const res = await send();
       await res.arrayBuffer();
-      for (let i = 0; i < 100 && log.filter((l) => l.startsWith('onLog')).length < onLogs; i++) await sleep(5);
+      await waitFor(`${onLogs} onLog calls`, () => log.filter((l) => l.startsWith('onLog')).length >= onLogs);
       await sleep(10);
       return { status: res.status, hooks: [...log] };
     };

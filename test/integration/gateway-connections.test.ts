@@ -8,9 +8,7 @@ import t from 'tap';
 import type { Logger } from '../../src/telemetry/logger.ts';
 import { startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { baseConfig, chatBody, openaiDeployment, postJson, startTestService, TEST_KEY } from '../helpers/service.ts';
-import { waitFor } from '../helpers/wait-for.ts';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { sleep, waitFor } from '../helpers/wait-for.ts';
 
 interface RawConnection {
   socket: Socket;

@@ -15,12 +15,12 @@ import { signIn } from '../helpers/dashboard.ts';
 import { basicAuth } from '../helpers/public-api.ts';
 import { bearer } from '../helpers/rest-api.ts';
 import { baseConfig, postJson, startTestService, TEST_KEY } from '../helpers/service.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const AWS_KEY = 'AKIAIOSFODNN7EXAMPLE';
 const CARD = '4111 1111 1111 1111';
 const CREATED = '2026-11-21T00:00:00Z';
 const SECRETS = [AWS_KEY, CARD, CARD.replaceAll(' ', '')];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The guardrails policy and the plugin list of the repository's gateway.yaml. */
 const defaults = parse(readFileSync(join(ROOT, 'gateway.yaml'), 'utf8')) as {
@@ -78,15 +78,10 @@ t.test('what a guardrail matched is redacted before the trace is written', async
 
   /** Every read of one trace: REST, public API trace and observations, dashboard, stored rows. */
   async function everyRead(id: string) {
-    let rest: any;
-    for (const until = Date.now() + 10_000; ; await sleep(25)) {
+    const rest: any = await waitFor(`trace ${id} stored`, async () => {
       const r = await fetch(`${svc.adminUrl}/v1/traces/${id}`, { headers: { authorization: bearer(projectKey) } });
-      if (r.status === 200) {
-        rest = await r.json();
-        break;
-      }
-      if (Date.now() > until) throw new Error(`trace ${id} not stored`);
-    }
+      return r.status === 200 && r.json();
+    });
     const auth = { authorization: basicAuth(projectKey) };
     const publicTrace = await (await fetch(`${svc.adminUrl}/api/public/traces/${id}`, { headers: auth })).json();
     const publicObservations = await (

@@ -12,13 +12,13 @@ import { createApiKey } from '../../src/store/repos/api-keys.ts';
 import { startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { bearer, call } from '../helpers/rest-api.ts';
 import { baseConfig, chatBody, openaiDeployment, postJson, startTestService, TEST_KEY } from '../helpers/service.ts';
+import { sleep, waitFor } from '../helpers/wait-for.ts';
 
 const OTHER_KEY = 'sk-test-other-project-0123456789';
 const CREATED = '2026-11-21T00:00:00Z';
 const CARD = '4111 1111 1111 1111';
 const AWS_KEY = 'AKIAIOSFODNN7EXAMPLE';
 const SLOW_MS = 1500;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Recorded {
   path: string;
@@ -266,11 +266,11 @@ t.test('guardrails through the gateway', async (t) => {
   async function traceOf(res: Response, key = projectKey): Promise<any> {
     const id = res.headers.get('x-svc-request-id');
     if (!id) throw new Error('no x-svc-request-id');
-    for (const until = Date.now() + 10_000; ; await sleep(25)) {
+    const r = await waitFor(`trace ${id} stored`, async () => {
       const r = await call(svc.adminUrl, 'GET', `/traces/${id}`, { auth: bearer(key) });
-      if (r.status === 200) return { ...r.body, input: r.body.input === null ? null : JSON.parse(r.body.input) };
-      if (Date.now() > until) throw new Error(`trace ${id} not stored: ${r.status}`);
-    }
+      return r.status === 200 && r;
+    });
+    return { ...r.body, input: r.body.input === null ? null : JSON.parse(r.body.input) };
   }
 
   /** The refusal the client got, in the OpenAI envelope. */

@@ -11,10 +11,10 @@ import { listAudit } from '../../src/store/repos/audit-log.ts';
 import { baseConfig, chatBody, startTestService, type TestService } from '../helpers/service.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';
 import { roomInMinute } from '../helpers/gateways.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const HOUR = 3_600_000;
 const MAX_HOURS = 24;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const auth = (k: Pick<CreatedApiKey, 'publicKey' | 'secretKey'>) =>
   `Basic ${Buffer.from(`${k.publicKey}:${k.secretKey}`).toString('base64')}`;
 
@@ -74,16 +74,6 @@ async function gatewayCode(s: TestService, key: string, model = 'demo'): Promise
   const res = await chat(s, key, model);
   const body = (await res.json()) as any;
   return res.status === 200 ? 200 : body.error?.code;
-}
-
-/** Polls until `check` holds or `ms` pass; true when it held. */
-async function within(ms: number, check: () => Promise<boolean>): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  do {
-    if (await check()) return true;
-    await sleep(20);
-  } while (Date.now() < deadline);
-  return false;
 }
 
 /** A 400 (or 409) naming the field first in its message and in details.field. */
@@ -408,14 +398,16 @@ t.test('another process on the same database sees a minted key and a suspension 
     { authorization: auth(projectKey) },
   );
   t.equal(r.status, 201);
-  t.ok(
-    await within(1000, async () => (await gatewayCode(second, r.body.key)) === 200),
+  await waitFor(
     'the second gateway accepts the key within 1 s',
+    async () => (await gatewayCode(second, r.body.key)) === 200,
+    1000,
   );
 
   await setAgentStatus(db, 'default', agent.id, 'suspended');
-  t.ok(
-    await within(1000, async () => (await gatewayCode(second, r.body.key)) === 'key_blocked'),
+  await waitFor(
     'and blocks it within 1 s of the suspension',
+    async () => (await gatewayCode(second, r.body.key)) === 'key_blocked',
+    1000,
   );
 });

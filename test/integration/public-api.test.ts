@@ -5,7 +5,8 @@ import t, { type Test } from 'tap';
 import type { Clock } from '../../src/pipeline/clock.ts';
 import { systemClock } from '../../src/pipeline/clock.ts';
 import { createApiKey, sixMonthsAfter, type CreatedApiKey } from '../../src/store/repos/api-keys.ts';
-import { insertObservations, insertTraces, type TraceRow } from '../../src/store/repos/traces.ts';
+import { type TraceRow } from '../../src/store/repos/traces.ts';
+import { insertObservations, insertTraces } from '../../src/store/repos/trace-batch.ts';
 import { baseConfig, startTestService, type TestService } from '../helpers/service.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';
 

@@ -3,7 +3,8 @@
 // 404s, project isolation and key kinds. Data arrives through POST /ingestion. Both backends.
 import t, { type Test } from 'tap';
 import { getScore } from '../../src/store/repos/scores.ts';
-import { getObservation, getTrace } from '../../src/store/repos/traces.ts';
+import { getTrace } from '../../src/store/repos/traces.ts';
+import { getObservation } from '../../src/store/repos/observations.ts';
 import { basicAuth as auth, callAdmin, startPublicApiService } from '../helpers/public-api.ts';
 import type { TestService } from '../helpers/service.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';

@@ -8,10 +8,9 @@ import { COUNTERS_MODES, roomInMinute, startGateways } from '../helpers/gateways
 import { REDIS_URL, redisTestPrefix } from '../helpers/redis.ts';
 import { baseConfig, chatBody, openaiDeployment, startTestService } from '../helpers/service.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
-import { waitFor } from '../helpers/wait-for.ts';
+import { sleep, waitFor } from '../helpers/wait-for.ts';
 
 const key = (name: string) => `sk-test-${name}-0123456789abcdef`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Prompt estimate of chatBody()'s one "Hello" message: 3 + (4 + 2) tokens. */
 const HELLO_PROMPT = 9;
 

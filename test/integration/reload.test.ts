@@ -9,9 +9,9 @@ import { join, resolve } from 'node:path';
 import t, { type Test } from 'tap';
 import { stringify } from 'yaml';
 import { baseConfig, chatBody, postJson, startTestService, TEST_KEY } from '../helpers/service.ts';
+import { sleep, waitFor } from '../helpers/wait-for.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A deadline for Promise.race that does not keep the test process alive once everything else is done. */
 const deadline = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 const NEW_KEY = 'sk-test-new-key-0123456789abcdef';
@@ -37,20 +37,6 @@ async function modelIds(url: string, key: string): Promise<string[] | number> {
 
 async function metricsOf(adminUrl: string): Promise<any> {
   return (await fetch(`${adminUrl}/metrics`)).json();
-}
-
-/** Polls until `check` returns true or the time is up; returns whether it did. */
-async function eventually(check: () => Promise<boolean>, ms = 2000, every = 25): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    try {
-      if (await check()) return true;
-    } catch {
-      // not yet
-    }
-    await sleep(every);
-  }
-  return check().catch(() => false);
 }
 
 t.test('reload() swaps in new groups and keys without a restart', async (t) => {
@@ -183,12 +169,12 @@ export default { apiVersion: 1, name: 'closer', setup(config) { return { onReque
     const res = await inFlight;
     t.equal(res.status, 200, 'the request that started on the old configuration (and its old key) completes');
     t.equal(res.headers.get('x-svc-model-group'), 'demo');
-    t.ok(await eventually(async () => closed.length === 1, 1000), 'then the old pipeline closes');
+    await waitFor('then the old pipeline closes', () => closed.length === 1, 1000);
     t.same(closed, [1]);
 
     writeConfig(slow(3));
     t.same(await service.reload(), { ok: true });
-    t.ok(await eventually(async () => closed.length === 2, 1000), 'an idle old pipeline closes at once');
+    await waitFor('an idle old pipeline closes at once', () => closed.length === 2, 1000);
     t.same(closed, [1, 2]);
   },
 );
@@ -197,26 +183,25 @@ t.test('with watch: true a rewrite of the file is picked up', async (t) => {
   const { gatewayUrl, adminUrl, writeConfig } = await startTestService(t, baseConfig(), { watch: true });
   writeConfig(changedConfig());
   const started = Date.now();
-  t.ok(
-    await eventually(async () => JSON.stringify(await modelIds(gatewayUrl, NEW_KEY)) === '["alpha","demo"]', 2000),
+  await waitFor(
     'reloaded within 2 s',
+    async () => JSON.stringify(await modelIds(gatewayUrl, NEW_KEY)) === '["alpha","demo"]',
+    2000,
   );
   t.ok(Date.now() - started < 2000);
   t.equal((await metricsOf(adminUrl)).configuration.reloads, 1, 'a burst of file events is one reload');
 
   writeConfig(baseConfig({ model_groups: [{ ...mockGroup('demo'), fallback: 'ghost' }] }));
-  t.ok(
-    await eventually(async () => (await metricsOf(adminUrl)).configuration.status === 'last_reload_failed', 2000),
+  await waitFor(
     'a bad rewrite is reported',
+    async () => (await metricsOf(adminUrl)).configuration.status === 'last_reload_failed',
+    2000,
   );
   t.match((await metricsOf(adminUrl)).configuration.last_reload_error.message, /model_groups\[0\]\.fallback/);
   t.same(await modelIds(gatewayUrl, NEW_KEY), ['alpha', 'demo'], 'and the last good configuration keeps serving');
 
   writeConfig(baseConfig());
-  t.ok(
-    await eventually(async () => (await modelIds(gatewayUrl, TEST_KEY)) instanceof Array, 2000),
-    'a fixed file is picked up',
-  );
+  await waitFor('a fixed file is picked up', async () => (await modelIds(gatewayUrl, TEST_KEY)) instanceof Array, 2000);
   t.equal((await metricsOf(adminUrl)).configuration.status, 'ok');
 });
 
@@ -302,30 +287,29 @@ t.test('svc start: SIGHUP reloads, SIGTERM drains in-flight requests and exits 0
   await sleep(300);
   t.equal(await modelIds(gatewayUrl, NEW_KEY), 401, 'not before the signal');
   cli.child.kill('SIGHUP');
-  t.ok(
-    await eventually(async () => JSON.stringify(await modelIds(gatewayUrl, NEW_KEY)) === '["alpha","demo"]', 3000),
+  await waitFor(
     'SIGHUP reloaded the file',
+    async () => JSON.stringify(await modelIds(gatewayUrl, NEW_KEY)) === '["alpha","demo"]',
+    3000,
   );
   t.equal((await metricsOf(adminUrl)).configuration.reloads, 1);
 
   // A bad file on SIGHUP: the process keeps serving the last good configuration.
   write(baseConfig({ model_groups: [{ ...mockGroup('demo'), fallback: 'ghost' }] }));
   cli.child.kill('SIGHUP');
-  t.ok(await eventually(async () => (await metricsOf(adminUrl)).configuration.status === 'last_reload_failed', 3000));
+  await waitFor(
+    'a bad file on SIGHUP is reported',
+    async () => (await metricsOf(adminUrl)).configuration.status === 'last_reload_failed',
+    3000,
+  );
   t.same(await modelIds(gatewayUrl, NEW_KEY), ['alpha', 'demo']);
   t.equal(cli.child.exitCode, null, 'still running');
 
   // SIGTERM while a slow request is in flight.
   const inFlight = postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { authorization: `Bearer ${NEW_KEY}` });
-  t.ok(
-    await eventually(async () => (await metricsOf(adminUrl)).requests.in_flight === 1, 2000, 10),
-    'the request is in flight',
-  );
+  await waitFor('the request is in flight', async () => (await metricsOf(adminUrl)).requests.in_flight === 1, 2000);
   cli.child.kill('SIGTERM');
-  t.ok(
-    await eventually(async () => (await fetch(`${adminUrl}/ready`)).status === 503, 1000, 10),
-    '/ready is 503 while draining',
-  );
+  await waitFor('/ready is 503 while draining', async () => (await fetch(`${adminUrl}/ready`)).status === 503, 1000);
   const ready = await fetch(`${adminUrl}/ready`)
     .then(async (r) => ({ status: r.status, body: await r.json() }))
     .catch(() => undefined);
@@ -416,10 +400,7 @@ t.test(
     await upstream.started;
     cli.child.kill('SIGTERM');
     // The signal is handled asynchronously: wait until the process says it drains.
-    t.ok(
-      await eventually(async () => cli.stdout().includes('SIGTERM received, draining'), 5000, 10),
-      'the process is draining',
-    );
+    await waitFor('the process is draining', () => cli.stdout().includes('SIGTERM received, draining'), 5000);
 
     for (const [name, url] of [
       ['gateway', gatewayUrl],

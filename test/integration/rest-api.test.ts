@@ -4,22 +4,18 @@
 import t, { type Test } from 'tap';
 import { addAgent } from '../../src/store/repos/agents.ts';
 import { createApiKey, type CreatedApiKey } from '../../src/store/repos/api-keys.ts';
-import {
-  getObservation,
-  getTrace,
-  insertObservations,
-  insertTraces,
-  type TraceRow,
-} from '../../src/store/repos/traces.ts';
+import { getTrace, type TraceRow } from '../../src/store/repos/traces.ts';
+import { getObservation } from '../../src/store/repos/observations.ts';
+import { insertObservations, insertTraces } from '../../src/store/repos/trace-batch.ts';
 import { signIn } from '../helpers/dashboard.ts';
 import { startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { basic, bearer, call, checkCommonHeaders, checkError, type CallOptions } from '../helpers/rest-api.ts';
 import { TEST_KEY, baseConfig, chatBody, openaiDeployment, postJson, startTestService } from '../helpers/service.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';
+import { sleep } from '../helpers/wait-for.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const MONTH_MS = 30 * 86_400_000;
 
 const MESSAGES = {

@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { startFakeOpenAI, type Behaviour, type FakeOpenAI } from '../helpers/fake-openai.ts';
 import { TEST_KEY, baseConfig, chatBody, openaiDeployment, postJson, startTestService } from '../helpers/service.ts';
+import { sleep, waitFor } from '../helpers/wait-for.ts';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const PRICE = { input_per_mtok: 1, output_per_mtok: 2 };
 
 async function fake(t: Test, fallback: Behaviour = { type: 'ok' }): Promise<FakeOpenAI> {
@@ -224,7 +224,7 @@ t.test('an upstream that stalls after the first chunk is cut off by the timeout'
   });
   // The attempt timer is refreshed per chunk, so a gap longer than timeout_ms ends the stream.
   t.ok(elapsed >= 100 && elapsed < 600, `cut off after ${Math.round(elapsed)} ms`);
-  t.ok(await waitFor(() => up.closed, 1000), 'the upstream connection was dropped');
+  await waitFor('the upstream connection was dropped', () => up.closed, 1000);
 });
 
 t.test('a failure before the first byte is retried transparently', async (t) => {
@@ -344,15 +344,6 @@ async function stallingUpstream(t: Test) {
   return state;
 }
 
-async function waitFor(cond: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
-  const until = performance.now() + ms;
-  while (performance.now() < until) {
-    if (await cond()) return true;
-    await sleep(10);
-  }
-  return cond();
-}
-
 /** Reads the first SSE bytes of a stream, then drops the connection. */
 async function readThenDisconnect(gatewayUrl: string): Promise<void> {
   const controller = new AbortController();
@@ -381,10 +372,10 @@ t.test('after a client disconnects the gateway keeps reading the upstream to the
   await sleep(40);
   t.notOk(up.state.finished, 'the client left before the upstream finished');
   t.equal((await metrics()).requests.in_flight, 1, 'the request is still being drained');
-  t.ok(await waitFor(() => up.state.finished, 2000), 'the upstream wrote everything');
+  await waitFor('the upstream wrote everything', () => up.state.finished, 2000);
   t.equal(up.state.written, frames);
   t.notOk(up.state.closedEarly, 'the gateway did not drop the upstream connection early');
-  t.ok(await waitFor(async () => (await metrics()).requests.in_flight === 0, 1000), 'the request then finished');
+  await waitFor('the request then finished', async () => (await metrics()).requests.in_flight === 0, 1000);
   t.equal((await metrics()).requests.by_status['200'], 1);
 });
 
@@ -396,7 +387,7 @@ t.test('after a disconnect, draining stops after disconnect_drain_chunks', async
     configWith([openaiDeployment('a', up.url)], {}, { disconnect_drain_chunks: 2 }),
   );
   await readThenDisconnect(gatewayUrl);
-  t.ok(await waitFor(() => up.state.closedEarly, 1000), 'the gateway closed the upstream connection');
+  await waitFor('the gateway closed the upstream connection', () => up.state.closedEarly, 1000);
   t.notOk(up.state.finished);
   t.ok(up.state.written < frames, `stopped after ${up.state.written} of ${frames} chunks`);
   const metrics = (await (await fetch(`${adminUrl}/metrics`)).json()) as any;

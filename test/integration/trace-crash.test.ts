@@ -12,12 +12,11 @@ import { baseConfig, chatBody, postJson } from '../helpers/service.ts';
 import { startServiceProcess } from '../helpers/service-process.ts';
 import { freshPostgresDatabase } from '../helpers/store.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
-import { waitFor } from '../helpers/wait-for.ts';
+import { sleep, waitFor } from '../helpers/wait-for.ts';
 
 const CLIENTS = 8;
 /** How old an answer may be and still have its trace lost to a SIGKILL: the issue's ~100 ms, with a margin. */
 const LOSS_WINDOW_MS = 300;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface TraceStats {
   queue_depth: number;

@@ -7,11 +7,11 @@ import { openDatabase } from '../../src/store/database.ts';
 import { baseConfig, chatBody, postJson, startTestService } from '../helpers/service.ts';
 import { freshPostgresDatabase } from '../helpers/store.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
+import { sleep } from '../helpers/wait-for.ts';
 
 const OUTAGE_MS = Number(process.env.SVC_TRACE_OUTAGE_MS ?? 30_000);
 const CLIENTS = 8;
 const QUEUE_CAPACITY = 200;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface TraceStats {
   queue_depth: number;

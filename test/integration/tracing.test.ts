@@ -3,7 +3,8 @@
 import t, { type Test } from 'tap';
 import { systemClock } from '../../src/pipeline/clock.ts';
 import type { Queryable } from '../../src/store/database.ts';
-import { getTrace, listObservationsOfTrace, type StoredTrace } from '../../src/store/repos/traces.ts';
+import { getTrace, type StoredTrace } from '../../src/store/repos/traces.ts';
+import { listObservationsOfTrace } from '../../src/store/repos/observations.ts';
 import { startFakeOpenAI, type Behaviour, type FakeOpenAI } from '../helpers/fake-openai.ts';
 import {
   baseConfig,
@@ -15,13 +16,13 @@ import {
   type TestService,
 } from '../helpers/service.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const PROJECT = 'default';
 const CREATED = '2026-11-21T00:00:00Z';
 // Round prices make the expected costs exact: USD per token = 1e-6 input, 2e-6 output.
 const PRICE = { input_per_mtok: 1, output_per_mtok: 2 };
 const key = (name: string) => `sk-test-${name}-0123456789abcdef`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const TRACEPARENT_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const TRACEPARENT_SPAN = '00f067aa0ba902b7';
 
@@ -67,14 +68,8 @@ const chat = (
 ) => send(url, '/v1/chat/completions', chatBody({ model: 'g', ...body }), apiKey, headers);
 
 /** The trace, once the writer has stored it. */
-async function traceOf(db: Queryable, id: string, ms = 15_000): Promise<StoredTrace> {
-  const until = performance.now() + ms;
-  for (;;) {
-    const trace = await getTrace(db, PROJECT, id);
-    if (trace) return trace;
-    if (performance.now() > until) throw new Error(`trace ${id} not stored within ${ms} ms`);
-    await sleep(20);
-  }
+function traceOf(db: Queryable, id: string, ms = 15_000): Promise<StoredTrace> {
+  return waitFor(`trace ${id} stored`, () => getTrace(db, PROJECT, id), ms);
 }
 
 /** The data events of an SSE body, [DONE] left out. */

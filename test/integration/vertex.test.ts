@@ -15,11 +15,11 @@ import {
   type VertexBehaviour,
 } from '../helpers/fake-vertex.ts';
 import { TEST_KEY, baseConfig, startTestService } from '../helpers/service.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const created = '2026-11-21T00:00:00Z';
 // Round prices make costs exact: USD per token 1e-6 input, 0.5e-6 cached input, 2e-6 output.
 const PRICE = { input_per_mtok: 1, cached_input_per_mtok: 0.5, output_per_mtok: 2 };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function fake(fallback?: VertexBehaviour): Promise<FakeVertex> {
   const f = await startFakeVertex(fallback);
@@ -102,13 +102,8 @@ const GEMINI_PATH = '/v1/projects/test-project/locations/us-central1/publishers/
 const attemptsOf = (res: Response) => JSON.parse(res.headers.get('x-svc-attempts') ?? '[]');
 const last = (f: FakeVertex) => f.requests.at(-1)!;
 
-async function traceOf(id: string): Promise<StoredTrace> {
-  for (let i = 0; i < 500; i++) {
-    const trace = await getTrace(svc.service.db, 'default', id);
-    if (trace) return trace;
-    await sleep(20);
-  }
-  throw new Error(`trace ${id} not stored`);
+function traceOf(id: string): Promise<StoredTrace> {
+  return waitFor(`trace ${id} stored`, () => getTrace(svc.service.db, 'default', id));
 }
 
 const near = (t: Test, actual: number, expected: number, message: string) =>

@@ -15,7 +15,7 @@ import { runCli } from '../helpers/cli.ts';
 import { listenLocally } from '../helpers/local-server.ts';
 import { baseConfig, startTestService, type TestService } from '../helpers/service.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';
-import { waitFor } from '../helpers/wait-for.ts';
+import { sleep, waitFor } from '../helpers/wait-for.ts';
 
 interface Received {
   path: string;
@@ -457,7 +457,7 @@ t.test('postgres: two services on one database deliver each event once', async (
     'all delivered',
     async () => hook.at('/pair').length >= 40 && (await outboxStates(s, a.id)).every((x) => x === 'delivered'),
   );
-  await new Promise((r) => setTimeout(r, 300));
+  await sleep(300);
   const ids = hook.at('/pair').map((r) => JSON.parse(r.body).id);
   t.equal(ids.length, 40, 'forty deliveries');
   t.equal(new Set(ids).size, 40, 'no event twice');

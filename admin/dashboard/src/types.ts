@@ -1,4 +1,8 @@
 // Shapes of the data routes' answers (docs/dashboard.md). Fields the pages do not read are left out.
+import type { Point } from '../../../src/metrics/metric-point.ts';
+
+// A metric point is the server's own type: the two builds share the one declaration.
+export type { Point };
 
 export type Role = 'owner' | 'admin' | 'member' | 'viewer';
 
@@ -29,18 +33,6 @@ export interface Page<T> {
     totalItems?: number;
     totalPages?: number;
   };
-}
-
-export interface Point {
-  requests: number;
-  errors: number;
-  latency_p50: number | null;
-  latency_p95: number | null;
-  latency_p99: number | null;
-  throughput: number;
-  error_rate: number | null;
-  token_count: number;
-  cost: number;
 }
 
 export interface Series {

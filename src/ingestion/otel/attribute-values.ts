@@ -1,11 +1,9 @@
 // OTLP attribute values (reference §5): AnyValue in its JSON or decoded-protobuf form to a plain JS value, and the
 // small readers the field mappings share.
+import { isObject } from '../../validation/json-object.ts';
 import { OtlpRequestError } from './otlp-decode.ts';
 
 export type Attributes = Record<string, unknown>;
-
-export const isObject = (v: unknown): v is Record<string, any> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** An int64: a number when it fits, else its decimal text (protobuf Longs arrive as text, see otlp-decode.ts). */
 function intOf(v: unknown): unknown {

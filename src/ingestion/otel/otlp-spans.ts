@@ -1,7 +1,8 @@
 // The decoded ExportTraceServiceRequest checked and flattened to one record per span (reference §5): ids as
 // lowercase hex, nanosecond times as ISO, attributes as plain values. One malformed span refuses the whole request,
 // as Langfuse does, so a client pointing an OTLP logs or metrics exporter here learns it at once.
-import { attributesOf, isObject, type Attributes } from './attribute-values.ts';
+import { isObject } from '../../validation/json-object.ts';
+import { attributesOf, type Attributes } from './attribute-values.ts';
 import { OtlpRequestError } from './otlp-decode.ts';
 
 export interface OtelSpan {
@@ -42,7 +43,8 @@ function idOf(v: unknown, bytes: number): string | undefined {
 export function nanosToIso(v: unknown): string | undefined {
   let nanos: bigint;
   try {
-    if (isObject(v) && 'low' in v && 'high' in v) nanos = (BigInt(v.high >>> 0) << 32n) | BigInt(v.low >>> 0);
+    if (isObject(v) && 'low' in v && 'high' in v)
+      nanos = (BigInt((v.high as number) >>> 0) << 32n) | BigInt((v.low as number) >>> 0);
     else if (typeof v === 'number') nanos = BigInt(Math.trunc(v));
     else if (typeof v === 'string' && /^\d+$/.test(v)) nanos = BigInt(v);
     else return undefined;

@@ -2,9 +2,8 @@
 import type { Dispatcher } from 'undici';
 import type { DeploymentConfig } from '../../config/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { ChatChunk, JsonObject } from '../../pipeline/types.ts';
-import { send as post, type Endpoint } from '../openai/http-transport.ts';
-import { jsonObjectBody, readBounded, relayBody } from '../response-body.ts';
+import type { ChatChunk, JsonObject } from '../../openai/wire-types.ts';
+import { jsonObjectBody, relayBody, send, smallBodyText, type Endpoint } from '../http.ts';
 import type { ProviderAdapter, ProviderCall, ProviderResult, ProviderServices } from '../types.ts';
 import { UpstreamError, retryAfterMs } from '../upstream-error.ts';
 import { anthropicHttpError } from './error-mapping.ts';
@@ -14,7 +13,6 @@ import { decodeAnthropicSse } from './stream-decoder.ts';
 
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
-const MAX_ERROR_BODY = 64 * 1024;
 
 /** `base_url` is the API root as in Anthropic's SDKs (no `/v1`); a trailing `/v1` is tolerated. */
 function targetOf(d: DeploymentConfig): Endpoint {
@@ -54,9 +52,9 @@ export function anthropicProvider(services: ProviderServices): ProviderAdapter {
 
   // A non-2xx answer becomes the mapped Anthropic error, with its retry hint.
   async function postAccepted(call: ProviderCall, payload: JsonObject): Promise<Dispatcher.ResponseData> {
-    const res = await post(services, targetFor(call.deployment), payload, call);
+    const res = await send(services, targetFor(call.deployment), JSON.stringify(payload), call);
     if (res.statusCode >= 200 && res.statusCode < 300) return res;
-    const text = await readBounded(res.body, MAX_ERROR_BODY).catch(() => '');
+    const text = await smallBodyText(res.body);
     throw anthropicHttpError(res.statusCode, text, retryAfterMs(res.headers, services.now()));
   }
 
@@ -67,7 +65,7 @@ export function anthropicProvider(services: ProviderServices): ProviderAdapter {
 
     async chat(call): Promise<ProviderResult> {
       const res = await postAccepted(call, payloadOf(call, false));
-      return fromAnthropicResponse(await jsonObjectBody(res, call.signal), {
+      return fromAnthropicResponse((await jsonObjectBody(res, call.signal)).body, {
         created: created(),
         model: call.deployment.model,
       });
@@ -78,7 +76,7 @@ export function anthropicProvider(services: ProviderServices): ProviderAdapter {
       const type = String(res.headers['content-type'] ?? '');
       if (!type.includes('text/event-stream')) {
         // An error envelope with status 200 is a provider failure; anything else is not a stream at all.
-        const asError = anthropicHttpError(502, await readBounded(res.body, MAX_ERROR_BODY).catch(() => ''));
+        const asError = anthropicHttpError(502, await smallBodyText(res.body));
         if (asError.envelope) throw asError;
         throw new UpstreamError(
           'invalid_response',

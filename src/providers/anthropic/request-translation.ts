@@ -1,7 +1,8 @@
 // OpenAI Chat Completions body → Anthropic Messages body (docs/providers/anthropic.md lists every choice).
 // Pure: plain data in, plain data out, so Claude on Vertex and the worker pool reuse it.
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { JsonObject } from '../../pipeline/types.ts';
+import type { JsonObject } from '../../openai/wire-types.ts';
+import { isObject } from '../../validation/json-object.ts';
 
 export interface AnthropicRequestOptions {
   /** Sent as `model`; omitted when undefined (Claude on Vertex names the model in the URL). */
@@ -27,10 +28,6 @@ interface Turn {
 
 function invalid(message: string): GatewayError {
   return new GatewayError('invalid_request', message);
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A text (or refusal) part as a text block; undefined for empty text, which Anthropic rejects. */

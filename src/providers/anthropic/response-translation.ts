@@ -1,5 +1,5 @@
 // Anthropic Messages response → OpenAI chat.completion (docs/providers/anthropic.md). Pure, like the request side.
-import type { JsonObject, Usage } from '../../pipeline/types.ts';
+import type { JsonObject, Usage } from '../../openai/wire-types.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { normalizedUsage } from '../usage-rule.ts';
 import { JSON_RESPONSE_TOOL } from './request-translation.ts';

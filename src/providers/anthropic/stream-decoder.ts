@@ -1,7 +1,7 @@
 // Anthropic Messages SSE events → OpenAI chat.completion.chunk objects, with per-response state (tool-call indices,
 // usage). Stays on the main thread (ARCHITECTURE.md section 4); pure apart from that state, so Vertex reuses it.
 import { createParser } from 'eventsource-parser';
-import type { ChatChunk } from '../../pipeline/types.ts';
+import type { ChatChunk } from '../../openai/wire-types.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { anthropicStreamError } from './error-mapping.ts';
 import { JSON_RESPONSE_TOOL } from './request-translation.ts';
@@ -32,94 +32,50 @@ interface ToolBlock {
 type Event = Record<string, any>;
 
 export function createAnthropicStreamDecoder(options: AnthropicStreamOptions): AnthropicStreamDecoder {
-  let id = `msg_${options.created}`;
-  let model = options.model ?? 'unknown';
-  let started = false;
-  let done = false;
-  let stopReason: unknown;
-  let jsonAnswer = false;
-  let toolCount = 0;
-  const tools = new Map<number, ToolBlock>();
-  const usage: Record<string, unknown> = {};
+  return new AnthropicChunks(options);
+}
 
-  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null): ChatChunk => ({
-    id,
-    object: 'chat.completion.chunk',
-    created: options.created,
-    model,
-    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
-  });
-  const toolDelta = (tool: ToolBlock, fn: Record<string, unknown>, head?: { id: string }) =>
-    chunk({ tool_calls: [{ index: tool.index, ...(head ? { id: head.id, type: 'function' } : {}), function: fn }] });
-  // Usage fields are cumulative: a later event's value replaces an earlier one.
-  const takeUsage = (u: unknown) => {
-    if (typeof u !== 'object' || u === null) return;
-    for (const [k, v] of Object.entries(u)) if (typeof v === 'number') usage[k] = v;
-  };
+/** The decoder's per-response state, with one method per Anthropic event type. */
+class AnthropicChunks implements AnthropicStreamDecoder {
+  readonly #created: number;
+  #id: string;
+  #model: string;
+  #started = false;
+  #done = false;
+  #stopReason: unknown;
+  #jsonAnswer = false;
+  #toolCount = 0;
+  readonly #tools = new Map<number, ToolBlock>();
+  readonly #usage: Record<string, unknown> = {};
 
-  function push(event: unknown): ChatChunk[] {
-    if (done || typeof event !== 'object' || event === null) return [];
+  constructor(options: AnthropicStreamOptions) {
+    this.#created = options.created;
+    this.#id = `msg_${options.created}`;
+    this.#model = options.model ?? 'unknown';
+  }
+
+  get done(): boolean {
+    return this.#done;
+  }
+
+  push(event: unknown): ChatChunk[] {
+    if (this.#done || typeof event !== 'object' || event === null) return [];
     const e = event as Event;
     switch (e.type) {
-      case 'message_start': {
-        const message = (e.message ?? {}) as Event;
-        if (typeof message.id === 'string') id = message.id;
-        if (typeof message.model === 'string') model = message.model;
-        takeUsage(message.usage);
-        started = true;
-        return [chunk({ role: 'assistant', content: '' })];
-      }
-      case 'content_block_start': {
-        const block = (e.content_block ?? {}) as Event;
-        if (block.type === 'tool_use' && block.name === JSON_RESPONSE_TOOL) {
-          jsonAnswer = true;
-          tools.set(e.index, { index: -1, json: true, sentArguments: false });
-          return [];
-        }
-        if (block.type === 'tool_use') {
-          const tool: ToolBlock = { index: toolCount++, json: false, sentArguments: false };
-          tools.set(e.index, tool);
-          return [toolDelta(tool, { name: String(block.name), arguments: '' }, { id: String(block.id) })];
-        }
-        if (block.type === 'text' && typeof block.text === 'string' && block.text !== '')
-          return [chunk({ content: block.text })];
-        return [];
-      }
-      case 'content_block_delta': {
-        const delta = (e.delta ?? {}) as Event;
-        if (delta.type === 'text_delta' && typeof delta.text === 'string' && delta.text !== '')
-          return [chunk({ content: delta.text })];
-        if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string' && delta.partial_json !== '') {
-          const tool = tools.get(e.index);
-          if (!tool) return [];
-          tool.sentArguments = true;
-          return [
-            tool.json ? chunk({ content: delta.partial_json }) : toolDelta(tool, { arguments: delta.partial_json }),
-          ];
-        }
-        // thinking_delta, signature_delta, citations_delta: no OpenAI chat equivalent.
-        return [];
-      }
-      case 'content_block_stop': {
-        const tool = tools.get(e.index);
-        // A tool block without input deltas still owes the client parseable arguments.
-        if (!tool || tool.sentArguments) return [];
-        tool.sentArguments = true;
-        return [tool.json ? chunk({ content: '{}' }) : toolDelta(tool, { arguments: '{}' })];
-      }
+      case 'message_start':
+        return this.#messageStart((e.message ?? {}) as Event);
+      case 'content_block_start':
+        return this.#blockStart(e.index, (e.content_block ?? {}) as Event);
+      case 'content_block_delta':
+        return this.#blockDelta(e.index, (e.delta ?? {}) as Event);
+      case 'content_block_stop':
+        return this.#blockStop(e.index);
       case 'message_delta':
-        if (e.delta?.stop_reason !== undefined && e.delta.stop_reason !== null) stopReason = e.delta.stop_reason;
-        takeUsage(e.usage);
+        if (e.delta?.stop_reason !== undefined && e.delta.stop_reason !== null) this.#stopReason = e.delta.stop_reason;
+        this.#takeUsage(e.usage);
         return [];
-      case 'message_stop': {
-        if (!started) throw new UpstreamError('invalid_response', 'provider stream stopped before message_start');
-        done = true;
-        const finish = jsonAnswer && toolCount === 0 && stopReason === 'tool_use' ? 'stop' : finishReasonOf(stopReason);
-        return [
-          chunk({}, finish),
-          { id, object: 'chat.completion.chunk', created: options.created, model, choices: [], usage: usageOf(usage) },
-        ];
-      }
+      case 'message_stop':
+        return this.#messageStop();
       case 'error':
         throw anthropicStreamError(e);
       default:
@@ -128,12 +84,96 @@ export function createAnthropicStreamDecoder(options: AnthropicStreamOptions): A
     }
   }
 
-  return {
-    push,
-    get done() {
-      return done;
-    },
-  };
+  #messageStart(message: Event): ChatChunk[] {
+    if (typeof message.id === 'string') this.#id = message.id;
+    if (typeof message.model === 'string') this.#model = message.model;
+    this.#takeUsage(message.usage);
+    this.#started = true;
+    return [this.#chunk({ role: 'assistant', content: '' })];
+  }
+
+  #blockStart(index: number, block: Event): ChatChunk[] {
+    if (block.type === 'tool_use' && block.name === JSON_RESPONSE_TOOL) {
+      this.#jsonAnswer = true;
+      this.#tools.set(index, { index: -1, json: true, sentArguments: false });
+      return [];
+    }
+    if (block.type === 'tool_use') {
+      const tool: ToolBlock = { index: this.#toolCount++, json: false, sentArguments: false };
+      this.#tools.set(index, tool);
+      return [this.#toolDelta(tool, { name: String(block.name), arguments: '' }, { id: String(block.id) })];
+    }
+    if (block.type === 'text' && typeof block.text === 'string' && block.text !== '')
+      return [this.#chunk({ content: block.text })];
+    return [];
+  }
+
+  #blockDelta(index: number, delta: Event): ChatChunk[] {
+    if (delta.type === 'text_delta' && typeof delta.text === 'string' && delta.text !== '')
+      return [this.#chunk({ content: delta.text })];
+    if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string' && delta.partial_json !== '') {
+      const tool = this.#tools.get(index);
+      if (!tool) return [];
+      tool.sentArguments = true;
+      return [
+        tool.json
+          ? this.#chunk({ content: delta.partial_json })
+          : this.#toolDelta(tool, { arguments: delta.partial_json }),
+      ];
+    }
+    // thinking_delta, signature_delta, citations_delta: no OpenAI chat equivalent.
+    return [];
+  }
+
+  #blockStop(index: number): ChatChunk[] {
+    const tool = this.#tools.get(index);
+    // A tool block without input deltas still owes the client parseable arguments.
+    if (!tool || tool.sentArguments) return [];
+    tool.sentArguments = true;
+    return [tool.json ? this.#chunk({ content: '{}' }) : this.#toolDelta(tool, { arguments: '{}' })];
+  }
+
+  #messageStop(): ChatChunk[] {
+    if (!this.#started) throw new UpstreamError('invalid_response', 'provider stream stopped before message_start');
+    this.#done = true;
+    const finish =
+      this.#jsonAnswer && this.#toolCount === 0 && this.#stopReason === 'tool_use'
+        ? 'stop'
+        : finishReasonOf(this.#stopReason);
+    return [
+      this.#chunk({}, finish),
+      {
+        id: this.#id,
+        object: 'chat.completion.chunk',
+        created: this.#created,
+        model: this.#model,
+        choices: [],
+        usage: usageOf(this.#usage),
+      },
+    ];
+  }
+
+  #chunk(delta: Record<string, unknown>, finishReason: string | null = null): ChatChunk {
+    return {
+      id: this.#id,
+      object: 'chat.completion.chunk',
+      created: this.#created,
+      model: this.#model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    };
+  }
+
+  #toolDelta(tool: ToolBlock, fn: Record<string, unknown>, head?: { id: string }): ChatChunk {
+    return this.#chunk({
+      tool_calls: [{ index: tool.index, ...(head ? { id: head.id, type: 'function' } : {}), function: fn }],
+    });
+  }
+
+  /** Usage fields are cumulative: a later event's value replaces an earlier one. */
+  #takeUsage(u: unknown): void {
+    if (typeof u !== 'object' || u === null) return;
+    for (const [k, v] of Object.entries(u)) if (typeof v === 'number') this.#usage[k] = v;
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 // Bedrock errors (`{message}` + x-amzn-errortype, or in-stream exception frames) → UpstreamError with an
 // OpenAI-shaped envelope whose code is the AWS error name (docs/providers/bedrock.md "Errors").
 import { openAIErrorBody } from '../../errors/gateway-error.ts';
-import { isObject } from '../response-body.ts';
+import { isObject } from '../../validation/json-object.ts';
 import { UpstreamError, retryAfterMs } from '../upstream-error.ts';
 
 /** HTTP status AWS documents for each ConverseStream exception (the frame itself carries none). */

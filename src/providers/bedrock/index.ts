@@ -3,10 +3,9 @@ import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import type { DeploymentConfig } from '../../config/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { ChatChunk } from '../../pipeline/types.ts';
-import { classifyThrown, readBounded } from '../response-body.ts';
+import type { ChatChunk } from '../../openai/wire-types.ts';
+import { jsonObjectBody, relayBody, send, smallBodyText } from '../http.ts';
 import { splitBaseUrl } from '../openai/wire-adapter.ts';
-import { jsonObjectBody, relayBody } from '../response-body.ts';
 import type { ProviderAdapter, ProviderCall, ProviderResult, ProviderServices } from '../types.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { httpError } from './error-mapping.ts';
@@ -16,7 +15,6 @@ import { chatCompletion, type ResponseMeta } from './response-translation.ts';
 import { bedrockAuth, modelPath, signRequest, type AwsEnvironment } from './signing.ts';
 import { converseStreamChunks } from './stream-translation.ts';
 
-const MAX_ERROR_BODY = 64 * 1024;
 const EVENT_STREAM = 'application/vnd.amazon.eventstream';
 /**
  * Bodies from this size on are hashed for SigV4 on a worker thread. Measured with bench/bedrock-sigv4-hash.ts:
@@ -36,7 +34,7 @@ export function bedrockProvider(services: ProviderServices, env: AwsEnvironment 
     AWS_SESSION_TOKEN: env.AWS_SESSION_TOKEN,
   };
 
-  async function send(call: ProviderCall, operation: 'converse' | 'converse-stream'): Promise<Dispatcher.ResponseData> {
+  async function post(call: ProviderCall, operation: 'converse' | 'converse-stream'): Promise<Dispatcher.ResponseData> {
     const d = call.deployment;
     const auth = bedrockAuth(d, captured);
     if (!auth) throw new UpstreamError('connect', 'Bedrock deployment has no credentials');
@@ -59,24 +57,11 @@ export function bedrockProvider(services: ProviderServices, env: AwsEnvironment 
         { credentials: auth.credentials, region: auth.region, date: new Date(services.now()) },
       );
     }
-    try {
-      return await services.dispatcher.request({
-        origin,
-        path: url.pathname,
-        method: 'POST',
-        headers,
-        body: payload,
-        signal: call.signal,
-        headersTimeout: call.timeoutMs,
-        bodyTimeout: call.timeoutMs,
-      });
-    } catch (err) {
-      throw classifyThrown(err, call.signal);
-    }
+    return send(services, { origin, path: url.pathname, headers }, payload, call);
   }
 
   async function failure(res: Dispatcher.ResponseData): Promise<UpstreamError> {
-    const text = await readBounded(res.body, MAX_ERROR_BODY).catch(() => '');
+    const text = await smallBodyText(res.body);
     return httpError(res.statusCode, res.headers, text, services.now());
   }
 
@@ -90,17 +75,17 @@ export function bedrockProvider(services: ProviderServices, env: AwsEnvironment 
   };
 
   async function chat(call: ProviderCall): Promise<ProviderResult> {
-    const res = await send(call, 'converse');
+    const res = await post(call, 'converse');
     if (res.statusCode < 200 || res.statusCode >= 300) throw await failure(res);
-    return chatCompletion(await jsonObjectBody(res, call.signal), meta(call.deployment, res));
+    return chatCompletion((await jsonObjectBody(res, call.signal)).body, meta(call.deployment, res));
   }
 
   async function chatStream(call: ProviderCall): Promise<AsyncIterable<ChatChunk>> {
-    const res = await send(call, 'converse-stream');
+    const res = await post(call, 'converse-stream');
     if (res.statusCode < 200 || res.statusCode >= 300) throw await failure(res);
     const type = String(res.headers['content-type'] ?? '');
     if (!type.includes(EVENT_STREAM)) {
-      const text = await readBounded(res.body, MAX_ERROR_BODY).catch(() => '');
+      const text = await smallBodyText(res.body);
       throw new UpstreamError(
         'invalid_response',
         `Bedrock answered a stream request with '${type || 'no content type'}': ${text.slice(0, 200)}`,

@@ -1,8 +1,8 @@
 // OpenAI chat request → Bedrock Converse request body (docs/providers/bedrock.md "Request mapping").
 import type { DeploymentConfig } from '../../config/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { JsonObject } from '../../pipeline/types.ts';
-import { isObject } from '../response-body.ts';
+import type { JsonObject } from '../../openai/wire-types.ts';
+import { isObject } from '../../validation/json-object.ts';
 
 type Block = Record<string, unknown>;
 interface Turn {

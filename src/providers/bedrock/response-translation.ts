@@ -1,6 +1,6 @@
 // Bedrock Converse response → OpenAI chat.completion (docs/providers/bedrock.md "Response mapping").
-import type { JsonObject, Usage } from '../../pipeline/types.ts';
-import { isObject } from '../response-body.ts';
+import type { JsonObject, Usage } from '../../openai/wire-types.ts';
+import { isObject } from '../../validation/json-object.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { normalizedUsage } from '../usage-rule.ts';
 

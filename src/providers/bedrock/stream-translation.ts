@@ -1,7 +1,7 @@
 // ConverseStream events → OpenAI chat.completion.chunk objects, with per-response state: the role on the first
 // chunk, tool-call indices 0..n-1 (not Bedrock's content block index), usage from `metadata` after `messageStop`.
-import type { ChatChunk } from '../../pipeline/types.ts';
-import { isObject } from '../response-body.ts';
+import type { ChatChunk } from '../../openai/wire-types.ts';
+import { isObject } from '../../validation/json-object.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import type { StreamEvent } from './event-stream-decoder.ts';
 import { bedrockUsage, finishReason, type ResponseMeta } from './response-translation.ts';

@@ -1,6 +1,6 @@
 // Built-in mock provider: deterministic answers with realistic usage, streams and embeddings, no key, no network.
 import { createHash, randomUUID } from 'node:crypto';
-import type { ChatChunk, JsonObject, Usage } from '../../pipeline/types.ts';
+import type { ChatChunk, JsonObject, Usage } from '../../openai/wire-types.ts';
 import { estimateChatPromptTokens, estimateEmbeddingTokens, outputAllowance } from '../../pricing/token-estimate.ts';
 import type { ProviderAdapter, ProviderCall } from '../types.ts';
 import { UpstreamError } from '../upstream-error.ts';
@@ -69,95 +69,109 @@ export function mockProvider(clock: Clock): ProviderAdapter {
     }
     await clock.sleep(ms, call.signal);
   };
+  const created = () => Math.floor(clock.now() / 1000);
   return {
     name: 'mock',
     supportsEmbeddings: true,
     unavailableReason: () => undefined,
     async chat(call) {
       await pause(call);
-      const a = answer(call);
-      const body: JsonObject = {
-        id: `chatcmpl-${randomUUID()}`,
-        object: 'chat.completion',
-        created: Math.floor(clock.now() / 1000),
-        model: call.deployment.model,
-        choices: [
-          {
-            index: 0,
-            message: { role: 'assistant', content: a.words.join(' '), refusal: null },
-            logprobs: null,
-            finish_reason: a.finishReason,
-          },
-        ],
-        usage: a.usage,
-        system_fingerprint: 'svc-mock',
-      };
-      return { body, usage: a.usage };
+      return completion(call, answer(call), created());
     },
     async chatStream(call) {
       await pause(call);
       const a = answer(call);
-      const base = {
-        id: `chatcmpl-${randomUUID()}`,
-        object: 'chat.completion.chunk',
-        created: Math.floor(clock.now() / 1000),
-        model: call.deployment.model,
-        system_fingerprint: 'svc-mock',
-      };
-      async function* chunks(): AsyncGenerator<ChatChunk> {
-        yield {
-          ...base,
-          choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
-          usage: null,
-        };
-        for (let i = 0; i < a.words.length; i++) {
-          const content = i === 0 ? a.words[i] : ` ${a.words[i]}`;
-          yield {
-            ...base,
-            choices: [{ index: 0, delta: { content }, logprobs: null, finish_reason: null }],
-            usage: null,
-          };
-        }
-        yield {
-          ...base,
-          choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: a.finishReason }],
-          usage: null,
-        };
-        yield { ...base, choices: [], usage: a.usage };
-      }
-      return chunks();
+      return completionChunks(chunkBase(call, created()), a);
     },
     async embeddings(call) {
       await pause(call);
-      const input = call.body.input;
-      const items: unknown[] =
-        typeof input === 'string' || (Array.isArray(input) && typeof input[0] === 'number')
-          ? [input]
-          : (input as unknown[]);
-      const dimensions =
-        typeof call.body.dimensions === 'number' ? call.body.dimensions : (call.deployment.mock?.dimensions ?? 256);
-      const base64 = call.body.encoding_format === 'base64';
-      const data = items.map((item, index) => {
-        const vector = embed(typeof item === 'string' ? item : JSON.stringify(item), dimensions);
-        return {
-          object: 'embedding',
-          index,
-          embedding: base64
-            ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64')
-            : Array.from(vector),
-        };
-      });
-      const tokens = estimateEmbeddingTokens(input);
-      const usage: Usage = { prompt_tokens: tokens, completion_tokens: 0, total_tokens: tokens };
-      return {
-        body: {
-          object: 'list',
-          data,
-          model: call.deployment.model,
-          usage: { prompt_tokens: tokens, total_tokens: tokens },
-        },
-        usage,
-      };
+      return embeddings(call);
     },
+  };
+}
+
+function completion(call: ProviderCall, a: MockAnswer, created: number): { body: JsonObject; usage: Usage } {
+  const body: JsonObject = {
+    id: `chatcmpl-${randomUUID()}`,
+    object: 'chat.completion',
+    created,
+    model: call.deployment.model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: a.words.join(' '), refusal: null },
+        logprobs: null,
+        finish_reason: a.finishReason,
+      },
+    ],
+    usage: a.usage,
+    system_fingerprint: 'svc-mock',
+  };
+  return { body, usage: a.usage };
+}
+
+/** What every chunk of one stream shares. */
+function chunkBase(call: ProviderCall, created: number) {
+  return {
+    id: `chatcmpl-${randomUUID()}`,
+    object: 'chat.completion.chunk',
+    created,
+    model: call.deployment.model,
+    system_fingerprint: 'svc-mock',
+  };
+}
+
+/** A role chunk, one chunk per word, the finish reason, then usage: the shape OpenAI streams with include_usage. */
+async function* completionChunks(base: ReturnType<typeof chunkBase>, a: MockAnswer): AsyncGenerator<ChatChunk> {
+  yield {
+    ...base,
+    choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
+    usage: null,
+  };
+  for (let i = 0; i < a.words.length; i++) {
+    const content = i === 0 ? a.words[i] : ` ${a.words[i]}`;
+    yield {
+      ...base,
+      choices: [{ index: 0, delta: { content }, logprobs: null, finish_reason: null }],
+      usage: null,
+    };
+  }
+  yield {
+    ...base,
+    choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: a.finishReason }],
+    usage: null,
+  };
+  yield { ...base, choices: [], usage: a.usage };
+}
+
+function embeddings(call: ProviderCall): { body: JsonObject; usage: Usage } {
+  const input = call.body.input;
+  const items: unknown[] =
+    typeof input === 'string' || (Array.isArray(input) && typeof input[0] === 'number')
+      ? [input]
+      : (input as unknown[]);
+  const dimensions =
+    typeof call.body.dimensions === 'number' ? call.body.dimensions : (call.deployment.mock?.dimensions ?? 256);
+  const base64 = call.body.encoding_format === 'base64';
+  const data = items.map((item, index) => {
+    const vector = embed(typeof item === 'string' ? item : JSON.stringify(item), dimensions);
+    return {
+      object: 'embedding',
+      index,
+      embedding: base64
+        ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64')
+        : Array.from(vector),
+    };
+  });
+  const tokens = estimateEmbeddingTokens(input);
+  const usage: Usage = { prompt_tokens: tokens, completion_tokens: 0, total_tokens: tokens };
+  return {
+    body: {
+      object: 'list',
+      data,
+      model: call.deployment.model,
+      usage: { prompt_tokens: tokens, total_tokens: tokens },
+    },
+    usage,
   };
 }

@@ -1,39 +1,14 @@
-// Transport shared by every OpenAI-wire provider (OpenAI-compatible and Azure): request, errors, SSE chunks.
+// Transport of every OpenAI-wire provider (OpenAI-compatible and Azure): OpenAI error envelopes and SSE chunks.
 import { createParser } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
-import type { ChatChunk, JsonObject, Usage } from '../../pipeline/types.ts';
+import type { ChatChunk, JsonObject, Usage } from '../../openai/wire-types.ts';
+import { isObject } from '../../validation/json-object.ts';
+import { jsonObjectBody, relayBody, send, smallBodyText, type Endpoint } from '../http.ts';
 import type { ProviderCall, ProviderResult, ProviderServices } from '../types.ts';
-import { classifyThrown, isObject, readBounded, relayBody } from '../response-body.ts';
 import { UpstreamError, retryAfterMs } from '../upstream-error.ts';
 
-export interface Endpoint {
-  origin: string;
-  path: string;
-  headers: Record<string, string>;
-}
-
-const MAX_ERROR_BODY = 64 * 1024;
-
-/** POSTs a JSON payload; transport failures become UpstreamError, every status is returned. */
-export async function send(services: ProviderServices, endpoint: Endpoint, payload: JsonObject, call: ProviderCall) {
-  try {
-    return await services.dispatcher.request({
-      origin: endpoint.origin,
-      path: endpoint.path,
-      method: 'POST',
-      headers: endpoint.headers,
-      body: JSON.stringify(payload),
-      signal: call.signal,
-      headersTimeout: call.timeoutMs,
-      bodyTimeout: call.timeoutMs,
-    });
-  } catch (err) {
-    throw classifyThrown(err, call.signal);
-  }
-}
-
 async function errorFromResponse(res: Dispatcher.ResponseData, now: number): Promise<UpstreamError> {
-  const text = await readBounded(res.body, MAX_ERROR_BODY).catch(() => '');
+  const text = await smallBodyText(res.body);
   let envelope: Record<string, unknown> | undefined;
   let message = text.trim().slice(0, 500) || `provider answered ${res.statusCode}`;
   try {
@@ -61,28 +36,10 @@ export async function postJson(
   payload: JsonObject,
   call: ProviderCall,
 ): Promise<ProviderResult> {
-  const res = await send(services, endpoint, payload, call);
+  const res = await send(services, endpoint, JSON.stringify(payload), call);
   if (res.statusCode < 200 || res.statusCode >= 300) throw await errorFromResponse(res, services.now());
-  let text: string;
-  try {
-    text = await res.body.text();
-  } catch (err) {
-    throw classifyThrown(err, call.signal);
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new UpstreamError('invalid_response', 'provider answered 2xx with a body that is not JSON', {
-      status: res.statusCode,
-    });
-  }
-  if (!isObject(body)) {
-    throw new UpstreamError('invalid_response', 'provider answered 2xx with JSON that is not an object', {
-      status: res.statusCode,
-    });
-  }
-  return { body, raw: text, usage: isObject(body.usage) ? (body.usage as unknown as Usage) : undefined };
+  const { body, raw } = await jsonObjectBody(res, call.signal);
+  return { body, raw, usage: isObject(body.usage) ? (body.usage as unknown as Usage) : undefined };
 }
 
 /** Streamed POST: resolves when the provider accepted; yields each `data:` chunk until `[DONE]`. */
@@ -92,12 +49,12 @@ export async function postStream(
   payload: JsonObject,
   call: ProviderCall,
 ): Promise<AsyncIterable<ChatChunk>> {
-  const res = await send(services, endpoint, payload, call);
+  const res = await send(services, endpoint, JSON.stringify(payload), call);
   if (res.statusCode < 200 || res.statusCode >= 300) throw await errorFromResponse(res, services.now());
   const type = String(res.headers['content-type'] ?? '');
   if (!type.includes('text/event-stream')) {
     // Some servers answer a stream request with a JSON error and status 200.
-    const text = await readBounded(res.body, MAX_ERROR_BODY).catch(() => '');
+    const text = await smallBodyText(res.body);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../pipeline/types.ts';
+import type { JsonObject } from '../../openai/wire-types.ts';
 
 /**
  * The client's body for an OpenAI-wire upstream: the deployment's model replaces the group name, and

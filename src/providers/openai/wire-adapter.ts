@@ -1,6 +1,7 @@
 import type { DeploymentConfig } from '../../config/types.ts';
 import type { ProviderAdapter, ProviderServices } from '../types.ts';
-import { postJson, postStream, type Endpoint } from './http-transport.ts';
+import type { Endpoint } from '../http.ts';
+import { postJson, postStream } from './http-transport.ts';
 import { chatPayload, embeddingsPayload } from './payload.ts';
 
 export interface WireEndpoints {

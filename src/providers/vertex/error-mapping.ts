@@ -2,8 +2,7 @@
 // carrying the status and an OpenAI-shaped envelope, so the client sees the gateway's error shape (spec part 7).
 import { openAIErrorBody } from '../../errors/gateway-error.ts';
 import { UpstreamError, retryAfterMs } from '../upstream-error.ts';
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObject } from '../../validation/json-object.ts';
 
 /** Google's canonical status names as HTTP statuses, for in-stream errors that carry no HTTP status of their own. */
 const STATUS_OF: Record<string, number> = {

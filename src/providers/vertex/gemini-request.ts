@@ -1,16 +1,15 @@
 // OpenAI chat request → Vertex Gemini `GenerateContentRequest` (reference 1c). Pure; throws GatewayError for
 // requests Gemini cannot represent.
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { JsonObject } from '../../pipeline/types.ts';
+import type { JsonObject } from '../../openai/wire-types.ts';
 import { geminiSchema } from './gemini-schema.ts';
+import { isObject } from '../../validation/json-object.ts';
 
 type Part = JsonObject;
 interface Content {
   role: 'user' | 'model';
   parts: Part[];
 }
-
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const invalid = (message: string) => new GatewayError('invalid_request', message);
 

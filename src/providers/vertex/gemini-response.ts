@@ -1,10 +1,9 @@
 // Vertex Gemini `GenerateContentResponse` → OpenAI chat completion (reference 1c; choices documented in
 // docs/providers/vertex.md). Also the pieces the stream decoder shares: finish reasons, usage, tool-call ids.
 import { randomBytes } from 'node:crypto';
-import type { JsonObject, Usage } from '../../pipeline/types.ts';
+import type { JsonObject, Usage } from '../../openai/wire-types.ts';
 import { normalizedUsage } from '../usage-rule.ts';
-
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObject } from '../../validation/json-object.ts';
 
 const CONTENT_FILTER_REASONS = new Set([
   'SAFETY',

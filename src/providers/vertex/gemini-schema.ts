@@ -1,7 +1,8 @@
 // JSON Schema → the OpenAPI 3.0 subset Vertex accepts in `functionDeclarations[].parameters` and
 // `generationConfig.responseSchema`. Vertex answers 400 for keys outside the subset (additionalProperties, $schema,
 // strict… Portkey#837), so everything not on the allow-list is dropped, recursively.
-import type { JsonObject } from '../../pipeline/types.ts';
+import type { JsonObject } from '../../openai/wire-types.ts';
+import { isObject } from '../../validation/json-object.ts';
 
 /** Keys of the Vertex `Schema` object that keep their value as it is. */
 const PLAIN_KEYS = new Set([
@@ -26,8 +27,6 @@ const PLAIN_KEYS = new Set([
 
 // Inlining stops here: a recursive $ref would otherwise never end.
 const MAX_REF_DEPTH = 8;
-
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The schema Vertex accepts: local `$ref`s inlined, `const` → `enum`, `oneOf` → `anyOf`, `type: [t, "null"]` → `nullable`. */
 export function geminiSchema(schema: unknown): JsonObject {

@@ -1,11 +1,10 @@
 // Gemini `streamGenerateContent?alt=sse` events (each a whole GenerateContentResponse) → OpenAI chunks, with the
 // per-response state: role sent, tool-call indices 0..n-1 per choice, finish seen, the last usageMetadata.
-import type { ChatChunk, JsonObject, Usage } from '../../pipeline/types.ts';
+import type { ChatChunk, JsonObject, Usage } from '../../openai/wire-types.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { vertexStreamError } from './error-mapping.ts';
 import { completionId, finishReason, geminiUsage, readParts, type ResponseContext } from './gemini-response.ts';
-
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObject } from '../../validation/json-object.ts';
 
 interface ChoiceState {
   toolCalls: number;

@@ -2,7 +2,7 @@
 // behind the OpenAI shape, with service-account OAuth.
 import type { DeploymentConfig } from '../../config/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { ChatChunk } from '../../pipeline/types.ts';
+import type { ChatChunk } from '../../openai/wire-types.ts';
 import { splitBaseUrl } from '../openai/wire-adapter.ts';
 import type { ProviderAdapter, ProviderCall, ProviderResult, ProviderServices } from '../types.ts';
 import { UpstreamError } from '../upstream-error.ts';

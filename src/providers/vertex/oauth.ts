@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DeploymentConfig } from '../../config/types.ts';
 import { openAIErrorBody } from '../../errors/gateway-error.ts';
-import { classifyThrown, readBounded } from '../response-body.ts';
+import { classifyThrown, smallBodyText } from '../http.ts';
 import type { ProviderServices } from '../types.ts';
 import { UpstreamError } from '../upstream-error.ts';
 
@@ -64,59 +64,10 @@ export function accessTokens(services: ProviderServices): AccessTokens {
   const keyOf = (a: ServiceAccount, url: string) => `${url}\n${a.client_email}\n${a.private_key_id ?? ''}`;
 
   async function fetchToken(account: ServiceAccount, tokenUrl: string, entry: Entry): Promise<string> {
-    const iat = Math.floor(services.now() / 1000);
-    const assertion = await services.workers.run('signJwt', {
-      privateKeyPem: account.private_key,
-      keyId: account.private_key_id,
-      claims: {
-        iss: account.client_email,
-        sub: account.client_email,
-        aud: tokenUrl,
-        scope: SCOPE,
-        iat,
-        exp: iat + JWT_LIFETIME_S,
-      },
-    });
-    const url = new URL(tokenUrl);
-    let res;
-    try {
-      res = await services.dispatcher.request({
-        origin: url.origin,
-        path: url.pathname + url.search,
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString(),
-        headersTimeout: TOKEN_TIMEOUT_MS,
-        bodyTimeout: TOKEN_TIMEOUT_MS,
-      });
-    } catch (err) {
-      throw classifyThrown(err, undefined);
-    }
-    const text = await readBounded(res.body, 64 * 1024).catch(() => '');
-    let body: Record<string, unknown> = {};
-    try {
-      body = JSON.parse(text) as Record<string, unknown>;
-    } catch {
-      // Reported below as a failed token request.
-    }
-    if (res.statusCode !== 200 || typeof body.access_token !== 'string') {
-      const why =
-        typeof body.error_description === 'string'
-          ? body.error_description
-          : typeof body.error === 'string'
-            ? body.error
-            : text.slice(0, 200);
-      // The gateway's own credentials failed, not the client's: a 502 the router may retry elsewhere.
-      const message = `Vertex OAuth token request failed (${res.statusCode}): ${why}`;
-      throw new UpstreamError('http', message, {
-        status: 502,
-        envelope: openAIErrorBody(502, 'upstream_auth_failed', message) as unknown as Record<string, unknown>,
-      });
-    }
-    const lifetimeMs = (typeof body.expires_in === 'number' ? body.expires_in : JWT_LIFETIME_S) * 1000;
-    entry.token = body.access_token;
+    const { token, lifetimeMs } = await requestToken(services, account, tokenUrl);
+    entry.token = token;
     entry.renewAt = services.now() + lifetimeMs - Math.min(RENEW_BEFORE_MS, lifetimeMs / 2);
-    return body.access_token;
+    return token;
   }
 
   return {
@@ -144,4 +95,71 @@ export function accessTokens(services: ProviderServices): AccessTokens {
       }
     },
   };
+}
+
+/** Trades a signed JWT assertion for an access token at the token endpoint (the JWT bearer grant). */
+async function requestToken(
+  services: ProviderServices,
+  account: ServiceAccount,
+  tokenUrl: string,
+): Promise<{ token: string; lifetimeMs: number }> {
+  const assertion = await signedAssertion(services, account, tokenUrl);
+  const url = new URL(tokenUrl);
+  let res;
+  try {
+    res = await services.dispatcher.request({
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString(),
+      headersTimeout: TOKEN_TIMEOUT_MS,
+      bodyTimeout: TOKEN_TIMEOUT_MS,
+    });
+  } catch (err) {
+    throw classifyThrown(err, undefined);
+  }
+  const text = await smallBodyText(res.body);
+  let body: Record<string, unknown> = {};
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    // Reported below as a failed token request.
+  }
+  if (res.statusCode !== 200 || typeof body.access_token !== 'string')
+    throw tokenRequestFailed(res.statusCode, body, text);
+  const lifetimeMs = (typeof body.expires_in === 'number' ? body.expires_in : JWT_LIFETIME_S) * 1000;
+  return { token: body.access_token, lifetimeMs };
+}
+
+/** The RS256 JWT assertion, signed in the worker pool. */
+async function signedAssertion(services: ProviderServices, account: ServiceAccount, tokenUrl: string): Promise<string> {
+  const iat = Math.floor(services.now() / 1000);
+  return services.workers.run('signJwt', {
+    privateKeyPem: account.private_key,
+    keyId: account.private_key_id,
+    claims: {
+      iss: account.client_email,
+      sub: account.client_email,
+      aud: tokenUrl,
+      scope: SCOPE,
+      iat,
+      exp: iat + JWT_LIFETIME_S,
+    },
+  });
+}
+
+/** The gateway's own credentials failed, not the client's: a 502 the router may retry elsewhere. */
+function tokenRequestFailed(status: number, body: Record<string, unknown>, text: string): UpstreamError {
+  const why =
+    typeof body.error_description === 'string'
+      ? body.error_description
+      : typeof body.error === 'string'
+        ? body.error
+        : text.slice(0, 200);
+  const message = `Vertex OAuth token request failed (${status}): ${why}`;
+  return new UpstreamError('http', message, {
+    status: 502,
+    envelope: openAIErrorBody(502, 'upstream_auth_failed', message) as unknown as Record<string, unknown>,
+  });
 }

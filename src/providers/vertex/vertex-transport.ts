@@ -2,15 +2,13 @@
 // JSON bodies and SSE events read. Shared by Gemini and Claude on Vertex.
 import { createParser } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
-import type { ChatChunk, JsonObject } from '../../pipeline/types.ts';
-import { send as postOnce } from '../openai/http-transport.ts';
-import { classifyThrown, isObject, readBounded } from '../response-body.ts';
+import type { ChatChunk, JsonObject } from '../../openai/wire-types.ts';
+import { isObject } from '../../validation/json-object.ts';
+import { classifyThrown, send as postOnce, smallBodyText } from '../http.ts';
 import type { ProviderCall, ProviderServices } from '../types.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { jsonOrUndefined, vertexHttpError, vertexStreamError } from './error-mapping.ts';
 import type { AccessTokens, ServiceAccount } from './oauth.ts';
-
-const MAX_ERROR_BODY = 64 * 1024;
 
 export interface VertexTarget {
   origin: string;
@@ -32,6 +30,7 @@ export async function vertexPost(
   payload: JsonObject,
   call: ProviderCall,
 ): Promise<Dispatcher.ResponseData> {
+  const body = JSON.stringify(payload);
   const send = (token: string) =>
     postOnce(
       services,
@@ -40,7 +39,7 @@ export async function vertexPost(
         path: target.path,
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       },
-      payload,
+      body,
       call,
     );
   const token = await tokens.token(target.account, target.tokenUrl);
@@ -52,7 +51,7 @@ export async function vertexPost(
     res = await send(await tokens.token(target.account, target.tokenUrl));
   }
   if (res.statusCode < 200 || res.statusCode >= 300) {
-    const text = await readBounded(res.body, MAX_ERROR_BODY).catch(() => '');
+    const text = await smallBodyText(res.body);
     throw vertexHttpError(res.statusCode, res.headers, text, services.now());
   }
   return res;
@@ -81,7 +80,7 @@ export async function readJsonObject(
 export async function expectEventStream(res: Dispatcher.ResponseData): Promise<void> {
   const type = String(res.headers['content-type'] ?? '');
   if (type.includes('text/event-stream')) return;
-  const text = await readBounded(res.body, MAX_ERROR_BODY).catch(() => '');
+  const text = await smallBodyText(res.body);
   throw (
     vertexStreamError(jsonOrUndefined(text)) ??
     new UpstreamError('invalid_response', `provider answered a stream request with '${type || 'no content type'}'`, {

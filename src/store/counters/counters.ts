@@ -6,7 +6,7 @@
 // (see `projectTag`) so a Redis Cluster keeps them in one slot.
 
 import type { BudgetPeriod } from '../../config/types.ts';
-import type { RateLimitDecision, RateLimitRule } from '../../ratelimit/rate-limiter.ts';
+import type { RateLimitDecision, RateLimitRule } from './rate-limit.ts';
 
 export type { BudgetPeriod };
 

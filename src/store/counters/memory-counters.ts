@@ -1,7 +1,7 @@
 // In-process counters: one process enforces its own limits. Time comes from the injected clock.
 import type { Clock } from '../../pipeline/clock.ts';
-import { memoryRateLimiter } from '../../ratelimit/memory-rate-limiter.ts';
-import type { RateLimitDecision, RateLimitRule } from '../../ratelimit/rate-limiter.ts';
+import { memoryRateLimiter } from './memory-rate-limiter.ts';
+import type { RateLimitDecision, RateLimitRule } from './rate-limit.ts';
 import type {
   Counters,
   MinuteAdmission,

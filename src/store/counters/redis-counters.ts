@@ -5,12 +5,7 @@
 // short timeout: while it is not answering, available() is false (/ready 503) and calls fail at once without
 // being sent, until a ping is answered again.
 import { Redis } from 'ioredis';
-import {
-  rateDecision,
-  slotIntervalUs,
-  type RateLimitDecision,
-  type RateLimitRule,
-} from '../../ratelimit/rate-limiter.ts';
+import { rateDecision, slotIntervalUs, type RateLimitDecision, type RateLimitRule } from './rate-limit.ts';
 import type { Logger } from '../../telemetry/logger.ts';
 import {
   CountersUnavailableError,

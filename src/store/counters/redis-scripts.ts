@@ -113,7 +113,7 @@ return {0, math.max(0, redis.call('PTTL', KEYS[1]))}
 `;
 
 /**
- * The REST API's rate limit (src/ratelimit/rate-limiter.ts). KEYS: the key's base name (its minute counters are
+ * The REST API's rate limit (rate-limit.ts). KEYS: the key's base name (its minute counters are
  * `<base>:<minute>`, its burst bucket `<base>:burst`, holding the theoretical arrival time in µs). ARGV: requests
  * per minute, burst, the slot interval in µs, the minute counters' ttl ms.
  * Returns {admitted 0|1, count, msLeftInMinute, windowFull 0|1, burstWaitUs}.

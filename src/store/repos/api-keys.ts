@@ -34,10 +34,16 @@ export function sixMonthsAfter(ms: number): Date {
 
 export const secretSha256 = (secret: string) => hash('sha256', secret, 'hex');
 
-export async function createApiKey(
-  db: Queryable,
-  input: { kind: ApiKeyKind; organizationId: string; projectId?: string; note?: string; now: number },
-): Promise<CreatedApiKey> {
+export interface NewApiKey {
+  kind: ApiKeyKind;
+  organizationId: string;
+  /** The project of a project key; absent for an organization key. */
+  projectId?: string;
+  note?: string;
+  now: number;
+}
+
+export async function createApiKey(db: Queryable, input: NewApiKey): Promise<CreatedApiKey> {
   const id = randomUUID();
   const publicKey = `pk-svc-${randomUUID()}`;
   const secretKey = `sk-svc-${randomBytes(32).toString('base64url')}`;

@@ -19,6 +19,24 @@ export interface StoredAuditEntry extends AuditEntry {
   details: Record<string, unknown>;
 }
 
+/** A change to a resource of a project, as its audit row names it. */
+export interface ProjectChange {
+  action: string;
+  resourceType: string;
+  resourceId: string;
+  details?: Record<string, unknown>;
+}
+
+/** The audit row of a change to one of the project's resources, by `actor`. */
+export function writeProjectAudit(
+  db: Queryable,
+  project: { id: string; organizationId?: string },
+  actor: string,
+  change: ProjectChange,
+): Promise<void> {
+  return writeAudit(db, { organizationId: project.organizationId, projectId: project.id, actor, ...change });
+}
+
 export async function writeAudit(db: Queryable, e: AuditEntry): Promise<void> {
   await db.query(
     `INSERT INTO audit_log (organization_id, project_id, actor, action, resource_type, resource_id, details)

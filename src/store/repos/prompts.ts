@@ -3,6 +3,7 @@
 // labels unique per name and `latest` on the newest version, and reports each version it changed to the
 // prompt-version events (spec part 6) in that same transaction.
 import { randomUUID } from 'node:crypto';
+import type { ChatEntry } from '../../prompts/chat-entry.ts';
 import { referencesIn } from '../../prompts/prompt-references.ts';
 import type {
   PromptVersionEvent,
@@ -13,9 +14,6 @@ import type { Database, Queryable } from '../database.ts';
 import { conditions, iso, json, num } from './rows.ts';
 
 export type PromptType = 'text' | 'chat';
-
-/** A chat prompt's entry: a message, or a placeholder filled in at compile time. */
-export type ChatEntry = { role: string; content: string; type?: 'chatmessage' } | { type: 'placeholder'; name: string };
 
 export interface StoredPrompt {
   id: string;

@@ -1,6 +1,6 @@
 // Langfuse's structured `filter` query parameter (a JSON array of {type, column, operator, value, key?}) compiled to
 // SQL conditions over one table's columns. Each list route names the columns it offers; conditions are ANDed.
-import { Ajv } from 'ajv';
+import { createAjv } from '../../validation/ajv.ts';
 import type { AddCondition } from './rows.ts';
 
 export type FilterType =
@@ -70,7 +70,7 @@ const conditionSchema = {
     },
   },
 };
-const validateShape = new Ajv({ allErrors: false }).compile<FilterCondition[]>(conditionSchema);
+const validateShape = createAjv().compile<FilterCondition[]>(conditionSchema);
 
 /** Thrown for a filter that cannot be read or names what the route does not offer; the message says which. */
 export class FilterError extends Error {}

@@ -18,7 +18,7 @@ const ZERO: Point = {
   latency_p95: null,
   latency_p99: null,
   throughput: 0,
-  error_rate: null,
+  error_rate: 0,
   token_count: 0,
   cost: 0,
 };

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Union
 
-# The service's variable syntax (admin/routes/public-prompts.ts): {{name}}, spaces allowed inside the braces.
+# The service's variable syntax (admin/public-api/routes/prompts.ts): {{name}}, spaces allowed inside the braces.
 _VARIABLE = re.compile(r"\{\{\s*([\w.-]+)\s*\}\}")
 
 ChatMessage = dict[str, Any]

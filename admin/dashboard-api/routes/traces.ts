@@ -1,0 +1,188 @@
+// Dashboard traces: a filtered list, and one trace with what its waterfall needs (spans with start, end and parent),
+// the gateway's provider attempts and the trace's scores.
+import type { FastifyInstance } from 'fastify';
+import { getAgent } from '../../../src/store/repos/agents.ts';
+import { listScoresOfTrace, type StoredScore } from '../../../src/store/repos/scores.ts';
+import {
+  getTrace,
+  listTraces,
+  type StoredTrace,
+  type TraceFilter,
+  type TraceStatus,
+} from '../../../src/store/repos/traces.ts';
+import {
+  listObservationsOfTrace,
+  listObservationsOfTraces,
+  type StoredObservation,
+} from '../../../src/store/repos/observations.ts';
+import type { AdminContext } from '../../context.ts';
+import { restSpan, restTrace } from '../../rest-api/representations.ts';
+import { pagination, PAGING_QUERY_SCHEMA } from '../paging.ts';
+import { found, projectOf } from '../project-scope.ts';
+import { requireSession } from '../session-guard.ts';
+
+interface ListQuery {
+  status?: TraceStatus;
+  agent?: string;
+  modelGroup?: string;
+  userId?: string;
+  sessionId?: string;
+  tag?: string | string[];
+  from?: string;
+  to?: string;
+  q?: string;
+  limit: number;
+  offset: number;
+}
+
+const text = { type: 'string', minLength: 1 };
+const listQuery = {
+  type: 'object',
+  properties: {
+    status: { enum: ['in_progress', 'completed', 'error'] },
+    agent: text,
+    modelGroup: text,
+    userId: text,
+    sessionId: text,
+    tag: {
+      anyOf: [
+        { type: 'string', pattern: '^[^:]+:' },
+        { type: 'array', items: { type: 'string', pattern: '^[^:]+:' } },
+      ],
+    },
+    from: { type: 'string', format: 'date-time' },
+    to: { type: 'string', format: 'date-time' },
+    q: text,
+    ...PAGING_QUERY_SCHEMA.properties,
+  },
+};
+
+/** A trace as the list shows it: the REST shape (duration in ms) plus the gateway facts the columns and filters use. */
+function traceSummary(t: StoredTrace) {
+  const { input: _input, output: _output, metadata: _metadata, ...rest } = restTrace(t);
+  return {
+    ...rest,
+    source: t.source,
+    agentId: t.agentId,
+    agentName: t.agentName,
+    modelGroup: t.modelGroup,
+    deployment: t.deployment,
+    userId: t.userId,
+    sessionId: t.sessionId,
+    statusCode: t.statusCode,
+    errorCode: t.errorCode,
+    cacheHit: t.cacheHit,
+  };
+}
+
+/** The gateway's attempt record (spec part 2) of an attempt observation, with its times for the waterfall. */
+function attemptOf(o: StoredObservation) {
+  const a = o.attributes;
+  return {
+    spanId: o.id,
+    d: a['gateway.deployment'],
+    o: a['gateway.outcome'],
+    ms: a['gateway.duration_ms'],
+    ...(a['gateway.first_chunk_ms'] !== undefined ? { firstChunkMs: a['gateway.first_chunk_ms'] } : {}),
+    ...(a['gateway.provider_status'] !== undefined ? { st: a['gateway.provider_status'] } : {}),
+    ...(o.statusMessage ? { why: o.statusMessage } : {}),
+    provider: a['gateway.provider'] ?? null,
+    model: o.model,
+    startTime: o.startTime,
+    endTime: o.endTime,
+  };
+}
+
+/** At most this many gateway calls are shown under one agent trace. */
+const GATEWAY_CALLS_SHOWN = 200;
+
+/**
+ * The gateway traces an agent's spans made (their traceparent named this trace), each with its provider attempts,
+ * so the waterfall shows every LLM call in place under the span that made it.
+ */
+async function gatewayCallsOf(ctx: AdminContext, projectId: string, traceId: string) {
+  const { data } = await listTraces(ctx.db, projectId, {
+    parentTraceId: traceId,
+    orderBy: { column: 'startTime', direction: 'asc' },
+    limit: GATEWAY_CALLS_SHOWN,
+    offset: 0,
+  });
+  const observations = await listObservationsOfTraces(
+    ctx.db,
+    projectId,
+    data.map((t) => t.id),
+  );
+  return data.map((t) => ({
+    ...traceSummary(t),
+    parentSpanId: t.parentSpanId,
+    attempts: observations
+      .filter((o) => o.traceId === t.id && o.attributes['gateway.deployment'] !== undefined)
+      .map(attemptOf),
+  }));
+}
+
+const scoreOf = (s: StoredScore) => ({
+  id: s.id,
+  name: s.name,
+  dataType: s.dataType,
+  value: s.value,
+  stringValue: s.stringValue,
+  comment: s.comment,
+  source: s.source,
+  observationId: s.observationId,
+  timestamp: s.timestamp,
+});
+
+export function registerDashboardTraces(app: FastifyInstance, ctx: AdminContext): void {
+  const onRequest = requireSession(ctx, 'viewer');
+
+  app.get<{ Querystring: ListQuery }>(
+    '/projects/:project/traces',
+    { onRequest, schema: { querystring: listQuery } },
+    async (req) => {
+      const project = await projectOf(ctx, req);
+      const q = req.query;
+      const filter: TraceFilter = {
+        status: q.status,
+        modelGroup: q.modelGroup,
+        userId: q.userId,
+        sessionId: q.sessionId,
+        tags: q.tag === undefined ? undefined : [q.tag].flat(),
+        from: q.from,
+        to: q.to,
+        nameContains: q.q,
+        limit: q.limit,
+        offset: q.offset,
+      };
+      // The agent filter takes an agent's id (what the agents page links with) or its name.
+      if (q.agent !== undefined) {
+        if (await getAgent(ctx.db, project.id, q.agent)) filter.agentId = q.agent;
+        else filter.agentName = q.agent;
+      }
+      const { data, total } = await listTraces(ctx.db, project.id, filter);
+      return { data: data.map(traceSummary), pagination: pagination(q, total) };
+    },
+  );
+
+  app.get<{ Params: { project: string; id: string } }>('/projects/:project/traces/:id', { onRequest }, async (req) => {
+    const project = await projectOf(ctx, req);
+    const trace = found(await getTrace(ctx.db, project.id, req.params.id), `trace '${req.params.id}'`);
+    const [observations, scores, gatewayCalls] = await Promise.all([
+      listObservationsOfTrace(ctx.db, project.id, trace.id),
+      listScoresOfTrace(ctx.db, project.id, trace.id),
+      gatewayCallsOf(ctx, project.id, trace.id),
+    ]);
+    return {
+      ...traceSummary(trace),
+      parentTraceId: trace.parentTraceId,
+      parentSpanId: trace.parentSpanId,
+      input: trace.input ?? null,
+      output: trace.output ?? null,
+      metadata: trace.metadata,
+      spans: observations.map((o) => ({ ...restSpan(o), level: o.level, statusMessage: o.statusMessage })),
+      attempts: observations.filter((o) => o.attributes['gateway.deployment'] !== undefined).map(attemptOf),
+      scores: scores.map(scoreOf),
+      gatewayCalls,
+    };
+  });
+}

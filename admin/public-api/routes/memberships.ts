@@ -1,0 +1,97 @@
+// Organization memberships under {base_url}/api/public (Langfuse's paths and shapes; organization key): the users of the
+// one organization and their role, upper case as Langfuse writes it. A project's memberships mirror the organization's
+// (no project-level roles here), so that path is read-only. Removing a membership removes the user. An organization key
+// never makes, changes or removes an owner (403), so a leaked key cannot take over the dashboard. Changes write audit
+// rows (src/users/change-user.ts).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import deleteSchema from '../../../schemas/api/public-membership-delete.json' with { type: 'json' };
+import upsertSchema from '../../../schemas/api/public-membership-upsert.json' with { type: 'json' };
+import { changeUser, LastOwnerError, removeUser, type ChangedBy } from '../../../src/users/change-user.ts';
+import type { Role } from '../../../src/users/roles.ts';
+import { listUsers, type User } from '../../../src/store/repos/users.ts';
+import type { AdminContext } from '../../context.ts';
+import { PublicApiError } from '../public-error.ts';
+import { principalOf, requireKey } from '../route-access.ts';
+import { ownProject } from './organization.ts';
+
+type LangfuseRole = 'OWNER' | 'ADMIN' | 'MEMBER' | 'VIEWER';
+
+const membershipBody = (u: User) => ({
+  userId: u.id,
+  role: u.role.toUpperCase() as LangfuseRole,
+  email: u.email,
+  name: u.name,
+});
+
+const OWNERS_ELSEWHERE = 'an owner manages owners in the dashboard';
+
+/** Refuses the owner role: an organization key grants at most admin. */
+export function refuseOwnerRole(role: Role | undefined): void {
+  if (role === 'owner')
+    throw new PublicApiError(
+      'ForbiddenError',
+      `An organization API key cannot grant the owner role; ${OWNERS_ELSEWHERE}`,
+    );
+}
+
+/** Refuses to change or remove an owner with an organization key. */
+export function refuseOwner(user: User): void {
+  if (user.role === 'owner')
+    throw new PublicApiError(
+      'ForbiddenError',
+      `${user.email} is an owner: an organization API key cannot change or remove them; ${OWNERS_ELSEWHERE}`,
+    );
+}
+
+/** The audit actor and organization of the calling organization key; it may not touch owners. */
+export function keyChangedBy(req: FastifyRequest): ChangedBy {
+  const { apiKey } = principalOf(req);
+  return { actor: `api-key:${apiKey.id}`, organizationId: apiKey.organizationId, allow: refuseOwner };
+}
+
+const notFound = (userId: string) =>
+  new PublicApiError('NotFoundError', `User ${userId} not found in this organization`);
+
+/** Runs a user change, turning the last-owner refusal into a 409. */
+async function guardLastOwner<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof LastOwnerError) throw new PublicApiError('ConflictError', err.message);
+    throw err;
+  }
+}
+
+export function registerPublicMemberships(app: FastifyInstance, ctx: AdminContext): void {
+  const onRequest = requireKey(ctx, 'organization');
+  const memberships = async () => ({ memberships: (await listUsers(ctx.db)).users.map(membershipBody) });
+
+  app.get('/organizations/memberships', { onRequest }, memberships);
+
+  app.put<{ Body: { userId: string; role: LangfuseRole } }>(
+    '/organizations/memberships',
+    { onRequest, schema: { body: upsertSchema } },
+    async (req) => {
+      const role = req.body.role.toLowerCase() as Role;
+      refuseOwnerRole(role);
+      const user = await guardLastOwner(() => changeUser(ctx.db, req.body.userId, { role }, keyChangedBy(req)));
+      if (!user) throw notFound(req.body.userId);
+      return membershipBody(user);
+    },
+  );
+
+  app.delete<{ Body: { userId: string } }>(
+    '/organizations/memberships',
+    { onRequest, schema: { body: deleteSchema } },
+    async (req) => {
+      const removed = await guardLastOwner(() => removeUser(ctx.db, req.body.userId, keyChangedBy(req)));
+      if (!removed) throw notFound(req.body.userId);
+      return { message: 'Membership deleted successfully', userId: removed.id };
+    },
+  );
+
+  app.get<{ Params: { projectId: string } }>('/projects/:projectId/memberships', { onRequest }, async (req) => {
+    await ownProject(ctx.db, principalOf(req).apiKey.organizationId, req.params.projectId);
+    return memberships();
+  });
+}

@@ -1,0 +1,113 @@
+// {base_url}/api/public/traces: the project's traces in Langfuse's list shape, one trace with its observations and
+// scores, and deletion of traces with their observations (reference §6, §7).
+import type { FastifyInstance } from 'fastify';
+import deleteSchema from '../../../schemas/api/public-traces-delete.json' with { type: 'json' };
+import querySchema from '../../../schemas/api/public-traces-query.json' with { type: 'json' };
+import { observationModels } from '../../../src/pricing/observation-model.ts';
+import { TRACE_FILTER_COLUMNS } from '../../../src/store/repos/filter-columns.ts';
+import { listScoresOfTrace } from '../../../src/store/repos/scores.ts';
+import { deleteTraces, getTrace, listTraces } from '../../../src/store/repos/traces.ts';
+import { listObservationsOfTrace } from '../../../src/store/repos/observations.ts';
+import type { AdminContext } from '../../context.ts';
+import { readFilterParam } from '../filter-param.ts';
+import { listParam } from '../list-param.ts';
+import { pageMeta, pageOffset } from '../paging.ts';
+import { PublicApiError } from '../public-error.ts';
+import { publicObservation, publicScore, publicTrace } from '../representations.ts';
+import { projectOf, requireKey } from '../route-access.ts';
+
+interface TracesQuery {
+  page: number;
+  limit: number;
+  userId?: string;
+  name?: string;
+  sessionId?: string;
+  fromTimestamp?: string;
+  toTimestamp?: string;
+  tags?: string[];
+  environment?: string[];
+  release?: string;
+  version?: string;
+  orderBy: `${'timestamp' | 'name'}.${'asc' | 'desc'}`;
+  filter?: string;
+}
+
+/** The simple parameters and the filter column each stands for. */
+const SIMPLE_TRACE_PARAMS = {
+  userId: 'userId',
+  name: 'name',
+  sessionId: 'sessionId',
+  fromTimestamp: 'timestamp',
+  toTimestamp: 'timestamp',
+  tags: 'tags',
+  environment: 'environment',
+  release: 'release',
+  version: 'version',
+} as const;
+
+type TraceParams = { traceId: string };
+
+const traceNotFound = (id: string) =>
+  new PublicApiError('NotFoundError', `Trace ${id} not found within authorized project`);
+
+export function registerPublicTraces(app: FastifyInstance, ctx: AdminContext): void {
+  app.get<{ Querystring: TracesQuery }>(
+    '/traces',
+    { schema: { querystring: querySchema }, onRequest: requireKey(ctx, 'project') },
+    async (req) => {
+      const project = projectOf(req);
+      const { conditions, query: q } = readFilterParam(req.query, TRACE_FILTER_COLUMNS, SIMPLE_TRACE_PARAMS);
+      const [field, direction] = q.orderBy.split('.') as ['timestamp' | 'name', 'asc' | 'desc'];
+      const { data, total } = await listTraces(ctx.db, project.id, {
+        userId: q.userId,
+        name: q.name,
+        sessionId: q.sessionId,
+        from: q.fromTimestamp,
+        to: q.toTimestamp,
+        tags: listParam(q.tags),
+        environments: listParam(q.environment),
+        release: q.release,
+        version: q.version,
+        orderBy: { column: field === 'name' ? 'name' : 'startTime', direction },
+        conditions,
+        withLinkedIds: true,
+        limit: q.limit,
+        offset: pageOffset(q),
+      });
+      return { data: data.map(publicTrace), meta: pageMeta(q, total) };
+    },
+  );
+
+  app.get<{ Params: TraceParams }>('/traces/:traceId', { onRequest: requireKey(ctx, 'project') }, async (req) => {
+    const projectId = projectOf(req).id;
+    const { traceId } = req.params;
+    const trace = await getTrace(ctx.db, projectId, traceId);
+    if (!trace) throw traceNotFound(traceId);
+    const [observations, scores, modelOf] = await Promise.all([
+      listObservationsOfTrace(ctx.db, projectId, traceId),
+      listScoresOfTrace(ctx.db, projectId, traceId),
+      observationModels(ctx.db, projectId),
+    ]);
+    return {
+      ...publicTrace(trace),
+      observations: observations.map((o) => publicObservation(o, modelOf(o))),
+      scores: scores.map(publicScore),
+    };
+  });
+
+  app.delete<{ Params: TraceParams }>('/traces/:traceId', { onRequest: requireKey(ctx, 'project') }, async (req) => {
+    const { traceId } = req.params;
+    if ((await deleteTraces(ctx.db, projectOf(req).id, [traceId])).length === 0) throw traceNotFound(traceId);
+    return { message: 'Trace deleted successfully' };
+  });
+
+  app.delete<{ Body: { traceIds: string[] } }>(
+    '/traces',
+    { schema: { body: deleteSchema }, onRequest: requireKey(ctx, 'project') },
+    async (req) => {
+      // Ids not stored in the project are skipped, as Langfuse's background deletion does.
+      await deleteTraces(ctx.db, projectOf(req).id, req.body.traceIds);
+      return { message: 'Traces deleted successfully' };
+    },
+  );
+}

@@ -1,0 +1,301 @@
+// The processes the bench measures, behind one interface: the bench's own server processes
+// (bench/server-process.ts, asked over IPC) and the peers (another gateway's command, read from /proc).
+// Also CPU pinning with taskset and the machine-wide CPU counters the noise figure comes from.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type {
+  CpuReply,
+  FromChild,
+  MemoryReply,
+  ObserveReply,
+  Request,
+  Role,
+  StoreReply,
+  ToChild,
+} from './server-process.ts';
+
+export interface Measured {
+  readonly pid: number;
+  /** Origin the load goes to, e.g. http://127.0.0.1:4000. */
+  readonly url: string;
+  /** CPU time (user + system) the process (and, for a peer, its children) has used so far, µs. */
+  cpu(): Promise<number>;
+  /** Resident memory now, bytes (with its children's, for a peer). */
+  rss(): Promise<number>;
+  /** Heap figures and peak RSS, where the process can tell. */
+  memory(): Promise<MemoryReply | undefined>;
+  /** Starts and stops watching event-loop delay and GC pauses; undefined where the process cannot be asked. */
+  observeStart(): Promise<void>;
+  observeStop(): Promise<ObserveReply | undefined>;
+  /** Resolves once background work for the requests so far (trace writes) is done. */
+  settle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const READY_TIMEOUT_MS = 120_000;
+
+/** One bench server process (bench/server-process.ts). */
+export class ServerProcess implements Measured {
+  readonly role: Role;
+  readonly child: ChildProcess;
+  url = '';
+  private nextId = 0;
+  private readonly waiting = new Map<number, (value: unknown) => void>();
+
+  private constructor(role: Role, child: ChildProcess) {
+    this.role = role;
+    this.child = child;
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /**
+   * Starts `role` with `env` added to this process's environment. Rejects with the end of its stderr when it
+   * exits, or does not report ready within two minutes.
+   */
+  static start(role: Role, args: string[], env: Record<string, string> = {}): Promise<ServerProcess> {
+    const entry = fileURLToPath(new URL('./server-process.ts', import.meta.url));
+    const child = spawn(process.execPath, [entry, role, ...args], {
+      stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+      env: { ...process.env, ...env },
+    });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      process.stderr.write(chunk);
+      stderr = (stderr + chunk.toString()).slice(-2000);
+    });
+    const proc = new ServerProcess(role, child);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill();
+        reject(new Error(`${role} server did not report ready within ${READY_TIMEOUT_MS / 1000} s`));
+      }, READY_TIMEOUT_MS);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`${role} server exited with code ${code} before it was ready: ${lastError(stderr)}`));
+      });
+      child.on('message', (m: FromChild) => {
+        if (m.type === 'ready') {
+          clearTimeout(timer);
+          proc.url = new URL(m.url).origin;
+          resolve(proc);
+        } else if (m.type === 'reply') {
+          proc.waiting.get(m.id)?.(m.value);
+          proc.waiting.delete(m.id);
+        }
+      });
+    });
+  }
+
+  /** The fake upstream's OpenAI base URL. */
+  get baseUrl(): string {
+    return `${this.url}/v1`;
+  }
+
+  async cpu(): Promise<number> {
+    const { user, system } = await this.ask<CpuReply>({ type: 'cpu' });
+    return user + system;
+  }
+
+  async rss(): Promise<number> {
+    return (await this.memory()).rss;
+  }
+
+  memory(): Promise<MemoryReply> {
+    return this.ask<MemoryReply>({ type: 'memory' });
+  }
+
+  async observeStart(): Promise<void> {
+    await this.ask({ type: 'observe-start' });
+  }
+
+  observeStop(): Promise<ObserveReply> {
+    return this.ask<ObserveReply>({ type: 'observe-stop' });
+  }
+
+  async settle(): Promise<void> {
+    await this.ask({ type: 'settle' });
+  }
+
+  /** Stored traces, and the embedded store's disk use; null for a process without a store. */
+  storeStats(): Promise<StoreReply | null> {
+    return this.ask<StoreReply | null>({ type: 'store' });
+  }
+
+  /** Starts the V8 CPU profiler in the process. */
+  async startProfile(): Promise<void> {
+    await this.ask({ type: 'profile-start' });
+  }
+
+  async stopProfile(path: string): Promise<void> {
+    await this.ask({ type: 'profile-stop', path });
+  }
+
+  private ask<T>(request: Request): Promise<T> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve as (value: unknown) => void);
+      this.child.send({ ...request, id } satisfies ToChild);
+    });
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.child.exitCode !== null) return resolve();
+      this.child.removeAllListeners('exit');
+      this.child.once('exit', () => resolve());
+      this.child.send({ type: 'stop' } satisfies ToChild);
+    });
+  }
+}
+
+/** The last non-empty line of a process's stderr, for a one-line reason. */
+export function lastError(stderr: string): string {
+  const lines = stderr.split('\n').filter((l) => l.trim() !== '');
+  return lines.at(-1)?.trim().slice(0, 300) ?? '(no output)';
+}
+
+/** Clock ticks per second of /proc/PID/stat (USER_HZ; 100 on Linux everywhere in practice). */
+const TICKS_PER_SECOND = 100;
+
+/** A process and its descendants, through /proc/PID/task/TID/children. */
+function processTree(pid: number): number[] {
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) {
+    try {
+      for (const tid of readdirSync(`/proc/${tree[i]}/task`)) {
+        const children = readFileSync(`/proc/${tree[i]}/task/${tid}/children`, 'utf8').trim();
+        if (children) tree.push(...children.split(' ').map(Number));
+      }
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return tree;
+}
+
+/** A peer gateway: a command of its own, measured from the outside through /proc. */
+export class PeerProcess implements Measured {
+  readonly child: ChildProcess;
+  readonly url: string;
+
+  constructor(child: ChildProcess, url: string) {
+    this.child = child;
+    this.url = url;
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  async cpu(): Promise<number> {
+    const ticks = processTree(this.pid).reduce((sum, pid) => sum + processTicks(pid), 0);
+    return (ticks * 1e6) / TICKS_PER_SECOND;
+  }
+
+  async rss(): Promise<number> {
+    return processTree(this.pid).reduce((sum, pid) => sum + statusKb(pid, 'VmRSS') * 1024, 0);
+  }
+
+  async memory(): Promise<undefined> {
+    return undefined;
+  }
+
+  async observeStart(): Promise<void> {}
+
+  async observeStop(): Promise<undefined> {
+    return undefined;
+  }
+
+  async settle(): Promise<void> {}
+
+  /** Ends the peer's process group (it was started detached, as its own group). */
+  stop(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.child.exitCode !== null || this.child.signalCode !== null) return resolve();
+      const force = setTimeout(() => process.kill(-this.pid, 'SIGKILL'), 5000);
+      this.child.once('exit', () => {
+        clearTimeout(force);
+        resolve();
+      });
+      process.kill(-this.pid, 'SIGTERM');
+    });
+  }
+}
+
+/** A field of /proc/PID/status in kB (VmRSS, VmHWM), 0 when unreadable. */
+function statusKb(pid: number, field: string): number {
+  try {
+    const match = readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** utime + stime of a process in clock ticks (Linux /proc/PID/stat). */
+export function processTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU ticks of the given processes and their descendants. */
+export function treeTicks(pids: number[]): number {
+  return pids.flatMap(processTree).reduce((sum, pid) => sum + processTicks(pid), 0);
+}
+
+/** Busy and total CPU ticks of the machine (Linux /proc/stat), or undefined elsewhere. */
+export function systemTicks(): { busy: number; total: number } | undefined {
+  try {
+    // user nice system idle iowait irq softirq steal (guest time is already inside user and nice)
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1, 9).map(Number);
+    const total = fields.reduce((a, b) => a + b, 0);
+    return { busy: total - fields[3] - (fields[4] ?? 0), total };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Pins every thread of a process to the given CPUs; false when taskset is missing or refused. */
+export function pin(pid: number, cpuList: string): boolean {
+  try {
+    execFileSync('taskset', ['-a', '-cp', cpuList, String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Where the bench puts the load generator, the upstream and the server under test. */
+export interface Placement {
+  loadCpu: string;
+  upstreamCpu: string;
+  /** undefined: not pinned. */
+  targetCpu?: string;
+  description: string;
+}
+
+/**
+ * With 2 cores: the measured server gets a core of its own, the load generator and the upstream share the other.
+ * With 3 or more: one core each. Servers under test all share the target core; only one is loaded at a time.
+ */
+export function placement(cores: number, wanted: boolean): Placement {
+  if (!wanted) return { loadCpu: '', upstreamCpu: '', description: 'not pinned (--no-pin)' };
+  if (cores < 2) return { loadCpu: '', upstreamCpu: '', description: 'not pinned (1 core)' };
+  const targetCpu = String(cores >= 3 ? 2 : 1);
+  const upstreamCpu = cores >= 3 ? '1' : '0';
+  return {
+    loadCpu: '0',
+    upstreamCpu,
+    targetCpu,
+    description: `pinned: server under test on CPU ${targetCpu}, upstream on CPU ${upstreamCpu}, load generator on CPU 0`,
+  };
+}

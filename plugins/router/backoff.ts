@@ -1,0 +1,17 @@
+// How long the router waits before retrying a deployment it already tried (ARCHITECTURE.md section 5).
+
+/**
+ * Exponential from `baseMs` (doubling per step) with jitter over its upper half, at least the provider's retry hint
+ * (`retry-after` / `retry-after-ms`), never more than `capMs` (the group's `routing.max_backoff_ms`).
+ */
+export function backoffDelay(
+  step: number,
+  baseMs: number,
+  hintMs: number | undefined,
+  capMs: number,
+  random: () => number = Math.random,
+): number {
+  const exponential = baseMs * 2 ** step;
+  const jittered = exponential / 2 + random() * (exponential / 2);
+  return Math.min(capMs, Math.max(jittered, hintMs ?? 0));
+}

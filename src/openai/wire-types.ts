@@ -1,0 +1,15 @@
+// The OpenAI wire shapes the gateway speaks on both sides: client bodies, provider answers after translation, and
+// the normalised chunks of a stream. The plugin contract (pipeline/types.ts) re-exports what plugins need.
+
+export type JsonObject = Record<string, unknown>;
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number; [k: string]: unknown };
+  completion_tokens_details?: { reasoning_tokens?: number; [k: string]: unknown };
+}
+
+/** An OpenAI `chat.completion.chunk` object. */
+export type ChatChunk = JsonObject & { choices?: unknown[]; usage?: Usage | null };

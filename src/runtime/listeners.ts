@@ -1,0 +1,141 @@
+// The service's two listeners: the gateway listener (none in role admin) and the admin listener (every surface, or
+// only /health, /ready and /metrics in role gateway), each bound where the start options or the configuration say.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { createAdminServer, type AdminHost } from '../../admin/server.ts';
+import type { GatewayConfig } from '../config/types.ts';
+import { createGatewayServer, type GatewayHost } from '../server/gateway-server.ts';
+import type { ConfigLifecycle } from './config-lifecycle.ts';
+import type { RequestDrain } from './drain.ts';
+import type { ServiceParts } from './service-parts.ts';
+import type { RoleWork } from './service-role.ts';
+import type { StartOptions } from './start-options.ts';
+
+export interface Listeners {
+  gateway: Server | undefined;
+  admin: FastifyInstance;
+  /** A URL to reach each listener from this machine, and its address as the operating system reports it. */
+  gatewayUrl: string | undefined;
+  gatewayBound: AddressInfo | undefined;
+  adminUrl: string;
+  adminBound: AddressInfo;
+}
+
+/** What the gateway listener asks of the service: the active configuration, health, and request accounting. */
+export function gatewayHost(parts: ServiceParts, lifecycle: ConfigLifecycle, drain: RequestDrain): GatewayHost {
+  const { storedKeys, counters } = parts;
+  return {
+    active: () => lifecycle.active,
+    get draining() {
+      return drain.draining;
+    },
+    health: () => {
+      const storeOk =
+        storedKeys.sinceLastRefresh() <= Math.max(3 * lifecycle.active.loaded.config.store.key_poll_ms, 5_000);
+      if (!storeOk) return { ok: false, ready: false, reason: 'store_unavailable' };
+      // Limits cannot be enforced without the shared counters: not ready (requests get 503 gateway_config_stale).
+      if (!counters.available()) return { ok: true, ready: false, reason: 'counters_unavailable' };
+      return { ok: true, ready: !drain.draining, reason: drain.draining ? 'draining' : undefined };
+    },
+    metrics: parts.metrics,
+    log: parts.log,
+    now: () => parts.clock.now(),
+    requestStarted(a) {
+      lifecycle.requestStarted(a);
+      drain.requestStarted();
+    },
+    requestFinished(a) {
+      lifecycle.requestFinished(a);
+      drain.requestFinished();
+    },
+  };
+}
+
+/** Creates the listeners the role serves and binds them; on a failure to bind, closes them again. */
+export async function openListeners(
+  parts: ServiceParts,
+  lifecycle: ConfigLifecycle,
+  host: GatewayHost,
+  work: RoleWork,
+  options: Pick<StartOptions, 'host' | 'port' | 'adminPort' | 'promptEvents'>,
+  server: GatewayConfig['server'],
+): Promise<Listeners> {
+  const gateway = work.gateway ? createGatewayServer(host, server) : undefined;
+  const admin = createAdminServer(adminHost(parts, lifecycle, host, options), work.adminSurfaces);
+  try {
+    if (gateway) await listen(gateway, options.port ?? server.port, options.host ?? server.host);
+    await admin.listen({ port: options.adminPort ?? server.admin_port, host: options.host ?? server.admin_host });
+  } catch (err) {
+    gateway?.close();
+    await admin.close();
+    throw err;
+  }
+  return {
+    gateway,
+    admin,
+    gatewayUrl: gateway && urlOf(gateway.address()),
+    gatewayBound: gateway && (gateway.address() as AddressInfo),
+    adminUrl: urlOf(admin.server.address()),
+    adminBound: admin.server.address() as AddressInfo,
+  };
+}
+
+function adminHost(
+  parts: ServiceParts,
+  lifecycle: ConfigLifecycle,
+  gateway: GatewayHost,
+  options: Pick<StartOptions, 'promptEvents'>,
+): AdminHost {
+  const { metrics, promptVersionEvents } = parts;
+  const recorder = options.promptEvents;
+  return {
+    db: parts.db,
+    clock: parts.clock,
+    log: parts.log,
+    config: () => lifecycle.active.loaded.config,
+    modelGroups: () => lifecycle.active.services.modelGroups,
+    keys: parts.storedKeys,
+    bench: parts.bench,
+    providers: parts.providers,
+    spend: parts.spend,
+    counters: parts.counters,
+    // The webhook outbox always records; a recorder passed in (tests) sees the same events in the same transaction.
+    promptEvents: recorder
+      ? { record: async (tx, events) => (await promptVersionEvents.record(tx, events), recorder.record(tx, events)) }
+      : promptVersionEvents,
+    health: gateway.health,
+    metricsJson: async () => {
+      const state = await metrics.benchState();
+      const benchedUntil = Object.fromEntries(
+        state.benched.map((b) => [b.deployment, new Date(b.until).toISOString()]),
+      );
+      return metrics.json({
+        deployments: { benched_until: benchedUntil, ...(state.error ? { bench_state_error: state.error } : {}) },
+      });
+    },
+    metricsText: async () => ({ contentType: metrics.registry.contentType, text: await metrics.registry.metrics() }),
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolveListen();
+    });
+  });
+}
+
+/** A URL to reach a listener from this machine (a wildcard address is reached on loopback). */
+function urlOf(address: AddressInfo | string | null): string {
+  const a = address as AddressInfo;
+  const hostname =
+    a.address === '0.0.0.0' || a.address === '::'
+      ? '127.0.0.1'
+      : a.address.includes(':')
+        ? `[${a.address}]`
+        : a.address;
+  return `http://${hostname}:${a.port}`;
+}

@@ -1,0 +1,168 @@
+// What a service is built from, out of its first configuration: the store with its control socket, the key store, the
+// trace and spend writers, the counters, the webhook and retention loops, providers and metrics. They live as long as
+// the process; the pipeline built over them follows reloads (config-lifecycle.ts).
+import { resolve } from 'node:path';
+import { Agent, type Dispatcher } from 'undici';
+import type { LoadedConfig } from '../config/load-config.ts';
+import type { GatewayConfig } from '../config/types.ts';
+import { runCommand } from '../control/commands.ts';
+import { serviceControlSocket, type ControlSocket } from '../control/control-socket.ts';
+import type { GeneratedKey } from '../keys/key-store.ts';
+import { StoredKeyStore } from '../keys/stored-key-store.ts';
+import { DurableSpendLedger } from '../budget/spend-ledger.ts';
+import type { Clock } from '../pipeline/clock.ts';
+import { createProviderRegistry, type ProviderRegistry } from '../providers/registry.ts';
+import { benchBoard, benchState, type BenchBoard } from '../routing/bench-board.ts';
+import { bootstrapStore } from '../store/bootstrap.ts';
+import type { Counters } from '../store/counters/counters.ts';
+import { openCounters } from '../store/counters/open-counters.ts';
+import type { Database } from '../store/database.ts';
+import { LocalStateFile } from '../store/local-state.ts';
+import { openStore } from '../store/open-store.ts';
+import type { CreatedApiKey } from '../store/repos/api-keys.ts';
+import { RetentionSweep } from '../store/retention-sweep.ts';
+import type { Logger } from '../telemetry/logger.ts';
+import { GatewayMetrics } from '../telemetry/metrics.ts';
+import { TraceWriter } from '../tracing/trace-writer.ts';
+import { ensureFirstOwner, type FirstOwner } from '../users/first-owner.ts';
+import { WebhookDelivery } from '../webhooks/delivery-loop.ts';
+import { OutboxRecorder } from '../webhooks/outbox-recorder.ts';
+import { createWorkerPool, type WorkerPool } from '../workers/pool.ts';
+import type { RoleWork } from './service-role.ts';
+import type { StartOptions } from './start-options.ts';
+
+export interface ServiceParts {
+  log: Logger;
+  clock: Clock;
+  localState: LocalStateFile;
+  dispatcher: Dispatcher;
+  workers: WorkerPool;
+  providers: ProviderRegistry;
+  metrics: GatewayMetrics;
+  db: Database;
+  storedKeys: StoredKeyStore;
+  traceWriter: TraceWriter;
+  spend: DurableSpendLedger;
+  counters: Counters;
+  bench: BenchBoard;
+  webhooks: WebhookDelivery;
+  retention: RetentionSweep;
+  promptVersionEvents: OutboxRecorder;
+  /** Project key pairs created on this start and by reloads that added a project. */
+  createdApiKeys: CreatedApiKey[];
+  /** Gateway keys generated on this start and by reloads. */
+  generatedKeys: GeneratedKey[];
+  /** The dashboard owner created on this start (no user in the store yet). */
+  firstOwner?: FirstOwner;
+  /** Stops the loops and writers (writing what they hold for up to `flushMs`) and closes the store. */
+  release(flushMs?: number): Promise<void>;
+}
+
+type PartsOptions = Pick<StartOptions, 'dispatcher' | 'processMetrics' | 'onCreatedApiKey'>;
+
+/** Opens the parts; the writers start where the role serves the gateway. `config` reads the active configuration. */
+export async function openServiceParts(
+  first: LoadedConfig,
+  options: PartsOptions & { log: Logger; clock: Clock },
+  work: RoleWork,
+  config: () => GatewayConfig,
+): Promise<ServiceParts> {
+  const { log, clock } = options;
+  const dataDir = resolve(first.baseDir, first.config.store.data_dir);
+  const localState = new LocalStateFile(dataDir);
+  const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 256 });
+  const workers = createWorkerPool();
+  const providers = createProviderRegistry({
+    dispatcher,
+    now: () => clock.now(),
+    clock,
+    workers,
+    baseDir: first.baseDir,
+    log,
+  });
+  const metrics = new GatewayMetrics({ processMetrics: options.processMetrics });
+  const { control, ...store } = await openStoreParts(first, dataDir, options, work);
+  const { db } = store;
+  const traceWriter = new TraceWriter(db, {
+    spillDir: resolve(dataDir, 'trace-spill'),
+    log,
+    capacity: first.config.store.trace_queue_capacity,
+    batchSize: first.config.store.trace_batch_size,
+  });
+  metrics.telemetry = () => traceWriter.snapshot();
+  const spend = new DurableSpendLedger(db, { spillDir: resolve(dataDir, 'spend-spill'), log });
+  if (work.gateway) {
+    traceWriter.start();
+    spend.start();
+  }
+  const counters = await openCounters(first.config.store, clock, log);
+  const bench = benchBoard(counters);
+  metrics.benchState = () => benchState(bench, config().model_groups);
+
+  // Webhook automations (docs/webhooks.md): events go to the outbox in the changing transaction; this loop delivers
+  // them, on every replica (claims keep replicas off each other's rows). Settings follow reloads.
+  const webhooks = new WebhookDelivery({ db, workers, log, settings: () => config().webhooks, now: () => clock.now() });
+  metrics.webhooks = () => webhooks.stats;
+  const retention = new RetentionSweep(db, log, () => clock.now());
+  const promptVersionEvents = new OutboxRecorder({ now: () => clock.now(), recorded: () => webhooks.wake() });
+
+  const parts: Omit<ServiceParts, 'release'> = {
+    ...store,
+    log,
+    clock,
+    localState,
+    dispatcher,
+    workers,
+    providers,
+    metrics,
+    traceWriter,
+    spend,
+    counters,
+    bench,
+    webhooks,
+    retention,
+    promptVersionEvents,
+    generatedKeys: [],
+  };
+  return { ...parts, release: (flushMs = 0) => releaseParts(parts, control, flushMs) };
+}
+
+type StoreParts = Pick<ServiceParts, 'db' | 'createdApiKeys' | 'firstOwner' | 'storedKeys'> & {
+  control: ControlSocket | undefined;
+};
+
+/** The store, made ready to serve: migrated and bootstrapped, its keys polled, its control socket answering. */
+async function openStoreParts(
+  first: LoadedConfig,
+  dataDir: string,
+  options: Pick<StartOptions, 'onCreatedApiKey'> & { log: Logger; clock: Clock },
+  work: RoleWork,
+): Promise<StoreParts> {
+  const { log, clock } = options;
+  // The embedded store has one owner; its control socket both proves that and lets `svc keys create` etc. reach it.
+  const control = first.config.store.postgres_url ? undefined : await serviceControlSocket(dataDir, log);
+  const db = await openStore(first.config, first.baseDir).catch(async (err: unknown) => {
+    await control?.close();
+    throw err;
+  });
+  const createdApiKeys = await bootstrapStore(db, first.config, clock.now());
+  for (const k of createdApiKeys) options.onCreatedApiKey?.(k);
+  const firstOwner = work.admin ? await ensureFirstOwner(db, first.config.organization.id) : undefined;
+  const storedKeys = new StoredKeyStore(db, { log });
+  await storedKeys.start(first.config.store.key_poll_ms);
+  control?.serve((request) => runCommand({ db, now: () => clock.now(), changed: () => storedKeys.refresh() }, request));
+  return { control, db, createdApiKeys, firstOwner, storedKeys };
+}
+
+async function releaseParts(
+  parts: Omit<ServiceParts, 'release'>,
+  control: ControlSocket | undefined,
+  flushMs: number,
+): Promise<void> {
+  parts.storedKeys.stop();
+  await Promise.all([parts.webhooks.stop(), parts.retention.stop()]);
+  await parts.counters.close();
+  await Promise.all([parts.traceWriter.stop(flushMs), parts.spend.stop(flushMs), parts.workers.close()]);
+  const closeDb = () => parts.db.close().catch(() => {});
+  await (control ? control.close(closeDb) : closeDb());
+}

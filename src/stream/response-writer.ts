@@ -1,0 +1,133 @@
+// Writes a GatewayResponse to the socket: JSON at once, streams as OpenAI SSE with backpressure.
+import type { ServerResponse } from 'node:http';
+import { GatewayError } from '../errors/gateway-error.ts';
+import type { JsonResponse, PluginHooks, RequestContext, StreamResponse } from '../pipeline/types.ts';
+import type { ChatChunk } from '../openai/wire-types.ts';
+import { formatUsd } from '../pricing/cost.ts';
+import { errorReply } from './error-reply.ts';
+
+const DONE = 'data: [DONE]\n\n';
+
+/** Non-ASCII escaped so provider messages are always valid header text. */
+function headerJson(value: unknown): string {
+  return JSON.stringify(value).replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** The x-svc-* headers every chat/embeddings response carries, as far as they are known (spec part 4B). */
+export function gatewayHeaders(ctx: RequestContext, served: boolean): Record<string, string> {
+  const headers: Record<string, string> = { 'x-svc-request-id': ctx.id, ...ctx.responseHeaders };
+  const group = ctx.servedGroup ?? ctx.group?.name;
+  if (group !== undefined && ctx.route !== 'models') headers['x-svc-model-group'] = group;
+  if (ctx.deployment !== undefined) headers['x-svc-deployment'] = ctx.deployment;
+  if (served && ctx.route !== 'models') {
+    headers['x-svc-cost'] = formatUsd(ctx.cost ?? 0);
+    headers['x-svc-cost-estimated'] = ctx.costEstimated ? 'true' : 'false';
+  }
+  if (ctx.attempts.length > 0)
+    headers['x-svc-attempts'] = headerJson(ctx.attempts.map(({ startedAt: _, ...record }) => record));
+  return headers;
+}
+
+export function writeJson(
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: unknown,
+  raw?: string,
+): void {
+  const text = raw ?? JSON.stringify(body);
+  headers['content-type'] = 'application/json';
+  headers['content-length'] = String(Buffer.byteLength(text));
+  res.writeHead(status, headers);
+  res.end(text);
+}
+
+export function writeJsonResponse(ctx: RequestContext, res: ServerResponse, response: JsonResponse): void {
+  const served = response.status >= 200 && response.status < 300;
+  ctx.status = response.status;
+  writeJson(res, response.status, { ...gatewayHeaders(ctx, served), ...response.headers }, response.body, response.raw);
+}
+
+function waitForDrain(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/** In-band error event (spec streaming rule 3), then the stream's end. */
+function streamErrorEvent(err: unknown, ctx: RequestContext): string {
+  if (err instanceof GatewayError) {
+    return `data: ${JSON.stringify({ error: { message: err.message, type: 'server_error', param: null, code: err.code } })}\n\n`;
+  }
+  const reason = err instanceof Error ? err.message : String(err);
+  ctx.log.warn('upstream stream interrupted', { requestId: ctx.id, deployment: ctx.deployment, reason });
+  return `data: ${JSON.stringify({ error: { message: `stream interrupted: ${reason}`, type: 'server_error', param: null, code: 'upstream_stream_error' } })}\n\n`;
+}
+
+/**
+ * Streams chunks through the plugins' onEvent hooks (in the given order) to the client. After a client
+ * disconnect the events are still consumed, so usage is settled; nothing more is written.
+ */
+export async function writeStream(
+  ctx: RequestContext,
+  res: ServerResponse,
+  response: StreamResponse,
+  eventHooks: readonly { hooks: PluginHooks }[],
+): Promise<void> {
+  ctx.status = response.status;
+  const headers = {
+    ...gatewayHeaders(ctx, true),
+    ...response.headers,
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'x-accel-buffering': 'no',
+  };
+  res.writeHead(response.status, headers);
+  // Headers go out now, with the provider's first event (spec streaming rule 2).
+  res.flushHeaders();
+  try {
+    for await (const original of response.events) {
+      let chunk: ChatChunk | null = original;
+      for (const p of eventHooks) {
+        const changed = p.hooks.onEvent!(ctx, chunk);
+        if (changed === null) {
+          chunk = null;
+          break;
+        }
+        if (changed !== undefined) chunk = changed;
+      }
+      if (chunk === null || ctx.clientAborted) continue;
+      if (!res.write(`data: ${JSON.stringify(chunk)}\n\n`)) await waitForDrain(res);
+    }
+  } catch (err) {
+    ctx.error = err;
+    if (!ctx.clientAborted) res.write(streamErrorEvent(err, ctx));
+  }
+  if (!ctx.clientAborted) res.end(DONE);
+}
+
+/** A refusal or failure before anything was committed. */
+export function writeError(
+  ctx: RequestContext | undefined,
+  res: ServerResponse,
+  err: unknown,
+  requestId: string,
+  log: RequestContext['log'],
+): string | null {
+  const reply = errorReply(err, log);
+  const headers = ctx
+    ? { ...gatewayHeaders(ctx, false), ...reply.headers }
+    : { 'x-svc-request-id': requestId, ...reply.headers };
+  if (ctx) ctx.status = reply.status;
+  writeJson(res, reply.status, headers, reply.body);
+  return reply.code;
+}
