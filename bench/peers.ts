@@ -78,16 +78,15 @@ async function startPeer(
 
 function installLitellm(): { venv: string; version: string } {
   const venv = join(PEERS_DIR, 'litellm');
+  const pip = join(venv, 'bin', 'pip');
   if (!existsSync(join(venv, 'bin', 'litellm'))) {
     console.log('peers: installing litellm[proxy] into bench/.peers/litellm (once) ...');
     mkdirSync(PEERS_DIR, { recursive: true });
     run('python3', ['-m', 'venv', venv]);
-    run(join(venv, 'bin', 'pip'), [
-      'install',
-      '--quiet',
-      `litellm[proxy]${COMPROMISED_LITELLM.map((v) => `!=${v}`).join(',')}`,
-    ]);
+    run(pip, ['install', '--quiet', `litellm[proxy]${COMPROMISED_LITELLM.map((v) => `!=${v}`).join(',')}`]);
   }
+  // The Prisma client LiteLLM needs for its database (virtual keys, budgets, spend logs).
+  if (!existsSync(join(venv, 'bin', 'prisma'))) run(pip, ['install', '--quiet', 'prisma']);
   const version = execFileSync(join(venv, 'bin', 'python'), [
     '-c',
     "import importlib.metadata as m; print(m.version('litellm'))",
@@ -119,7 +118,7 @@ function generatePrisma(venv: string): string | undefined {
     return undefined;
   } catch (err) {
     const e = err as { stderr?: Buffer; stdout?: Buffer; message: string };
-    return lastError(`${e.stdout?.toString() ?? ''}\n${e.stderr?.toString() ?? ''}\n${e.message}`);
+    return lastError(`${e.message}\n${e.stdout?.toString() ?? ''}\n${e.stderr?.toString() ?? ''}`);
   }
 }
 

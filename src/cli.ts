@@ -146,8 +146,16 @@ async function start(args: string[]): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
+/** parseArgs refusals (an unknown flag, a flag without its value, a stray word) are usage errors, not crashes. */
+const isArgumentError = (err: unknown): err is Error =>
+  err instanceof Error && String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS_');
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  if (command !== undefined && (rest.includes('--help') || rest.includes('-h'))) {
+    console.log(USAGE);
+    return;
+  }
   switch (command) {
     case 'start':
       return start(rest);
@@ -193,6 +201,10 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
+  if (isArgumentError(err)) {
+    console.error(`svc: ${err.message}\n${USAGE}`);
+    return exitWhenFlushed(2);
+  }
   console.error(err instanceof Error ? (err.stack ?? err.message) : err);
   return exitWhenFlushed(1);
 });

@@ -161,6 +161,20 @@ t.test('usage errors', async (t) => {
   t.match(unknown.stderr, /unknown command 'frobnicate'/);
   t.equal(help.code, 0);
   t.match(help.stdout, /svc validate \[FILE\]/);
+
+  const [startHelp, badFlag, missingValue] = await Promise.all([
+    svc(['start', '--help']),
+    svc(['start', '--bogus']),
+    svc(['keys', 'create', '--project']),
+  ]);
+  t.equal(startHelp.code, 0, 'a command with --help prints the usage instead of starting');
+  t.match(startHelp.stdout, /svc start \[--config FILE\]/);
+  t.equal(badFlag.code, 2, 'an unknown flag is a usage error');
+  t.match(badFlag.stderr, /^svc: Unknown option '--bogus'/);
+  t.match(badFlag.stderr, /usage:/);
+  t.notMatch(badFlag.stderr, /\n\s+at /, 'no stack trace');
+  t.equal(missingValue.code, 2, 'a flag without its value is a usage error');
+  t.notMatch(missingValue.stderr, /\n\s+at /, 'no stack trace');
 });
 
 t.test('an unquoted ${...} in a flow map: the first parser error, its line and a hint, and nothing more', async (t) => {
