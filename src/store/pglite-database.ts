@@ -1,7 +1,7 @@
 // Embedded Postgres (PGlite, WebAssembly) with its files under `dataDir/pglite`; one process owns it at a time.
 // It runs on a worker thread of its own (pglite-worker.ts) so its synchronous query execution never stalls the
 // event loop that serves requests.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Database, Queryable, QueryResult } from './database.ts';
@@ -18,12 +18,23 @@ export class PgliteError extends Error {
   }
 }
 
+// Sources run as .ts (tests, bench); the build runs the compiled .js beside this module.
+const WORKER_ENTRY = new URL(
+  import.meta.url.endsWith('.ts') ? './pglite-worker.ts' : './pglite-worker.js',
+  import.meta.url,
+);
+
 export async function openPglite(dataDir: string): Promise<Database> {
   const dir = join(dataDir, 'pglite');
   mkdirSync(dir, { recursive: true });
-  // Sources run as .ts (tests, bench); the build runs the compiled .js beside this module.
-  const entry = new URL(import.meta.url.endsWith('.ts') ? './pglite-worker.ts' : './pglite-worker.js', import.meta.url);
-  const worker = new Worker(entry);
+  // initdb grows the WebAssembly memory to about 450 MB, and WebAssembly memory never shrinks: a fresh store is
+  // created by a thread that then exits, so the serving thread starts as small as it does on every later start.
+  if (!existsSync(join(dir, 'PG_VERSION'))) await (await openPgliteThread(dir)).close();
+  return openPgliteThread(dir);
+}
+
+async function openPgliteThread(dir: string): Promise<Database> {
+  const worker = new Worker(WORKER_ENTRY);
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   let nextId = 1;
   let closed = false;

@@ -15,6 +15,18 @@ export type WorkerRequest =
 export type WorkerReply =
   { id: number; ok: true; result?: unknown } | { id: number; ok: false; error: { message: string; code?: string } };
 
+/**
+ * Postgres's defaults assume a server with memory to spare (128 MB of shared buffers); inside one process next to
+ * the gateway they would double its resident size. These fit the embedded store's job (docs/performance.md).
+ */
+const EMBEDDED_SETTINGS = [
+  'shared_buffers=16MB',
+  'wal_buffers=1MB',
+  'work_mem=2MB',
+  'maintenance_work_mem=16MB',
+  'temp_buffers=2MB',
+];
+
 let db: PGlite | undefined;
 const transactions = new Map<number, { tx: Transaction; end: (commit: boolean) => void; settled: Promise<unknown> }>();
 
@@ -36,7 +48,7 @@ async function handle(m: WorkerRequest): Promise<void> {
   try {
     switch (m.type) {
       case 'open':
-        db = await PGlite.create(m.dir);
+        db = await PGlite.create(m.dir, { postgresqlconf: EMBEDDED_SETTINGS });
         return reply({ id: m.id, ok: true });
       case 'query': {
         const r = await target(m.tx).query(m.sql, m.params);
