@@ -5,7 +5,7 @@
 import { request } from 'undici';
 import { BENCH_GROUP, BENCH_KEY } from './gateway-target.ts';
 import { percentile, throughput, timedSequential, type Target } from './load.ts';
-import { systemTicks, type Measured } from './processes.ts';
+import { otherLoadSince, type Measured } from './processes.ts';
 import type { ObserveReply } from './server-process.ts';
 
 export const PATH = '/v1/chat/completions';
@@ -32,10 +32,12 @@ export interface Subject {
   name: string;
   proc: Measured;
   target: Target;
+  /** False for a peer whose streamed answers fail: its first-byte figures are left out. */
+  streams: boolean;
 }
 
 export function subject(name: string, proc: Measured, headers: Record<string, string> = SVC_HEADERS): Subject {
-  return { name, proc, target: { url: proc.url, path: PATH, headers } };
+  return { name, proc, target: { url: proc.url, path: PATH, headers }, streams: true };
 }
 
 export interface Loads {
@@ -85,15 +87,14 @@ export interface Context {
   loads: Loads;
   upstream: Measured;
   cores: number;
-  /** CPU ticks of the bench's own processes so far (for the noise figure). */
-  ourTicks(): number;
+  /** The bench's own processes (for the noise figure). */
+  ourPids(): number[];
 }
 
 export async function measure(s: Subject, ctx: Context): Promise<RoundResult> {
   const { loads, upstream } = ctx;
   const { proc, target } = s;
-  const s0 = systemTicks();
-  const o0 = ctx.ourTicks();
+  const otherLoad = otherLoadSince(ctx.ourPids, ctx.cores);
   const [c0, u0] = await Promise.all([proc.cpu(), upstream.cpu()]);
   const l0 = process.cpuUsage();
   await proc.observeStart();
@@ -118,14 +119,8 @@ export async function measure(s: Subject, ctx: Context): Promise<RoundResult> {
   const lat = await timedSequential(target, JSON_BODY, loads.latencyDuration, '}');
   await proc.settle();
   const c3 = await proc.cpu();
-  const tt = await timedSequential(target, STREAM_BODY, loads.ttfbDuration, 'data: [DONE]\n\n');
+  const tt = s.streams ? await timedSequential(target, STREAM_BODY, loads.ttfbDuration, 'data: [DONE]\n\n') : undefined;
   await proc.settle();
-  const s1 = systemTicks();
-  const o1 = ctx.ourTicks();
-  const otherLoad =
-    s0 && s1 && s1.total > s0.total
-      ? Math.max(0, (s1.busy - s0.busy - (o1 - o0)) / ((s1.total - s0.total) / ctx.cores))
-      : Number.NaN;
   return {
     rps: tp.rps,
     p99: percentile(tp.latency, 99),
@@ -137,20 +132,25 @@ export async function measure(s: Subject, ctx: Context): Promise<RoundResult> {
     inside,
     insideHigh,
     loadCpuPerReq: (l1.user + l1.system) / tp.ok,
-    otherLoad,
+    otherLoad: otherLoad(),
     p50One: percentile(lat.total, 50),
     p99One: percentile(lat.total, 99),
     cpuPerReqOne: (c3 - c2) / lat.count,
-    ttfbP50: percentile(tt.firstByte, 50),
-    ttfbHeadersP50: percentile(tt.headers, 50),
-    streamTotalP50: percentile(tt.total, 50),
-    bad: tp.bad + high.bad + lat.bad + tt.bad,
+    ttfbP50: tt ? percentile(tt.firstByte, 50) : Number.NaN,
+    ttfbHeadersP50: tt ? percentile(tt.headers, 50) : Number.NaN,
+    streamTotalP50: tt ? percentile(tt.total, 50) : Number.NaN,
+    bad: tp.bad + high.bad + lat.bad + (tt?.bad ?? 0),
     settleMs,
   };
 }
 
 /** One JSON and one streamed request through a target, checked, before anything is measured. */
 export async function sanityCheck(s: Subject): Promise<void> {
+  await jsonCheck(s);
+  await streamCheck(s);
+}
+
+export async function jsonCheck(s: Subject): Promise<void> {
   const url = s.target.url + s.target.path;
   const json = await request(url, { method: 'POST', headers: s.target.headers, body: JSON_BODY });
   const text = await json.body.text();
@@ -163,6 +163,10 @@ export async function sanityCheck(s: Subject): Promise<void> {
   if (json.statusCode !== 200 || typeof content !== 'string') {
     throw new Error(`${s.name}: chat completion failed (${json.statusCode}): ${text.slice(0, 500)}`);
   }
+}
+
+export async function streamCheck(s: Subject): Promise<void> {
+  const url = s.target.url + s.target.path;
   const stream = await request(url, { method: 'POST', headers: s.target.headers, body: STREAM_BODY });
   const events = await stream.body.text();
   if (stream.statusCode !== 200 || !events.trimEnd().endsWith('data: [DONE]') || !events.includes('Hello!')) {
@@ -171,11 +175,12 @@ export async function sanityCheck(s: Subject): Promise<void> {
 }
 
 /** Returns the requests sent. */
-export async function warmUp(s: Subject, connections: number): Promise<number> {
-  const a = await throughput(s.target, JSON_BODY, { connections, seconds: 2 });
-  const b = await throughput(s.target, STREAM_BODY, { connections, seconds: 1 });
-  const c = await timedSequential(s.target, JSON_BODY, 0.5, '}');
-  const d = await timedSequential(s.target, STREAM_BODY, 0.5, 'data: [DONE]\n\n');
+export async function warmUp(s: Subject, connections: number): Promise<void> {
+  await throughput(s.target, JSON_BODY, { connections, seconds: 2 });
   await s.proc.settle();
-  return a.ok + a.bad + b.ok + b.bad + c.count + c.bad + d.count + d.bad;
+  if (s.streams) await throughput(s.target, STREAM_BODY, { connections, seconds: 1 });
+  await s.proc.settle();
+  await timedSequential(s.target, JSON_BODY, 0.5, '}');
+  if (s.streams) await timedSequential(s.target, STREAM_BODY, 0.5, 'data: [DONE]\n\n');
+  await s.proc.settle();
 }

@@ -87,10 +87,11 @@ function installLitellm(): { venv: string; version: string } {
   }
   // The Prisma client LiteLLM needs for its database (virtual keys, budgets, spend logs).
   if (!existsSync(join(venv, 'bin', 'prisma'))) run(pip, ['install', '--quiet', 'prisma']);
-  const version = execFileSync(join(venv, 'bin', 'python'), [
-    '-c',
-    "import importlib.metadata as m; print(m.version('litellm'))",
-  ])
+  const version = execFileSync(
+    join(venv, 'bin', 'python'),
+    ['-c', "import importlib.metadata as m; print(m.version('litellm'))"],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  )
     .toString()
     .trim();
   if (COMPROMISED_LITELLM.includes(version))
@@ -104,10 +105,11 @@ function installLitellm(): { venv: string; version: string } {
  */
 function generatePrisma(venv: string): string | undefined {
   try {
-    const schema = execFileSync(join(venv, 'bin', 'python'), [
-      '-c',
-      "import litellm.proxy, os; print(os.path.join(os.path.dirname(litellm.proxy.__file__), 'schema.prisma'))",
-    ])
+    const schema = execFileSync(
+      join(venv, 'bin', 'python'),
+      ['-c', "import litellm.proxy, os; print(os.path.join(os.path.dirname(litellm.proxy.__file__), 'schema.prisma'))"],
+      { stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, LITELLM_LOCAL_MODEL_COST_MAP: 'True' } },
+    )
       .toString()
       .trim();
     execFileSync(join(venv, 'bin', 'prisma'), ['generate', `--schema=${schema}`], {
@@ -162,6 +164,8 @@ async function startLitellm(
     PATH: `${join(venv, 'bin')}:${process.env.PATH}`,
     LITELLM_LOG: 'ERROR',
     LITELLM_MODE: 'PRODUCTION',
+    // The bundled model cost map, rather than a fetch from GitHub at start.
+    LITELLM_LOCAL_MODEL_COST_MAP: 'True',
   };
   delete env.DATABASE_URL;
   if (databaseUrl) env.DATABASE_URL = databaseUrl;

@@ -210,18 +210,37 @@ export class PeerProcess implements Measured {
     return undefined;
   }
 
-  async settle(): Promise<void> {}
+  /**
+   * Waits until the peer is idle (under 5% of a core over 200 ms, at most 60 s): after a load ends, a slow peer
+   * still works through the requests it had accepted, which must not land in the next measurement.
+   */
+  async settle(): Promise<void> {
+    const deadline = Date.now() + 60_000;
+    for (let before = await this.cpu(); Date.now() < deadline;) {
+      await new Promise((r) => setTimeout(r, 200));
+      const now = await this.cpu();
+      if (now - before < 0.05 * 200_000) return;
+      before = now;
+    }
+  }
 
   /** Ends the peer's process group (it was started detached, as its own group). */
   stop(): Promise<void> {
     return new Promise((resolve) => {
       if (this.child.exitCode !== null || this.child.signalCode !== null) return resolve();
-      const force = setTimeout(() => process.kill(-this.pid, 'SIGKILL'), 5000);
+      const signal = (name: NodeJS.Signals) => {
+        try {
+          process.kill(-this.pid, name);
+        } catch {
+          // the group is gone already
+        }
+      };
+      const force = setTimeout(() => signal('SIGKILL'), 5000);
       this.child.once('exit', () => {
         clearTimeout(force);
         resolve();
       });
-      process.kill(-this.pid, 'SIGTERM');
+      signal('SIGTERM');
     });
   }
 }
@@ -262,6 +281,28 @@ export function systemTicks(): { busy: number; total: number } | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Starts counting the CPU used by processes other than `ours` (and their children); the returned function gives it
+ * so far, in cores. Another bench or a test suite on the same machine makes every figure noisy.
+ */
+export function otherLoadSince(ours: () => number[], cores: number): () => number {
+  const s0 = systemTicks();
+  const o0 = treeTicks(ours());
+  return () => {
+    const s1 = systemTicks();
+    const o1 = treeTicks(ours());
+    if (!s0 || !s1 || s1.total <= s0.total) return Number.NaN;
+    return Math.max(0, (s1.busy - s0.busy - (o1 - o0)) / ((s1.total - s0.total) / cores));
+  };
+}
+
+/** Other processes' CPU use over `ms`, in cores. */
+export async function otherLoad(ours: number[], cores: number, ms = 1000): Promise<number> {
+  const since = otherLoadSince(() => ours, cores);
+  await new Promise((r) => setTimeout(r, ms));
+  return since();
 }
 
 /** Pins every thread of a process to the given CPUs; false when taskset is missing or refused. */

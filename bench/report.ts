@@ -88,7 +88,8 @@ export const f = (v: number | undefined, digits: number) =>
   v === undefined || Number.isNaN(v) ? 'n/a' : v.toFixed(digits);
 const signed = (v: number, digits: number) => (Number.isNaN(v) ? 'n/a' : (v >= 0 ? '+' : '') + v.toFixed(digits));
 const mb = (bytes: number | undefined) => (bytes === undefined ? 'n/a' : (bytes / 1048576).toFixed(0));
-const x = (v: number) => `${f(v, 2)}x`;
+/** A ratio; three decimals below 0.1 so a far-off peer does not show as 0.00x. */
+const x = (v: number) => `${f(v, Math.abs(v) < 0.1 ? 3 : 2)}x`;
 
 /**
  * Columns padded to their widest cell; the first `left` columns left-aligned, the rest right-aligned. A line of two
@@ -214,9 +215,9 @@ export function detailTable(rows: Row[], sums: Map<string, Summary>, c: number):
       'added',
       'CPU µs/req 1c',
       `GC % / max ms ${c}c`,
-      'heap MB',
+      'heap used/total MB',
       'peak RSS MB',
-      'trace writes after ms',
+      'busy after load ms',
     ],
   ];
   for (const row of rows) {
@@ -232,7 +233,7 @@ export function detailTable(rows: Row[], sums: Map<string, Summary>, c: number):
       signed(s.addedTtfb, 3),
       f(s.cpuPerReqOne, 0),
       `${f(s.gcShare * 100, 1)} / ${f(s.gcMax, 1)}`,
-      mb(row.memoryEnd?.heapUsed),
+      `${mb(row.memoryEnd?.heapUsed)} / ${mb(row.memoryEnd?.heapTotal)}`,
       mb(row.memoryEnd?.maxRss),
       f(s.settleMs, 0),
     ]);

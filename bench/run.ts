@@ -18,9 +18,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { median } from './load.ts';
-import { measure, sanityCheck, subject, warmUp, type Context, type Loads, type Subject } from './measure.ts';
-import { startPeers } from './peers.ts';
-import { pin, placement, ServerProcess, treeTicks, type Measured, type Placement } from './processes.ts';
+import { jsonCheck, measure, streamCheck, subject, warmUp, type Context, type Loads, type Subject } from './measure.ts';
+import { startPeers, type StartedPeers } from './peers.ts';
+import { otherLoad, pin, placement, ServerProcess, type Placement } from './processes.ts';
 import {
   detailTable,
   mainTable,
@@ -33,7 +33,7 @@ import {
   type Summary,
 } from './report.ts';
 import { runSoak } from './soak.ts';
-import { DEFAULT_TARGETS, redact, startTargets, targetsNamed, type Backends } from './targets.ts';
+import { DEFAULT_TARGETS, redact, startTargets, targetsNamed, type Backends, type StartedTargets } from './targets.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -100,119 +100,152 @@ async function startUpstream(place: Placement): Promise<ServerProcess> {
   return upstream;
 }
 
-async function main(): Promise<void> {
-  const cores = CORES;
-  const place = placement(cores, !opts['no-pin']);
-  if (opts.soak) {
-    const upstream = await startUpstream(place);
-    try {
-      const met = await runSoak({
-        requests: positive('soak', opts.soak, true),
-        block: positive('soak-block', opts['soak-block'], true),
-        target: opts['soak-target'],
-        connections: LOADS.connections,
-        backends: BACKENDS,
-        upstream,
-        place,
-        machine: () => machine(place),
-      });
-      process.exitCode = opts.check && !met ? 1 : 0;
-    } finally {
-      await upstream.stop();
-    }
-    return;
+async function soak(place: Placement): Promise<void> {
+  const upstream = await startUpstream(place);
+  try {
+    const met = await runSoak({
+      requests: positive('soak', opts.soak, true),
+      block: positive('soak-block', opts['soak-block'], true),
+      target: opts['soak-target'],
+      connections: LOADS.connections,
+      backends: BACKENDS,
+      upstream,
+      place,
+      cores: CORES,
+      machine: () => machine(place),
+    });
+    process.exitCode = opts.check && !met ? 1 : 0;
+  } finally {
+    await upstream.stop();
   }
+}
 
+/** Everything a run measures, started and pinned. */
+interface Setup {
+  upstream: ServerProcess;
+  /** The upstream measured alone, as the `direct` row. */
+  direct: Subject;
+  started: StartedTargets;
+  peers?: StartedPeers;
+  rows: Row[];
+  /** The rows that can be measured, in table order. */
+  subjects: Subject[];
+}
+
+async function setUp(place: Placement): Promise<Setup> {
   const upstream = await startUpstream(place);
   const specs = targetsNamed(opts.targets.split(',').filter(Boolean));
   const started = await startTargets(specs, upstream.baseUrl, BACKENDS);
   const peers = opts.peers ? await startPeers(upstream.baseUrl, place.targetCpu, BACKENDS.postgres) : undefined;
-  const rows: Row[] = [];
+  const direct = subject('direct', upstream);
+  const rows: Row[] = [{ name: 'direct', description: 'the fake upstream alone, no proxy', goals: {}, rounds: [] }];
   const subjects: Subject[] = [];
-  const direct: Row = { name: 'direct', description: 'the fake upstream alone, no proxy', goals: {}, rounds: [] };
-  const add = (row: Row, s?: Subject) => {
-    rows.push(row);
-    if (s) subjects.push(s);
-  };
   for (const t of started.targets) {
-    const row: Row = { name: t.spec.name, description: t.spec.description, goals: t.spec.goals, rounds: [] };
-    if (t.proc && place.targetCpu && !pin(t.proc.pid, place.targetCpu))
+    rows.push({
+      name: t.spec.name,
+      description: t.spec.description,
+      goals: t.spec.goals,
+      rounds: [],
+      unavailable: t.unavailable,
+    });
+    if (!t.proc) continue;
+    if (place.targetCpu && !pin(t.proc.pid, place.targetCpu))
       place.description = 'not pinned (taskset unavailable or refused)';
-    add(t.proc ? row : { ...row, unavailable: t.unavailable }, t.proc && subject(t.spec.name, t.proc));
+    subjects.push(subject(t.spec.name, t.proc));
   }
   for (const p of peers?.peers ?? []) {
-    const row: Row = { name: p.name, description: p.description, goals: {}, rounds: [], unavailable: p.unavailable };
-    add(row, p.proc && subject(p.name, p.proc, p.headers));
+    rows.push({ name: p.name, description: p.description, goals: {}, rounds: [], unavailable: p.unavailable });
+    if (p.proc) subjects.push(subject(p.name, p.proc, p.headers));
   }
+  return { upstream, direct, started, peers, rows, subjects };
+}
+
+/**
+ * One JSON and one streamed request through every subject. One that fails is marked unavailable and dropped, but a
+ * peer that answers JSON and fails streamed requests is measured without its first byte.
+ */
+async function sanityChecks(setup: Setup, rowOf: (s: Subject) => Row): Promise<void> {
+  const peerNames = new Set(setup.peers?.peers.map((p) => p.name));
+  for (const s of [...setup.subjects]) {
+    try {
+      await jsonCheck(s);
+      await streamCheck(s);
+    } catch (err) {
+      const message = (err as Error).message.slice(0, 300);
+      if (peerNames.has(s.name) && !message.startsWith(`${s.name}: chat completion failed`)) {
+        s.streams = false;
+        setup.peers!.notes.push(`${message}; measured without its first byte`);
+        continue;
+      }
+      rowOf(s).unavailable = `failed its sanity check: ${message}`;
+      setup.subjects.splice(setup.subjects.indexOf(s), 1);
+    }
+  }
+}
+
+async function printHeader(place: Placement, ours: number[]): Promise<void> {
+  console.log(`svc bench: ${machine(place)}`);
+  const busy = await otherLoad(ours, CORES);
+  if (busy > 0.1)
+    console.log(`NOTE: other processes are using ${busy.toFixed(2)} cores as the run starts; expect noise.`);
+  console.log(
+    `stores: embedded (PGlite, a temporary directory per target); PostgreSQL ${redact(BACKENDS.postgres)} ` +
+      `(a database per target, dropped after); Redis counters at ${redact(BACKENDS.redis)}` +
+      (BACKENDS.deployments > 1 ? `; ${BACKENDS.deployments} deployments in the bench group` : ''),
+  );
+  console.log(
+    `${ROUNDS} rounds; each round and target: ${LOADS.duration} s at ${LOADS.connections} connections` +
+      `${LOADS.rate ? ` (capped at ${LOADS.rate} req/s)` : ''}, ${LOADS.duration} s at ${LOADS.highConnections}, ` +
+      `${LOADS.latencyDuration} s of sequential requests on 1 connection, ${LOADS.ttfbDuration} s of sequential ` +
+      `streamed requests on 1 connection\n`,
+  );
+}
+
+async function main(): Promise<void> {
+  const place = placement(CORES, !opts['no-pin']);
+  if (opts.soak) return soak(place);
+  const setup = await setUp(place);
+  const { upstream, direct, subjects, rows } = setup;
   const rowOf = (s: Subject) => rows.find((r) => r.name === s.name)!;
-  const procs: Measured[] = [upstream, ...subjects.map((s) => s.proc)];
   const ctx: Context = {
     loads: LOADS,
     upstream,
-    cores,
-    ourTicks: () => treeTicks([process.pid, ...procs.map((p) => p.pid)]),
+    cores: CORES,
+    ourPids: () => [process.pid, upstream.pid, ...subjects.map((s) => s.proc.pid)],
   };
-
   const profileDir = join(tmpdir(), `svc-bench-profiles-${process.pid}`);
   const profiled = new Set((opts.profile ?? '').split(',').filter(Boolean));
   const profiles = [
     ['upstream', upstream] as const,
-    ...started.targets.map((t) => [t.spec.name, t.proc] as const),
+    ...setup.started.targets.map((t) => [t.spec.name, t.proc] as const),
   ].filter((p): p is readonly [string, ServerProcess] => p[1] !== undefined && profiled.has(p[0]));
-  const started0 = performance.now();
+  const startedAt = performance.now();
   try {
-    direct.rssStart = await upstream.rss();
-    for (const s of subjects) rowOf(s).rssStart = await s.proc.rss();
-    console.log(`svc bench: ${machine(place)}`);
-    console.log(
-      `stores: embedded (PGlite, a temporary directory per target); PostgreSQL ${redact(BACKENDS.postgres)} ` +
-        `(a database per target, dropped after); Redis counters at ${redact(BACKENDS.redis)}` +
-        (BACKENDS.deployments > 1 ? `; ${BACKENDS.deployments} deployments in the bench group` : ''),
-    );
-    console.log(
-      `${ROUNDS} rounds; each round and target: ${LOADS.duration} s at ${LOADS.connections} connections` +
-        `${LOADS.rate ? ` (capped at ${LOADS.rate} req/s)` : ''}, ${LOADS.duration} s at ${LOADS.highConnections}, ` +
-        `${LOADS.latencyDuration} s of sequential requests on 1 connection, ${LOADS.ttfbDuration} s of sequential ` +
-        `streamed requests on 1 connection\n`,
-    );
-    for (const s of [...subjects]) {
-      try {
-        await sanityCheck(s);
-      } catch (err) {
-        rowOf(s).unavailable = `failed its sanity check: ${(err as Error).message.slice(0, 300)}`;
-        subjects.splice(subjects.indexOf(s), 1);
-      }
-    }
-    const directSubject = subject('direct', upstream);
-    for (const s of subjects) await warmUp(s, LOADS.connections);
-    await warmUp(directSubject, LOADS.connections);
+    for (const s of [direct, ...subjects]) rowOf(s).rssStart = await s.proc.rss();
+    await printHeader(place, ctx.ourPids());
+    await sanityChecks(setup, rowOf);
+    for (const s of [...subjects, direct]) await warmUp(s, LOADS.connections);
     if (profiles.length > 0) {
       mkdirSync(profileDir, { recursive: true });
       for (const [, p] of profiles) await p.startProfile();
     }
     for (let round = 1; round <= ROUNDS; round++) {
-      // Interleaved, the order reversed every other round so no target always runs first. The upstream alone
-      // ("direct", no proxy) is measured too, as a reference for the load generator's own ceiling.
-      const order = [directSubject, ...(round % 2 === 1 ? subjects : [...subjects].reverse())];
-      for (const s of order) {
+      // Interleaved, the order reversed every other round so no target always runs first.
+      for (const s of [direct, ...(round % 2 === 1 ? subjects : [...subjects].reverse())]) {
         const r = await measure(s, ctx);
-        (s === directSubject ? direct : rowOf(s)).rounds.push(r);
+        rowOf(s).rounds.push(r);
         console.log(roundLine(round, ROUNDS, s.name, r, LOADS.connections, LOADS.highConnections));
       }
     }
     for (const [name, p] of profiles) await p.stopProfile(join(profileDir, `${name}.cpuprofile`));
-    direct.rssEnd = await upstream.rss();
-    direct.memoryEnd = await upstream.memory();
-    for (const s of subjects) {
-      const row = rowOf(s);
-      row.rssEnd = await s.proc.rss();
-      row.memoryEnd = await s.proc.memory();
+    for (const s of [direct, ...subjects]) {
+      rowOf(s).rssEnd = await s.proc.rss();
+      rowOf(s).memoryEnd = await s.proc.memory();
     }
   } finally {
-    await Promise.all([started.release(), peers?.release(), upstream.stop()]);
+    await Promise.all([setup.started.release(), setup.peers?.release(), upstream.stop()]);
   }
-  const elapsed = (performance.now() - started0) / 1000;
-  report([direct, ...rows], peers?.notes ?? [], elapsed, place);
+  report(rows, setup.peers?.notes ?? [], (performance.now() - startedAt) / 1000, place);
   if (profiles.length > 0) {
     console.log('CPU profiles (measured rounds only, after warm-up):');
     for (const [name] of profiles)
@@ -238,7 +271,8 @@ function report(rows: Row[], peerNotes: string[], elapsed: number, place: Placem
   console.log(
     '  loop: event-loop delay inside the server (perf_hooks.monitorEventLoopDelay, 1 ms timer) during each load; ' +
       'p99 is the median of the rounds, max the largest\n  GC: share of the wall time in GC pauses during the ' +
-      `${c}-connection load, and the longest pause; heap and peak RSS after the last round`,
+      `${c}-connection load, and the longest pause; V8 heap (used / total) and peak RSS after the last round\n  busy after load: how long ` +
+      `the server still worked after the ${c}-connection load (trace writes; a peer's backlog), counted in its CPU/req`,
   );
   console.log(`  where: ${place.description}\n`);
   if (opts.peers) {

@@ -5,7 +5,7 @@
 // of the first's, and on the embedded store the disk used per stored trace.
 import { throughput, percentile } from './load.ts';
 import { sanityCheck, subject, UNIQUE_BODY, warmUp } from './measure.ts';
-import { pin, type Placement, type ServerProcess } from './processes.ts';
+import { otherLoad, pin, type Placement, type ServerProcess } from './processes.ts';
 import { f } from './report.ts';
 import { redact, startTargets, targetsNamed, type Backends } from './targets.ts';
 
@@ -18,6 +18,7 @@ export interface SoakOptions {
   backends: Backends;
   upstream: ServerProcess;
   place: Placement;
+  cores: number;
   machine(): string;
 }
 
@@ -43,6 +44,9 @@ export async function runSoak(o: SoakOptions): Promise<boolean> {
     await sanityCheck(s);
     await warmUp(s, o.connections);
     console.log(`svc bench soak: ${o.machine()}`);
+    const busy = await otherLoad([process.pid, o.upstream.pid, proc.pid], o.cores);
+    if (busy > 0.1)
+      console.log(`NOTE: other processes are using ${busy.toFixed(2)} cores as the soak starts; expect noise.`);
     console.log(
       `${spec.name}: ${spec.description}` +
         (spec.store === 'postgres' ? ` (${redact(o.backends.postgres)}, a database for this run)` : ''),
