@@ -53,12 +53,17 @@ export class ServerProcess implements Measured {
   }
 
   /**
-   * Starts `role` with `env` added to this process's environment. Rejects with the end of its stderr when it
+   * Starts `role` with `env` added to this process's environment and `nodeFlags` before its entry point. Rejects with the end of its stderr when it
    * exits, or does not report ready within two minutes.
    */
-  static start(role: Role, args: string[], env: Record<string, string> = {}): Promise<ServerProcess> {
+  static start(
+    role: Role,
+    args: string[],
+    env: Record<string, string> = {},
+    nodeFlags: string[] = [],
+  ): Promise<ServerProcess> {
     const entry = fileURLToPath(new URL('./server-process.ts', import.meta.url));
-    const child = spawn(process.execPath, [entry, role, ...args], {
+    const child = spawn(process.execPath, [...nodeFlags, entry, role, ...args], {
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
       env: { ...process.env, ...env },
     });

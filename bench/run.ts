@@ -7,12 +7,13 @@
 //                     [--targets floor,gateway,governed,governed-pg,governed-pg-redis] [--deployments 1]
 //                     [--postgres postgres://postgres@127.0.0.1:5432/postgres] [--redis redis://127.0.0.1:6379]
 //                     [--peers] [--profile gateway,floor,upstream] [--json out.json] [--check] [--no-thresholds]
+//                     [--node-flags="..."]   (the gateways' Node flags; default: those of the start script)
 //   node bench/run.ts --soak 1000000 [--soak-target governed] [--soak-block 100000] [--connections 32] [--check]
 //
 // The targets are in bench/targets.ts, one round of measurements in bench/measure.ts, the tables and goals in
 // bench/report.ts, the soak in bench/soak.ts, the peers (LiteLLM, Portkey; --peers) in bench/peers.ts.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,6 +58,7 @@ const { values: opts } = parseArgs({
     soak: { type: 'string' },
     'soak-target': { type: 'string', default: 'governed' },
     'soak-block': { type: 'string', default: '100000' },
+    'node-flags': { type: 'string' },
   },
 });
 
@@ -76,10 +78,19 @@ const LOADS: Loads = {
   ttfbDuration: positive('ttfb-duration', opts['ttfb-duration']),
   rate: opts.rate ? positive('rate', opts.rate) : undefined,
 };
+/** The Node flags `npm start` runs the server with (package.json), the gateways' default here. */
+function startScriptFlags(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    scripts: { start: string };
+  };
+  return /\bnode (.*?)\s*dist\/src\/cli\.js/.exec(pkg.scripts.start)?.[1] ?? '';
+}
+
 const BACKENDS: Backends = {
   postgres: opts.postgres,
   redis: opts.redis,
   deployments: positive('deployments', opts.deployments, true),
+  nodeFlags: (opts['node-flags'] ?? startScriptFlags()).split(' ').filter(Boolean),
 };
 
 /** Counted before this process is pinned (pinning narrows availableParallelism to one). */

@@ -94,6 +94,8 @@ export interface Backends {
   postgres: string;
   redis: string;
   deployments: number;
+  /** Node and V8 flags the gateway processes run with (`--node-flags`), as an operator would put on the command line. */
+  nodeFlags: string[];
 }
 
 export type Started =
@@ -174,7 +176,7 @@ export async function startTargets(
       env.SVC_BENCH_POLICIES = backends.redis;
     } else if (spec.counters === 'in-process') env.SVC_BENCH_POLICIES = 'memory';
     try {
-      return { spec, proc: await ServerProcess.start(spec.role, [upstreamBaseUrl], env) };
+      return { spec, proc: await ServerProcess.start(spec.role, [upstreamBaseUrl], env, backends.nodeFlags) };
     } catch (err) {
       return { spec, unavailable: `did not start: ${lastError(reason(err))}` };
     }
