@@ -64,9 +64,6 @@ export class RedisCounters implements Counters {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       commandTimeout: options.commandTimeoutMs ?? 1_000,
-      // Commands issued in the same tick (the admissions of concurrent requests, a request's settlements) go out
-      // as one pipeline: one write and one read instead of one round trip each.
-      enableAutoPipelining: true,
       retryStrategy: (times) => Math.min(times * 100, 1_000),
     });
     let down = false;
