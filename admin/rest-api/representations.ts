@@ -5,13 +5,7 @@ import type { StoredObservation } from '../../src/store/repos/observations.ts';
 
 export function restSpan(o: StoredObservation) {
   return {
-    id: o.id,
-    traceId: o.traceId,
-    name: o.name,
-    parentId: o.parentObservationId,
-    startTime: o.startTime,
-    endTime: o.endTime,
-    status: o.status,
+    ...restSpanReceipt(o),
     attributes: o.attributes,
     output: o.output ?? null,
     type: o.type,
@@ -32,12 +26,7 @@ function traceText(value: unknown): string | null {
 /** A trace as listed (no spans); `restTraceWithSpans` adds them for GET /v1/traces/{id}. */
 export function restTrace(t: StoredTrace) {
   return {
-    id: t.id,
-    name: t.name,
-    startTime: t.startTime,
-    endTime: t.endTime,
-    duration: t.durationMs,
-    status: t.status,
+    ...restTraceReceipt(t),
     input: traceText(t.input),
     output: traceText(t.output),
     tokens: t.tokens,

@@ -8,7 +8,7 @@ import { silentLogger } from '../../src/telemetry/logger.ts';
 import { storeSection, type StoreBackend } from './store.ts';
 import { TEST_KEY } from './test-config.ts';
 
-export { TEST_KEY, baseConfig, chatBody, openaiDeployment } from './test-config.ts';
+export { TEST_KEY, baseConfig, chatBody, demoGroup, openaiDeployment } from './test-config.ts';
 
 export interface TestService {
   service: RunningService;

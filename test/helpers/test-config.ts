@@ -3,26 +3,30 @@
 
 export const TEST_KEY = 'sk-test-key-0123456789abcdef';
 
+/** The mock group `demo` with its one deployment `demo-mock`; `deployment` overrides or adds its fields. */
+export function demoGroup(deployment: Record<string, unknown> = {}) {
+  return {
+    name: 'demo',
+    created_at: '2026-11-21T00:00:00Z',
+    deployments: [
+      {
+        id: 'demo-mock',
+        provider: 'mock',
+        model: 'mock-small',
+        price: { input_per_mtok: 0.15, output_per_mtok: 0.6 },
+        ...deployment,
+      },
+    ],
+  };
+}
+
 /** A minimal valid config: one mock group `demo` and one key `TEST_KEY` granted it. Override any part. */
 export function baseConfig(overrides: Record<string, unknown> = {}): Record<string, any> {
   return {
     version: 1,
     server: { host: '127.0.0.1', port: 0, admin_port: 0 },
     projects: [{ id: 'default', name: 'Default' }],
-    model_groups: [
-      {
-        name: 'demo',
-        created_at: '2026-11-21T00:00:00Z',
-        deployments: [
-          {
-            id: 'demo-mock',
-            provider: 'mock',
-            model: 'mock-small',
-            price: { input_per_mtok: 0.15, output_per_mtok: 0.6 },
-          },
-        ],
-      },
-    ],
+    model_groups: [demoGroup()],
     keys: [{ alias: 'test', key: TEST_KEY, project: 'default', model_groups: ['demo'] }],
     plugins: [{ use: 'auth' }, { use: 'router' }],
     ...overrides,

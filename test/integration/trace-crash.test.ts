@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { stringify } from 'yaml';
 import { openDatabase } from '../../src/store/database.ts';
-import { baseConfig, chatBody, postJson } from '../helpers/service.ts';
+import { baseConfig, chatBody, demoGroup, postJson } from '../helpers/service.ts';
 import { startServiceProcess } from '../helpers/service-process.ts';
 import { freshPostgresDatabase } from '../helpers/store.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
@@ -34,21 +34,7 @@ async function crashUnderLoad(t: Test, databaseDown: boolean): Promise<void> {
     configPath,
     stringify(
       baseConfig({
-        model_groups: [
-          {
-            name: 'demo',
-            created_at: '2026-11-21T00:00:00Z',
-            deployments: [
-              {
-                id: 'demo-mock',
-                provider: 'mock',
-                model: 'mock-small',
-                price: { input_per_mtok: 1, output_per_mtok: 2 },
-                mock: { latency_ms: 5 },
-              },
-            ],
-          },
-        ],
+        model_groups: [demoGroup({ price: { input_per_mtok: 1, output_per_mtok: 2 }, mock: { latency_ms: 5 } })],
         plugins: [{ use: 'auth' }, { use: 'router' }, { use: 'tracing' }],
         server: { host: '127.0.0.1', port: 0, admin_port: 0, watch_config: false },
         // Small batches keep the writer behind the load, so traces queue up in memory as under a heavy load.

@@ -4,7 +4,7 @@
 // recovery.
 import t from 'tap';
 import { openDatabase } from '../../src/store/database.ts';
-import { baseConfig, chatBody, postJson, startTestService } from '../helpers/service.ts';
+import { baseConfig, chatBody, demoGroup, postJson, startTestService } from '../helpers/service.ts';
 import { freshPostgresDatabase } from '../helpers/store.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 import { sleep } from '../helpers/wait-for.ts';
@@ -31,22 +31,8 @@ t.test(`no trace lost while Postgres is cut for ${OUTAGE_MS / 1000} s under load
   const { gatewayUrl, adminUrl } = await startTestService(
     t,
     baseConfig({
-      model_groups: [
-        {
-          name: 'demo',
-          created_at: '2026-11-21T00:00:00Z',
-          // A steady load, not a flood: each answer takes 20 ms.
-          deployments: [
-            {
-              id: 'demo-mock',
-              provider: 'mock',
-              model: 'mock-small',
-              price: { input_per_mtok: 1, output_per_mtok: 2 },
-              mock: { latency_ms: 20 },
-            },
-          ],
-        },
-      ],
+      // A steady load, not a flood: each answer takes 20 ms.
+      model_groups: [demoGroup({ price: { input_per_mtok: 1, output_per_mtok: 2 }, mock: { latency_ms: 20 } })],
       plugins: [{ use: 'auth' }, { use: 'router' }, { use: 'tracing' }],
       store: { postgres_url: proxy.through(url), trace_queue_capacity: QUEUE_CAPACITY, trace_batch_size: 50 },
     }),
