@@ -19,5 +19,10 @@ export function costOfTokens(promptTokens: number, completionTokens: number, pri
 /** Decimal USD without exponent notation, for the `x-svc-cost` header. */
 export function formatUsd(usd: number): string {
   if (usd === 0) return '0';
-  return usd.toFixed(12).replace(/0+$/, '').replace(/\.$/, '');
+  // Trailing zeros and a bare point trimmed by hand: two regular expressions per response showed in the profile.
+  const text = usd.toFixed(12);
+  let end = text.length;
+  while (text.charCodeAt(end - 1) === 48 /* 0 */) end--;
+  if (text.charCodeAt(end - 1) === 46 /* . */) end--;
+  return text.slice(0, end);
 }
