@@ -8,11 +8,7 @@ import type { GatewayHost } from '../src/server/gateway-server.ts';
 import { adminErrorHandler, adminNotFoundHandler, undecodablePath } from './admin-errors.ts';
 import type { AdminContext } from './context.ts';
 import { DashboardApiError } from './dashboard-api/dashboard-error.ts';
-import { registerDashboardApi } from './dashboard-api/register.ts';
-import { registerDashboardStatic } from './dashboard-static.ts';
 import { PublicApiError } from './public-api/public-error.ts';
-import { registerPublicApi } from './public-api/register.ts';
-import { registerRestApi } from './rest-api/register.ts';
 import { requestIdFor } from './rest-api/request-id.ts';
 
 export interface AdminHost extends Pick<GatewayHost, 'health'>, AdminContext {
@@ -23,7 +19,7 @@ export interface AdminHost extends Pick<GatewayHost, 'health'>, AdminContext {
 /** `all`: every admin surface; `status`: the operational endpoints only (a gateway replica). */
 export type AdminSurfaces = 'all' | 'status';
 
-export function createAdminServer(host: AdminHost, surfaces: AdminSurfaces = 'all'): FastifyInstance {
+export async function createAdminServer(host: AdminHost, surfaces: AdminSurfaces = 'all'): Promise<FastifyInstance> {
   // 4.5 MB bodies: the public API's ingestion limit (Langfuse's), which also bounds every other admin route.
   const app = Fastify({
     logger: false,
@@ -84,28 +80,8 @@ export function createAdminServer(host: AdminHost, surfaces: AdminSurfaces = 'al
     }
     return host.metricsJson();
   });
-  if (surfaces === 'status') return app;
-  void app.register(
-    (scope, _opts, done) => {
-      registerRestApi(scope, host);
-      done();
-    },
-    { prefix: '/v1' },
-  );
-  void app.register(
-    (scope, _opts, done) => {
-      registerPublicApi(scope, host);
-      done();
-    },
-    { prefix: '/api/public' },
-  );
-  void app.register(
-    (scope, _opts, done) => {
-      registerDashboardApi(scope, host);
-      done();
-    },
-    { prefix: '/dashboard/api' },
-  );
-  registerDashboardStatic(app);
+  // The API and dashboard surfaces are loaded only where they are served: a gateway replica (`status`) never loads
+  // their modules, about 30 MB of its resident memory (docs/operations.md "Node flags and memory").
+  if (surfaces === 'all') (await import('./surfaces.ts')).registerAdminSurfaces(app, host);
   return app;
 }

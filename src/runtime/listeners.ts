@@ -62,7 +62,7 @@ export async function openListeners(
   server: GatewayConfig['server'],
 ): Promise<Listeners> {
   const gateway = work.gateway ? createGatewayServer(host, server) : undefined;
-  const admin = createAdminServer(adminHost(parts, lifecycle, host, options), work.adminSurfaces);
+  const admin = await createAdminServer(adminHost(parts, lifecycle, host, options), work.adminSurfaces);
   try {
     if (gateway) await listen(gateway, options.port ?? server.port, options.host ?? server.host);
     await admin.listen({ port: options.adminPort ?? server.admin_port, host: options.host ?? server.admin_host });

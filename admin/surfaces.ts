@@ -1,0 +1,33 @@
+// The admin listener's API and dashboard surfaces: REST under /v1, the Langfuse-compatible public API under /api/public,
+// the dashboard's API and its static files. Loaded by admin/server.ts only in a process that serves them.
+import type { FastifyInstance } from 'fastify';
+import type { AdminContext } from './context.ts';
+import { registerDashboardApi } from './dashboard-api/register.ts';
+import { registerDashboardStatic } from './dashboard-static.ts';
+import { registerPublicApi } from './public-api/register.ts';
+import { registerRestApi } from './rest-api/register.ts';
+
+export function registerAdminSurfaces(app: FastifyInstance, host: AdminContext): void {
+  void app.register(
+    (scope, _opts, done) => {
+      registerRestApi(scope, host);
+      done();
+    },
+    { prefix: '/v1' },
+  );
+  void app.register(
+    (scope, _opts, done) => {
+      registerPublicApi(scope, host);
+      done();
+    },
+    { prefix: '/api/public' },
+  );
+  void app.register(
+    (scope, _opts, done) => {
+      registerDashboardApi(scope, host);
+      done();
+    },
+    { prefix: '/dashboard/api' },
+  );
+  registerDashboardStatic(app);
+}
