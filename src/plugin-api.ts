@@ -29,12 +29,15 @@ export type { BudgetPeriod, DeploymentConfig, GatewayConfig, ModelGroupConfig, P
 export {
   CountersUnavailableError,
   projectTag,
+  type Admission,
+  type AdmissionChecks,
   type Counters,
   type MinuteAdmission,
   type MinuteCheck,
   type PeriodAdjustment,
   type PeriodAdmission,
   type PeriodCheck,
+  type Settlement,
   type SharedValues,
 } from './store/counters/counters.ts';
 export { StoreUnavailableError } from './store/store-unreachable.ts';

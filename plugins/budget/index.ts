@@ -1,31 +1,30 @@
 // budget: USD budgets on keys, agents, organization units and projects (budget-chain.ts), hard or soft, per
 // period. Admission reserves the worst case against every budget of the chain in one atomic step of the shared
-// counters; the request's real cost replaces the reservation when it ends, and goes to the spend ledger.
-import { BudgetChains, type ChainBudget } from '../../src/budget/budget-chain.ts';
+// counters; the request's real cost replaces the reservation when it ends, and goes to the spend ledger. When
+// rate-limit is listed right before it, rate-limit's minute checks join that step and its settlement
+// (../rate-limit/minute-handoff.ts).
 import { periodResetAt, secondsUntil } from '../../src/budget/period-reset.ts';
 import {
   CountersUnavailableError,
   definePlugin,
   GatewayError,
-  projectTag,
   stateSlot,
   StoreUnavailableError,
-  type DeploymentConfig,
-  type PeriodAdmission,
-  type PeriodCheck,
+  type Admission,
   type RequestContext,
+  type Settlement,
+  type Spend,
 } from '../../src/plugin-api.ts';
-import { deploymentPrice } from '../../src/pricing/prices.ts';
+import { minuteHandoff, type MinuteHandoff } from '../rate-limit/minute-handoff.ts';
+import { budgetPlanner, NANO, type Plan } from './budget-plan.ts';
 import schema from './schema.json' with { type: 'json' };
-import { worstCaseCost } from './worst-case.ts';
-
-const NANO = 1e9;
 
 interface Reservation {
-  chain: ChainBudget[];
-  checks: PeriodCheck[];
+  /** Absent when no budget applies and only rate-limit's checks were admitted here. */
+  plan?: Plan;
   periodIds: string[];
-  reservedNano: number;
+  /** rate-limit's part of the admission, settled with the budgets', and the minute window it went into. */
+  minute?: { window: number; handoff: MinuteHandoff };
 }
 
 const reservation = stateSlot<Reservation>('budget.reservation');
@@ -65,115 +64,110 @@ function realCostNano(ctx: RequestContext, reservedNano: number): number {
   return ctx.attempts.some((a) => a.o === 'ok') ? reservedNano : 0;
 }
 
+function exceeded(plan: Plan, r: Extract<Admission, { side: 'period' }>, now: number): GatewayError {
+  const b = plan.chain[r.failed];
+  const limit = plan.checks[r.failed].limit!;
+  const left = Math.max(0, limit - r.values[r.failed]);
+  // A daily or monthly budget refills when its period resets: retry-after says when (spec: clients retry 429s
+  // after it). A total budget never refills, so waiting would not help and there is no retry-after.
+  const resetAt = periodResetAt(r.periodIds[r.failed]);
+  const resets = resetAt === undefined ? '' : ` It resets at ${new Date(resetAt).toISOString()}.`;
+  return new GatewayError(
+    'budget_exceeded',
+    `Budget exceeded: ${b.label} has ${usd(left)} of its ${b.period} budget of ${usd(limit)} left, and this request may cost up to ${usd(plan.reservedNano)}.${resets}`,
+    {
+      retryAfter: resetAt === undefined ? undefined : secondsUntil(resetAt, now),
+      details: { budget: b.id, period: b.period, limit_usd: b.usd, spent_usd: r.values[r.failed] / NANO },
+    },
+  );
+}
+
+/** Every budget charged its real cost in place of what it reserved, and rate-limit's tokens settled with them. */
+function settlementOf(ctx: RequestContext, r: Reservation, real: number): Settlement {
+  const { plan, minute } = r;
+  return {
+    period: plan
+      ? plan.chain.map((b, i) => ({
+          key: plan.checks[i].key,
+          periodId: r.periodIds[i],
+          delta: b.hard ? real - plan.reservedNano : real,
+        }))
+      : [],
+    minute: minute && { minute: minute.window, adjustments: minute.handoff.settlement(ctx) },
+  };
+}
+
+function spendOf(ctx: RequestContext, plan: Plan, periodIds: string[], real: number): Spend[] {
+  return plan.chain.map((b, i) => ({
+    budgetId: b.id,
+    periodId: periodIds[i],
+    projectId: ctx.principal!.projectId,
+    usdNano: real,
+  }));
+}
+
 export default definePlugin({
   apiVersion: 1,
   name: 'budget',
   configSchema: schema,
   setup(_config, services) {
-    const chains = new BudgetChains(services.config);
-    const prices = new Map<string, ReturnType<typeof deploymentPrice>>();
-    for (const g of services.config.model_groups) for (const d of g.deployments) prices.set(d.id, deploymentPrice(d));
-    const priceOf = (d: DeploymentConfig) => prices.get(d.id);
+    const planOf = budgetPlanner(services);
 
-    /** Admits, seeding from the ledger each counter the store has no value for yet (a new period, a Redis that restarted). */
-    async function admit(
-      checks: PeriodCheck[],
-      chain: ChainBudget[],
-    ): Promise<Exclude<PeriodAdmission, { outcome: 'unseeded' }>> {
+    /**
+     * Admits the plan and rate-limit's handed-off checks in one counters step, seeding from the ledger each counter
+     * the store has no value for yet (a new period, a Redis that restarted), and keeps the reservation.
+     */
+    async function admit(ctx: RequestContext, plan: Plan | undefined, handoff: MinuteHandoff | undefined) {
+      const checks = { minute: handoff?.checks ?? [], period: plan?.checks ?? [] };
       for (let round = 0; ; round++) {
-        const r = await services.counters.admitPeriod(checks).catch(unavailable);
-        if (r.outcome !== 'unseeded') return r;
-        if (round > checks.length) throw new Error('budget counters could not be seeded');
-        const spent = await services.spend.spent(chain[r.index].id, r.periodIds[r.index]).catch(ledgerUnavailable);
-        await services.counters.seedPeriod(checks[r.index].key, r.periodIds[r.index], spent).catch(unavailable);
+        // The first call speaks for rate-limit when it has checks, as rate-limit alone asked the counters first.
+        const failed = round === 0 && handoff ? handoff.unavailable : unavailable;
+        const r = await services.counters.admit(checks).catch(failed);
+        if (r.outcome === 'unseeded') {
+          if (round > checks.period.length) throw new Error('budget counters could not be seeded');
+          const id = r.periodIds[r.index];
+          const spent = await services.spend.spent(plan!.chain[r.index].id, id).catch(ledgerUnavailable);
+          await services.counters.seedPeriod(checks.period[r.index].key, id, spent).catch(unavailable);
+          continue;
+        }
+        if (r.outcome === 'refused') {
+          throw r.side === 'minute' ? handoff!.refusal(r.failed, r.msLeft) : exceeded(plan!, r, services.clock.now());
+        }
+        if (plan) {
+          const overSoft = plan.chain
+            .filter((b, i) => !b.hard && r.values[i] + plan.reservedNano > Math.round(b.usd * NANO))
+            .map((b) => b.id);
+          if (overSoft.length > 0) ctx.annotations['gateway.budget_soft_exceeded'] = overSoft;
+        }
+        ctx.state.set(reservation, { plan, periodIds: r.periodIds, minute: handoff && { window: r.minute, handoff } });
+        return;
       }
     }
 
     return {
       async onRequest(ctx) {
-        const principal = ctx.principal;
-        if (ctx.route === 'models' || !principal || !ctx.group) return;
-        const chain = chains.of(principal);
-        if ('invalid' in chain) {
-          throw new GatewayError(
-            'budget_config_invalid',
-            `The budget chain of key '${principal.alias}' cannot be built: ${chain.invalid}. Fix org_units in gateway.yaml.`,
-          );
+        const handoff = ctx.state.get(minuteHandoff);
+        let plan: Plan | undefined;
+        try {
+          plan = planOf(ctx);
+        } catch (err) {
+          // Refused before any counter: rate-limit still refuses first, and counts the request, as when alone.
+          if (handoff) await admit(ctx, undefined, handoff);
+          throw err;
         }
-        if (chain.length === 0) return;
-        const candidates = services.modelGroups
-          .chain(ctx.group)
-          .flatMap((g) => g.deployments)
-          .filter((d) => d.weight > 0 && (ctx.route !== 'embeddings' || d.embeddings !== false));
-        const worst = worstCaseCost(ctx, candidates, priceOf);
-        const hard = chain.filter((b) => b.hard);
-        if ('unpriced' in worst) {
-          if (hard.length > 0) {
-            const d = worst.unpriced;
-            throw new GatewayError(
-              'budget_unpriced_model',
-              `No price is known for model '${d.model ?? d.id}' (deployment '${d.id}'), and ${hard[0].label} has a hard budget: set price on the deployment in gateway.yaml.`,
-              { details: { deployment: d.id, budget: hard[0].id } },
-            );
-          }
-        }
-        const reservedNano = 'usd' in worst ? Math.ceil(worst.usd * NANO) : 0;
-        const tag = projectTag(principal.projectId);
-        const checks: PeriodCheck[] = chain.map((b) => ({
-          key: `${tag}:budget:${b.id}`,
-          period: b.period,
-          amount: b.hard ? reservedNano : 0,
-          limit: b.hard ? Math.round(b.usd * NANO) : undefined,
-        }));
-        const r = await admit(checks, chain);
-        if (r.outcome === 'refused') {
-          const b = chain[r.failed];
-          const limit = checks[r.failed].limit!;
-          const left = Math.max(0, limit - r.values[r.failed]);
-          // A daily or monthly budget refills when its period resets: retry-after says when (spec: clients retry 429s
-          // after it). A total budget never refills, so waiting would not help and there is no retry-after.
-          const resetAt = periodResetAt(r.periodIds[r.failed]);
-          const resets = resetAt === undefined ? '' : ` It resets at ${new Date(resetAt).toISOString()}.`;
-          throw new GatewayError(
-            'budget_exceeded',
-            `Budget exceeded: ${b.label} has ${usd(left)} of its ${b.period} budget of ${usd(limit)} left, and this request may cost up to ${usd(reservedNano)}.${resets}`,
-            {
-              retryAfter: resetAt === undefined ? undefined : secondsUntil(resetAt, services.clock.now()),
-              details: { budget: b.id, period: b.period, limit_usd: b.usd, spent_usd: r.values[r.failed] / NANO },
-            },
-          );
-        }
-        const overSoft = chain
-          .filter((b, i) => !b.hard && r.values[i] + reservedNano > Math.round(b.usd * NANO))
-          .map((b) => b.id);
-        if (overSoft.length > 0) ctx.annotations['gateway.budget_soft_exceeded'] = overSoft;
-        ctx.state.set(reservation, { chain, checks, periodIds: r.periodIds, reservedNano });
+        if (plan || handoff) await admit(ctx, plan, handoff);
       },
       onLog(ctx) {
         const r = ctx.state.get(reservation);
         if (!r) return;
-        const real = realCostNano(ctx, r.reservedNano);
-        const adjustments = r.chain.map((b, i) => ({
-          key: r.checks[i].key,
-          periodId: r.periodIds[i],
-          delta: b.hard ? real - r.reservedNano : real,
-        }));
-        services.counters.adjustPeriod(adjustments).catch((err: Error) => {
-          ctx.log.warn('budget: settlement failed; the reservation stands until the counter is seeded again', {
-            requestId: ctx.id,
-            error: err.message,
-          });
-        });
-        if (real > 0) {
-          services.spend.record(
-            r.chain.map((b, i) => ({
-              budgetId: b.id,
-              periodId: r.periodIds[i],
-              projectId: ctx.principal!.projectId,
-              usdNano: real,
-            })),
+        const real = r.plan ? realCostNano(ctx, r.plan.reservedNano) : 0;
+        services.counters.settle(settlementOf(ctx, r, real)).catch((err: Error) => {
+          ctx.log.warn(
+            "budget: settlement failed; budget reservations stand until their counter is seeded again (rate-limit's tokens settled with them, until their minute ends)",
+            { requestId: ctx.id, error: err.message },
           );
-        }
+        });
+        if (r.plan && real > 0) services.spend.record(spendOf(ctx, r.plan, r.periodIds, real));
       },
     };
   },

@@ -1,6 +1,7 @@
 // rate-limit: requests and tokens per calendar minute, per key (the key's rpm/tpm) and per project (gateway.yaml
 // projects[].rpm/tpm). One atomic check-and-add over every limit that applies, in the shared counters, so replicas
-// sharing Redis enforce one limit. Tokens are reserved at admission and settled when the request ends.
+// sharing Redis enforce one limit. Tokens are reserved at admission and settled when the request ends. With budget
+// listed right after it, its checks are admitted and settled by budget in the same counters step (minute-handoff.ts).
 import {
   CountersUnavailableError,
   definePlugin,
@@ -10,8 +11,9 @@ import {
   type MinuteCheck,
   type RequestContext,
 } from '../../src/plugin-api.ts';
+import { admitsWithBudget, minuteHandoff } from './minute-handoff.ts';
 import schema from './schema.json' with { type: 'json' };
-import { tokensToReserve, tokensUsed } from './token-reservation.ts';
+import { tokenSettlement, tokensToReserve } from './token-reservation.ts';
 
 interface RateLimitConfig {
   key_defaults: { rpm?: number; tpm?: number };
@@ -42,12 +44,24 @@ function refusal(ctx: RequestContext, limit: Limit, msLeft: number): GatewayErro
   );
 }
 
+function unavailable(err: unknown): never {
+  if (err instanceof CountersUnavailableError) {
+    throw new GatewayError(
+      'gateway_config_stale',
+      'The gateway cannot enforce its rate limits: its counters store is unavailable. Retry shortly.',
+      { cause: err },
+    );
+  }
+  throw err;
+}
+
 export default definePlugin<RateLimitConfig>({
   apiVersion: 1,
   name: 'rate-limit',
   configSchema: schema,
   setup(config, services) {
     const projects = new Map(services.config.projects.map((p) => [p.id, p]));
+    const handsOff = admitsWithBudget(services.config.plugins);
     return {
       async onRequest(ctx) {
         const principal = ctx.principal;
@@ -73,38 +87,30 @@ export default definePlugin<RateLimitConfig>({
         add(`${tag}:tpm:k:${principal.keyId}`, tokens, limitOf('tokens', 'key', keyTpm));
         add(`${tag}:tpm:p`, tokens, limitOf('tokens', 'project', project?.tpm));
         if (checks.length === 0) return;
-        let admission;
-        try {
-          admission = await services.counters.admitMinute(checks);
-        } catch (err) {
-          if (err instanceof CountersUnavailableError) {
-            throw new GatewayError(
-              'gateway_config_stale',
-              'The gateway cannot enforce its rate limits: its counters store is unavailable. Retry shortly.',
-              { cause: err },
-            );
-          }
-          throw err;
+        if (handsOff) {
+          ctx.state.set(minuteHandoff, {
+            checks,
+            refusal: (failed, msLeft) => refusal(ctx, limits[failed], msLeft),
+            unavailable,
+            settlement: (ended) => tokenSettlement(ended, tokens, tokenKeys),
+          });
+          return;
         }
+        const admission = await services.counters.admitMinute(checks).catch(unavailable);
         if (!admission.allowed) throw refusal(ctx, limits[admission.failed], admission.msLeft);
         if (tokenKeys.length > 0) ctx.state.set(reservation, { minute: admission.minute, tokens, tokenKeys });
       },
       onLog(ctx) {
         const r = ctx.state.get(reservation);
         if (!r) return;
-        const delta = tokensUsed(ctx, r.tokens) - r.tokens;
-        if (delta === 0) return;
-        services.counters
-          .adjustMinute(
-            r.minute,
-            r.tokenKeys.map((key) => ({ key, delta })),
-          )
-          .catch((err: Error) => {
-            ctx.log.warn('rate-limit: token settlement failed; the reservation stands until the window ends', {
-              requestId: ctx.id,
-              error: err.message,
-            });
+        const adjustments = tokenSettlement(ctx, r.tokens, r.tokenKeys);
+        if (adjustments.length === 0) return;
+        services.counters.adjustMinute(r.minute, adjustments).catch((err: Error) => {
+          ctx.log.warn('rate-limit: token settlement failed; the reservation stands until the window ends', {
+            requestId: ctx.id,
+            error: err.message,
           });
+        });
       },
     };
   },

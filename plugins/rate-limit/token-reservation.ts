@@ -16,3 +16,13 @@ export function tokensUsed(ctx: RequestContext, reserved: number): number {
   if (ctx.usage) return ctx.usage.total_tokens || ctx.usage.prompt_tokens + (ctx.usage.completion_tokens ?? 0);
   return ctx.attempts.some((a) => a.o === 'ok') ? reserved : 0;
 }
+
+/** Deltas that settle a reservation of `reserved` tokens on each of `keys`; none when it was used exactly. */
+export function tokenSettlement(
+  ctx: RequestContext,
+  reserved: number,
+  keys: readonly string[],
+): { key: string; delta: number }[] {
+  const delta = tokensUsed(ctx, reserved) - reserved;
+  return delta === 0 ? [] : keys.map((key) => ({ key, delta }));
+}

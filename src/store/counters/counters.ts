@@ -47,6 +47,31 @@ export interface PeriodAdjustment {
   delta: number;
 }
 
+/** Rate-limit windows and budget periods admitted together: one atomic step for both. */
+export interface AdmissionChecks {
+  minute: readonly MinuteCheck[];
+  period: readonly PeriodCheck[];
+}
+
+/**
+ * A joint admission. Minute checks are looked at first, so a rate limit refuses before a budget counter is read (or
+ * must be seeded); nothing is added unless every check passes. The window and period ids are those of the step.
+ */
+export type Admission = { minute: number; msLeft: number; periodIds: string[] } & (
+  | { outcome: 'allowed'; values: number[] }
+  | { outcome: 'refused'; side: 'minute'; failed: number }
+  | { outcome: 'refused'; side: 'period'; failed: number; values: number[] }
+  /** The period counter of check `index` does not exist yet: seed it, retry. */
+  | { outcome: 'unseeded'; index: number }
+);
+
+/** Adjustments of one joint admission's reservations, made in one step. */
+export interface Settlement {
+  /** Deltas to minute counters of the admission's window (`minute`). */
+  minute?: { minute: number; adjustments: readonly { key: string; delta: number }[] };
+  period?: readonly PeriodAdjustment[];
+}
+
 /** Byte values with a time to live, shared by every replica (Redis only). */
 export interface SharedValues {
   get(key: string): Promise<Buffer | null>;
@@ -55,14 +80,26 @@ export interface SharedValues {
 
 export interface Counters {
   readonly kind: 'memory' | 'redis';
-  /** Adds every amount to its counter in the current minute when every counter stays within its limit; else adds nothing. */
+  /**
+   * Adds every amount to its counter (minute checks in the current minute, period checks in their current period)
+   * when every counter stays within its limit; else adds nothing. Period counters must be seeded (from the spend
+   * ledger) before first use. One Lua script in Redis, one synchronous step in-process.
+   */
+  admit(checks: AdmissionChecks): Promise<Admission>;
+  /**
+   * Adds deltas (negative to give back) to counters of an earlier admission; counters that are gone are left alone.
+   * One call to Redis, one step in-process.
+   */
+  settle(settlement: Settlement): Promise<void>;
+  /** `admit` with minute checks only. */
   admitMinute(checks: readonly MinuteCheck[]): Promise<MinuteAdmission>;
-  /** Adds deltas (negative to give back) to counters of an earlier admission's minute; gone windows are left alone. */
+  /** `settle` of minute counters only. */
   adjustMinute(minute: number, adjustments: readonly { key: string; delta: number }[]): Promise<void>;
-  /** As admitMinute, for budget periods; a period counter must be seeded (from the spend ledger) before first use. */
+  /** `admit` with period checks only. */
   admitPeriod(checks: readonly PeriodCheck[]): Promise<PeriodAdmission>;
   /** Sets a period counter when it does not exist (another process may have seeded it first). */
   seedPeriod(key: string, periodId: string, value: number): Promise<void>;
+  /** `settle` of period counters only. */
   adjustPeriod(adjustments: readonly PeriodAdjustment[]): Promise<void>;
   /** Reads period counters; null where the counter does not exist. */
   readPeriods(entries: readonly { key: string; periodId: string }[]): Promise<(number | null)[]>;

@@ -1,15 +1,10 @@
-// In-process counters: one process enforces its own limits. Time comes from the injected clock.
+// In-process counters: one process enforces its own limits. Time comes from the injected clock. A joint admission
+// and its settlement are each one synchronous step, so no other request's step comes between their checks and adds.
 import type { Clock } from '../../pipeline/clock.ts';
 import { memoryRateLimiter } from './memory-rate-limiter.ts';
 import type { RateLimitDecision, RateLimitRule } from './rate-limit.ts';
-import type {
-  Counters,
-  MinuteAdmission,
-  MinuteCheck,
-  PeriodAdjustment,
-  PeriodAdmission,
-  PeriodCheck,
-} from './counters.ts';
+import type { Admission, AdmissionChecks, Counters, Settlement } from './counters.ts';
+import { OneSideCalls } from './one-side-calls.ts';
 import { MINUTE_TTL_MS, PERIOD_TTL_MS, periodId, periodOfId } from './periods.ts';
 
 interface Entry {
@@ -17,7 +12,7 @@ interface Entry {
   expiresAt: number;
 }
 
-export class MemoryCounters implements Counters {
+export class MemoryCounters extends OneSideCalls implements Counters {
   readonly kind = 'memory' as const;
   readonly #clock: Clock;
   readonly #entries = new Map<string, Entry>();
@@ -25,6 +20,7 @@ export class MemoryCounters implements Counters {
   #sweptMinute = 0;
 
   constructor(clock: Clock) {
+    super();
     this.#clock = clock;
   }
 
@@ -49,49 +45,56 @@ export class MemoryCounters implements Counters {
     for (const [k, e] of this.#entries) if (e.expiresAt <= now) this.#entries.delete(k);
   }
 
-  async admitMinute(checks: readonly MinuteCheck[]): Promise<MinuteAdmission> {
+  async admit(checks: AdmissionChecks): Promise<Admission> {
     const now = this.#clock.now();
     this.#sweep(now);
     const minute = Math.floor(now / 60_000);
-    const msLeft = (minute + 1) * 60_000 - now;
-    for (let i = 0; i < checks.length; i++) {
-      const c = checks[i];
+    const window = {
+      minute,
+      msLeft: (minute + 1) * 60_000 - now,
+      periodIds: checks.period.map((c) => periodId(c.period, now)),
+    };
+    const { periodIds } = window;
+    for (let i = 0; i < checks.minute.length; i++) {
+      const c = checks.minute[i];
       if (c.limit !== undefined && (this.#get(`${c.key}:${minute}`, now) ?? 0) + c.amount > c.limit)
-        return { allowed: false, failed: i, minute, msLeft };
+        return { outcome: 'refused', side: 'minute', failed: i, ...window };
     }
-    for (const c of checks) this.#add(`${c.key}:${minute}`, c.amount, now, MINUTE_TTL_MS);
-    return { allowed: true, failed: -1, minute, msLeft };
-  }
-
-  async adjustMinute(minute: number, adjustments: readonly { key: string; delta: number }[]): Promise<void> {
-    const now = this.#clock.now();
-    for (const a of adjustments) {
-      const key = `${a.key}:${minute}`;
-      const value = this.#get(key, now);
-      if (value !== undefined)
-        this.#entries.set(key, { value: value + a.delta, expiresAt: this.#entries.get(key)!.expiresAt });
-    }
-  }
-
-  async admitPeriod(checks: readonly PeriodCheck[]): Promise<PeriodAdmission> {
-    const now = this.#clock.now();
-    const periodIds = checks.map((c) => periodId(c.period, now));
     const values: number[] = [];
-    for (let i = 0; i < checks.length; i++) {
-      const value = this.#get(`${checks[i].key}:${periodIds[i]}`, now);
-      if (value === undefined) return { outcome: 'unseeded', index: i, periodIds };
+    for (let i = 0; i < checks.period.length; i++) {
+      const value = this.#get(`${checks.period[i].key}:${periodIds[i]}`, now);
+      if (value === undefined) return { outcome: 'unseeded', index: i, ...window };
       values.push(value);
     }
-    for (let i = 0; i < checks.length; i++) {
-      const c = checks[i];
+    for (let i = 0; i < checks.period.length; i++) {
+      const c = checks.period[i];
       if (c.limit !== undefined && values[i] + c.amount > c.limit)
-        return { outcome: 'refused', failed: i, periodIds, values };
+        return { outcome: 'refused', side: 'period', failed: i, ...window, values };
     }
-    for (let i = 0; i < checks.length; i++) {
-      this.#add(`${checks[i].key}:${periodIds[i]}`, checks[i].amount, now, PERIOD_TTL_MS[checks[i].period]);
-      values[i] += checks[i].amount;
+    for (const c of checks.minute) this.#add(`${c.key}:${minute}`, c.amount, now, MINUTE_TTL_MS);
+    for (let i = 0; i < checks.period.length; i++) {
+      const c = checks.period[i];
+      this.#add(`${c.key}:${periodIds[i]}`, c.amount, now, PERIOD_TTL_MS[c.period]);
+      values[i] += c.amount;
     }
-    return { outcome: 'allowed', periodIds, values };
+    return { outcome: 'allowed', ...window, values };
+  }
+
+  async settle(settlement: Settlement): Promise<void> {
+    const now = this.#clock.now();
+    const minute = settlement.minute;
+    if (minute) {
+      for (const a of minute.adjustments) {
+        const key = `${a.key}:${minute.minute}`;
+        const value = this.#get(key, now);
+        if (value !== undefined)
+          this.#entries.set(key, { value: value + a.delta, expiresAt: this.#entries.get(key)!.expiresAt });
+      }
+    }
+    // A period counter gone meanwhile is seeded again from the ledger, which already holds the settled spend.
+    for (const a of settlement.period ?? [])
+      if (this.#get(`${a.key}:${a.periodId}`, now) !== undefined)
+        this.#add(`${a.key}:${a.periodId}`, a.delta, now, PERIOD_TTL_MS[periodOfId(a.periodId)]);
   }
 
   async seedPeriod(key: string, id: string, value: number): Promise<void> {
@@ -99,14 +102,6 @@ export class MemoryCounters implements Counters {
     const full = `${key}:${id}`;
     if (this.#get(full, now) === undefined)
       this.#entries.set(full, { value, expiresAt: now + PERIOD_TTL_MS[periodOfId(id)] });
-  }
-
-  async adjustPeriod(adjustments: readonly PeriodAdjustment[]): Promise<void> {
-    const now = this.#clock.now();
-    // A counter gone meanwhile is seeded again from the ledger, which already holds the settled spend.
-    for (const a of adjustments)
-      if (this.#get(`${a.key}:${a.periodId}`, now) !== undefined)
-        this.#add(`${a.key}:${a.periodId}`, a.delta, now, PERIOD_TTL_MS[periodOfId(a.periodId)]);
   }
 
   async readPeriods(entries: readonly { key: string; periodId: string }[]): Promise<(number | null)[]> {

@@ -1,6 +1,7 @@
 // Counters in Redis, shared by every replica. Each check-and-add is one Lua script (redis-scripts.ts) using Redis
-// server time. Commands fail at once while Redis is unreachable (no offline queue), so a request is refused with
-// 503 gateway_config_stale rather than left waiting; the client reconnects in the background. A Redis that keeps
+// server time: a joint admission of rate limits and budgets is one script call, its settlement one more. Commands
+// fail at once while Redis is unreachable (no offline queue), so a request is refused with 503
+// gateway_config_stale rather than left waiting; the client reconnects in the background. A Redis that keeps
 // the connection but stops answering (frozen, overloaded, a half-dead link) is found by a ping every second with a
 // short timeout: while it is not answering, available() is false (/ready 503) and calls fail at once without
 // being sent, until a ping is answered again.
@@ -9,22 +10,20 @@ import { rateDecision, slotIntervalUs, type RateLimitDecision, type RateLimitRul
 import type { Logger } from '../../telemetry/logger.ts';
 import {
   CountersUnavailableError,
+  type Admission,
+  type AdmissionChecks,
   type Counters,
-  type MinuteAdmission,
-  type MinuteCheck,
-  type PeriodAdjustment,
-  type PeriodAdmission,
-  type PeriodCheck,
+  type Settlement,
   type SharedValues,
 } from './counters.ts';
+import { OneSideCalls } from './one-side-calls.ts';
 import { MINUTE_TTL_MS, PERIOD_TTL_MS, periodOfId } from './periods.ts';
-import { ADJUST_EXISTING, ADMIT_MINUTE, ADMIT_PERIOD, ADMIT_RATE, CLAIM_MARK, EXTEND_MARK } from './redis-scripts.ts';
+import { ADJUST_EXISTING, ADMIT, ADMIT_RATE, CLAIM_MARK, EXTEND_MARK } from './redis-scripts.ts';
 
 type Reply = (string | number)[];
 interface ScriptedRedis extends Redis {
-  svcAdmitMinute(n: number, ...args: (string | number)[]): Promise<Reply>;
+  svcAdmit(n: number, ...args: (string | number)[]): Promise<Reply>;
   svcAdjust(n: number, ...args: (string | number)[]): Promise<number>;
-  svcAdmitPeriod(n: number, ...args: (string | number)[]): Promise<Reply>;
   svcExtendMark(n: number, ...args: (string | number)[]): Promise<number>;
   svcClaimMark(n: number, ...args: (string | number)[]): Promise<Reply>;
   svcAdmitRate(n: number, ...args: (string | number)[]): Promise<Reply>;
@@ -43,7 +42,7 @@ export interface RedisCountersOptions {
   pingTimeoutMs?: number;
 }
 
-export class RedisCounters implements Counters {
+export class RedisCounters extends OneSideCalls implements Counters {
   readonly kind = 'redis' as const;
   readonly #redis: ScriptedRedis;
   readonly #prefix: string;
@@ -56,6 +55,7 @@ export class RedisCounters implements Counters {
   readonly shared: SharedValues;
 
   constructor(options: RedisCountersOptions) {
+    super();
     this.#prefix = options.prefix;
     this.#log = options.log;
     this.#pingTimeoutMs = options.pingTimeoutMs ?? 500;
@@ -78,9 +78,8 @@ export class RedisCounters implements Counters {
       if (down) options.log.info('counters: Redis reachable again');
       down = false;
     });
-    redis.defineCommand('svcAdmitMinute', { lua: ADMIT_MINUTE });
+    redis.defineCommand('svcAdmit', { lua: ADMIT });
     redis.defineCommand('svcAdjust', { lua: ADJUST_EXISTING });
-    redis.defineCommand('svcAdmitPeriod', { lua: ADMIT_PERIOD });
     redis.defineCommand('svcExtendMark', { lua: EXTEND_MARK });
     redis.defineCommand('svcClaimMark', { lua: CLAIM_MARK });
     redis.defineCommand('svcAdmitRate', { lua: ADMIT_RATE });
@@ -141,43 +140,37 @@ export class RedisCounters implements Counters {
     this.#answering = false;
   }
 
-  async admitMinute(checks: readonly MinuteCheck[]): Promise<MinuteAdmission> {
-    const keys = checks.map((c) => this.#prefix + c.key);
-    const amounts = checks.map((c) => Math.round(c.amount));
-    const limits = checks.map((c) => (c.limit === undefined ? -1 : c.limit));
-    const r = await this.#run(() =>
-      this.#redis.svcAdmitMinute(keys.length, ...keys, MINUTE_TTL_MS, ...amounts, ...limits),
-    );
-    return { allowed: r[0] === 1, failed: Number(r[1]), minute: Number(r[2]), msLeft: Number(r[3]) };
+  async admit(checks: AdmissionChecks): Promise<Admission> {
+    const { minute: minuteChecks, period: periodChecks } = checks;
+    const keys = [...minuteChecks, ...periodChecks].map((c) => this.#prefix + c.key);
+    const args: (string | number)[] = [minuteChecks.length, MINUTE_TTL_MS];
+    for (const c of minuteChecks) args.push(Math.round(c.amount), c.limit === undefined ? -1 : c.limit);
+    for (const c of periodChecks)
+      args.push(c.period, Math.round(c.amount), c.limit === undefined ? -1 : c.limit, PERIOD_TTL_MS[c.period]);
+    const r = await this.#run(() => this.#redis.svcAdmit(keys.length, ...keys, ...args));
+    const n = periodChecks.length;
+    const index = Number(r[2]);
+    const window = { minute: Number(r[3]), msLeft: Number(r[4]), periodIds: r.slice(5, 5 + n).map(String) };
+    const values = () => r.slice(5 + n).map(Number);
+    if (r[0] === 'allowed') return { outcome: 'allowed', ...window, values: values() };
+    if (r[0] === 'unseeded') return { outcome: 'unseeded', index, ...window };
+    if (r[1] === 'minute') return { outcome: 'refused', side: 'minute', failed: index, ...window };
+    return { outcome: 'refused', side: 'period', failed: index, ...window, values: values() };
   }
 
-  async adjustMinute(minute: number, adjustments: readonly { key: string; delta: number }[]): Promise<void> {
-    const live = adjustments.filter((a) => Math.round(a.delta) !== 0);
-    if (live.length === 0) return;
-    const keys = live.map((a) => `${this.#prefix}${a.key}:${minute}`);
-    await this.#run(() => this.#redis.svcAdjust(keys.length, ...keys, ...live.map((a) => Math.round(a.delta))));
-  }
-
-  async admitPeriod(checks: readonly PeriodCheck[]): Promise<PeriodAdmission> {
-    const keys = checks.map((c) => this.#prefix + c.key);
-    const args = checks.flatMap((c) => [
-      c.period,
-      Math.round(c.amount),
-      c.limit === undefined ? -1 : c.limit,
-      PERIOD_TTL_MS[c.period],
-    ]);
-    const r = await this.#run(() => this.#redis.svcAdmitPeriod(keys.length, ...keys, ...args));
-    const n = checks.length;
-    if (r[0] === 'unseeded')
-      return { outcome: 'unseeded', index: Number(r[1]), periodIds: r.slice(2, 2 + n).map(String) };
-    if (r[0] === 'refused')
-      return {
-        outcome: 'refused',
-        failed: Number(r[1]),
-        periodIds: r.slice(2, 2 + n).map(String),
-        values: r.slice(2 + n).map(Number),
-      };
-    return { outcome: 'allowed', periodIds: r.slice(1, 1 + n).map(String), values: r.slice(1 + n).map(Number) };
+  async settle(settlement: Settlement): Promise<void> {
+    const keys: string[] = [];
+    const deltas: number[] = [];
+    const add = (key: string, delta: number) => {
+      if (Math.round(delta) === 0) return;
+      keys.push(this.#prefix + key);
+      deltas.push(Math.round(delta));
+    };
+    const minute = settlement.minute;
+    if (minute) for (const a of minute.adjustments) add(`${a.key}:${minute.minute}`, a.delta);
+    for (const a of settlement.period ?? []) add(`${a.key}:${a.periodId}`, a.delta);
+    if (keys.length === 0) return;
+    await this.#run(() => this.#redis.svcAdjust(keys.length, ...keys, ...deltas));
   }
 
   async seedPeriod(key: string, periodId: string, value: number): Promise<void> {
@@ -190,13 +183,6 @@ export class RedisCounters implements Counters {
         'NX',
       ),
     );
-  }
-
-  async adjustPeriod(adjustments: readonly PeriodAdjustment[]): Promise<void> {
-    const live = adjustments.filter((a) => Math.round(a.delta) !== 0);
-    if (live.length === 0) return;
-    const keys = live.map((a) => `${this.#prefix}${a.key}:${a.periodId}`);
-    await this.#run(() => this.#redis.svcAdjust(keys.length, ...keys, ...live.map((a) => Math.round(a.delta))));
   }
 
   async readPeriods(entries: readonly { key: string; periodId: string }[]): Promise<(number | null)[]> {

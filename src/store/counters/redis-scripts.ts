@@ -27,72 +27,69 @@ end
 `;
 
 /**
- * KEYS: counter base names. ARGV: ttl ms, then per key an amount and a limit (-1: none).
- * Returns {1, -1, minute, msLeft} when every amount was added, {0, failedIndex, minute, msLeft} when none was.
+ * The joint admission (Counters.admit): rate-limit minute windows and budget periods checked and added in one step.
+ * KEYS: the counter base names of the m minute checks, then of the period checks. ARGV: m, the minute counters' ttl
+ * ms, per minute check an amount and a limit (-1: none), then per period check a period kind, an amount, a limit
+ * (-1: none) and a ttl ms. Returns {outcome, side, index, minute, msLeft, periodIds..., values...}:
+ * {'allowed', '', -1, ..., ids, values after adding}, {'refused', 'minute', i, ..., ids},
+ * {'unseeded', 'period', i, ..., ids} or {'refused', 'period', i, ..., ids, values}.
  */
-export const ADMIT_MINUTE = `${NOW}
+export const ADMIT = `${NOW}${PERIOD_ID}
+local m = tonumber(ARGV[1])
+local n = #KEYS - m
 local minute = math.floor(sec / 60)
 local msLeft = (minute + 1) * 60000 - nowMs
-local n = #KEYS
-for i = 1, n do
-  local limit = tonumber(ARGV[1 + n + i])
+local ids, values = {}, {}
+local pa = 2 + 2 * m
+for j = 1, n do ids[j] = periodId(ARGV[pa + (j - 1) * 4 + 1]) end
+local function answer(outcome, side, index, withValues)
+  local out = {outcome, side, index, minute, msLeft}
+  for j = 1, n do out[#out + 1] = ids[j] end
+  if withValues then
+    for j = 1, n do out[#out + 1] = values[j] end
+  end
+  return out
+end
+for i = 1, m do
+  local limit = tonumber(ARGV[2 + 2 * i])
   if limit >= 0 then
     local cur = tonumber(redis.call('GET', KEYS[i] .. ':' .. minute) or '0')
-    if cur + tonumber(ARGV[1 + i]) > limit then return {0, i - 1, minute, msLeft} end
+    if cur + tonumber(ARGV[1 + 2 * i]) > limit then return answer('refused', 'minute', i - 1, false) end
   end
 end
-for i = 1, n do
-  local k = KEYS[i] .. ':' .. minute
-  redis.call('INCRBY', k, ARGV[1 + i])
-  redis.call('PEXPIRE', k, ARGV[1])
+for j = 1, n do
+  local v = redis.call('GET', KEYS[m + j] .. ':' .. ids[j])
+  if not v then return answer('unseeded', 'period', j - 1, false) end
+  values[j] = tonumber(v)
 end
-return {1, -1, minute, msLeft}
+for j = 1, n do
+  local limit = tonumber(ARGV[pa + (j - 1) * 4 + 3])
+  if limit >= 0 and values[j] + tonumber(ARGV[pa + (j - 1) * 4 + 2]) > limit then
+    return answer('refused', 'period', j - 1, true)
+  end
+end
+for i = 1, m do
+  local k = KEYS[i] .. ':' .. minute
+  redis.call('INCRBY', k, ARGV[1 + 2 * i])
+  redis.call('PEXPIRE', k, ARGV[2])
+end
+for j = 1, n do
+  local k = KEYS[m + j] .. ':' .. ids[j]
+  values[j] = redis.call('INCRBY', k, ARGV[pa + (j - 1) * 4 + 2])
+  redis.call('PEXPIRE', k, ARGV[pa + (j - 1) * 4 + 4])
+end
+return answer('allowed', '', -1, true)
 `;
 
-/** KEYS: full counter names (window included). ARGV: a delta per key. Counters that are gone stay gone. */
+/**
+ * KEYS: full counter names (window or period included). ARGV: a delta per key. Counters that are gone stay gone.
+ * One call settles a joint admission's minute and period counters together.
+ */
 export const ADJUST_EXISTING = `
 for i = 1, #KEYS do
   if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('INCRBY', KEYS[i], ARGV[i]) end
 end
 return 0
-`;
-
-/**
- * KEYS: counter base names. ARGV: per key a period kind, an amount, a limit (-1: none) and a ttl ms.
- * Returns {'allowed', periodIds..., values...}, {'refused', failedIndex, periodIds..., values...} or
- * {'unseeded', index, periodIds...}.
- */
-export const ADMIT_PERIOD = `${NOW}${PERIOD_ID}
-local n = #KEYS
-local ids, values = {}, {}
-for i = 1, n do
-  ids[i] = periodId(ARGV[(i - 1) * 4 + 1])
-  local v = redis.call('GET', KEYS[i] .. ':' .. ids[i])
-  if not v then
-    local out = {'unseeded', i - 1}
-    for j = 1, n do out[#out + 1] = ids[j] or periodId(ARGV[(j - 1) * 4 + 1]) end
-    return out
-  end
-  values[i] = tonumber(v)
-end
-for i = 1, n do
-  local limit = tonumber(ARGV[(i - 1) * 4 + 3])
-  if limit >= 0 and values[i] + tonumber(ARGV[(i - 1) * 4 + 2]) > limit then
-    local out = {'refused', i - 1}
-    for j = 1, n do out[#out + 1] = ids[j] end
-    for j = 1, n do out[#out + 1] = values[j] end
-    return out
-  end
-end
-local out = {'allowed'}
-for i = 1, n do
-  local k = KEYS[i] .. ':' .. ids[i]
-  values[i] = redis.call('INCRBY', k, ARGV[(i - 1) * 4 + 2])
-  redis.call('PEXPIRE', k, ARGV[(i - 1) * 4 + 4])
-  out[#out + 1] = ids[i]
-end
-for i = 1, n do out[#out + 1] = values[i] end
-return out
 `;
 
 /** KEYS: a mark. ARGV: ms. Makes the mark (its value: its end, epoch ms) last ms from now unless it lasts longer; returns its end. */

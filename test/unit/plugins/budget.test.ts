@@ -407,7 +407,7 @@ t.test('a budget that cannot be checked is a 503 gateway_config_stale', async (t
   t.match(ledgerDown.error?.message, /its store is unreachable, so the spend so far cannot be read/);
 
   b.services.spend.failure = undefined;
-  b.services.counters.admitPeriod = () => Promise.reject(new CountersUnavailableError('redis is down'));
+  b.services.counters.admit = () => Promise.reject(new CountersUnavailableError('redis is down'));
   const countersDown = await b.admit('k10');
   t.equal(countersDown.error?.code, 'gateway_config_stale');
   t.match(countersDown.error?.message, /its counters store is unavailable/);
