@@ -62,7 +62,7 @@ export default definePlugin<GuardrailsConfig>({
         recordRedactions(ctx, 'response', checked, verdicts);
         enforce(ctx, 'response', verdicts);
       },
-      onEvent(ctx, chunk) {
+      observeEvent(ctx, chunk) {
         ctx.state.get(answerCheck)?.stream?.add(chunk);
       },
       async onResponseEnd(ctx) {

@@ -35,7 +35,7 @@ export async function* relay(
       let pass = true;
       if (!ctx.clientWantsUsage && 'usage' in chunk) {
         if (chunk.usage && (!Array.isArray(chunk.choices) || chunk.choices.length === 0)) pass = false;
-        else delete chunk.usage;
+        else chunk = withoutUsage(chunk);
       }
       if (pass) yield chunk;
       if (ctx.clientAborted && ++drained > drain.chunks) break;
@@ -50,4 +50,11 @@ export async function* relay(
     clearTimeout(idleTimer);
     await iterator.return?.();
   }
+}
+
+/** A copy, not an edit in place: the provider's text of the original chunk, written when no plugin edits, still has
+ * the usage (src/providers/openai/wire-text.ts). */
+function withoutUsage(chunk: ChatChunk): ChatChunk {
+  const { usage: _usage, ...rest } = chunk;
+  return rest;
 }

@@ -36,7 +36,7 @@ export default definePlugin<TracingConfig>({
     for (const g of services.config.model_groups) for (const d of g.deployments) deployments.set(d.id, d);
     const sampler = new RefusalSampler(services.counters, services.clock);
     return {
-      onEvent(ctx, chunk) {
+      observeEvent(ctx, chunk) {
         if (!config.record_content) return;
         let output = ctx.state.get(streamText);
         if (!output) {

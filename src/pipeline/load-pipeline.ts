@@ -29,10 +29,17 @@ export interface LoadedPlugin {
   hooks: PluginHooks;
 }
 
+/** The plugins with an event hook (onEvent or observeEvent), in the order each chunk meets them. */
+export interface EventHooks {
+  plugins: LoadedPlugin[];
+  /** One of them has onEvent, so chunks may change: each is serialised again instead of passing through. */
+  edit: boolean;
+}
+
 /** The plugins that took part in a request, in reverse list order, split by the hooks they have. */
 export interface Stage {
   onResponse: LoadedPlugin[];
-  onEvent: LoadedPlugin[];
+  events: EventHooks;
   onResponseEnd: LoadedPlugin[];
   onLog: LoadedPlugin[];
 }
@@ -65,6 +72,7 @@ const SUPPORTED_HOOKS: Record<keyof PluginHooks, true> = {
   handle: true,
   onResponse: true,
   onEvent: true,
+  observeEvent: true,
   onResponseEnd: true,
   onLog: true,
   close: true,
@@ -224,6 +232,9 @@ function hookProblem(hooks: unknown): string | undefined {
     if (known && value !== undefined && typeof value !== 'function')
       return `returned a hook '${name}' that is not a function`;
   }
+  const { onEvent, observeEvent } = hooks as PluginHooks;
+  if (onEvent && observeEvent)
+    return 'returned both onEvent and observeEvent (a plugin either edits stream chunks, onEvent, or only reads them, observeEvent)';
   return undefined;
 }
 
@@ -232,7 +243,10 @@ function stagesOf(request: LoadedPlugin[], terminal: LoadedPlugin, after: Loaded
     const reversed = [...took, ...after].reverse();
     return {
       onResponse: reversed.filter((p) => p.hooks.onResponse),
-      onEvent: reversed.filter((p) => p.hooks.onEvent),
+      events: {
+        plugins: reversed.filter((p) => p.hooks.onEvent || p.hooks.observeEvent),
+        edit: reversed.some((p) => p.hooks.onEvent),
+      },
       onResponseEnd: reversed.filter((p) => p.hooks.onResponseEnd),
       onLog: reversed.filter((p) => p.hooks.onLog),
     };

@@ -33,11 +33,13 @@ export async function runPipeline(
       response = await pipeline.terminal.hooks.handle!(ctx);
       ctx.source = response.source ?? 'upstream';
     }
-    const { onResponse, onEvent, onResponseEnd } = pipeline.stages[stage];
+    const { onResponse, events, onResponseEnd } = pipeline.stages[stage];
     // A plugin that sees the response may change its body in place; then the provider's raw text is stale.
     if (response.kind === 'json' && response.raw !== undefined && onResponse.length > 0) {
       response = { ...response, raw: undefined };
     }
+    // Likewise chunks in a stream an onResponse hook put in place of the one produced.
+    const produced = response.kind === 'stream' ? response.events : undefined;
     for (const p of onResponse) {
       const replaced = await p.hooks.onResponse!(ctx, response);
       if (replaced) {
@@ -48,7 +50,7 @@ export async function runPipeline(
     }
     ctx.response = response;
     if (response.kind === 'json') writeJsonResponse(ctx, res, response);
-    else await writeStream(ctx, res, response, onEvent);
+    else await writeStream(ctx, res, response, events.plugins, !events.edit && response.events === produced);
     if (ctx.error !== undefined) code = 'upstream_stream_error';
     for (const p of onResponseEnd) {
       try {

@@ -89,7 +89,11 @@ export interface StreamResponse {
   /** Absent: `upstream` when the terminal plugin's `handle` made it, else `gateway`. */
   source?: ResponseSource;
   headers?: Record<string, string>;
-  /** Normalised chunks; throwing ends the stream in-band with `upstream_stream_error`. */
+  /**
+   * Normalised chunks; throwing ends the stream in-band with `upstream_stream_error`. A chunk object an OpenAI-wire
+   * adapter yielded is written as the provider's text unless an onEvent hook or an onResponse that replaced `events`
+   * took part: a terminal plugin that changes such a chunk makes a new object rather than editing it in place.
+   */
   events: AsyncIterable<ChatChunk>;
 }
 
@@ -188,8 +192,17 @@ export interface PluginHooks {
   /** Only the terminal plugin (the router) defines this. */
   handle?(ctx: RequestContext): Promise<GatewayResponse>;
   onResponse?(ctx: RequestContext, response: GatewayResponse): Maybe<GatewayResponse | void>;
-  /** Return a changed chunk, `null` to drop it, or nothing to keep it; throw a GatewayError to end in-band. */
+  /**
+   * Edits a stream: return a changed chunk, `null` to drop it, or nothing to keep it; throw a GatewayError to end
+   * in-band. While any plugin of a stream has onEvent, every chunk of it is serialised again for the client.
+   */
   onEvent?(ctx: RequestContext, chunk: ChatChunk): ChatChunk | null | void;
+  /**
+   * Reads a stream, chunk by chunk, without changing it (a plugin has this or onEvent, not both). When every event hook
+   * of a stream is observeEvent, the client gets the provider's own event text; a chunk changed here would not reach
+   * it. Throw a GatewayError to end the stream in-band.
+   */
+  observeEvent?(ctx: RequestContext, chunk: ChatChunk): void;
   onResponseEnd?(ctx: RequestContext): Maybe<void>;
   /** Runs after every request the plugin took part in, refusals and client aborts included. Never throws. */
   onLog?(ctx: RequestContext): void;

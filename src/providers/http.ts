@@ -97,6 +97,18 @@ export async function jsonObjectBody(
   return { body: parsed, raw };
 }
 
+/** A streamed body's bytes as they arrive. Not destroyed when the reader stops: `releaseBody` decides that. */
+export const bodyBytes = (body: Body): AsyncIterable<Uint8Array> =>
+  body.iterator({ destroyOnReturn: false }) as AsyncIterable<Uint8Array>;
+
+/** After a stream was read: a finished one is drained so its connection goes back to the pool, any other dropped. */
+export function releaseBody(body: Body, finished: boolean): void {
+  // Nothing reads the body any more: an error while draining it, or the abort error of destroying it, is moot.
+  body.on('error', () => {});
+  if (finished) body.resume();
+  else body.destroy();
+}
+
 /** Yields what `decode` makes of the body's bytes; errors leave as UpstreamError. */
 export async function* relayBody<T>(
   body: Body,
@@ -105,15 +117,11 @@ export async function* relayBody<T>(
 ): AsyncGenerator<T> {
   let finished = false;
   try {
-    // destroyOnReturn: false, so that `finally` decides between draining (keep-alive) and destroying.
-    yield* decode(body.iterator({ destroyOnReturn: false }) as AsyncIterable<Uint8Array>);
+    yield* decode(bodyBytes(body));
     finished = true;
   } catch (err) {
     throw classifyThrown(err, signal);
   } finally {
-    // Nothing reads the body any more: an error while draining it, or the abort error of destroying it, is moot.
-    body.on('error', () => {});
-    if (finished) body.resume();
-    else body.destroy();
+    releaseBody(body, finished);
   }
 }

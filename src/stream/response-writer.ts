@@ -4,6 +4,7 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { JsonResponse, PluginHooks, RequestContext, StreamResponse } from '../pipeline/types.ts';
 import type { ChatChunk } from '../openai/wire-types.ts';
 import { formatUsd } from '../pricing/cost.ts';
+import { wireTextOf } from '../providers/openai/wire-text.ts';
 import { errorReply } from './error-reply.ts';
 
 const DONE = 'data: [DONE]\n\n';
@@ -74,14 +75,38 @@ function streamErrorEvent(err: unknown, ctx: RequestContext): string {
 }
 
 /**
- * Streams chunks through the plugins' onEvent hooks (in the given order) to the client. After a client
- * disconnect the events are still consumed, so usage is settled; nothing more is written.
+ * A chunk through the event hooks, in order: what onEvent hooks make of it (`null`: dropped), observeEvent hooks
+ * reading it as it is by then.
+ */
+function throughHooks(
+  ctx: RequestContext,
+  chunk: ChatChunk,
+  hooks: readonly { hooks: PluginHooks }[],
+): ChatChunk | null {
+  let current = chunk;
+  for (const { hooks: h } of hooks) {
+    if (h.observeEvent) {
+      h.observeEvent(ctx, current);
+      continue;
+    }
+    const changed = h.onEvent!(ctx, current);
+    if (changed === null) return null;
+    if (changed !== undefined) current = changed;
+  }
+  return current;
+}
+
+/**
+ * Streams chunks through the plugins' event hooks (in the given order) to the client. With `providerText` (no hook
+ * may have changed a chunk) a chunk the provider's transport kept the text of goes out as that text, otherwise it is
+ * serialised. After a client disconnect the events are still consumed, so usage is settled; nothing more is written.
  */
 export async function writeStream(
   ctx: RequestContext,
   res: ServerResponse,
   response: StreamResponse,
   eventHooks: readonly { hooks: PluginHooks }[],
+  providerText: boolean,
 ): Promise<void> {
   ctx.status = response.status;
   const headers = {
@@ -96,17 +121,10 @@ export async function writeStream(
   res.flushHeaders();
   try {
     for await (const original of response.events) {
-      let chunk: ChatChunk | null = original;
-      for (const p of eventHooks) {
-        const changed = p.hooks.onEvent!(ctx, chunk);
-        if (changed === null) {
-          chunk = null;
-          break;
-        }
-        if (changed !== undefined) chunk = changed;
-      }
+      const chunk = eventHooks.length === 0 ? original : throughHooks(ctx, original, eventHooks);
       if (chunk === null || ctx.clientAborted) continue;
-      if (!res.write(`data: ${JSON.stringify(chunk)}\n\n`)) await waitForDrain(res);
+      const text = (providerText ? wireTextOf(chunk) : undefined) ?? JSON.stringify(chunk);
+      if (!res.write(`data: ${text}\n\n`)) await waitForDrain(res);
     }
   } catch (err) {
     ctx.error = err;

@@ -1,11 +1,14 @@
-// Transport of every OpenAI-wire provider (OpenAI-compatible and Azure): OpenAI error envelopes and SSE chunks.
+// Transport of every OpenAI-wire provider (OpenAI-compatible and Azure): OpenAI error envelopes and SSE chunks, each
+// chunk with the provider's text of it kept for pass-through (wire-text.ts).
 import { createParser } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import type { ChatChunk, JsonObject, Usage } from '../../openai/wire-types.ts';
 import { isObject } from '../../validation/json-object.ts';
-import { jsonObjectBody, relayBody, send, smallBodyText, type Endpoint } from '../http.ts';
+import { bodyBytes, classifyThrown, jsonObjectBody, releaseBody, send, smallBodyText, type Endpoint } from '../http.ts';
 import type { ProviderCall, ProviderResult, ProviderServices } from '../types.ts';
 import { UpstreamError, retryAfterMs } from '../upstream-error.ts';
+import { clientAsksForUsage } from './payload.ts';
+import { keepWireText } from './wire-text.ts';
 
 async function errorFromResponse(res: Dispatcher.ResponseData, now: number): Promise<UpstreamError> {
   const text = await smallBodyText(res.body);
@@ -42,7 +45,11 @@ export async function postJson(
   return { body, raw, usage: isObject(body.usage) ? (body.usage as unknown as Usage) : undefined };
 }
 
-/** Streamed POST: resolves when the provider accepted; yields each `data:` chunk until `[DONE]`. */
+/**
+ * Streamed POST: resolves when the provider accepted; yields each `data:` chunk until `[DONE]`. The payload always
+ * asks for the usage chunk (payload.ts), which makes the provider add `"usage":null` to every chunk; when the client
+ * did not ask, that member is taken off again here, where the chunk's text is still at hand.
+ */
 export async function postStream(
   services: ProviderServices,
   endpoint: Endpoint,
@@ -75,36 +82,80 @@ export async function postStream(
       },
     );
   }
-  return relayBody(res.body, openAISseChunks, call.signal);
+  return openAISseChunks(res.body, !clientAsksForUsage(call.body), call.signal);
 }
 
-/** The `data:` chunks of an OpenAI SSE body, until `[DONE]`; a server that closes cleanly after a finish reason
- * without `[DONE]` is tolerated, any other early end is an interruption. */
-async function* openAISseChunks(bytes: AsyncIterable<Uint8Array>): AsyncGenerator<ChatChunk> {
+/**
+ * The `data:` chunks of an OpenAI SSE body, until `[DONE]`; a server that closes cleanly after a finish reason
+ * without `[DONE]` is tolerated, any other early end is an interruption. One generator from the socket to the
+ * router's relay: it reads the body itself, errors leave as UpstreamError.
+ */
+async function* openAISseChunks(
+  body: Dispatcher.ResponseData['body'],
+  dropNullUsage: boolean,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<ChatChunk> {
   const decoder = new TextDecoder();
   const pending: string[] = [];
   const parser = createParser({ onEvent: (event) => pending.push(event.data) });
   let sawFinish = false;
-  for await (const buf of bytes) {
-    parser.feed(decoder.decode(buf, { stream: true }));
-    for (let i = 0; i < pending.length; i++) {
-      const data = pending[i];
-      if (data === '[DONE]') return;
-      let chunk: unknown;
-      try {
-        chunk = JSON.parse(data);
-      } catch {
-        throw new UpstreamError('invalid_response', 'provider sent a stream event that is not JSON');
+  let finished = false;
+  try {
+    for await (const buf of bodyBytes(body)) {
+      parser.feed(decoder.decode(buf, { stream: true }));
+      for (let i = 0; i < pending.length; i++) {
+        if (pending[i] === '[DONE]') {
+          finished = true;
+          return;
+        }
+        const chunk = chunkOf(pending[i], dropNullUsage);
+        if (!sawFinish && Array.isArray(chunk.choices))
+          sawFinish = chunk.choices.some((c) => isObject(c) && c.finish_reason);
+        yield chunk;
       }
-      if (!isObject(chunk))
-        throw new UpstreamError('invalid_response', 'provider sent a stream event that is not an object');
-      if (isObject(chunk.error)) {
-        throw new UpstreamError('http', String(chunk.error.message ?? 'provider stream error'), { envelope: chunk });
-      }
-      if (Array.isArray(chunk.choices) && chunk.choices.some((c) => isObject(c) && c.finish_reason)) sawFinish = true;
-      yield chunk as ChatChunk;
+      pending.length = 0;
     }
-    pending.length = 0;
+    if (!sawFinish) throw new UpstreamError('connect', 'provider closed the stream before it finished');
+    finished = true;
+  } catch (err) {
+    throw classifyThrown(err, signal);
+  } finally {
+    releaseBody(body, finished);
   }
-  if (!sawFinish) throw new UpstreamError('connect', 'provider closed the stream before it finished');
+}
+
+/** One event's chunk, with its JSON text kept for pass-through (wire-text.ts). */
+function chunkOf(data: string, dropNullUsage: boolean): ChatChunk {
+  let chunk: unknown;
+  try {
+    chunk = JSON.parse(data);
+  } catch {
+    throw new UpstreamError('invalid_response', 'provider sent a stream event that is not JSON');
+  }
+  if (!isObject(chunk))
+    throw new UpstreamError('invalid_response', 'provider sent a stream event that is not an object');
+  if (isObject(chunk.error)) {
+    throw new UpstreamError('http', String(chunk.error.message ?? 'provider stream error'), { envelope: chunk });
+  }
+  // Data sent over several lines cannot go out again as one `data:` line.
+  let text = data.includes('\n') ? undefined : data;
+  if (dropNullUsage && chunk.usage === null) {
+    delete chunk.usage;
+    text = text === undefined ? undefined : withoutNullUsage(text);
+  }
+  if (text !== undefined) keepWireText(chunk, text);
+  return chunk as ChatChunk;
+}
+
+const NULL_USAGE_LAST = ',"usage":null}';
+
+/**
+ * The chunk's text without `"usage":null`, when that is its last member as OpenAI writes it; otherwise undefined, and
+ * the chunk is serialised again. In valid JSON that tail is the top-level object's last member (a `"` after a comma
+ * opens a string); being the text's only `"usage":`, no duplicate member of that name is left behind.
+ */
+function withoutNullUsage(text: string): string | undefined {
+  const at = text.length - NULL_USAGE_LAST.length;
+  if (!text.endsWith(NULL_USAGE_LAST) || text.indexOf('"usage":') !== at + 1) return undefined;
+  return text.slice(0, at) + '}';
 }

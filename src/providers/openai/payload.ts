@@ -1,4 +1,5 @@
 import type { JsonObject } from '../../openai/wire-types.ts';
+import { isObject } from '../../validation/json-object.ts';
 
 /**
  * The client's body for an OpenAI-wire upstream: the deployment's model replaces the group name, and
@@ -13,6 +14,12 @@ export function chatPayload(body: JsonObject, model: string | undefined, stream:
     payload.stream_options = { ...options, include_usage: true };
   }
   return payload;
+}
+
+/** The client itself asked for the usage chunk (`stream_options.include_usage`), not only the gateway. */
+export function clientAsksForUsage(body: JsonObject): boolean {
+  const options = body.stream_options;
+  return isObject(options) && options.include_usage === true;
 }
 
 /** The client's body for an embeddings API: the gateway answers embeddings unstreamed (spec 4B), so a `stream`

@@ -50,7 +50,7 @@ t.test('a hook name that is no hook is refused at load, naming the module and th
     {
       path: 'plugins[1]',
       message:
-        "setup of './typo.mjs' returned an unknown hook 'onRequst' (the hooks are onRequest, handle, onResponse, onEvent, onResponseEnd, onLog, close)",
+        "setup of './typo.mjs' returned an unknown hook 'onRequst' (the hooks are onRequest, handle, onResponse, onEvent, observeEvent, onResponseEnd, onLog, close)",
       line: typo.issues[0].line,
     },
   ]);
@@ -61,6 +61,17 @@ t.test('a hook name that is no hook is refused at load, naming the module and th
   });
   t.match(notAFunction.issues, [
     { path: 'plugins[0]', message: "setup of './late.mjs' returned a hook 'onLog' that is not a function" },
+  ]);
+
+  const bothEventHooks = await loadFails(t, [{ use: 'router' }, { use: './both.mjs' }], {
+    'both.mjs': plugin('onEvent() {}, observeEvent() {}'),
+  });
+  t.match(bothEventHooks.issues, [
+    {
+      path: 'plugins[1]',
+      message:
+        "setup of './both.mjs' returned both onEvent and observeEvent (a plugin either edits stream chunks, onEvent, or only reads them, observeEvent)",
+    },
   ]);
 
   const notAnObject = await loadFails(t, [{ use: './five.mjs' }, { use: 'router' }], {
@@ -90,7 +101,7 @@ t.test('a hook name that is no hook is refused at load, naming the module and th
 t.test('the hook lists are built once per pipeline, per stage a request can reach', async (t) => {
   const files = {
     'a.mjs': plugin('onRequest() {}, onResponse() {}, onLog() {}'),
-    'b.mjs': plugin('onLog() {}'),
+    'b.mjs': plugin('observeEvent() {}, onLog() {}'),
     'c.mjs': plugin('onEvent() {}, onResponseEnd() {}, onLog() {}'),
   };
   const p = await load(
@@ -113,7 +124,9 @@ t.test('the hook lists are built once per pipeline, per stage a request can reac
   t.same(positions(p.stages[3].onLog), [4, 2, 0], 'in reverse list order');
   t.same(positions(p.stages[4].onLog), [4, 2, 0]);
   t.same(positions(p.stages[4].onResponse), [0]);
-  t.same(positions(p.stages[4].onEvent), [4]);
+  t.same(positions(p.stages[4].events.plugins), [4, 2], 'onEvent and observeEvent in one list, in reverse order');
+  t.equal(p.stages[4].events.edit, true, 'one of them has onEvent');
+  t.same(positions(p.stages[2].events.plugins), [4]);
   t.same(positions(p.stages[4].onResponseEnd), [4]);
   t.equal(p.stages[2], p.stages[2], 'the same lists for every request');
 });
@@ -177,6 +190,55 @@ t.test("the provider's raw JSON text is written as it came unless a plugin with 
   const changed = JSON.parse((await run(t, annotated, makeCtx())).text);
   t.equal(changed.note, 'seen', 'an in-place change by onResponse reaches the client');
   t.equal(changed.id, 'chatcmpl-raw');
+});
+
+/** Two chunks as a provider might lay them out: an escaped character, spaces after separators. */
+const WIRE = [
+  '{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"caf\\u00e9"}}]}',
+  '{ "id": "c", "object": "chat.completion.chunk", "choices": [{ "index": 0, "delta": {}, "finish_reason": "stop" }] }',
+];
+const sse = (datas: string[]) => datas.map((d) => `data: ${d}\n\n`).join('') + 'data: [DONE]\n\n';
+
+t.test("a stream's chunks go out as the provider's text unless a hook may have changed them", async (t) => {
+  const wireText = pathToFileURL(join(ROOT, 'src/providers/openai/wire-text.ts')).href;
+  const files = {
+    // A terminal plugin whose chunks carry their wire text, as the OpenAI transport's do.
+    'terminal.mjs': `import { keepWireText } from ${JSON.stringify(wireText)};
+const texts = ${JSON.stringify(WIRE)};
+async function* events() { for (const text of texts) { const c = JSON.parse(text); keepWireText(c, text); yield c; } }
+export default { apiVersion: 1, name: 'terminal', setup() { return {
+  async handle() { return { kind: 'stream', status: 200, events: events() }; },
+}; } };\n`,
+    'reader.mjs': plugin('observeEvent(ctx, chunk) { globalThis.__svcObserved.push(chunk.choices[0].delta.content); }'),
+    'editor.mjs': plugin('onEvent(ctx, chunk) { chunk.edited = true; }'),
+    'wrapper.mjs': plugin(`onResponse(ctx, r) {
+      if (r.kind !== 'stream') return;
+      const inner = r.events;
+      return { ...r, events: (async function* () { for await (const c of inner) { c.wrapped = true; yield c; } })() };
+    }`),
+  };
+  const observedContent: unknown[] = ((globalThis as { __svcObserved?: unknown[] }).__svcObserved = []);
+  const stream = () => makeCtx({ body: { model: 'demo', messages: [{ role: 'user', content: 'Hi' }], stream: true } });
+
+  const bare = await load(t, [{ use: './terminal.mjs' }], files);
+  t.equal(bare.stages.at(-1)!.events.edit, false, 'no onEvent: no hook may change a chunk');
+  t.equal((await run(t, bare, stream())).text, sse(WIRE), 'no event hook: byte for byte');
+
+  const observed = await load(t, [{ use: './terminal.mjs' }, { use: './reader.mjs' }], files);
+  t.equal((await run(t, observed, stream())).text, sse(WIRE), 'observeEvent only: byte for byte');
+  t.same(observedContent, ['café', undefined], 'the reader got the parsed chunks');
+
+  const edited = await load(t, [{ use: './terminal.mjs' }, { use: './reader.mjs' }, { use: './editor.mjs' }], files);
+  const editedChunks = WIRE.map((w) => JSON.stringify({ ...JSON.parse(w), edited: true }));
+  t.equal((await run(t, edited, stream())).text, sse(editedChunks), 'an in-place edit by onEvent reaches the client');
+
+  const wrapped = await load(t, [{ use: './wrapper.mjs' }, { use: './terminal.mjs' }, { use: './reader.mjs' }], files);
+  const wrappedChunks = WIRE.map((w) => JSON.stringify({ ...JSON.parse(w), wrapped: true }));
+  t.equal(
+    (await run(t, wrapped, stream())).text,
+    sse(wrappedChunks),
+    'so does a change by events an onResponse put in place',
+  );
 });
 
 t.test('GatewayError is recognised when it comes from another copy of the package', async (t) => {
