@@ -4,16 +4,29 @@ import { createParser } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import type { ChatChunk, JsonObject, Usage } from '../../openai/wire-types.ts';
 import { isObject } from '../../validation/json-object.ts';
-import { bodyBytes, classifyThrown, jsonObjectBody, releaseBody, send, smallBodyText, type Endpoint } from '../http.ts';
+import {
+  bodyBytes,
+  classifyThrown,
+  exchangeText,
+  jsonObjectOf,
+  releaseBody,
+  send,
+  smallBodyText,
+  type Endpoint,
+  type TextAnswer,
+} from '../http.ts';
 import type { ProviderCall, ProviderResult, ProviderServices } from '../types.ts';
 import { UpstreamError, retryAfterMs } from '../upstream-error.ts';
 import { clientAsksForUsage } from './payload.ts';
 import { keepWireText } from './wire-text.ts';
 
 async function errorFromResponse(res: Dispatcher.ResponseData, now: number): Promise<UpstreamError> {
-  const text = await smallBodyText(res.body);
+  return errorFromText(res.statusCode, res.headers, await smallBodyText(res.body), now);
+}
+
+function errorFromText(status: number, headers: TextAnswer['headers'], text: string, now: number): UpstreamError {
   let envelope: Record<string, unknown> | undefined;
-  let message = text.trim().slice(0, 500) || `provider answered ${res.statusCode}`;
+  let message = text.trim().slice(0, 500) || `provider answered ${status}`;
   try {
     const parsed = JSON.parse(text) as unknown;
     if (isObject(parsed) && isObject(parsed.error)) {
@@ -25,11 +38,7 @@ async function errorFromResponse(res: Dispatcher.ResponseData, now: number): Pro
   } catch {
     // Not JSON: the raw text (trimmed) is the message.
   }
-  return new UpstreamError('http', message, {
-    status: res.statusCode,
-    envelope,
-    retryAfterMs: retryAfterMs(res.headers, now),
-  });
+  return new UpstreamError('http', message, { status, envelope, retryAfterMs: retryAfterMs(headers, now) });
 }
 
 /** Non-streamed POST; a 2xx body must be a JSON object. */
@@ -39,10 +48,11 @@ export async function postJson(
   payload: JsonObject,
   call: ProviderCall,
 ): Promise<ProviderResult> {
-  const res = await send(services, endpoint, JSON.stringify(payload), call);
-  if (res.statusCode < 200 || res.statusCode >= 300) throw await errorFromResponse(res, services.now());
-  const { body, raw } = await jsonObjectBody(res, call.signal);
-  return { body, raw, usage: isObject(body.usage) ? (body.usage as unknown as Usage) : undefined };
+  const answer = await exchangeText(services, endpoint, JSON.stringify(payload), call.timeoutMs);
+  if (answer.statusCode < 200 || answer.statusCode >= 300)
+    throw errorFromText(answer.statusCode, answer.headers, answer.text, services.now());
+  const body = jsonObjectOf(answer.text, answer.statusCode);
+  return { body, raw: answer.text, usage: isObject(body.usage) ? (body.usage as unknown as Usage) : undefined };
 }
 
 /**
