@@ -9,9 +9,12 @@
 //                     [--peers] [--profile gateway,floor,upstream] [--json out.json] [--check] [--no-thresholds]
 //                     [--node-flags="..."]   (the gateways' Node flags; default: those of the start script)
 //   node bench/run.ts --soak 1000000 [--soak-target governed] [--soak-block 100000] [--connections 32] [--check]
+//   node bench/run.ts --observability [--traces 100000] [--generate] [--senders 4] [--requests 30] [--warm-up 3]
+//                     [--postgres …] [--json out.json] [--check]
 //
 // The targets are in bench/targets.ts, one round of measurements in bench/measure.ts, the tables and goals in
-// bench/report.ts, the soak in bench/soak.ts, the peers (LiteLLM, Portkey; --peers) in bench/peers.ts.
+// bench/report.ts, the soak in bench/soak.ts, the peers (LiteLLM, Portkey; --peers) in bench/peers.ts; --observability
+// (traces ingested, then the trace and observation reads timed) hands over to bench/observability.ts.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -33,6 +36,7 @@ import {
   type Row,
   type Summary,
 } from './report.ts';
+import { runObservability } from './observability.ts';
 import { runSoak } from './soak.ts';
 import { DEFAULT_TARGETS, redact, startTargets, targetsNamed, type Backends, type StartedTargets } from './targets.ts';
 
@@ -59,6 +63,12 @@ const { values: opts } = parseArgs({
     'soak-target': { type: 'string', default: 'governed' },
     'soak-block': { type: 'string', default: '100000' },
     'node-flags': { type: 'string' },
+    observability: { type: 'boolean', default: false },
+    traces: { type: 'string', default: '100000' },
+    generate: { type: 'boolean', default: false },
+    senders: { type: 'string', default: '4' },
+    requests: { type: 'string', default: '30' },
+    'warm-up': { type: 'string', default: '3' },
   },
 });
 
@@ -212,7 +222,30 @@ async function printHeader(place: Placement, ours: number[]): Promise<void> {
   );
 }
 
+async function observability(): Promise<void> {
+  const result = await runObservability({
+    traces: positive('traces', opts.traces, true),
+    generate: opts.generate,
+    senders: positive('senders', opts.senders, true),
+    requests: positive('requests', opts.requests, true),
+    warmUp: positive('warm-up', opts['warm-up'], true),
+    postgres: opts.postgres,
+    nodeFlags: BACKENDS.nodeFlags,
+    log: (line) => console.log(line),
+  });
+  if (opts.json) writeFileSync(opts.json, JSON.stringify(result, null, 2));
+  if (!opts.check) return;
+  const missed = result.verdicts.filter((v) => !v.met);
+  if (missed.length === 0) console.log('\ncheck passed: every goal met');
+  else {
+    console.log(`\ncheck FAILED: ${missed.length} goal(s) missed:`);
+    for (const v of missed) console.log(`  ${v.target}: ${v.what} ${v.value}, goal ${v.goal}`);
+    process.exitCode = 1;
+  }
+}
+
 async function main(): Promise<void> {
+  if (opts.observability) return observability();
   const place = placement(CORES, !opts['no-pin']);
   if (opts.soak) return soak(place);
   const setup = await setUp(place);
