@@ -18,6 +18,8 @@ export interface DurableWriterOptions<T> {
   write(batch: readonly T[]): Promise<void>;
   /** Fields naming an item in the log line of a dropped one. */
   describe(item: T): Record<string, unknown>;
+  /** The item's journal line: its JSON text (replay parses it back). JSON.stringify unless the writer keeps it made. */
+  line?(item: T): string;
   spillDir: string;
   log: Logger;
   /** Items held in memory before spilling to disk. */
@@ -59,6 +61,7 @@ export class DurableWriter<T> {
   readonly #maxBackoffMs: number;
   readonly #spill: SpillDirectory<T>;
   readonly #journal: WriteJournal;
+  readonly #line: (item: T) => string;
   /** Oldest first: `#unjournaled` items whose journal was lost (a failed journal write), then journaled ones, then `#pending` ones not journaled yet. */
   #queue: T[] = [];
   #unjournaled = 0;
@@ -79,6 +82,7 @@ export class DurableWriter<T> {
     this.#flushMs = options.flushMs ?? 50;
     this.#journalMs = options.journalMs ?? 50;
     this.#maxBackoffMs = options.maxBackoffMs ?? 5_000;
+    this.#line = options.line ?? ((item) => JSON.stringify(item));
     this.#spill = new SpillDirectory<T>(options.spillDir, (err, items) => {
       this.stats.dropped += items;
       this.#log.error(`${options.noun} spill write failed; ${items} ${options.noun}(s) dropped`, {
@@ -143,8 +147,7 @@ export class DurableWriter<T> {
   #toDisk(): void {
     if (this.#pending > 0) {
       const fresh = this.#queue.slice(this.#queue.length - this.#pending);
-      if (this.#journal.append(fresh.map((item) => `${JSON.stringify(item)}\n`).join(''), fresh.length))
-        this.#pending = 0;
+      if (this.#journal.append(`${fresh.map(this.#line).join('\n')}\n`, fresh.length)) this.#pending = 0;
       else {
         // Journaling failed (a full disk): keep the items in memory only, and start the journal afresh.
         this.#journal.discard();

@@ -24,7 +24,20 @@ const WORKER_ENTRY = new URL(
   import.meta.url,
 );
 
-export async function openPglite(dataDir: string): Promise<Database> {
+/** Bulk loading the embedded store offers beside SQL; never on a transaction's Queryable. */
+export interface BulkLoader {
+  /**
+   * Runs `COPY ... FROM '/dev/blob'` statements in one transaction, each reading its `data` (COPY's text format);
+   * returns the rows each one loaded.
+   */
+  copyFrom(loads: readonly { sql: string; data: string }[]): Promise<number[]>;
+}
+
+export function bulkLoader(db: Queryable): BulkLoader | undefined {
+  return typeof (db as Partial<BulkLoader>).copyFrom === 'function' ? (db as Queryable & BulkLoader) : undefined;
+}
+
+export async function openPglite(dataDir: string): Promise<Database & BulkLoader> {
   const dir = join(dataDir, 'pglite');
   mkdirSync(dir, { recursive: true });
   // initdb grows the WebAssembly memory to about 450 MB, and WebAssembly memory never shrinks: a fresh store is
@@ -33,7 +46,7 @@ export async function openPglite(dataDir: string): Promise<Database> {
   return openPgliteThread(dir);
 }
 
-async function openPgliteThread(dir: string): Promise<Database> {
+async function openPgliteThread(dir: string): Promise<Database & BulkLoader> {
   const worker = new Worker(WORKER_ENTRY);
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   let nextId = 1;
@@ -75,6 +88,7 @@ async function openPgliteThread(dir: string): Promise<Database> {
     kind: 'pglite',
     query: base.query,
     exec: base.exec,
+    copyFrom: (loads) => send<number[]>({ type: 'copy', loads }),
     async transaction(work) {
       const tx = await send<number>({ type: 'begin' });
       let result;

@@ -1,6 +1,7 @@
 // The embedded store's thread: PGlite runs its WebAssembly Postgres synchronously, so a batch insert would stall
 // the event loop that serves requests; here it stalls only this thread. Messages from pglite-database.ts:
-// open, query, exec, begin/end (an interactive transaction), close. Replies carry the request id.
+// open, query, exec, copy (COPY ... FROM '/dev/blob' statements in one transaction), begin/end (an interactive
+// transaction), close. Replies carry the request id.
 import { parentPort } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 
@@ -8,6 +9,7 @@ export type WorkerRequest =
   | { id: number; type: 'open'; dir: string }
   | { id: number; type: 'query'; sql: string; params?: unknown[]; tx?: number }
   | { id: number; type: 'exec'; sql: string; tx?: number }
+  | { id: number; type: 'copy'; loads: readonly { sql: string; data: string }[] }
   | { id: number; type: 'begin' }
   | { id: number; type: 'end'; tx: number; commit: boolean }
   | { id: number; type: 'close' };
@@ -27,7 +29,16 @@ const EMBEDDED_SETTINGS = [
   'temp_buffers=2MB',
 ];
 
+/**
+ * PGlite has no checkpointer process and never checkpoints on its own while open: its WAL would keep every byte
+ * written (about 1.9 KB per gateway trace) until the store closes, and a crash would replay all of it on the next
+ * start. A checkpoint once this much WAL has been written since the last one keeps pg_wal near that size.
+ */
+const CHECKPOINT_WAL_BYTES = 128 * 1024 * 1024;
+const CHECKPOINT_CHECK_MS = 5_000;
+
 let db: PGlite | undefined;
+let checkpoints: NodeJS.Timeout | undefined;
 const transactions = new Map<number, { tx: Transaction; end: (commit: boolean) => void; settled: Promise<unknown> }>();
 
 const reply = (message: WorkerReply) => parentPort!.postMessage(message);
@@ -35,6 +46,13 @@ const reply = (message: WorkerReply) => parentPort!.postMessage(message);
 function failure(id: number, err: unknown): WorkerReply {
   const e = err as { message?: string; code?: string };
   return { id, ok: false, error: { message: e?.message ?? String(err), code: e?.code } };
+}
+
+async function checkpointWhenDue(): Promise<void> {
+  const r = await db!.query<{ bytes: string }>(
+    'SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), redo_lsn)::text AS bytes FROM pg_control_checkpoint()',
+  );
+  if (Number(r.rows[0].bytes) >= CHECKPOINT_WAL_BYTES) await db!.exec('CHECKPOINT');
 }
 
 function target(tx: number | undefined): PGlite | Transaction {
@@ -49,6 +67,8 @@ async function handle(m: WorkerRequest): Promise<void> {
     switch (m.type) {
       case 'open':
         db = await PGlite.create(m.dir, { postgresqlconf: EMBEDDED_SETTINGS });
+        // A failed checkpoint (a full disk) is tried again at the next check; the writes failing meanwhile report it.
+        checkpoints = setInterval(() => checkpointWhenDue().catch(() => {}), CHECKPOINT_CHECK_MS).unref();
         return reply({ id: m.id, ok: true });
       case 'query': {
         const r = await target(m.tx).query(m.sql, m.params);
@@ -57,6 +77,15 @@ async function handle(m: WorkerRequest): Promise<void> {
       case 'exec':
         await target(m.tx).exec(m.sql);
         return reply({ id: m.id, ok: true });
+      case 'copy': {
+        const loaded = await db!.transaction(async (tx) => {
+          const rows: number[] = [];
+          for (const load of m.loads)
+            rows.push((await tx.query(load.sql, [], { blob: new Blob([load.data]) })).affectedRows ?? 0);
+          return rows;
+        });
+        return reply({ id: m.id, ok: true, result: loaded });
+      }
       case 'begin': {
         // The transaction stays open until `end` arrives; PGlite holds other queries back meanwhile.
         let opened = false;
@@ -85,6 +114,7 @@ async function handle(m: WorkerRequest): Promise<void> {
         return reply({ id: m.id, ok: true });
       }
       case 'close':
+        clearInterval(checkpoints);
         await db?.close();
         reply({ id: m.id, ok: true });
         return parentPort!.close();

@@ -6,6 +6,7 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { AttemptRecord, RequestContext } from '../pipeline/types.ts';
 import type { ObservationRow } from '../store/repos/observations.ts';
 import { endUserOf, type CallerContext } from './caller-context.ts';
+import { isoTime } from './iso-time.ts';
 import { redactionRecords, redactor } from './redact.ts';
 import type { TraceItem } from './trace-item.ts';
 
@@ -110,8 +111,8 @@ export function gatewayTrace(ctx: RequestContext, options: TraceOptions): TraceI
       id: ctx.id,
       name: ctx.route === 'chat' ? 'chat.completions' : 'embeddings',
       status: failed ? 'error' : 'completed',
-      startTime: new Date(ctx.receivedAt).toISOString(),
-      endTime: new Date(options.now).toISOString(),
+      startTime: isoTime(ctx.receivedAt),
+      endTime: isoTime(options.now),
       input: options.recordContent ? redact(requestInput(ctx)) : null,
       output: redact(options.recordContent ? responseOutput(ctx, options) : failed ? errorOutput(ctx) : null),
       metadata,
@@ -170,9 +171,9 @@ function attemptObservation(
     parentObservationId: null,
     type: 'GENERATION',
     name: `attempt ${index + 1}: ${a.d}`,
-    startTime: new Date(start).toISOString(),
-    endTime: new Date(end).toISOString(),
-    completionStartTime: streamed ? new Date(start + a.ms).toISOString() : null,
+    startTime: isoTime(start),
+    endTime: isoTime(end),
+    completionStartTime: streamed ? isoTime(start + a.ms) : null,
     status: a.o,
     level: a.o === 'ok' ? 'DEFAULT' : a.o === 'failed' ? 'ERROR' : 'WARNING',
     statusMessage: redact(a.why ?? null),

@@ -4,6 +4,7 @@ import { RollupFlusher } from '../metrics/rollup-flusher.ts';
 import type { Database } from '../store/database.ts';
 import { DurableWriter, type DurableWriterOptions, type DurableWriterStats } from '../store/durable-writer.ts';
 import type { TraceItem } from './trace-item.ts';
+import { journalLine } from './trace-text.ts';
 import { writeTraceBatch } from './write-trace-batch.ts';
 
 /** Where plugins hand finished traces; never blocks, never throws. */
@@ -31,6 +32,7 @@ export class TraceWriter implements TraceSink {
       noun: 'trace',
       write: (batch) => writeTraceBatch(db, batch, rollups),
       describe: (item) => ({ traceId: item.trace.id, projectId: item.trace.projectId }),
+      line: journalLine,
     });
   }
 

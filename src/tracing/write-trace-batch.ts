@@ -6,6 +6,7 @@ import type { RollupFlusher } from '../metrics/rollup-flusher.ts';
 import type { Queryable } from '../store/database.ts';
 import { insertTraceBatch } from '../store/repos/trace-batch.ts';
 import type { TraceItem } from './trace-item.ts';
+import { batchJson } from './trace-text.ts';
 
 export async function writeTraceBatch(
   db: Queryable,
@@ -16,6 +17,7 @@ export async function writeTraceBatch(
     db,
     batch.map((b) => b.trace),
     batch.flatMap((b) => b.observations),
+    () => batchJson(batch),
   );
   rollups.add(oncePerTrace(batch));
 }

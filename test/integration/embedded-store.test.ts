@@ -1,10 +1,11 @@
-// The embedded store (PGlite on its own thread): sized for living inside the gateway's process, and a fresh data
-// directory is created, then served, by a new thread each time.
+// The embedded store (PGlite on its own thread): sized for living inside the gateway's process, a fresh data
+// directory is created, then served, by a new thread each time, and its WAL is checkpointed while it is open.
 import t from 'tap';
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readdirSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPglite } from '../../src/store/pglite-database.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-embedded-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -34,4 +35,33 @@ t.test('reopened, the same rows and the same settings', async (t) => {
   t.same((await db.query('select id, note from kept')).rows, [{ id: 1, note: 'written by the first start' }]);
   t.equal((await settings(db))[0].setting, '2048');
   await db.close();
+});
+
+/** Bytes the files under `path` use on disk. */
+function diskUsage(path: string): number {
+  const stat = lstatSync(path);
+  if (!stat.isDirectory()) return stat.blocks * 512;
+  return readdirSync(path).reduce((sum, name) => sum + diskUsage(join(path, name)), stat.blocks * 512);
+}
+
+t.test('while open, the WAL is checkpointed once 128 MB are written, so pg_wal does not keep growing', async (t) => {
+  const db = await openPglite(dir);
+  t.teardown(() => db.close());
+  const walSinceCheckpoint = async () =>
+    Number(
+      (
+        await db.query<{ bytes: string }>(
+          'SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), redo_lsn)::text AS bytes FROM pg_control_checkpoint()',
+        )
+      ).rows[0].bytes,
+    );
+  await db.exec('create table filler (t text)');
+  const MB = 2 ** 20;
+  // Two rounds of about 150 MB of WAL each (1 KB rows); without checkpoints pg_wal would hold both.
+  for (let round = 1; round <= 2; round++) {
+    await db.exec('insert into filler select repeat(md5(i::text), 32) from generate_series(1, 140000) i');
+    await waitFor(`round ${round}: a checkpoint`, async () => (await walSinceCheckpoint()) < 128 * MB, 15_000);
+  }
+  const wal = diskUsage(join(dir, 'pglite', 'pg_wal'));
+  t.ok(wal < 250 * MB, `pg_wal holds ${Math.round(wal / MB)} MB after 300 MB of WAL`);
 });

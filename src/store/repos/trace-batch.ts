@@ -1,135 +1,146 @@
 // Writes whole trace and observation rows, many in one statement (the trace writer, ingestion, the REST API).
+// Rows travel as JSON text whose keys are the rows' own field names (jsonb_to_recordset matches them to quoted
+// column definitions), so no record is rebuilt per row before serialising it. On the embedded store the trace
+// writer's batches go in with COPY instead (docs/decisions.md "Trace batches on the embedded store: COPY").
 import type { Queryable } from '../database.ts';
+import { bulkLoader } from '../pglite-database.ts';
 import type { ObservationRow } from './observations.ts';
 import { num } from './rows.ts';
 import type { TraceRow } from './traces.ts';
 
-const TRACE_COLUMNS: [keyof TraceRow, string, string][] = [
-  ['projectId', 'project_id', 'text'],
-  ['id', 'id', 'text'],
-  ['name', 'name', 'text'],
-  ['status', 'status', 'text'],
-  ['startTime', 'start_time', 'timestamptz'],
-  ['endTime', 'end_time', 'timestamptz'],
-  ['input', 'input', 'jsonb'],
-  ['output', 'output', 'jsonb'],
-  ['metadata', 'metadata', 'jsonb'],
-  ['tags', 'tags', 'jsonb'],
-  ['userId', 'user_id', 'text'],
-  ['sessionId', 'session_id', 'text'],
-  ['agentId', 'agent_id', 'text'],
-  ['source', 'source', 'text'],
-  ['modelGroup', 'model_group', 'text'],
-  ['deployment', 'deployment', 'text'],
-  ['statusCode', 'status_code', 'integer'],
-  ['errorCode', 'error_code', 'text'],
-  ['cacheHit', 'cache_hit', 'boolean'],
-  ['parentTraceId', 'parent_trace_id', 'text'],
-  ['parentSpanId', 'parent_span_id', 'text'],
-  ['environment', 'environment', 'text'],
-  ['release', 'release', 'text'],
-  ['version', 'version', 'text'],
-  ['public', 'public', 'boolean'],
+interface Column {
+  /** The row's field, and the key in its JSON text. */
+  key: string;
+  name: string;
+  type: string;
+  /** Stored for a field absent or null, as Postgres reads it in text. */
+  fallback?: string;
+}
+
+const column = (key: string, name: string, type: string, fallback?: string): Column => ({ key, name, type, fallback });
+
+const TRACE_COLUMNS: Column[] = [
+  column('projectId', 'project_id', 'text'),
+  column('id', 'id', 'text'),
+  column('name', 'name', 'text'),
+  column('status', 'status', 'text'),
+  column('startTime', 'start_time', 'timestamptz'),
+  column('endTime', 'end_time', 'timestamptz'),
+  column('input', 'input', 'jsonb'),
+  column('output', 'output', 'jsonb'),
+  column('metadata', 'metadata', 'jsonb', '{}'),
+  column('tags', 'tags', 'jsonb', '{}'),
+  column('userId', 'user_id', 'text'),
+  column('sessionId', 'session_id', 'text'),
+  column('agentId', 'agent_id', 'text'),
+  column('source', 'source', 'text'),
+  column('modelGroup', 'model_group', 'text'),
+  column('deployment', 'deployment', 'text'),
+  column('statusCode', 'status_code', 'integer'),
+  column('errorCode', 'error_code', 'text'),
+  column('cacheHit', 'cache_hit', 'boolean'),
+  column('parentTraceId', 'parent_trace_id', 'text'),
+  column('parentSpanId', 'parent_span_id', 'text'),
+  column('environment', 'environment', 'text', 'default'),
+  column('release', 'release', 'text'),
+  column('version', 'version', 'text'),
+  column('public', 'public', 'boolean', 'false'),
 ];
 
-const OBSERVATION_COLUMNS: [keyof ObservationRow, string, string][] = [
-  ['projectId', 'project_id', 'text'],
-  ['id', 'id', 'text'],
-  ['traceId', 'trace_id', 'text'],
-  ['parentObservationId', 'parent_observation_id', 'text'],
-  ['type', 'type', 'text'],
-  ['name', 'name', 'text'],
-  ['startTime', 'start_time', 'timestamptz'],
-  ['endTime', 'end_time', 'timestamptz'],
-  ['completionStartTime', 'completion_start_time', 'timestamptz'],
-  ['status', 'status', 'text'],
-  ['level', 'level', 'text'],
-  ['statusMessage', 'status_message', 'text'],
-  ['attributes', 'attributes', 'jsonb'],
-  ['input', 'input', 'jsonb'],
-  ['output', 'output', 'jsonb'],
-  ['model', 'model', 'text'],
-  ['modelParameters', 'model_parameters', 'jsonb'],
-  ['usageDetails', 'usage_details', 'jsonb'],
-  ['costDetails', 'cost_details', 'jsonb'],
-  ['totalTokens', 'total_tokens', 'bigint'],
-  ['totalCost', 'total_cost', 'double precision'],
-  ['environment', 'environment', 'text'],
-  ['version', 'version', 'text'],
-  ['promptName', 'prompt_name', 'text'],
-  ['promptVersion', 'prompt_version', 'integer'],
+const OBSERVATION_COLUMNS: Column[] = [
+  column('projectId', 'project_id', 'text'),
+  column('id', 'id', 'text'),
+  column('traceId', 'trace_id', 'text'),
+  column('parentObservationId', 'parent_observation_id', 'text'),
+  column('type', 'type', 'text'),
+  column('name', 'name', 'text'),
+  column('startTime', 'start_time', 'timestamptz'),
+  column('endTime', 'end_time', 'timestamptz'),
+  column('completionStartTime', 'completion_start_time', 'timestamptz'),
+  column('status', 'status', 'text'),
+  column('level', 'level', 'text', 'DEFAULT'),
+  column('statusMessage', 'status_message', 'text'),
+  column('attributes', 'attributes', 'jsonb', '{}'),
+  column('input', 'input', 'jsonb'),
+  column('output', 'output', 'jsonb'),
+  column('model', 'model', 'text'),
+  column('modelParameters', 'model_parameters', 'jsonb'),
+  column('usageDetails', 'usage_details', 'jsonb', '{}'),
+  column('costDetails', 'cost_details', 'jsonb', '{}'),
+  column('totalTokens', 'total_tokens', 'bigint', '0'),
+  column('totalCost', 'total_cost', 'double precision', '0'),
+  column('environment', 'environment', 'text', 'default'),
+  column('version', 'version', 'text'),
+  column('promptName', 'prompt_name', 'text'),
+  column('promptVersion', 'prompt_version', 'integer'),
 ];
-
-const DEFAULTS: Record<string, unknown> = {
-  metadata: {},
-  tags: {},
-  attributes: {},
-  usage_details: {},
-  cost_details: {},
-  level: 'DEFAULT',
-  environment: 'default',
-  total_tokens: 0,
-  total_cost: 0,
-  public: false,
-};
 
 /**
- * Inserts many rows in one statement: the batch travels as one JSON parameter expanded by jsonb_to_recordset, so
- * the statement text and parameter count do not grow with the batch. Rows already stored (same project and id)
- * are left as they are, which makes replaying a batch after a failure harmless.
+ * Inserts the rows of a JSON array (parameter `param`), expanded by jsonb_to_recordset, so the statement text and
+ * parameter count do not grow with the batch. Rows already stored (same project and id) are left as they are, which
+ * makes replaying a batch after a failure harmless; with `replace` they are overwritten instead (created_at kept).
  */
-async function insertRows<T>(
-  db: Queryable,
-  table: string,
-  columns: [keyof T, string, string][],
-  rows: readonly T[],
-): Promise<number> {
-  if (rows.length === 0) return 0;
-  const r = await db.query(insertSql(table, columns, '$1'), [jsonbText(recordsOf(columns, rows))]);
-  return r.rowCount;
-}
-
-function recordsOf<T>(columns: [keyof T, string, string][], rows: readonly T[]): Record<string, unknown>[] {
-  return rows.map((row) => {
-    const out: Record<string, unknown> = {};
-    for (const [key, column] of columns) {
-      const value = (row as Record<string, unknown>)[key as string];
-      out[column] = value === undefined ? (DEFAULTS[column] ?? null) : value;
-    }
-    return out;
-  });
-}
-
-function insertSql<T>(table: string, columns: [keyof T, string, string][], param: string, replace = false): string {
-  const names = columns.map(([, c]) => c).join(', ');
-  const defs = columns.map(([, c, type]) => `${c} ${type}`).join(', ');
+function insertSql(table: string, columns: Column[], param: string, replace = false): string {
+  const names = columns.map((c) => c.name).join(', ');
+  const values = columns
+    .map((c) => (c.fallback === undefined ? `r."${c.key}"` : `COALESCE(r."${c.key}", '${c.fallback}'::${c.type})`))
+    .join(', ');
+  const defs = columns.map((c) => `"${c.key}" ${c.type}`).join(', ');
   const onConflict = replace
     ? `DO UPDATE SET ${columns
-        .map(([, c]) => c)
-        .filter((c) => c !== 'project_id' && c !== 'id')
-        .map((c) => `${c} = EXCLUDED.${c}`)
+        .filter((c) => c.name !== 'project_id' && c.name !== 'id')
+        .map((c) => `${c.name} = EXCLUDED.${c.name}`)
         .join(', ')}, updated_at = now()`
     : 'DO NOTHING';
-  return `INSERT INTO ${table} (${names}) SELECT ${names} FROM jsonb_to_recordset(${param}::text::jsonb) AS r(${defs}) ON CONFLICT (project_id, id) ${onConflict}`;
+  return `INSERT INTO ${table} (${names}) SELECT ${values} FROM jsonb_to_recordset(${param}::text::jsonb) AS r(${defs}) ON CONFLICT (project_id, id) ${onConflict}`;
 }
 
 const TRACE_BATCH_SQL = `WITH t AS (${insertSql('traces', TRACE_COLUMNS, '$1')} RETURNING 1),
   o AS (${insertSql('observations', OBSERVATION_COLUMNS, '$2')} RETURNING 1)
   SELECT (SELECT count(*) FROM t) AS traces, (SELECT count(*) FROM o) AS observations`;
 
+const copySql = (table: string, columns: Column[]) =>
+  `COPY ${table} (${columns.map((c) => c.name).join(', ')}) FROM '/dev/blob'`;
+const COPY_TRACES = copySql('traces', TRACE_COLUMNS);
+const COPY_OBSERVATIONS = copySql('observations', OBSERVATION_COLUMNS);
+
+/** JSON text of a batch's rows: arrays of trace and of observation rows, each made with storableJson. */
+export interface TraceBatchJson {
+  traces: string;
+  observations: string;
+}
+
 /**
- * Traces and their observations in one statement (so all or nothing without a transaction of several round trips,
- * and without holding a pooled connection across them); rows already stored are skipped. Returns the rows inserted.
+ * Traces and their observations, all or nothing: on PostgreSQL in one statement (no transaction of several round
+ * trips, no pooled connection held across them), on the embedded store as two COPYs in one transaction. Rows already
+ * stored are skipped. Returns the rows inserted. `json` gives the rows' JSON text when the caller has it already (the
+ * trace writer made it for its journal).
  */
 export async function insertTraceBatch(
   db: Queryable,
   traces: readonly TraceRow[],
   observations: readonly ObservationRow[],
+  json: () => TraceBatchJson = () => ({ traces: storableJson(traces), observations: storableJson(observations) }),
 ): Promise<{ traces: number; observations: number }> {
   if (traces.length === 0 && observations.length === 0) return { traces: 0, observations: 0 };
+  const loader = bulkLoader(db);
+  if (loader) {
+    try {
+      const [t, o] = await loader.copyFrom([
+        { sql: COPY_TRACES, data: copyText(TRACE_COLUMNS, traces) },
+        { sql: COPY_OBSERVATIONS, data: copyText(OBSERVATION_COLUMNS, observations) },
+      ]);
+      return { traces: t, observations: o };
+    } catch (err) {
+      // COPY cannot skip rows already stored (a replayed batch) and stops at the first row refused: the statement
+      // below settles both, and throws what the durable writer needs to find a refused row.
+      if (typeof (err as { code?: unknown } | null)?.code !== 'string') throw err;
+    }
+  }
+  const text = json();
   const r = await db.query<{ traces: unknown; observations: unknown }>(TRACE_BATCH_SQL, [
-    jsonbText(recordsOf(TRACE_COLUMNS, traces)),
-    jsonbText(recordsOf(OBSERVATION_COLUMNS, observations)),
+    text.traces,
+    text.observations,
   ]);
   return { traces: num(r.rows[0].traces), observations: num(r.rows[0].observations) };
 }
@@ -150,11 +161,51 @@ function storable(value: unknown): unknown {
 /**
  * JSON text jsonb accepts. JavaScript strings (and the JSON a client sends) may hold U+0000 and unpaired surrogates;
  * jsonb refuses both, and one such character would fail the whole batch on every retry. NULs are dropped and lone
- * surrogates become U+FFFD, in keys and values; the common case pays one regex test.
+ * surrogates become U+FFFD, in keys and values.
  */
-function jsonbText(value: unknown): string {
+export function storableJson(value: unknown): string {
   const text = JSON.stringify(value);
-  return /\\u0000|\\ud[89a-f]/i.test(text) ? JSON.stringify(storable(JSON.parse(text))) : text;
+  // JSON.stringify writes both as \u escapes: most texts have none, and a substring search is cheaper than the regex.
+  return text.includes('\\u') && /\\u0000|\\ud[89a-f]/i.test(text) ? JSON.stringify(storable(JSON.parse(text))) : text;
+}
+
+/** Characters COPY's text format gives a meaning to, and U+0000, which no text column holds. */
+const COPY_SPECIAL = /[\\\t\n\r\u0000]/;
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\u0000': '' };
+
+function copyEscaped(text: string): string {
+  return COPY_SPECIAL.test(text) ? text.replace(/[\\\t\n\r\u0000]/g, (c) => COPY_ESCAPES[c]) : text;
+}
+
+/**
+ * One value in COPY's text format: stored as the JSON path would store it. Lone surrogates need no work here: the
+ * UTF-8 encoding of the data replaces them with U+FFFD, as storableJson does.
+ */
+function copyValue(value: unknown, c: Column): string {
+  if (value === null || value === undefined || (typeof value === 'number' && !Number.isFinite(value)))
+    return c.fallback ?? '\\N';
+  // JSON text escapes every control character, so only its backslashes need doubling.
+  if (c.type === 'jsonb') return storableJson(value).replaceAll('\\', '\\\\');
+  if (typeof value === 'string') return copyEscaped(value);
+  return String(value);
+}
+
+/** Rows as COPY's text format reads them: tab-separated values, one row a line. */
+function copyText(columns: Column[], rows: readonly object[]): string {
+  let out = '';
+  for (const row of rows) {
+    const r = row as Record<string, unknown>;
+    let line = copyValue(r[columns[0].key], columns[0]);
+    for (let i = 1; i < columns.length; i++) line += `\t${copyValue(r[columns[i].key], columns[i])}`;
+    out += `${line}\n`;
+  }
+  return out;
+}
+
+/** Rows of one table in one statement (the REST API's single rows); returns how many were inserted. */
+async function insertRows(db: Queryable, table: string, columns: Column[], rows: readonly object[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  return (await db.query(insertSql(table, columns, '$1'), [storableJson(rows)])).rowCount;
 }
 
 export const insertTraces = (db: Queryable, rows: readonly TraceRow[]) => insertRows(db, 'traces', TRACE_COLUMNS, rows);
@@ -170,10 +221,7 @@ export async function upsertTraceBatch(
   traces: readonly TraceRow[],
   observations: readonly ObservationRow[],
 ): Promise<void> {
-  if (traces.length > 0)
-    await db.query(insertSql('traces', TRACE_COLUMNS, '$1', true), [jsonbText(recordsOf(TRACE_COLUMNS, traces))]);
+  if (traces.length > 0) await db.query(insertSql('traces', TRACE_COLUMNS, '$1', true), [storableJson(traces)]);
   if (observations.length > 0)
-    await db.query(insertSql('observations', OBSERVATION_COLUMNS, '$1', true), [
-      jsonbText(recordsOf(OBSERVATION_COLUMNS, observations)),
-    ]);
+    await db.query(insertSql('observations', OBSERVATION_COLUMNS, '$1', true), [storableJson(observations)]);
 }
