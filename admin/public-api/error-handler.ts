@@ -3,7 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../../src/telemetry/logger.ts';
-import { invalidRequestData, PublicApiError, type PublicErrorBody } from './public-error.ts';
+import { StatementTimeoutError } from '../../src/store/database.ts';
+import { invalidRequestData, PublicApiError, REQUEST_TIMED_OUT, type PublicErrorBody } from './public-error.ts';
 import { describeAjvError } from '../../src/validation/ajv-errors.ts';
 
 const FRAMING_ERRORS: Record<string, [number, PublicErrorBody['error']]> = {
@@ -11,8 +12,20 @@ const FRAMING_ERRORS: Record<string, [number, PublicErrorBody['error']]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: [413, 'PayloadTooLargeError'],
 };
 
+/** Langfuse's answer when a read runs out of resources: 422, so that clients narrow the query rather than retry it. */
+const requestTimedOut = (err: StatementTimeoutError) => ({
+  status: 422,
+  body: {
+    message:
+      `Your query did not finish within its time limit (${err.timeoutMs} ms). Please narrow your request with more ` +
+      'specific filters (e.g. a shorter time range, a name, a userId or a sessionId).',
+    error: REQUEST_TIMED_OUT,
+  } satisfies PublicErrorBody,
+});
+
 function toPublicError(err: FastifyError): PublicApiError | { status: number; body: PublicErrorBody } | undefined {
   if (err instanceof PublicApiError) return err;
+  if (err instanceof StatementTimeoutError) return requestTimedOut(err);
   if (err.validation)
     return invalidRequestData(err.validation.map((e) => describeAjvError(e as Parameters<typeof describeAjvError>[0])));
   const framing = err.code ? FRAMING_ERRORS[err.code] : undefined;
@@ -25,6 +38,8 @@ function toPublicError(err: FastifyError): PublicApiError | { status: number; bo
 
 export function publicErrorHandler(log: Logger) {
   return (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof StatementTimeoutError)
+      log.warn('public API query timed out', { method: req.method, url: req.url, timeoutMs: err.timeoutMs });
     const known = toPublicError(err);
     if (known) return reply.code(known.status).send(known.body);
     const errorId = randomUUID();

@@ -17,10 +17,13 @@ export const PUBLIC_ERROR_STATUS = {
 
 export type PublicErrorName = keyof typeof PUBLIC_ERROR_STATUS;
 
+/** Langfuse's `error` for a read that ran out of its resources (its ClickHouse limits, here the query time limit). */
+export const REQUEST_TIMED_OUT = 'Request timed out';
+
 export interface PublicErrorBody {
   message: string;
   /** The error class name, or the list of issues for `Invalid request data`. */
-  error: PublicErrorName | ValidationIssue[];
+  error: PublicErrorName | typeof REQUEST_TIMED_OUT | ValidationIssue[];
   details?: Record<string, unknown>;
 }
 

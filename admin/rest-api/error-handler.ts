@@ -2,6 +2,7 @@
 // unexpected one is logged once here, with an error id the caller also sees.
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { StatementTimeoutError } from '../../src/store/database.ts';
 import { storeUnreachable } from '../../src/store/store-unreachable.ts';
 import type { Logger } from '../../src/telemetry/logger.ts';
 import { JSON_TOO_DEEP, MAX_JSON_DEPTH } from '../../src/validation/json-depth.ts';
@@ -19,6 +20,13 @@ const FRAMING: Record<string, { field?: string; reason: string }> = {
 
 function toRestError(err: FastifyError): RestApiError | undefined {
   if (err instanceof RestApiError) return err;
+  if (err instanceof StatementTimeoutError)
+    return new RestApiError(
+      'query_timeout',
+      `The query did not finish within its time limit (${err.timeoutMs} ms). Narrow it (a shorter startDate to ` +
+        'endDate range, a status or an agent) and try again.',
+      { reason: 'query timeout', timeoutMs: err.timeoutMs },
+    );
   if (err.validation) return validationError(err.validation, err.validationContext);
   const framing = err.code ? FRAMING[err.code] : undefined;
   if (framing) {
@@ -45,6 +53,8 @@ function toRestError(err: FastifyError): RestApiError | undefined {
 
 export function restErrorHandler(log: Logger) {
   return (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof StatementTimeoutError)
+      log.warn('REST API query timed out', { requestId: requestIdOf(req), url: req.url, timeoutMs: err.timeoutMs });
     const known = toRestError(err);
     if (known) return reply.code(known.status).send(known.body());
     const errorId = randomUUID();

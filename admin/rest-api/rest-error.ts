@@ -6,6 +6,7 @@ export const REST_ERROR_STATUS = {
   authentication_failed: 401,
   permission_denied: 403,
   not_found: 404,
+  query_timeout: 422,
   rate_limit_exceeded: 429,
   internal_error: 500,
   service_unavailable: 503,

@@ -134,6 +134,8 @@ export interface GatewayConfig {
     max_key_staleness_s: number;
     trace_queue_capacity: number;
     trace_batch_size: number;
+    /** Time limit of each store query behind the REST and public API reads (lists and gets). */
+    query_timeout_ms: number;
     /** Empty: LLM connection secrets are encrypted with a key generated once and kept in the store. */
     encryption_key: string;
   };

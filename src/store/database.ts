@@ -8,9 +8,34 @@ export interface QueryResult<R> {
 }
 
 export interface Queryable {
-  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+  query<R = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+    options?: QueryOptions,
+  ): Promise<QueryResult<R>>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
+}
+
+/**
+ * Settings of one statement, for the PostgreSQL store's queries outside a transaction (each then runs in a short
+ * transaction of its own that sets them with SET LOCAL). Ignored inside a transaction, and by the embedded store.
+ */
+export interface QueryOptions {
+  /** Cancels the statement once it has run this long (statement_timeout; SQLSTATE 57014). */
+  statementTimeoutMs?: number;
+  /**
+   * Plans the statement to read an index in the order of its ORDER BY and stop at its LIMIT: no bitmap scans, and a
+   * full sort only where no index gives the order (enable_bitmapscan and enable_sort off). Without statistics (a
+   * fresh store) the planner takes every filter for rare and would rather collect every match and sort it, which at
+   * millions of rows takes seconds. For lists whose filters each have an index in list order, or no index at all.
+   */
+  indexOrder?: boolean;
+  /**
+   * false: no JIT compilation (jit off). An interactive read then never spends tens of milliseconds compiling a plan
+   * whose estimated cost is high only because the planner, without statistics, misjudged a few rows for many.
+   */
+  jit?: boolean;
 }
 
 export interface Database extends Queryable {
@@ -18,6 +43,36 @@ export interface Database extends Queryable {
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+}
+
+/** A query of `withStatementTimeout` that ran out of its time. */
+export class StatementTimeoutError extends Error {
+  readonly timeoutMs: number;
+  constructor(timeoutMs: number, cause: unknown) {
+    super(`the statement was cancelled after ${timeoutMs} ms`, { cause });
+    this.name = 'StatementTimeoutError';
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** PostgreSQL's query_canceled, which a statement_timeout raises. */
+const QUERY_CANCELED = '57014';
+
+/**
+ * `db` for the admin surfaces' reads: each query limited to `timeoutMs` (store.query_timeout_ms), without JIT. A query
+ * cancelled by the limit throws StatementTimeoutError. Writers and the gateway use `db` itself, unlimited.
+ */
+export function withStatementTimeout(db: Database, timeoutMs: number): Queryable {
+  return {
+    async query<R>(sql: string, params?: readonly unknown[], options?: QueryOptions) {
+      try {
+        return await db.query<R>(sql, params, { ...options, statementTimeoutMs: timeoutMs, jit: false });
+      } catch (err) {
+        throw (err as { code?: unknown }).code === QUERY_CANCELED ? new StatementTimeoutError(timeoutMs, err) : err;
+      }
+    },
+    exec: (sql: string) => db.exec(sql),
+  };
 }
 
 export interface StoreLocation {

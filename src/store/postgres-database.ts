@@ -1,5 +1,15 @@
 import pg from 'pg';
-import type { Database, Queryable, QueryResult } from './database.ts';
+import type { Database, Queryable, QueryOptions, QueryResult } from './database.ts';
+
+/** The SET LOCAL assignments a query's options stand for. */
+function settingsOf(options: QueryOptions | undefined): string[] {
+  const settings: string[] = [];
+  if (options?.statementTimeoutMs !== undefined)
+    settings.push(`statement_timeout = ${Math.max(1, Math.round(options.statementTimeoutMs))}`);
+  if (options?.indexOrder) settings.push('enable_bitmapscan = off', 'enable_sort = off');
+  if (options?.jit === false) settings.push('jit = off');
+  return settings;
+}
 
 export function openPostgres(url: string): Database {
   const pool = new pg.Pool({
@@ -22,9 +32,17 @@ export function openPostgres(url: string): Database {
     },
   });
   const base = over(pool);
-  return {
+  const db: Database = {
     kind: 'postgres',
-    query: base.query,
+    query(sql, params, options) {
+      const settings = settingsOf(options);
+      if (settings.length === 0) return base.query(sql, params);
+      // SET LOCAL ends with the transaction, so the pooled connection goes back with its defaults.
+      return db.transaction(async (tx) => {
+        await tx.exec(settings.map((setting) => `SET LOCAL ${setting}`).join('; '));
+        return tx.query(sql, params);
+      });
+    },
     exec: base.exec,
     async transaction(work) {
       const client = await pool.connect();
@@ -50,4 +68,5 @@ export function openPostgres(url: string): Database {
     },
     close: () => pool.end(),
   };
+  return db;
 }

@@ -191,6 +191,7 @@ t.test('defaults are applied', async (t) => {
     max_key_staleness_s: 120,
     trace_queue_capacity: 10000,
     trace_batch_size: 500,
+    query_timeout_ms: 5000,
     redis_url: '',
     redis_prefix: 'svc:',
     encryption_key: '',

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import querySchema from '../../../schemas/api/public-observations-v2-query.json' with { type: 'json' };
 import type { ModelDefinition } from '../../../src/pricing/model-definition.ts';
 import { observationModels } from '../../../src/pricing/observation-model.ts';
+import { withStatementTimeout } from '../../../src/store/database.ts';
 import { OBSERVATION_FILTER_COLUMNS } from '../../../src/store/repos/filter-columns.ts';
 import { isIsoTimestamp } from '../../../src/store/repos/structured-filter.ts';
 import { getTracesByIds, type StoredTrace } from '../../../src/store/repos/traces.ts';
@@ -206,8 +207,9 @@ export function registerPublicObservationsV2(app: FastifyInstance, ctx: AdminCon
           },
         ]);
       const after = cursor === undefined ? undefined : decodeCursor(cursor);
+      const db = withStatementTimeout(ctx.db, ctx.config().store.query_timeout_ms);
       // One row more than the page tells whether another page follows.
-      const { data } = await listObservations(ctx.db, projectId, {
+      const { data } = await listObservations(db, projectId, {
         ...exact,
         root: isRootObservation,
         environments: listParam(environment),
@@ -223,9 +225,7 @@ export function registerPublicObservationsV2(app: FastifyInstance, ctx: AdminCon
       const groups = groupsOf(fields);
       const needsTrace = groups.has('basic') || groups.has('trace_context');
       const traces = needsTrace
-        ? new Map(
-            (await getTracesByIds(ctx.db, projectId, [...new Set(page.map((o) => o.traceId))])).map((t) => [t.id, t]),
-          )
+        ? new Map((await getTracesByIds(db, projectId, [...new Set(page.map((o) => o.traceId))])).map((t) => [t.id, t]))
         : new Map<string, StoredTrace>();
       const expanded = new Set(
         (expandMetadata ?? '')
@@ -233,7 +233,7 @@ export function registerPublicObservationsV2(app: FastifyInstance, ctx: AdminCon
           .map((k) => k.trim())
           .filter(Boolean),
       );
-      const modelOf = groups.has('model') ? await observationModels(ctx.db, projectId) : () => undefined;
+      const modelOf = groups.has('model') ? await observationModels(db, projectId) : () => undefined;
       return {
         data: page.map((o) => observationV2(o, traces.get(o.traceId), modelOf(o), groups, expanded)),
         meta: data.length > limit ? { cursor: encodeCursor(page[page.length - 1]) } : {},

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import querySchema from '../../../schemas/api/public-observations-query.json' with { type: 'json' };
 import { observationModels } from '../../../src/pricing/observation-model.ts';
+import { withStatementTimeout } from '../../../src/store/database.ts';
 import { OBSERVATION_FILTER_COLUMNS } from '../../../src/store/repos/filter-columns.ts';
 import { getObservation, listObservations, type ObservationFilter } from '../../../src/store/repos/observations.ts';
 import type { AdminContext } from '../../context.ts';
@@ -44,7 +45,8 @@ export function registerPublicObservations(app: FastifyInstance, ctx: AdminConte
       const { conditions, query } = readFilterParam(req.query, OBSERVATION_FILTER_COLUMNS, SIMPLE_OBSERVATION_PARAMS);
       const { page, limit, environment, fromStartTime, toStartTime, ...exact } = query;
       const projectId = projectOf(req).id;
-      const { data, total } = await listObservations(ctx.db, projectId, {
+      const db = withStatementTimeout(ctx.db, ctx.config().store.query_timeout_ms);
+      const { data, total } = await listObservations(db, projectId, {
         ...exact,
         conditions,
         environments: listParam(environment),
@@ -53,7 +55,7 @@ export function registerPublicObservations(app: FastifyInstance, ctx: AdminConte
         limit,
         offset: pageOffset({ page, limit }),
       });
-      const modelOf = await observationModels(ctx.db, projectId);
+      const modelOf = await observationModels(db, projectId);
       return { data: data.map((o) => publicObservation(o, modelOf(o))), meta: pageMeta({ page, limit }, total) };
     },
   );
@@ -64,10 +66,11 @@ export function registerPublicObservations(app: FastifyInstance, ctx: AdminConte
     async (req) => {
       const { observationId } = req.params;
       const projectId = projectOf(req).id;
-      const observation = await getObservation(ctx.db, projectId, observationId);
+      const db = withStatementTimeout(ctx.db, ctx.config().store.query_timeout_ms);
+      const observation = await getObservation(db, projectId, observationId);
       if (!observation)
         throw new PublicApiError('NotFoundError', `Observation ${observationId} not found within authorized project`);
-      return publicObservation(observation, (await observationModels(ctx.db, projectId))(observation));
+      return publicObservation(observation, (await observationModels(db, projectId))(observation));
     },
   );
 }

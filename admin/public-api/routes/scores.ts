@@ -6,6 +6,7 @@ import querySchema from '../../../schemas/api/public-scores-query.json' with { t
 import { checkScoreBody } from '../../../src/ingestion/event-schema.ts';
 import { scoreRowOf } from '../../../src/ingestion/score-input.ts';
 import { storableScoreIssues } from '../../../src/ingestion/storable-event.ts';
+import { withStatementTimeout } from '../../../src/store/database.ts';
 import { SCORE_FILTER_COLUMNS } from '../../../src/store/repos/filter-columns.ts';
 import { getScoreConfigsByIds } from '../../../src/store/repos/score-configs.ts';
 import {
@@ -117,7 +118,8 @@ async function createScores(ctx: AdminContext, req: FastifyRequest, reply: Fasti
 async function listProjectScores(ctx: AdminContext, req: ScoresRequest, traceScoresOnly: boolean) {
   const project = projectOf(req);
   const { conditions, query: q } = readFilterParam(req.query, SCORE_FILTER_COLUMNS, SIMPLE_SCORE_PARAMS);
-  const { data, total } = await listScores(ctx.db, project.id, {
+  const db = withStatementTimeout(ctx.db, ctx.config().store.query_timeout_ms);
+  const { data, total } = await listScores(db, project.id, {
     traceScoresOnly,
     name: q.name,
     userId: q.userId,
@@ -154,7 +156,8 @@ async function listProjectScores(ctx: AdminContext, req: ScoresRequest, traceSco
 }
 
 async function oneScore(ctx: AdminContext, req: FastifyRequest<{ Params: IdParams }>, traceScoresOnly: boolean) {
-  const score = await getScore(ctx.db, projectOf(req).id, req.params.id, { traceScoresOnly });
+  const db = withStatementTimeout(ctx.db, ctx.config().store.query_timeout_ms);
+  const score = await getScore(db, projectOf(req).id, req.params.id, { traceScoresOnly });
   if (!score) throw scoreNotFound();
   return publicScore(score);
 }

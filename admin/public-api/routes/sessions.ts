@@ -2,6 +2,7 @@
 // of the project's traces, created when its first trace started.
 import type { FastifyInstance } from 'fastify';
 import querySchema from '../../../schemas/api/public-sessions-query.json' with { type: 'json' };
+import { withStatementTimeout } from '../../../src/store/database.ts';
 import { getSession, listSessions } from '../../../src/store/repos/sessions.ts';
 import type { AdminContext } from '../../context.ts';
 import { pageMeta, pageOffset } from '../paging.ts';
@@ -23,7 +24,8 @@ export function registerPublicSessions(app: FastifyInstance, ctx: AdminContext):
     { schema: { querystring: querySchema }, onRequest: requireKey(ctx, 'project') },
     async (req) => {
       const q = req.query;
-      const { data, total } = await listSessions(ctx.db, projectOf(req).id, {
+      const db = withStatementTimeout(ctx.db, ctx.config().store.query_timeout_ms);
+      const { data, total } = await listSessions(db, projectOf(req).id, {
         from: q.fromTimestamp,
         to: q.toTimestamp,
         environments: q.environment,
@@ -39,7 +41,8 @@ export function registerPublicSessions(app: FastifyInstance, ctx: AdminContext):
     { onRequest: requireKey(ctx, 'project') },
     async (req) => {
       const { sessionId } = req.params;
-      const session = await getSession(ctx.db, projectOf(req).id, sessionId);
+      const db = withStatementTimeout(ctx.db, ctx.config().store.query_timeout_ms);
+      const session = await getSession(db, projectOf(req).id, sessionId);
       if (!session)
         throw new PublicApiError('NotFoundError', `Session ${sessionId} not found within authorized project`);
       return { ...session, traces: session.traces.map(publicTrace) };

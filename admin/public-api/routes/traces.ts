@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import deleteSchema from '../../../schemas/api/public-traces-delete.json' with { type: 'json' };
 import querySchema from '../../../schemas/api/public-traces-query.json' with { type: 'json' };
 import { observationModels } from '../../../src/pricing/observation-model.ts';
+import { withStatementTimeout } from '../../../src/store/database.ts';
 import { TRACE_FILTER_COLUMNS } from '../../../src/store/repos/filter-columns.ts';
 import { listScoresOfTrace } from '../../../src/store/repos/scores.ts';
 import { deleteTraces, getTrace, listTraces } from '../../../src/store/repos/traces.ts';
@@ -58,7 +59,8 @@ export function registerPublicTraces(app: FastifyInstance, ctx: AdminContext): v
       const project = projectOf(req);
       const { conditions, query: q } = readFilterParam(req.query, TRACE_FILTER_COLUMNS, SIMPLE_TRACE_PARAMS);
       const [field, direction] = q.orderBy.split('.') as ['timestamp' | 'name', 'asc' | 'desc'];
-      const { data, total } = await listTraces(ctx.db, project.id, {
+      const db = withStatementTimeout(ctx.db, ctx.config().store.query_timeout_ms);
+      const { data, total } = await listTraces(db, project.id, {
         userId: q.userId,
         name: q.name,
         sessionId: q.sessionId,
@@ -81,12 +83,13 @@ export function registerPublicTraces(app: FastifyInstance, ctx: AdminContext): v
   app.get<{ Params: TraceParams }>('/traces/:traceId', { onRequest: requireKey(ctx, 'project') }, async (req) => {
     const projectId = projectOf(req).id;
     const { traceId } = req.params;
-    const trace = await getTrace(ctx.db, projectId, traceId);
+    const db = withStatementTimeout(ctx.db, ctx.config().store.query_timeout_ms);
+    const trace = await getTrace(db, projectId, traceId);
     if (!trace) throw traceNotFound(traceId);
     const [observations, scores, modelOf] = await Promise.all([
-      listObservationsOfTrace(ctx.db, projectId, traceId),
-      listScoresOfTrace(ctx.db, projectId, traceId),
-      observationModels(ctx.db, projectId),
+      listObservationsOfTrace(db, projectId, traceId),
+      listScoresOfTrace(db, projectId, traceId),
+      observationModels(db, projectId),
     ]);
     return {
       ...publicTrace(trace),

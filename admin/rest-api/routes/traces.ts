@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import createSchema from '../../../schemas/api/rest-trace-create.json' with { type: 'json' };
 import updateSchema from '../../../schemas/api/rest-trace-update.json' with { type: 'json' };
 import listSchema from '../../../schemas/api/rest-traces-query.json' with { type: 'json' };
+import { withStatementTimeout } from '../../../src/store/database.ts';
 import { getTrace, listTraces, lockTrace, updateTrace, type TraceStatus } from '../../../src/store/repos/traces.ts';
 import { listObservationsOfTrace } from '../../../src/store/repos/observations.ts';
 import { insertTraces } from '../../../src/store/repos/trace-batch.ts';
@@ -65,16 +66,18 @@ export function registerTraces(app: FastifyInstance, ctx: AdminContext): void {
 
   app.get<{ Params: IdParams }>('/traces/:id', async (req) => {
     const project = projectOf(req);
-    const trace = await getTrace(ctx.db, project.id, req.params.id);
+    const db = withStatementTimeout(ctx.db, ctx.config().store.query_timeout_ms);
+    const trace = await getTrace(db, project.id, req.params.id);
     if (!trace) throw notFound('Trace', req.params.id);
-    return restTraceWithSpans(trace, await listObservationsOfTrace(ctx.db, project.id, trace.id));
+    return restTraceWithSpans(trace, await listObservationsOfTrace(db, project.id, trace.id));
   });
 
   app.get<{ Querystring: ListQuery }>('/traces', { schema: { querystring: listSchema } }, async (req) => {
     const project = projectOf(req);
     const q = req.query;
     const { from, to } = traceWindow(q.startDate, q.endDate);
-    const { data, total } = await listTraces(ctx.db, project.id, {
+    const db = withStatementTimeout(ctx.db, ctx.config().store.query_timeout_ms);
+    const { data, total } = await listTraces(db, project.id, {
       status: q.status,
       agentName: q.agent,
       from,

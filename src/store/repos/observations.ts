@@ -2,7 +2,8 @@
 import type { Queryable } from '../database.ts';
 import { conditions, iso, json, num } from './rows.ts';
 import { OBSERVATION_FILTER_COLUMNS } from './filter-columns.ts';
-import { applyFilter, type FilterCondition } from './structured-filter.ts';
+import { countAhead } from './page.ts';
+import { addAnyOf, applyFilter, type FilterCondition } from './structured-filter.ts';
 
 export interface ObservationRow {
   projectId: string;
@@ -121,17 +122,22 @@ export async function listObservationsOfTraces(
 export const listObservationsOfTrace = (db: Queryable, projectId: string, traceId: string) =>
   listObservationsOfTraces(db, projectId, [traceId]);
 
-/** The stored observations among `ids`. */
+/**
+ * The stored observations among `ids` (the ingestion merge), by one primary-key probe per id. Written as `id =
+ * ANY(ids)`, a store without column statistics took the project's rows for few and read them all on every batch.
+ */
 export async function getObservationsByIds(
   tx: Queryable,
   projectId: string,
   ids: readonly string[],
 ): Promise<StoredObservation[]> {
   if (ids.length === 0) return [];
-  const r = await tx.query('SELECT * FROM observations WHERE project_id = $1 AND id = ANY($2::text[])', [
-    projectId,
-    ids,
-  ]);
+  // LIMIT keeps the subquery from being merged into a join the planner could then run as a scan of the project.
+  const r = await tx.query(
+    `SELECT o.* FROM unnest($2::text[]) AS k(id)
+       CROSS JOIN LATERAL (SELECT * FROM observations WHERE project_id = $1 AND id = k.id LIMIT 1) o`,
+    [projectId, ids],
+  );
   return r.rows.map(toObservation);
 }
 
@@ -199,9 +205,10 @@ export interface ObservationFilter {
 
 /**
  * Observations are listed by start time to the millisecond, as the API shows it: a cursor built from a listed
- * start time then resumes exactly where its page ended, whatever finer precision the stored time has.
+ * start time then resumes exactly where its page ended, whatever finer precision the stored time has. Taken in UTC,
+ * the expression index observations_project_time serves (date_trunc of a timestamptz is not immutable).
  */
-const OBSERVATION_ORDER_TIME = `date_trunc('milliseconds', o.start_time)`;
+const OBSERVATION_ORDER_TIME = `date_trunc('milliseconds', o.start_time AT TIME ZONE 'UTC')`;
 
 /** A page of the project's observations, newest start time first (ties on id), with the total. */
 export async function listObservations(
@@ -217,7 +224,7 @@ export async function listObservations(
   if (f.parentObservationId) add((p) => `o.parent_observation_id = ${p}`, f.parentObservationId);
   if (f.level) add((p) => `o.level = ${p}`, f.level);
   if (f.version) add((p) => `o.version = ${p}`, f.version);
-  if (f.environments?.length) add((p) => `o.environment = ANY(${p}::text[])`, f.environments);
+  if (f.environments?.length) addAnyOf('o.environment', f.environments, add);
   if (f.from) add((p) => `o.start_time >= ${p}::timestamptz`, f.from);
   if (f.to) add((p) => `o.start_time < ${p}::timestamptz`, f.to);
   if (f.sessionId)
@@ -226,18 +233,28 @@ export async function listObservations(
   if (f.conditions) applyFilter(f.conditions, OBSERVATION_FILTER_COLUMNS, add);
   if (f.after)
     add(
-      (t, id) => `(${OBSERVATION_ORDER_TIME}, o.id) < (${t}::timestamptz, ${id}::text)`,
+      (t, id) => `(${OBSERVATION_ORDER_TIME}, o.id) < (${t}::timestamptz AT TIME ZONE 'UTC', ${id}::text)`,
       f.after.startTime,
       f.after.id,
     );
   const condition = sql();
+  const orderBy = `${OBSERVATION_ORDER_TIME} DESC, o.id DESC`;
+  // The observations of given traces are found by trace (observations_trace) and sorted; others in time order.
+  const options = { indexOrder: !filtersByTrace(f) };
   const total =
     f.countTotal === false
-      ? undefined
-      : await db.query<{ n: unknown }>(`SELECT count(*) AS n FROM observations o WHERE ${condition}`, params);
+      ? -1
+      : await countAhead(db, { matching: `FROM observations o WHERE ${condition}`, params, orderBy, options }, f);
   const page = await db.query(
-    `${OBSERVATION_SELECT} WHERE ${condition} ORDER BY ${OBSERVATION_ORDER_TIME} DESC, o.id DESC LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
+    `${OBSERVATION_SELECT} WHERE ${condition} ORDER BY ${orderBy} LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
     params,
+    options,
   );
-  return { data: page.rows.map(toObservation), total: total ? num(total.rows[0].n) : -1 };
+  return { data: page.rows.map(toObservation), total };
 }
+
+const TRACE_COLUMNS = new Set(['traceId', 'userId', 'sessionId']);
+
+/** Whether the filter names the observations' traces (by id, or by their user or session). */
+const filtersByTrace = (f: ObservationFilter) =>
+  Boolean(f.traceId || f.userId || f.sessionId || f.conditions?.some((c) => TRACE_COLUMNS.has(c.column)));

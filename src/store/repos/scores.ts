@@ -5,6 +5,7 @@
 import type { Queryable } from '../database.ts';
 import { addTagConditions, SCORE_FILTER_COLUMNS } from './filter-columns.ts';
 import { conditions, iso, json, num } from './rows.ts';
+import { countAhead } from './page.ts';
 import { applyFilter, type FilterCondition } from './structured-filter.ts';
 
 export type ScoreDataType = 'NUMERIC' | 'CATEGORICAL' | 'BOOLEAN' | 'TEXT';
@@ -206,12 +207,13 @@ export async function listScores(
   if (f.conditions) applyFilter(f.conditions, SCORE_FILTER_COLUMNS, add);
   const condition = sql();
   const from = 'FROM scores s LEFT JOIN traces t ON t.project_id = s.project_id AND t.id = s.trace_id';
-  const total = await db.query<{ n: unknown }>(`SELECT count(*) AS n ${from} WHERE ${condition}`, params);
+  const orderBy = 's.timestamp DESC, s.id DESC';
+  const total = await countAhead(db, { matching: `${from} WHERE ${condition}`, params, orderBy }, f);
   const page = await db.query(
-    `${SCORE_SELECT} WHERE ${condition} ORDER BY s.timestamp DESC, s.id DESC LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
+    `${SCORE_SELECT} WHERE ${condition} ORDER BY ${orderBy} LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
     params,
   );
-  return { data: page.rows.map(toScore), total: num(total.rows[0].n) };
+  return { data: page.rows.map(toScore), total };
 }
 
 /** True when a score was deleted. */

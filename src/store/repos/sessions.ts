@@ -1,6 +1,7 @@
 // Sessions: no table of their own, the distinct session ids of a project's traces.
 import type { Queryable } from '../database.ts';
-import { conditions, iso, num } from './rows.ts';
+import { countAhead } from './page.ts';
+import { conditions, iso } from './rows.ts';
 import { LINKED_IDS_COLUMNS, toTrace, traceSelect, type StoredTrace } from './traces.ts';
 
 /** A session: a distinct session id of the project's traces; created when its first trace started. */
@@ -27,6 +28,17 @@ const SESSIONS_SQL = `SELECT t.project_id, t.session_id AS id, min(t.start_time)
     (array_agg(t.environment ORDER BY t.start_time, t.id))[1] AS environment
   FROM traces t WHERE t.project_id = $1 AND t.session_id IS NOT NULL`;
 
+/**
+ * Whether trace `t` begins its session (the session's first trace by start time, ties on id): one trace per session,
+ * holding its createdAt and environment. Listing these newest first walks the trace time index, looking up each
+ * trace's session in traces_project_session_time (a correlated subquery, so always one index probe per trace), and
+ * stops at the page's end, where grouping every session of the project to sort them took seconds at millions of
+ * traces.
+ */
+const BEGINS_SESSION = `t.session_id IS NOT NULL AND t.id = (
+    SELECT f.id FROM traces f WHERE f.project_id = t.project_id AND f.session_id = t.session_id
+    ORDER BY f.start_time, f.id LIMIT 1)`;
+
 const toSession = (r: Record<string, any>): StoredSession => ({
   projectId: r.project_id,
   id: r.id,
@@ -40,17 +52,22 @@ export async function listSessions(
   projectId: string,
   f: SessionFilter,
 ): Promise<{ data: StoredSession[]; total: number }> {
-  const { add, params, sql } = conditions('s.project_id = $1', projectId);
-  if (f.from) add((p) => `s.created_at >= ${p}::timestamptz`, f.from);
-  if (f.to) add((p) => `s.created_at < ${p}::timestamptz`, f.to);
-  if (f.environments?.length) add((p) => `s.environment = ANY(${p}::text[])`, f.environments);
-  const from = `FROM (${SESSIONS_SQL} GROUP BY t.project_id, t.session_id) s WHERE ${sql()}`;
-  const total = await db.query<{ n: unknown }>(`SELECT count(*) AS n ${from}`, params);
+  const { add, params, sql } = conditions('t.project_id = $1', projectId);
+  add(() => BEGINS_SESSION);
+  if (f.from) add((p) => `t.start_time >= ${p}::timestamptz`, f.from);
+  if (f.to) add((p) => `t.start_time < ${p}::timestamptz`, f.to);
+  if (f.environments?.length) add((p) => `t.environment = ANY(${p}::text[])`, f.environments);
+  const matching = `FROM traces t WHERE ${sql()}`;
+  const orderBy = 't.start_time DESC, t.session_id DESC';
+  const options = { indexOrder: true };
+  const total = await countAhead(db, { matching, params, orderBy, options }, f);
   const page = await db.query(
-    `SELECT s.* ${from} ORDER BY s.created_at DESC, s.id DESC LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
+    `SELECT t.project_id, t.session_id AS id, t.start_time AS created_at, t.environment ${matching}
+        ORDER BY ${orderBy} LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
     params,
+    options,
   );
-  return { data: page.rows.map(toSession), total: num(total.rows[0].n) };
+  return { data: page.rows.map(toSession), total };
 }
 
 /** One session with its traces (oldest first, each with its observation ids), or undefined when no trace has the id. */

@@ -191,8 +191,11 @@ export function applyFilter(
         break;
       case 'stringOptions':
       case 'categoryOptions':
-        if (columns[c.column].kind === 'object')
+        if (columns[c.column].kind === 'object' && c.operator === 'any of')
+          addObjectTextIn(sql, c.key!, c.value as string[], add);
+        else if (columns[c.column].kind === 'object')
           add((k, p) => optionsCondition(`(${sql} ->> ${k}::text)`, c.operator, p), c.key, c.value);
+        else if (c.operator === 'any of') addAnyOf(sql, c.value as string[], add);
         else add((p) => optionsCondition(sql, c.operator, p), c.value);
         break;
       case 'arrayOptions': {
@@ -201,11 +204,13 @@ export function applyFilter(
         break;
       }
       case 'stringObject':
-        add(
-          (k, p) => stringCondition(`(${sql} ->> ${k}::text)`, c.operator, p),
-          c.key,
-          likeValue(c.operator, c.value as string),
-        );
+        if (c.operator === '=') addObjectTextIn(sql, c.key!, [c.value as string], add);
+        else
+          add(
+            (k, p) => stringCondition(`(${sql} ->> ${k}::text)`, c.operator, p),
+            c.key,
+            likeValue(c.operator, c.value as string),
+          );
         break;
       case 'numberObject':
         add(
@@ -224,6 +229,47 @@ export function applyFilter(
         break;
     }
   }
+}
+
+/**
+ * Adds `sql = ANY(values)`; one value is compared with `=`, so that an index on (project_id, column, time) still
+ * gives rows in time order (with `= ANY`, PostgreSQL 15 reads every match and sorts).
+ */
+export function addAnyOf(sql: string, values: readonly string[], add: AddCondition): void {
+  if (values.length === 1) add((p) => `${sql} = ${p}`, values[0]);
+  else add((p) => `${sql} = ANY(${p}::text[])`, values);
+}
+
+/**
+ * The JSON objects `{key: v}`, one of which an object whose `->>` text at `key` is `value` contains: the string
+ * `value`, and when that text is itself a JSON number, boolean, array or object (`5`, `true`), that value. Spliced as
+ * text, so PostgreSQL reads a long number exactly.
+ */
+function containedObjects(key: string, value: string): string[] {
+  const objects = [JSON.stringify({ [key]: value })];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return objects;
+  }
+  if (typeof parsed !== 'string' && parsed !== null) objects.push(`{${JSON.stringify(key)}:${value}}`);
+  return objects;
+}
+
+/**
+ * Adds: the text at `key` of the object column `sql` is one of `values`. Written as containment (`@>`, which a GIN
+ * index on the column serves) narrowed by the exact text comparison, which keeps `->>`'s meaning (the number 5 reads
+ * as "5", and containment also finds 5.0).
+ */
+function addObjectTextIn(sql: string, key: string, values: readonly string[], add: AddCondition): void {
+  const objects = values.flatMap((v) => containedObjects(key, v));
+  add(
+    (o, k, v) => `(${sql} @> ANY(${o}::jsonb[]) AND (${sql} ->> ${k}::text) = ANY(${v}::text[]))`,
+    objects,
+    key,
+    values,
+  );
 }
 
 /** `any of` / `none of` a list; `none of` also holds where the value is null. */

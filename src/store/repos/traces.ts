@@ -2,9 +2,10 @@
 // over its observations that carry usage (all but spans and events: generations, embeddings, …), computed when read.
 // Rows are written whole by trace-batch.ts; observations and sessions have their own repositories.
 import type { Queryable } from '../database.ts';
+import { countAhead } from './page.ts';
 import { conditions, iso, json, num } from './rows.ts';
 import { addTagConditions, carriesUsage, latencySecondsOf, TRACE_FILTER_COLUMNS } from './filter-columns.ts';
-import { applyFilter, type FilterCondition } from './structured-filter.ts';
+import { addAnyOf, applyFilter, type FilterCondition } from './structured-filter.ts';
 
 export type TraceStatus = 'in_progress' | 'completed' | 'error';
 export type TraceSource = 'api' | 'gateway' | 'ingestion' | 'otel';
@@ -79,6 +80,32 @@ export async function getTracesByIds(tx: Queryable, projectId: string, ids: read
   if (ids.length === 0) return [];
   const r = await tx.query(`${TRACE_SELECT} WHERE t.project_id = $1 AND t.id = ANY($2::text[])`, [projectId, ids]);
   return r.rows.map(toTrace);
+}
+
+/**
+ * The stored traces among `ids` as rows (the ingestion merge, which rewrites them whole): none of the values computed
+ * on read, and one primary-key probe per id, as getObservationsByIds.
+ */
+export async function getTraceRowsByIds(tx: Queryable, projectId: string, ids: readonly string[]): Promise<TraceRow[]> {
+  if (ids.length === 0) return [];
+  const r = await tx.query(
+    `SELECT t.* FROM unnest($2::text[]) AS k(id)
+       CROSS JOIN LATERAL (SELECT * FROM traces WHERE project_id = $1 AND id = k.id LIMIT 1) t`,
+    [projectId, ids],
+  );
+  return r.rows.map((row) => {
+    const {
+      agentName: _a,
+      createdAt: _c,
+      updatedAt: _u,
+      durationMs: _d,
+      observationLatencySeconds: _l,
+      tokens: _t,
+      cost: _k,
+      ...trace
+    } = toTrace(row);
+    return trace;
+  });
 }
 
 export const traceSelect = (extraColumns = '') => `SELECT t.*${extraColumns}, a.name AS agent_name,
@@ -195,23 +222,49 @@ export async function listTraces(
   if (f.parentTraceId) add((p) => `t.parent_trace_id = ${p}`, f.parentTraceId);
   if (f.tagKeys?.length) add((p) => `t.tags ?& ${p}::text[]`, f.tagKeys);
   if (f.tags) addTagConditions('t', f.tags, add);
-  if (f.environments?.length) add((p) => `t.environment = ANY(${p}::text[])`, f.environments);
+  if (f.environments?.length) addAnyOf('t.environment', f.environments, add);
   if (f.release) add((p) => `t.release = ${p}`, f.release);
   if (f.version) add((p) => `t.version = ${p}`, f.version);
   if (f.from) add((p) => `t.start_time >= ${p}::timestamptz`, f.from);
   if (f.to) add((p) => `t.start_time < ${p}::timestamptz`, f.to);
   if (f.conditions) applyFilter(f.conditions, TRACE_FILTER_COLUMNS, add);
-  const condition = sql();
-  const total = await db.query<{ n: unknown }>(`SELECT count(*) AS n FROM traces t WHERE ${condition}`, params);
+  const matching = `FROM traces t WHERE ${sql()}`;
   const dir = f.orderBy?.direction === 'asc' ? 'ASC' : 'DESC';
   const order =
     f.orderBy?.column === 'name' ? `t.name ${dir}, t.start_time DESC, t.id DESC` : `t.start_time ${dir}, t.id ${dir}`;
-  const linkedIds = f.withLinkedIds ? LINKED_IDS_COLUMNS : '';
-  const page = await db.query(
-    `${traceSelect(linkedIds)} WHERE ${condition} ORDER BY ${order} LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
+  // Read in index order unless a GIN index may serve better (tracesAnalyzed).
+  const options = { indexOrder: !filtersByGinIndex(f) || !(await tracesAnalyzed(db)) };
+  // One after the other: a list holds one of the pool's connections at a time.
+  const total = await countAhead(db, { matching, params, orderBy: order, options }, f);
+  const ids = await db.query<{ id: string }>(
+    `SELECT t.id ${matching} ORDER BY ${order} LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
     params,
+    options,
   );
-  return { data: page.rows.map(toTrace), total: num(total.rows[0].n) };
+  if (ids.rows.length === 0) return { data: [], total };
+  // The page's rows apart, so its per-trace sums and linked ids are computed for these rows only.
+  const page = await db.query(
+    `${traceSelect(f.withLinkedIds ? LINKED_IDS_COLUMNS : '')} WHERE t.project_id = $1 AND t.id = ANY($2::text[]) ORDER BY ${order}`,
+    [projectId, ids.rows.map((r) => r.id)],
+  );
+  return { data: page.rows.map(toTrace), total };
+}
+
+/** Tags and metadata filters, which only the GIN indexes traces_tags and traces_metadata serve (by bitmap scans). */
+const filtersByGinIndex = (f: TraceFilter) =>
+  Boolean(f.tagKeys?.length || f.tags?.length || f.conditions?.some((c) => c.column === 'metadata'));
+
+/**
+ * Whether the planner has statistics of the traces table (ANALYZE ran since it was created, by autovacuum or by
+ * hand). With them it chooses between a GIN index (a rare tag) and the time index (a common one); without them it
+ * takes every filter for rare, so the list is read in time order, which the common values tags and metadata usually
+ * hold find at once (a rare one may reach the time limit on a large, fresh store).
+ */
+async function tracesAnalyzed(db: Queryable): Promise<boolean> {
+  const r = await db.query<{ analyzed: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'traces') AS analyzed`,
+  );
+  return r.rows[0].analyzed;
 }
 
 export interface TraceChange {
