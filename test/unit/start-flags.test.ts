@@ -14,4 +14,5 @@ t.test('npm start and the svc command pass the same Node flags', async (t) => {
   t.ok(fromStart, `the start script runs node with flags: ${start}`);
   t.equal(fromShebang, fromStart);
   t.match(fromStart, /--max-semi-space-size=\d+/, 'the young generation is bounded');
+  t.match(fromStart, /--heap-growing-percent=\d+/, 'the old generation is collected before it grows far');
 });
