@@ -1,34 +1,30 @@
 // Calculated cost of ingested observations (reference §4): one with a model and usage whose events give no cost gets
 // its costDetails from the matched model (model-matcher.ts, model-cost.ts). A cost an event gave is authoritative and
-// stays, also when a later event changes the usage; a calculated one is recomputed. `observations.cost_model_id` tells
-// the two apart: the model that priced the row, or null.
+// stays, also when a later event changes the usage; a calculated one is recomputed. `costModelId` tells the two apart:
+// the model that priced the row, or null.
 import { costDetailsOf as modelCostDetails, selectTier } from '../pricing/model-cost.ts';
 import type { ModelMatcher } from '../pricing/model-matcher.ts';
 import type { ObservationRow } from '../store/repos/observations.ts';
 import type { IngestionEvent } from './event-schema.ts';
 import { costDetailsOf, totalOf } from './usage.ts';
 
-/** Observation id → the model that priced it now, or null (cost from the events, or no longer calculated). */
-export type CostModels = Map<string, string | null>;
-
 /**
- * Sets costDetails and totalCost of the rows (merged, not yet written) that the matched model prices. `stored` holds
- * the cost model of each row already stored (absent: a new row).
+ * Sets costDetails, totalCost and costModelId of the rows (merged with the stored ones, not yet written) that the
+ * matched model prices, and clears a calculated cost that no longer applies, so each row is written once.
  */
 export function priceObservations(
   rows: ObservationRow[],
   events: ReadonlyMap<string, readonly IngestionEvent[]>,
   match: ModelMatcher,
-  stored: CostModels,
-): CostModels {
-  const decided: CostModels = new Map();
+): void {
   for (const row of rows) {
-    const wasCalculated = (stored.get(row.id) ?? null) !== null;
+    const wasCalculated = (row.costModelId ?? null) !== null;
     if (events.get(row.id)?.some((e) => costDetailsOf(e.body) !== undefined)) {
-      if (wasCalculated) decided.set(row.id, null);
+      row.costModelId = null;
       continue;
     }
-    const hasEventCost = stored.has(row.id) && !wasCalculated && Object.keys(row.costDetails ?? {}).length > 0;
+    // Cost details on a row no model priced came from its events (a new row's only from these, handled above).
+    const hasEventCost = !wasCalculated && Object.keys(row.costDetails ?? {}).length > 0;
     if (hasEventCost || !row.usageDetails || !row.model) continue;
     const model = match(row.model);
     const tier =
@@ -38,12 +34,11 @@ export function priceObservations(
     if (cost) {
       row.costDetails = cost;
       row.totalCost = totalOf(cost);
-      decided.set(row.id, model!.id);
+      row.costModelId = model!.id;
     } else if (wasCalculated) {
       row.costDetails = {};
       row.totalCost = 0;
-      decided.set(row.id, null);
+      row.costModelId = null;
     }
   }
-  return decided;
 }

@@ -3,7 +3,7 @@
 // union; id, environment and the trace an observation belongs to stay as first written. A start time given in a body
 // keeps the earliest value seen, so an update that arrived first (and only had its envelope time) is corrected by the
 // create; an envelope time only fills a start never given.
-import type { StoredTrace, TraceRow } from '../store/repos/traces.ts';
+import type { TraceRow } from '../store/repos/traces.ts';
 import type { ObservationRow, StoredObservation } from '../store/repos/observations.ts';
 import { normalizeEnvironment } from './environment.ts';
 import type { IngestionEvent } from './event-schema.ts';
@@ -47,22 +47,6 @@ function assign<R>(
     if (fillOnly.includes(from) && current !== undefined && current !== null) continue;
     (row as Record<string, unknown>)[to as string] = body[from];
   }
-}
-
-export function traceRowOf(t: StoredTrace): TraceRow {
-  const {
-    agentName: _a,
-    createdAt: _c,
-    updatedAt: _u,
-    durationMs: _d,
-    observationLatencySeconds: _l,
-    tokens: _t,
-    cost: _k,
-    observationIds: _o,
-    scoreIds: _s,
-    ...row
-  } = t;
-  return row;
 }
 
 /** The trace after `events` (trace-create, in merge order) on the stored one. */

@@ -8,14 +8,13 @@ import type { ModelMatcher } from '../pricing/model-matcher.ts';
 import type { Database, Queryable } from '../store/database.ts';
 import { getScoreConfigsByIds } from '../store/repos/score-configs.ts';
 import { upsertScores, type ScoreRow } from '../store/repos/scores.ts';
-import { getTracesByIds, type TraceRow } from '../store/repos/traces.ts';
+import { getTraceRowsByIds, type TraceRow } from '../store/repos/traces.ts';
 import { getObservationsByIds, type ObservationRow } from '../store/repos/observations.ts';
-import { recordCostModels } from '../store/repos/observation-cost-models.ts';
 import { upsertTraceBatch } from '../store/repos/trace-batch.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { checkEvent, issueText, type IngestionEvent } from './event-schema.ts';
 import { priceObservations } from './generation-cost.ts';
-import { mergeObservation, mergeOrder, mergeTrace, observationRowOf, settleTrace, traceRowOf } from './merge.ts';
+import { mergeObservation, mergeOrder, mergeTrace, observationRowOf, settleTrace } from './merge.ts';
 import { scoreRowOf } from './score-input.ts';
 import { storableIssues } from './storable-event.ts';
 
@@ -43,11 +42,13 @@ const invalid = (id: string, detail: string): EventError => ({
   error: 'InvalidRequestError',
 });
 
-function groupBy(events: readonly IngestionEvent[], key: (e: IngestionEvent) => string): Map<string, IngestionEvent[]> {
-  const groups = new Map<string, IngestionEvent[]>();
-  for (const e of events) {
-    const k = key(e);
-    groups.set(k, [...(groups.get(k) ?? []), e]);
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
   }
   return groups;
 }
@@ -69,6 +70,49 @@ interface Plan {
   traces: Map<string, IngestionEvent[]>;
   observations: Map<string, IngestionEvent[]>;
   scores: { event: IngestionEvent; row: ScoreRow }[];
+}
+
+/**
+ * The trace rows a batch writes: each of `traceIds` merged with its events (or made from its observations, when none
+ * of its events came), then settled by its observations. A stored trace the batch leaves as it was is not among them.
+ */
+function tracesToWrite(
+  projectId: string,
+  traceIds: readonly string[],
+  traceEvents: ReadonlyMap<string, IngestionEvent[]>,
+  storedTraces: ReadonlyMap<string, TraceRow>,
+  observations: readonly ObservationRow[],
+): TraceRow[] {
+  const observationsOf = groupBy(observations, (o) => o.traceId);
+  const traces: TraceRow[] = [];
+  for (const traceId of traceIds) {
+    const stored = storedTraces.get(traceId);
+    const events = traceEvents.get(traceId) ?? [];
+    const own = observationsOf.get(traceId) ?? [];
+    // An observation before its trace: the trace row is created from it, as Langfuse shows such traces.
+    const implicitStart = own.reduce(
+      (min, o) => (min === '' || Date.parse(o.startTime) < Date.parse(min) ? o.startTime : min),
+      '',
+    );
+    const base =
+      stored ??
+      (events.length === 0
+        ? {
+            projectId,
+            id: traceId,
+            status: 'completed' as const,
+            startTime: implicitStart,
+            source: 'ingestion' as const,
+            environment: own[0]?.environment,
+          }
+        : undefined);
+    const merged = events.length > 0 ? mergeTrace(projectId, traceId, base, mergeOrder(events)) : base!;
+    const settled = settleTrace(merged, own);
+    // A stored trace that only its observations touched is rewritten only if they moved its end or status.
+    if (merged !== stored || settled.endTime !== stored.endTime || settled.status !== stored.status)
+      traces.push(settled);
+  }
+  return traces;
 }
 
 /** Writes the plan; returns the events refused while merging (an observation without a trace). */
@@ -100,47 +144,16 @@ async function write(
     }
     observations.push(row);
   }
-  const costModels = priceObservations(
-    observations,
-    plan.observations,
-    models,
-    new Map(stored.map((o) => [o.id, o.costModelId])),
-  );
+  priceObservations(observations, plan.observations, models);
   const traceIds = [...new Set([...plan.traces.keys(), ...observations.map((o) => o.traceId)])];
   // Observations may name a trace this batch did not lock (their stored trace id); lock those too.
   await lockEntities(
     tx,
     traceIds.filter((id) => !mentionedTraces.has(id)).map((id) => `trace:${projectId}:${id}`),
   );
-  const storedTraces = new Map((await getTracesByIds(tx, projectId, traceIds)).map((t) => [t.id, traceRowOf(t)]));
-  const traces: TraceRow[] = [];
-  for (const traceId of traceIds) {
-    const stored = storedTraces.get(traceId);
-    const events = plan.traces.get(traceId) ?? [];
-    const own = observations.filter((o) => o.traceId === traceId);
-    // An observation before its trace: the trace row is created from it, as Langfuse shows such traces.
-    const implicitStart = own.reduce(
-      (min, o) => (min === '' || Date.parse(o.startTime) < Date.parse(min) ? o.startTime : min),
-      '',
-    );
-    const base =
-      stored ??
-      (events.length === 0
-        ? {
-            projectId,
-            id: traceId,
-            status: 'completed' as const,
-            startTime: implicitStart,
-            source: 'ingestion' as const,
-            environment: own[0]?.environment,
-          }
-        : undefined);
-    const merged = events.length > 0 ? mergeTrace(projectId, traceId, base, mergeOrder(events)) : base!;
-    const settled = settleTrace(merged, own);
-    if (settled !== stored) traces.push(settled);
-  }
+  const storedTraces = new Map((await getTraceRowsByIds(tx, projectId, traceIds)).map((t) => [t.id, t]));
+  const traces = tracesToWrite(projectId, traceIds, plan.traces, storedTraces, observations);
   await upsertTraceBatch(tx, traces, observations);
-  await recordCostModels(tx, projectId, costModels);
   await upsertScores(
     tx,
     plan.scores.map((s) => s.row),

@@ -546,6 +546,36 @@ for (const backend of STORE_BACKENDS) {
       t.match(await getTrace(db, 'default', created.body.id), { status: 'in_progress', source: 'api', endTime: null });
     });
 
+    t.test('a later observation rewrites its trace row only when it moves the end or the status', async (t) => {
+      // The row version: a new one for every write of the row.
+      const version = async () =>
+        (await db.query<{ v: string }>(`SELECT xmin::text AS v FROM traces WHERE id = 'tr-settle'`)).rows[0].v;
+      let r = await ingest([
+        ev('trace-create', { id: 'tr-settle', timestamp: at(0), name: 'settle' }),
+        ev('span-create', { id: 'sp-settle-1', traceId: 'tr-settle', startTime: at(0), endTime: at(100) }),
+      ]);
+      t.same(r.body.errors, []);
+      const first = await version();
+      r = await ingest([
+        ev('span-create', { id: 'sp-settle-2', traceId: 'tr-settle', startTime: at(10), endTime: at(50) }),
+      ]);
+      t.same(r.body.errors, []);
+      t.equal((await listObservationsOfTrace(db, 'default', 'tr-settle')).length, 2, 'the observation is stored');
+      t.equal(await version(), first, 'an observation within the trace leaves the trace row as it was');
+      r = await ingest([
+        ev('span-create', {
+          id: 'sp-settle-3',
+          traceId: 'tr-settle',
+          startTime: at(20),
+          endTime: at(300),
+          level: 'ERROR',
+        }),
+      ]);
+      t.same(r.body.errors, []);
+      t.not(await version(), first, 'one that ends later and failed rewrites it');
+      t.match(await getTrace(db, 'default', 'tr-settle'), { name: 'settle', endTime: at(300), status: 'error' });
+    });
+
     t.test('whole-body errors', async (t) => {
       const notJson = await call(s, 'POST', '/api/public/ingestion', auth(key), '{"batch": [');
       t.equal(notJson.status, 400);

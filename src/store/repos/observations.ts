@@ -31,6 +31,8 @@ export interface ObservationRow {
   version?: string | null;
   promptName?: string | null;
   promptVersion?: number | null;
+  /** The model whose prices gave the calculated cost (src/ingestion/generation-cost.ts); null or absent: none. */
+  costModelId?: string | null;
 }
 
 export interface StoredObservation {

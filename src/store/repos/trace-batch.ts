@@ -73,6 +73,7 @@ const OBSERVATION_COLUMNS: Column[] = [
   column('version', 'version', 'text'),
   column('promptName', 'prompt_name', 'text'),
   column('promptVersion', 'prompt_version', 'integer'),
+  column('costModelId', 'cost_model_id', 'text'),
 ];
 
 /**
