@@ -23,17 +23,8 @@ import { makeCtx, pluginServices, setupPlugin, type PluginServices, type TestCtx
 import { commandKinds, monitorPrefix } from '../../helpers/redis-monitor.ts';
 import { redisTestPrefix, REDIS_URL } from '../../helpers/redis.ts';
 import { openaiDeployment } from '../../helpers/test-config.ts';
+import { HELLO_PROMPT, key, NANO, PRICE, TENTH, USED } from '../../helpers/budget-fixtures.ts';
 
-const key = (name: string) => `sk-test-${name}-0123456789abcdef`;
-/** One token costs $0.001 in and out, so costs read as token counts. */
-const PRICE = { input_per_mtok: 1000, output_per_mtok: 1000 };
-/** Prompt estimate of one "Hello" message. */
-const HELLO_PROMPT = 9;
-/** max_tokens that makes a "Hello" request reserve exactly 100 tokens, and its worst case $0.10. */
-const TENTH = 100 - HELLO_PROMPT;
-const NANO = 1e9;
-/** What an answered request used: 29 tokens, $0.029. */
-const USED: Usage = { prompt_tokens: 9, completion_tokens: 20, total_tokens: 29 };
 /** 12:00:20 UTC: 40 s left in the minute. */
 const NOON = Date.parse('2027-01-10T12:00:20Z');
 

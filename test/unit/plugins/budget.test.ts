@@ -20,17 +20,8 @@ import { silentLogger } from '../../../src/telemetry/logger.ts';
 import { testDatabase } from '../../helpers/store.ts';
 import { makeCtx, pluginServices, setupPlugin, type PluginServices, type TestCtx } from '../../helpers/plugin.ts';
 import { openaiDeployment } from '../../helpers/test-config.ts';
+import { HELLO_PROMPT, key, NANO, PRICE, TENTH, USED } from '../../helpers/budget-fixtures.ts';
 
-const key = (name: string) => `sk-test-${name}-0123456789abcdef`;
-/** One token costs $0.001 in and out, so costs read as token counts. */
-const PRICE = { input_per_mtok: 1000, output_per_mtok: 1000 };
-/** Prompt estimate of one "Hello" message. */
-const HELLO_PROMPT = 9;
-/** max_tokens that makes the worst case of a "Hello" request exactly 100 tokens: $0.10. */
-const TENTH = 100 - HELLO_PROMPT;
-const NANO = 1e9;
-/** What each admitted request really uses in these tests: 29 tokens, $0.029. */
-const USED: Usage = { prompt_tokens: 9, completion_tokens: 20, total_tokens: 29 };
 const PER_REQUEST = 0.029;
 
 const CONFIG = {
