@@ -60,3 +60,15 @@ export async function generateTraces(db: Queryable, g: GeneratedTraces): Promise
     params,
   );
 }
+
+/**
+ * Holds off autovacuum on the trace tables (it would gather statistics within seconds: the store stays as fresh as
+ * right after a bulk load) and creates the project `projectId` in an organisation `o`.
+ */
+export async function freshStoreWithProject(db: Queryable, projectId: string): Promise<void> {
+  await db.query(`ALTER TABLE traces SET (autovacuum_enabled = off)`);
+  await db.query(`ALTER TABLE observations SET (autovacuum_enabled = off)`);
+  await db.query(`ALTER TABLE scores SET (autovacuum_enabled = off)`);
+  await db.query(`INSERT INTO organizations (id, name) VALUES ('o', 'o')`);
+  await db.query(`INSERT INTO projects (id, organization_id, name) VALUES ($1, 'o', 'p')`, [projectId]);
+}

@@ -5,8 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { openDatabase, type Database } from '../../src/store/database.ts';
+import { openDatabase, type Database, type Queryable } from '../../src/store/database.ts';
 import { migrate } from '../../src/store/migrate.ts';
+import { ensureOrganization, upsertProject } from '../../src/store/repos/projects.ts';
 
 export type StoreBackend = 'pglite' | 'postgres';
 export const STORE_BACKENDS: readonly StoreBackend[] = ['pglite', 'postgres'];
@@ -60,4 +61,16 @@ export async function testDatabase(t: Teardown, backend: StoreBackend): Promise<
   t.teardown(() => db.close());
   await migrate(db);
   return db;
+}
+
+/** An organisation `org` and in it the project `projectId`, named P1, for tests that write rows of a project. */
+export async function seedProject(db: Queryable, projectId: string): Promise<void> {
+  await ensureOrganization(db, { id: 'org', name: 'Org' });
+  await upsertProject(db, {
+    id: projectId,
+    organizationId: 'org',
+    name: 'P1',
+    maxKeyExpiryHours: 24,
+    ingestionOnly: false,
+  });
 }

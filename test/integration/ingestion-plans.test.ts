@@ -7,6 +7,7 @@ import type { Database, Queryable } from '../../src/store/database.ts';
 import { processBatch } from '../../src/ingestion/process-batch.ts';
 import { silentLogger } from '../../src/telemetry/logger.ts';
 import { testDatabase } from '../helpers/store.ts';
+import { freshStoreWithProject } from '../helpers/generated-traces.ts';
 
 const PROJECT = 'p';
 /** Enough rows that reading the project's rows costs more than the batch (the planner's old choice on this store). */
@@ -107,12 +108,8 @@ function traceEvents(i: number) {
 
 t.test('an ingestion batch finds the rows it merges by primary key on a fresh PostgreSQL store', async (t) => {
   const db = await testDatabase(t, 'postgres');
-  await db.exec(`ALTER TABLE traces SET (autovacuum_enabled = off);
-    ALTER TABLE observations SET (autovacuum_enabled = off);
-    ALTER TABLE scores SET (autovacuum_enabled = off);
-    INSERT INTO organizations (id, name) VALUES ('o', 'o');
-    INSERT INTO projects (id, organization_id, name) VALUES ('${PROJECT}', 'o', 'p');
-    INSERT INTO traces (project_id, id, name, status, start_time, end_time, source)
+  await freshStoreWithProject(db, PROJECT);
+  await db.exec(`INSERT INTO traces (project_id, id, name, status, start_time, end_time, source)
       SELECT '${PROJECT}', 'stored-' || i, 'chat', 'completed', timestamptz '2026-01-01' + i * interval '1 s',
         timestamptz '2026-01-01' + i * interval '1 s' + interval '1 hour', 'ingestion'
       FROM generate_series(1, ${STORED_TRACES}) i;

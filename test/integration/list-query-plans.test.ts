@@ -10,7 +10,7 @@ import { listScoresOfTrace } from '../../src/store/repos/scores.ts';
 import { listSessions } from '../../src/store/repos/sessions.ts';
 import { parseFilter } from '../../src/store/repos/structured-filter.ts';
 import { getTrace, listTraces, type TraceFilter } from '../../src/store/repos/traces.ts';
-import { generateTraces, RARE } from '../helpers/generated-traces.ts';
+import { freshStoreWithProject, generateTraces, RARE } from '../helpers/generated-traces.ts';
 import { testDatabase } from '../helpers/store.ts';
 
 const PROJECT = 'p';
@@ -98,12 +98,7 @@ const metadataFilter = (customer: string) =>
 
 t.test('list queries on a fresh PostgreSQL store read their indexes in order', async (t) => {
   const db = await testDatabase(t, 'postgres');
-  // Autovacuum would gather statistics within seconds; held off, the store stays as fresh as right after a bulk load.
-  await db.exec(`ALTER TABLE traces SET (autovacuum_enabled = off);
-    ALTER TABLE observations SET (autovacuum_enabled = off);
-    ALTER TABLE scores SET (autovacuum_enabled = off);
-    INSERT INTO organizations (id, name) VALUES ('o', 'o');
-    INSERT INTO projects (id, organization_id, name) VALUES ('${PROJECT}', 'o', 'p');`);
+  await freshStoreWithProject(db, PROJECT);
   await generateTraces(db, { projectId: PROJECT, count: TRACES, from: FROM });
   const stats = await db.query<{ n: unknown }>(
     `SELECT count(*) AS n FROM pg_stats WHERE tablename IN ('traces', 'observations', 'scores')`,

@@ -6,10 +6,9 @@ import t from 'tap';
 import type { Database, Queryable } from '../../src/store/database.ts';
 import { bulkLoader } from '../../src/store/pglite-database.ts';
 import type { ObservationRow } from '../../src/store/repos/observations.ts';
-import { ensureOrganization, upsertProject } from '../../src/store/repos/projects.ts';
 import { insertTraceBatch } from '../../src/store/repos/trace-batch.ts';
 import type { TraceRow } from '../../src/store/repos/traces.ts';
-import { STORE_BACKENDS, testDatabase } from '../helpers/store.ts';
+import { seedProject, STORE_BACKENDS, testDatabase } from '../helpers/store.ts';
 
 const PROJECT = 'p1';
 const AWKWARD = 'tab\there new\nline cr\rend back\\slash \\N \\.\n\\. nul\u0000gone lone\ud800 pair😀 quote" é';
@@ -125,14 +124,7 @@ async function count(db: Queryable, prefix: string): Promise<{ traces: number; o
 for (const backend of STORE_BACKENDS) {
   t.test(`${backend}: trace batch insert`, async (t) => {
     const db = await testDatabase(t, backend);
-    await ensureOrganization(db, { id: 'org', name: 'Org' });
-    await upsertProject(db, {
-      id: PROJECT,
-      organizationId: 'org',
-      name: 'P1',
-      maxKeyExpiryHours: 24,
-      ingestionOnly: false,
-    });
+    await seedProject(db, PROJECT);
 
     t.test('awkward values are stored as the statement stores them, defaults for absent and null fields', async (t) => {
       const bulkDb = noted(db);

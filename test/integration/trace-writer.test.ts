@@ -8,13 +8,12 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { openDatabase, type Database, type Queryable } from '../../src/store/database.ts';
 import { migrate } from '../../src/store/migrate.ts';
-import { ensureOrganization, upsertProject } from '../../src/store/repos/projects.ts';
 import { getTrace } from '../../src/store/repos/traces.ts';
 import { listObservationsOfTrace } from '../../src/store/repos/observations.ts';
 import { silentLogger, type Logger } from '../../src/telemetry/logger.ts';
 import type { TraceItem } from '../../src/tracing/trace-item.ts';
 import { TraceWriter, type TraceWriterOptions, type TraceWriterStats } from '../../src/tracing/trace-writer.ts';
-import { freshPostgresDatabase, STORE_BACKENDS, testDatabase } from '../helpers/store.ts';
+import { freshPostgresDatabase, seedProject, STORE_BACKENDS, testDatabase } from '../helpers/store.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
@@ -57,17 +56,6 @@ function item(id: string, extra: Partial<TraceItem['trace']> = {}): TraceItem {
 
 const ids = (prefix: string, from: number, count: number) =>
   Array.from({ length: count }, (_, i) => `${prefix}-${from + i}`);
-
-async function seedProject(db: Queryable): Promise<void> {
-  await ensureOrganization(db, { id: 'org', name: 'Org' });
-  await upsertProject(db, {
-    id: PROJECT,
-    organizationId: 'org',
-    name: 'P1',
-    maxKeyExpiryHours: 24,
-    ingestionOnly: false,
-  });
-}
 
 /** Trace ids stored under the prefix, each with how many rows hold it. */
 async function storedIds(db: Queryable, prefix: string): Promise<Map<string, number>> {
@@ -169,7 +157,7 @@ const unreachable = (onAttempt: () => void = () => {}): Database => {
 for (const backend of STORE_BACKENDS) {
   t.test(`${backend}: trace writer`, async (t) => {
     const db = await testDatabase(t, backend);
-    await seedProject(db);
+    await seedProject(db, PROJECT);
 
     t.test('traces go in batches of batchSize, the last partial one after the flush wait', async (t) => {
       const w = writer(t, db, { spillDir: tempDir(t), batchSize: 10 });
@@ -381,7 +369,7 @@ const journalFiles = (dir: string) => readdirSync(dir).filter((f) => f.includes(
 
 t.test('queued traces are journaled to disk within journalMs; once stored, the journal is emptied', async (t) => {
   const db = await testDatabase(t, 'postgres');
-  await seedProject(db);
+  await seedProject(db, PROJECT);
   const spillDir = tempDir(t);
   const slow = gated(db);
   const w = writer(t, slow, { spillDir, batchSize: 5, journalMs: 20 });
@@ -419,7 +407,7 @@ t.test('queued traces are journaled to disk within journalMs; once stored, the j
 
 t.test('a journal left by a killed process is replayed from its last checkpoint', async (t) => {
   const db = await testDatabase(t, 'postgres');
-  await seedProject(db);
+  await seedProject(db, PROJECT);
   const spillDir = tempDir(t);
   const deadPid = spawnSync(process.execPath, ['-e', '']).pid;
   const lines = (list: string[]) => list.map((id) => `${JSON.stringify(item(id))}\n`).join('');
@@ -467,7 +455,7 @@ async function proxiedDatabase(t: Test): Promise<{ proxy: TcpProxy; direct: Data
   const direct = await openDatabase({ postgresUrl: url, dataDir: '' });
   t.teardown(() => direct.close());
   await migrate(direct);
-  await seedProject(direct);
+  await seedProject(direct, PROJECT);
   const viaProxy = await openDatabase({ postgresUrl: proxy.through(url), dataDir: '' });
   t.teardown(() => viaProxy.close());
   return { proxy, direct, viaProxy };
