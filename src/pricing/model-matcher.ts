@@ -9,6 +9,8 @@ export type ModelMatcher = (model: string) => ModelDefinition | undefined;
 
 /** Longer observation model names match no model: patterns are not run over unbounded text. */
 export const MAX_MATCHED_MODEL_LENGTH = 1_000;
+/** Model names whose match a matcher remembers. */
+const REMEMBERED_ANSWERS = 1_000;
 
 const newestFirst = (a: string | null, b: string | null) =>
   a === b ? 0 : a === null ? 1 : b === null ? -1 : Date.parse(b) - Date.parse(a);
@@ -39,6 +41,15 @@ export function modelMatcher(projectModels: readonly ModelDefinition[]): ModelMa
     (a, b) => newestFirst(a.startDate, b.startDate) || newestFirst(a.createdAt, b.createdAt),
   );
   const candidates = [...compiled(ordered), ...COMPILED_BUILTINS];
-  return (name) =>
-    name.length > MAX_MATCHED_MODEL_LENGTH ? undefined : candidates.find((c) => c.re.test(name))?.model;
+  // A project sends few distinct model names, and running every pattern per generation costs ~10 µs: answers are
+  // kept for the matcher's life (it is rebuilt when the project's models change), up to a bound.
+  const answers = new Map<string, ModelDefinition | undefined>();
+  return (name) => {
+    if (name.length > MAX_MATCHED_MODEL_LENGTH) return undefined;
+    if (answers.has(name)) return answers.get(name);
+    const model = candidates.find((c) => c.re.test(name))?.model;
+    if (answers.size >= REMEMBERED_ANSWERS) answers.clear();
+    answers.set(name, model);
+    return model;
+  };
 }

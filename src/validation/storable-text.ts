@@ -2,27 +2,41 @@
 // failed statement (a 500): text and jsonb cannot hold U+0000, UTF-8 cannot encode an unpaired surrogate (JSON and
 // URLs can carry both), a btree index entry holds at most about 2.7 KB, and timestamptz starts at year 1.
 
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
 export const UNSTORABLE_REASON = 'contains U+0000 or an unpaired surrogate, which cannot be stored';
 
-export const hasUnstorableText = (s: string): boolean => UNSTORABLE.test(s);
+// isWellFormed is native and finds unpaired surrogates without a regular expression's per-character work.
+export const hasUnstorableText = (s: string): boolean => s.includes('\u0000') || !s.isWellFormed();
 
-/** The path to the first string (value or key) that cannot be stored, or undefined when there is none. */
-export function unstorablePath(value: unknown, path: string[] = []): string[] | undefined {
-  if (typeof value === 'string') return UNSTORABLE.test(value) ? path : undefined;
+/**
+ * The path to the first string (value or key) that cannot be stored, or undefined when there is none. Ingestion
+ * walks every event with it, so the path is built only on the way back from a find.
+ */
+export function unstorablePath(value: unknown): string[] | undefined {
+  const found = findUnstorable(value);
+  return found?.reverse();
+}
+
+/** The path of the first unstorable string, innermost key first. */
+function findUnstorable(value: unknown): string[] | undefined {
+  if (typeof value === 'string') return hasUnstorableText(value) ? [] : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = unstorablePath(value[i], [...path, String(i)]);
-      if (found) return found;
+      const found = findUnstorable(value[i]);
+      if (found) {
+        found.push(String(i));
+        return found;
+      }
     }
     return undefined;
   }
-  if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (UNSTORABLE.test(k)) return [...path, k];
-      const found = unstorablePath(v, [...path, k]);
-      if (found) return found;
+  for (const k in value) {
+    if (!Object.hasOwn(value, k)) continue;
+    if (hasUnstorableText(k)) return [k];
+    const found = findUnstorable((value as Record<string, unknown>)[k]);
+    if (found) {
+      found.push(k);
+      return found;
     }
   }
   return undefined;
