@@ -10,7 +10,7 @@ import { getScoreConfigsByIds } from '../store/repos/score-configs.ts';
 import { upsertScores, type ScoreRow } from '../store/repos/scores.ts';
 import { getTraceRowsByIds, type TraceRow } from '../store/repos/traces.ts';
 import { getObservationsByIds, type ObservationRow } from '../store/repos/observations.ts';
-import { upsertTraceBatch } from '../store/repos/trace-batch.ts';
+import { upsertTraceBatch, type MergedRows } from '../store/repos/trace-batch.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { checkEvent, issueText, type IngestionEvent } from './event-schema.ts';
 import { priceObservations } from './generation-cost.ts';
@@ -115,6 +115,16 @@ function tracesToWrite(
   return traces;
 }
 
+/** Merged rows, as those new to the store and those replacing a stored row. */
+function splitByStored<T extends { id: string }>(
+  rows: readonly T[],
+  stored: ReadonlyMap<string, unknown>,
+): MergedRows<T> {
+  const split: { fresh: T[]; replacing: T[] } = { fresh: [], replacing: [] };
+  for (const row of rows) (stored.has(row.id) ? split.replacing : split.fresh).push(row);
+  return split;
+}
+
 /** Writes the plan; returns the events refused while merging (an observation without a trace). */
 async function write(
   tx: Queryable,
@@ -153,7 +163,7 @@ async function write(
   );
   const storedTraces = new Map((await getTraceRowsByIds(tx, projectId, traceIds)).map((t) => [t.id, t]));
   const traces = tracesToWrite(projectId, traceIds, plan.traces, storedTraces, observations);
-  await upsertTraceBatch(tx, traces, observations);
+  await upsertTraceBatch(tx, splitByStored(traces, storedTraces), splitByStored(observations, storedObservations));
   await upsertScores(
     tx,
     plan.scores.map((s) => s.row),
