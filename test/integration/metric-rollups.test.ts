@@ -184,10 +184,11 @@ for (const backend of STORE_BACKENDS) {
     const more = { ...once, requests: 4, tokens: 30, cost: 0.000369 };
     t.same(await sums(db), more, 'a trace enqueued twice counts once');
 
+    const refused = item('t7');
     await t.rejects(
-      write([item('t6'), item('t7', { project: 'gone' })]),
-      { code: '23503' },
-      'a trace of an unknown project is refused',
+      write([item('t6'), { ...refused, trace: { ...refused.trace, status: 'lost' as 'error' } }]),
+      { code: '23514' },
+      'a trace the database refuses (a status outside its check) fails the batch',
     );
     await rollups.flush();
     t.same(await sums(db), more, 'a refused batch adds nothing');

@@ -309,9 +309,35 @@ for (const backend of STORE_BACKENDS) {
         now: Date.now(),
       });
       t.equal((await call(s, 'GET', '/projects', auth(survivor))).status, 200);
+      const batch = [
+        { id: 'd1', type: 'trace-create', timestamp: new Date().toISOString(), body: { id: 'tr-gone', name: 'x' } },
+        {
+          id: 'd2',
+          type: 'span-create',
+          timestamp: new Date().toISOString(),
+          body: { id: 'sp-gone', traceId: 'tr-gone', startTime: new Date().toISOString() },
+        },
+        {
+          id: 'd3',
+          type: 'score-create',
+          timestamp: new Date().toISOString(),
+          body: { id: 'sc-gone', traceId: 'tr-gone', name: 'q', value: 1 },
+        },
+      ];
+      t.same((await call(s, 'POST', '/ingestion', auth(survivor), { batch })).body.errors, []);
+      const rowsOfProject = async () =>
+        (
+          await db.query<{ n: unknown }>(
+            `SELECT (SELECT count(*) FROM traces WHERE project_id = $1) + (SELECT count(*) FROM observations
+               WHERE project_id = $1) + (SELECT count(*) FROM scores WHERE project_id = $1) AS n`,
+            [created.id],
+          )
+        ).rows[0].n;
+      t.equal(Number(await rowsOfProject()), 3, 'the project has a trace, an observation and a score');
       const r = await call(s, 'DELETE', `/projects/${created.id}`, org);
       t.match(r, { status: 202, body: { success: true } });
       t.equal(await getProject(db, created.id), undefined);
+      t.equal(Number(await rowsOfProject()), 0, 'its traces, observations and scores are deleted with it');
       t.equal(
         (await call(s, 'GET', '/projects', auth(survivor))).status,
         401,

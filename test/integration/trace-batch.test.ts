@@ -20,10 +20,10 @@ interface Rows {
   observations: ObservationRow[];
 }
 
-function awkward(id: string, projectId = PROJECT): Rows {
+function awkward(id: string): Rows {
   return {
     trace: {
-      projectId,
+      projectId: PROJECT,
       id,
       name: AWKWARD,
       status: 'completed',
@@ -44,7 +44,7 @@ function awkward(id: string, projectId = PROJECT): Rows {
     },
     observations: [
       {
-        projectId,
+        projectId: PROJECT,
         id: `${id}.1`,
         traceId: id,
         type: 'GENERATION',
@@ -179,7 +179,9 @@ for (const backend of STORE_BACKENDS) {
     });
 
     t.test('a refused row fails its whole batch with its SQLSTATE', async (t) => {
-      await t.rejects(insert(db, [awkward('refused-1'), awkward('refused-2', 'no-such-project')]), { code: '23503' });
+      const refused = awkward('refused-2');
+      refused.trace.status = 'lost' as 'error';
+      await t.rejects(insert(db, [awkward('refused-1'), refused]), { code: '23514' });
       t.same(await count(db, 'refused'), { traces: 0, observations: 0 }, 'nothing of the batch stored');
     });
   });

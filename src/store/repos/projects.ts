@@ -136,9 +136,9 @@ export async function projectsWithRetention(db: Queryable): Promise<{ id: string
 }
 
 /** Deletes the project; its keys, agents, prompts and other rows with a foreign key go with it, and so do its traces,
- * observations and spend rows (which have none). */
+ * observations, scores and spend rows (which have none: migration 015). */
 export async function deleteProject(db: Queryable, id: string): Promise<boolean> {
-  for (const table of ['observations', 'traces', 'budget_spend']) {
+  for (const table of ['scores', 'observations', 'traces', 'budget_spend']) {
     await db.query(`DELETE FROM ${table} WHERE project_id = $1`, [id]);
   }
   const r = await db.query('DELETE FROM projects WHERE id = $1', [id]);
