@@ -23,6 +23,7 @@ import { OBSERVATIONS, type DataSet } from './observability/data-set.ts';
 import { generate, type GenerateProgress } from './observability/generate.ts';
 import { BATCH_TRACES, ingest, type IngestResult } from './observability/ingest.ts';
 import { queryCases, timeQueries, type QueryTiming } from './observability/queries.ts';
+import { sweepOldestDay, type RetentionResult } from './observability/retention.ts';
 import {
   ingestTable,
   ingestVerdicts,
@@ -72,6 +73,8 @@ export interface ObservabilityResult {
   fresh: Pass;
   vacuumSeconds: number;
   analyzed: Pass;
+  /** The oldest day deleted by the service's retention sweep, after the reads. */
+  retention: RetentionResult;
   verdicts: Verdict[];
   seconds: number;
 }
@@ -118,6 +121,16 @@ async function pass(store: BenchStore, o: ObservabilityOptions, set: DataSet, la
   return { label, statistics, timings, cpu, sizes };
 }
 
+function retentionText(r: RetentionResult, traces: number): string {
+  return (
+    `retention: the service's sweep with the project's retention at 29 days deleted ${r.traces} traces (the oldest ` +
+    `day) in ${f(r.cpu.seconds, 1)} s, ${Math.round(r.tracesPerSecond)} traces/s; cores: PostgreSQL backends ` +
+    `${f(r.cpu.postgresCores, 2)}, the rest of the machine ${f(r.cpu.otherCores, 2)}; WAL ` +
+    `${Math.round(r.walBytesPerTrace)} bytes per trace deleted. The tables after (the space is kept for reuse):\n\n` +
+    `${sizeTable(r.sizes, traces)}\n`
+  );
+}
+
 export async function runObservability(o: ObservabilityOptions): Promise<ObservabilityResult> {
   const t0 = performance.now();
   const set: DataSet = { traces: o.traces, end: Date.now() };
@@ -139,7 +152,9 @@ export async function runObservability(o: ObservabilityOptions): Promise<Observa
     const vacuumSeconds = (performance.now() - v0) / 1000;
     o.log(`VACUUM ANALYZE: ${vacuumSeconds.toFixed(1)} s\n`);
     const analyzed = await pass(store, o, set, 'after VACUUM ANALYZE');
-    return { ...filled, stored, fresh, vacuumSeconds, analyzed };
+    const retention = await sweepOldestDay(store, set);
+    o.log(retentionText(retention, set.traces));
+    return { ...filled, stored, fresh, vacuumSeconds, analyzed, retention };
   });
   const expected = { traces: set.traces, observations: set.traces * OBSERVATIONS.length, scores: set.traces };
   const verdicts = [

@@ -175,4 +175,10 @@ t.test('a run ingests every trace, times every query twice and answers what the 
     [true],
     'the stored rows are checked',
   );
+  const expired = Array.from({ length: r.set.traces }, (_, i) => startOf(r.set, i)).filter(
+    (start) => start < r.set.end - 29 * 86_400_000,
+  ).length;
+  t.ok(expired > 0);
+  t.equal(r.retention.traces, expired, "the retention sweep deleted the traces past the project's 29 days");
+  t.ok(r.retention.walBytesPerTrace > 0, 'the WAL it wrote is measured');
 });
