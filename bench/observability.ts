@@ -126,7 +126,8 @@ function retentionText(r: RetentionResult, traces: number): string {
     `retention: the service's sweep with the project's retention at 29 days deleted ${r.traces} traces (the oldest ` +
     `day) in ${f(r.cpu.seconds, 1)} s, ${Math.round(r.tracesPerSecond)} traces/s; cores: PostgreSQL backends ` +
     `${f(r.cpu.postgresCores, 2)}, the rest of the machine ${f(r.cpu.otherCores, 2)}; WAL ` +
-    `${Math.round(r.walBytesPerTrace)} bytes per trace deleted. The tables after (the space is kept for reuse):\n\n` +
+    `${Math.round(r.walBytesPerTrace)} bytes per trace deleted; VACUUM of the three tables after it ` +
+    `${f(r.vacuumSeconds, 1)} s. The tables after (the space is kept for reuse):\n\n` +
     `${sizeTable(r.sizes, traces)}\n`
   );
 }

@@ -181,4 +181,5 @@ t.test('a run ingests every trace, times every query twice and answers what the 
   t.ok(expired > 0);
   t.equal(r.retention.traces, expired, "the retention sweep deleted the traces past the project's 29 days");
   t.ok(r.retention.walBytesPerTrace > 0, 'the WAL it wrote is measured');
+  t.ok(r.retention.vacuumSeconds > 0, 'and the VACUUM after it');
 });
