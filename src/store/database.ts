@@ -58,22 +58,33 @@ export class StatementTimeoutError extends Error {
 /** PostgreSQL's query_canceled, which a statement_timeout raises. */
 const QUERY_CANCELED = '57014';
 
+/** The Queryables of withStatementTimeout, one per database and limit. */
+const limitedReads = new WeakMap<Database, Map<number, Queryable>>();
+
 /**
  * `db` for the admin surfaces' reads: each query limited to `timeoutMs` (store.query_timeout_ms), without JIT. A query
- * cancelled by the limit throws StatementTimeoutError. Writers and the gateway use `db` itself, unlimited.
+ * cancelled by the limit throws StatementTimeoutError. Writers and the gateway use `db` itself, unlimited. The same
+ * Queryable for the same database and limit, so what a repository keeps of a store per Queryable (tracesAnalyzed)
+ * outlives the request.
  */
 export function withStatementTimeout(db: Database, timeoutMs: number): Queryable {
-  return {
-    async query<R>(sql: string, params?: readonly unknown[], options?: QueryOptions) {
-      try {
-        return await db.query<R>(sql, params, { ...options, statementTimeoutMs: timeoutMs, jit: false });
-      } catch (err) {
-        throw (err as { code?: unknown }).code === QUERY_CANCELED ? new StatementTimeoutError(timeoutMs, err) : err;
-      }
-    },
-    exec: (sql: string) => db.exec(sql),
-  };
+  let byLimit = limitedReads.get(db);
+  if (!byLimit) limitedReads.set(db, (byLimit = new Map()));
+  let reads = byLimit.get(timeoutMs);
+  if (!reads) byLimit.set(timeoutMs, (reads = limitedQueryable(db, timeoutMs)));
+  return reads;
 }
+
+const limitedQueryable = (db: Database, timeoutMs: number): Queryable => ({
+  async query<R>(sql: string, params?: readonly unknown[], options?: QueryOptions) {
+    try {
+      return await db.query<R>(sql, params, { ...options, statementTimeoutMs: timeoutMs, jit: false });
+    } catch (err) {
+      throw (err as { code?: unknown }).code === QUERY_CANCELED ? new StatementTimeoutError(timeoutMs, err) : err;
+    }
+  },
+  exec: (sql: string) => db.exec(sql),
+});
 
 export interface StoreLocation {
   /** Empty or absent: embedded PGlite under `dataDir`. */

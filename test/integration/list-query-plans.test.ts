@@ -1,7 +1,8 @@
 // The list queries the repositories build, planned by PostgreSQL on a fresh store (20,000 traces, no ANALYZE): each
 // documented filter reads the index meant for it, in list order, never the whole table (docs/decisions.md "List
-// queries: time limits and totals"). The SQL is captured from the repository calls and explained with the settings
-// it ran with. After ANALYZE, a rare tag or metadata value is found through its GIN index.
+// queries: time limits and totals"), and traces asked for by id are each found by primary key. The SQL is captured from
+// the repository calls and explained with the settings it ran with. After ANALYZE, a rare tag or metadata value is
+// found through its GIN index.
 import t, { type Test } from 'tap';
 import { withStatementTimeout, type Database, type Queryable, type QueryOptions } from '../../src/store/database.ts';
 import { TRACE_FILTER_COLUMNS } from '../../src/store/repos/filter-columns.ts';
@@ -9,7 +10,7 @@ import { listObservations, listObservationsOfTrace } from '../../src/store/repos
 import { listScoresOfTrace } from '../../src/store/repos/scores.ts';
 import { listSessions } from '../../src/store/repos/sessions.ts';
 import { parseFilter } from '../../src/store/repos/structured-filter.ts';
-import { getTrace, listTraces, type TraceFilter } from '../../src/store/repos/traces.ts';
+import { getTrace, getTracesByIds, listTraces, type TraceFilter } from '../../src/store/repos/traces.ts';
 import { freshStoreWithProject, generateTraces, RARE } from '../helpers/generated-traces.ts';
 import { testDatabase } from '../helpers/store.ts';
 
@@ -83,6 +84,19 @@ function readsInOrder(t: Test, p: Planned, index: string, what: string) {
   );
 }
 
+/** The statement finds each trace by its primary key: traces_pkey probed, no other index or scan of the traces. */
+function probesEachTrace(t: Test, p: Planned, what: string) {
+  t.same(
+    p.nodes.filter((n) => n['Index Name']?.startsWith('traces_')).map((n) => `${n['Node Type']} (${n['Index Name']})`),
+    ['Index Scan (traces_pkey)'],
+    `${what}: one primary-key probe per trace (${describe(p)})`,
+  );
+  t.notOk(
+    p.nodes.some((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'traces'),
+    `${what}: no sequential scan`,
+  );
+}
+
 /** A trace list reads `index` in order, for its page and for its total. */
 async function traceListReads(t: Test, db: Database, f: Partial<TraceFilter>, index: string, what: string) {
   const planned = await plansOf(db, (q) => listTraces(q, PROJECT, { withLinkedIds: true, limit: 50, offset: 0, ...f }));
@@ -135,6 +149,27 @@ t.test('list queries on a fresh PostgreSQL store read their indexes in order', a
     'traces_project_time',
     'metadata, no statistics',
   );
+
+  // Traces by id, as many as a page may hold: the traces of a v2 observations page, a trace list's page.
+  const ids = Array.from({ length: 300 }, (_, i) => `gen-${TRACES - i * 7}`);
+  const [byIds] = await plansOf(db, (q) => getTracesByIds(q, PROJECT, ids));
+  probesEachTrace(t, byIds, 'traces by id');
+  const bigPage = await plansOf(db, (q) => listTraces(q, PROJECT, { withLinkedIds: true, limit: 300, offset: 0 }));
+  probesEachTrace(t, statement(bigPage, 'SELECT t.* FROM unnest'), 'the rows of a page of 300 traces');
+
+  // Whether the store has statistics is asked once for a Queryable's lists, not by every tags or metadata list.
+  const reads = withStatementTimeout(db, 60_000);
+  const statsLookups: string[] = [];
+  const counting: Queryable = {
+    query: (sql, params, options) => {
+      if (sql.includes('pg_stats')) statsLookups.push(sql);
+      return reads.query(sql, params, options);
+    },
+    exec: (sql) => reads.exec(sql),
+  };
+  for (const tag of ['tag-1', 'tag-2', 'tag-3'])
+    await listTraces(counting, PROJECT, { tags: [tag], limit: 50, offset: 0 });
+  t.equal(statsLookups.length, 1, 'three tag lists, one look at pg_stats');
 
   const v2 = await plansOf(db, (q) => listObservations(q, PROJECT, { countTotal: false, limit: 51, offset: 0 }));
   t.equal(v2.length, 1, 'v2 observations: one statement, no total');

@@ -75,10 +75,19 @@ export interface StoredTrace extends Required<Pick<TraceRow, 'projectId' | 'id' 
   scoreIds?: string[];
 }
 
-/** The stored traces among `ids`. */
+/**
+ * `select` (of traces aliased `t`, ending before its WHERE) for each id of $2 in the project $1, by one primary-key
+ * probe per id whatever the statistics. As `t.id = ANY($2)`, a store without column statistics took a few hundred
+ * ids for most of the project and read all of its traces. LIMIT keeps the subquery from being merged into a join the
+ * planner could then run as a scan of the project.
+ */
+const eachOfIds = (select: string) => `SELECT t.* FROM unnest($2::text[]) AS k(id)
+  CROSS JOIN LATERAL (${select} WHERE t.project_id = $1 AND t.id = k.id LIMIT 1) t`;
+
+/** The stored traces among `ids` (each id once). */
 export async function getTracesByIds(tx: Queryable, projectId: string, ids: readonly string[]): Promise<StoredTrace[]> {
   if (ids.length === 0) return [];
-  const r = await tx.query(`${TRACE_SELECT} WHERE t.project_id = $1 AND t.id = ANY($2::text[])`, [projectId, ids]);
+  const r = await tx.query(eachOfIds(TRACE_SELECT), [projectId, ids]);
   return r.rows.map(toTrace);
 }
 
@@ -88,11 +97,7 @@ export async function getTracesByIds(tx: Queryable, projectId: string, ids: read
  */
 export async function getTraceRowsByIds(tx: Queryable, projectId: string, ids: readonly string[]): Promise<TraceRow[]> {
   if (ids.length === 0) return [];
-  const r = await tx.query(
-    `SELECT t.* FROM unnest($2::text[]) AS k(id)
-       CROSS JOIN LATERAL (SELECT * FROM traces WHERE project_id = $1 AND id = k.id LIMIT 1) t`,
-    [projectId, ids],
-  );
+  const r = await tx.query(eachOfIds('SELECT * FROM traces t'), [projectId, ids]);
   return r.rows.map((row) => {
     const {
       agentName: _a,
@@ -244,7 +249,7 @@ export async function listTraces(
   if (ids.rows.length === 0) return { data: [], total };
   // The page's rows apart, so its per-trace sums and linked ids are computed for these rows only.
   const page = await db.query(
-    `${traceSelect(f.withLinkedIds ? LINKED_IDS_COLUMNS : '')} WHERE t.project_id = $1 AND t.id = ANY($2::text[]) ORDER BY ${order}`,
+    `${eachOfIds(traceSelect(f.withLinkedIds ? LINKED_IDS_COLUMNS : ''))} ORDER BY ${order}`,
     [projectId, ids.rows.map((r) => r.id)],
   );
   return { data: page.rows.map(toTrace), total };
@@ -254,17 +259,27 @@ export async function listTraces(
 const filtersByGinIndex = (f: TraceFilter) =>
   Boolean(f.tagKeys?.length || f.tags?.length || f.conditions?.some((c) => c.column === 'metadata'));
 
+/** How long tracesAnalyzed believes a store without statistics before it looks again. */
+const UNANALYZED_RECHECK_MS = 10_000;
+/** tracesAnalyzed's last answer per Queryable: true for good (statistics once gathered stay), false for a while. */
+const analyzedAnswers = new WeakMap<Queryable, { analyzed: boolean; at: number }>();
+
 /**
  * Whether the planner has statistics of the traces table (ANALYZE ran since it was created, by autovacuum or by
  * hand). With them it chooses between a GIN index (a rare tag) and the time index (a common one); without them it
  * takes every filter for rare, so the list is read in time order, which the common values tags and metadata usually
- * hold find at once (a rare one may reach the time limit on a large, fresh store).
+ * hold find at once (a rare one may reach the time limit on a large, fresh store). Remembered per Queryable (the
+ * admin reads share one, withStatementTimeout), so a list rarely pays a round trip for it.
  */
 async function tracesAnalyzed(db: Queryable): Promise<boolean> {
+  const known = analyzedAnswers.get(db);
+  if (known && (known.analyzed || performance.now() - known.at < UNANALYZED_RECHECK_MS)) return known.analyzed;
   const r = await db.query<{ analyzed: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'traces') AS analyzed`,
   );
-  return r.rows[0].analyzed;
+  const analyzed = r.rows[0].analyzed;
+  analyzedAnswers.set(db, { analyzed, at: performance.now() });
+  return analyzed;
 }
 
 export interface TraceChange {
