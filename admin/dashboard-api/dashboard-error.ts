@@ -8,6 +8,8 @@ export const DASHBOARD_ERROR_STATUS = {
   permission_denied: 403,
   not_found: 404,
   conflict: 409,
+  /** A read ran out of its time (store.query_timeout_ms): narrow it rather than retry it. */
+  query_timeout: 422,
   rate_limited: 429,
   internal_error: 500,
 } as const;

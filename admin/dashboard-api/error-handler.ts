@@ -2,11 +2,19 @@
 // unexpected one is logged once here with an error id the caller also sees.
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { StatementTimeoutError } from '../../src/store/database.ts';
 import type { Logger } from '../../src/telemetry/logger.ts';
 import { DashboardApiError } from './dashboard-error.ts';
 
 function toDashboardError(err: FastifyError): DashboardApiError | undefined {
   if (err instanceof DashboardApiError) return err;
+  if (err instanceof StatementTimeoutError)
+    return new DashboardApiError(
+      'query_timeout',
+      `The query did not finish within its time limit (${err.timeoutMs} ms). Narrow it (a shorter time range, ` +
+        'or more filters) and try again.',
+      { cause: err },
+    );
   if (err.validation) return new DashboardApiError('invalid_request', `Invalid request: ${err.message}`);
   // Fastify's own 4xx (JSON that does not parse, an unsupported media type, a body too large).
   if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500)
@@ -16,6 +24,8 @@ function toDashboardError(err: FastifyError): DashboardApiError | undefined {
 
 export function dashboardErrorHandler(log: Logger) {
   return (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof StatementTimeoutError)
+      log.warn('dashboard API query timed out', { method: req.method, url: req.url, timeoutMs: err.timeoutMs });
     const known = toDashboardError(err);
     if (known) {
       if (known.retryAfter !== undefined) reply.header('retry-after', String(known.retryAfter));

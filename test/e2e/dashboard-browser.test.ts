@@ -3,8 +3,8 @@
 // per-agent page, a trace waterfall, a webhook automation whose signed delivery reaches a receiver here, blocking a
 // key, a member changing their own password, a viewer without change controls, sign-out; a key of gateway.yaml listed
 // read-only, the metrics page opening on the window that holds the traffic, a refused secret redacted on the trace
-// page, an embeddings trace's cost, a stream's attempt as long as its span. Screenshots of the main pages go to
-// test-artifacts/screenshots/.
+// page, an embeddings trace's cost, a stream's attempt as long as its span, a long trace list's total given as a lower
+// bound. Screenshots of the main pages go to test-artifacts/screenshots/.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -17,6 +17,7 @@ import { registerDashboardStatic } from '../../admin/dashboard-static.ts';
 import { createApiKey } from '../../src/store/repos/api-keys.ts';
 import { addUser } from '../../src/users/add-user.ts';
 import { ensureDashboardBuild, launchBrowser, screenshot } from '../helpers/browser.ts';
+import { generateTraces } from '../helpers/generated-traces.ts';
 import { listenLocally } from '../helpers/local-server.ts';
 import { basicAuth } from '../helpers/public-api.ts';
 import { baseConfig, startTestService } from '../helpers/service.ts';
@@ -401,6 +402,20 @@ t.test('the dashboard in chromium', async (t) => {
     t.match(await page.getByTestId('trace-output').textContent(), /svc mock provider/, 'the output');
     t.notMatch(await page.getByTestId('trace-tokens').textContent(), /^–$/, 'tokens');
     await screenshot(page, '08-trace');
+  });
+
+  await t.test('a long trace list says its total is at least the count, until the end is in reach', async (t) => {
+    await generateTraces(db, { projectId: 'other', count: 1100, from: '2026-01-01T00:00:00Z' });
+    await go('/p/other/traces');
+    await page.getByTestId('traces').waitFor();
+    t.equal(
+      await page.getByTestId('pager-range').textContent(),
+      '1–50 of 1,000+',
+      'counted 1,000 ahead: a lower bound',
+    );
+    await go('/p/other/traces?offset=1050');
+    await page.getByTestId('pager-range').filter({ hasText: '1,051' }).waitFor();
+    t.equal(await page.getByTestId('pager-range').textContent(), '1,051–1,100 of 1,100', 'exact at the end');
   });
 
   await t.test("an agent's trace shows the gateway calls its span made, in place", async (t) => {

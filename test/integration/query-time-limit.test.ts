@@ -1,12 +1,13 @@
 // The time limit of the admin surfaces' reads (store.query_timeout_ms, docs/configuration.md): a read that reaches it
 // is cancelled by PostgreSQL and answered 422 in the surface's envelope (public API: Langfuse's `Request timed out`;
-// REST: `query_timeout`), never a 500, while ingestion, which has no limit, goes on. The limit is set to 1 ms and
+// REST and dashboard: `query_timeout`), never a 500, while ingestion, which has no limit, goes on. The limit is set to 1 ms and
 // the traces grow until the reads take longer, so no timing is asserted. The embedded store cannot stop a query.
 import t from 'tap';
 import type { Database } from '../../src/store/database.ts';
 import { createApiKey } from '../../src/store/repos/api-keys.ts';
 import { generateTraces } from '../helpers/generated-traces.ts';
 import { basicAuth, callAdmin } from '../helpers/public-api.ts';
+import { signIn } from '../helpers/dashboard.ts';
 import { bearer, call, checkError } from '../helpers/rest-api.ts';
 import { baseConfig, startTestService } from '../helpers/service.ts';
 
@@ -30,10 +31,18 @@ async function startWithLimit(t: Parameters<typeof startTestService>[0], backend
   return { s, db: s.service.db, key };
 }
 
-/** Adds traces in doubling batches until `timedOut` holds for the answers, or 64,000 traces did not suffice. */
-async function growUntil<R>(db: Database, request: (traces: number) => Promise<R>, timedOut: (r: R) => boolean) {
-  let traces = 0;
-  for (let batch = 2000; ; batch *= 2) {
+/**
+ * Adds traces to the `stored` ones in doubling batches until `timedOut` holds for the answers, or 64,000 traces did not
+ * suffice; answers the last answer and how many traces there are.
+ */
+async function growUntil<R>(
+  db: Database,
+  stored: number,
+  request: (traces: number) => Promise<R>,
+  timedOut: (r: R) => boolean,
+) {
+  let traces = stored;
+  for (let batch = Math.max(2000, stored); ; batch *= 2) {
     await generateTraces(db, { projectId: PROJECT, count: batch, first: traces + 1, from: '2026-01-01T00:00:00Z' });
     traces += batch;
     const answer = await request(traces);
@@ -54,7 +63,9 @@ t.test('on PostgreSQL a read past the limit answers 422 in each envelope; ingest
   const { s, db, key } = await startWithLimit(t, 'postgres');
   const auth = basicAuth(key);
   const publicList = () => callAdmin(s, 'GET', COSTLY_LIST, auth);
-  const { answer: pub, traces } = await growUntil(db, publicList, (r) => r.status !== 200);
+  const grown = await growUntil(db, 0, publicList, (r) => r.status !== 200);
+  const pub = grown.answer;
+  let traces = grown.traces;
 
   t.equal(pub.status, 422, `public API: 422 (after ${traces} traces)`);
   t.same(Object.keys(pub.body).sort(), ['error', 'message'], 'public API: Langfuse error body');
@@ -66,11 +77,22 @@ t.test('on PostgreSQL a read past the limit answers 422 in each envelope; ingest
   const restPage = (n: number) =>
     call(s.adminUrl, 'GET', `/traces?limit=1000&offset=${Math.max(0, n - 500)}`, { auth: bearer(key) });
   let rest = await restPage(traces);
-  if (rest.status === 200) rest = (await growUntil(db, restPage, (r) => r.status !== 200)).answer;
+  if (rest.status === 200) ({ answer: rest, traces } = await growUntil(db, traces, restPage, (r) => r.status !== 200));
   checkError(t, rest, 422, 'query_timeout', {
     message: /did not finish within its time limit \(1 ms\)\. Narrow it/,
     details: { reason: 'query timeout', timeoutMs: 1 },
   });
+
+  // The dashboard's trace list, searching the names of every trace.
+  const owner = await signIn(s, 'owner@localhost', s.service.firstOwner!.password);
+  const dashboardList = () => owner.call('GET', '/projects/default/traces?q=no-such-name');
+  let dashboard = await dashboardList();
+  if (dashboard.status === 200)
+    ({ answer: dashboard } = await growUntil(db, traces, dashboardList, (r) => r.status !== 200));
+  t.equal(dashboard.status, 422, 'dashboard: 422');
+  t.same(Object.keys(dashboard.body), ['error'], 'dashboard: its envelope');
+  t.equal(dashboard.body.error.code, 'query_timeout');
+  t.match(dashboard.body.error.message, /did not finish within its time limit \(1 ms\)\. Narrow it/);
 
   t.test('ingestion while reads time out', async (t) => {
     const reads = Array.from({ length: 4 }, publicList);

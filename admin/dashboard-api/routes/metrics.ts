@@ -10,6 +10,7 @@ import {
   type MetricWindow,
 } from '../../../src/metrics/metric-window.ts';
 import { gatewayPanels, metricsChart, trafficBounds } from '../../../src/metrics/metrics-query.ts';
+import { withStatementTimeout } from '../../../src/store/database.ts';
 import { GROUP_BY, type GroupBy } from '../../../src/store/repos/metric-rollups.ts';
 import { benchState } from '../../../src/routing/bench-board.ts';
 import type { AdminContext } from '../../context.ts';
@@ -74,6 +75,8 @@ async function benchedNow(ctx: AdminContext) {
 
 export function registerDashboardMetrics(app: FastifyInstance, ctx: AdminContext): void {
   const onRequest = requireSession(ctx, 'viewer');
+  /** The rollups' reads, each limited to store.query_timeout_ms (a query past it answers 422 query_timeout). */
+  const reads = () => withStatementTimeout(ctx.db, ctx.config().store.query_timeout_ms);
 
   app.get<{ Querystring: MetricsQuery }>(
     '/projects/:project/metrics',
@@ -81,7 +84,7 @@ export function registerDashboardMetrics(app: FastifyInstance, ctx: AdminContext
     async (req) => {
       const project = await projectOf(ctx, req);
       const q = req.query;
-      return metricsChart(ctx.db, project.id, windowOf(q, ctx.clock.now()), {
+      return metricsChart(reads(), project.id, windowOf(q, ctx.clock.now()), {
         groupBy: q.groupBy,
         agent: q.agent,
         modelGroup: q.modelGroup,
@@ -93,7 +96,7 @@ export function registerDashboardMetrics(app: FastifyInstance, ctx: AdminContext
   app.get('/projects/:project/metrics/default-window', { onRequest }, async (req) => {
     const project = await projectOf(ctx, req);
     const now = ctx.clock.now();
-    const { oldestOfLastDay, newest } = await trafficBounds(ctx.db, project.id, now);
+    const { oldestOfLastDay, newest } = await trafficBounds(reads(), project.id, now);
     const iso = (t: number | undefined) => (t === undefined ? null : new Date(t).toISOString());
     return {
       window: defaultWindow(now, oldestOfLastDay, newest),
@@ -108,7 +111,7 @@ export function registerDashboardMetrics(app: FastifyInstance, ctx: AdminContext
     async (req) => {
       const project = await projectOf(ctx, req);
       const now = ctx.clock.now();
-      const panels = await gatewayPanels(ctx.db, project.id, windowOf(req.query, now));
+      const panels = await gatewayPanels(reads(), project.id, windowOf(req.query, now));
       return { ...panels, ...(await benchedNow(ctx)) };
     },
   );

@@ -1,6 +1,7 @@
 // Dashboard traces: a filtered list, and one trace with what its waterfall needs (spans with start, end and parent),
 // the gateway's provider attempts and the trace's scores.
 import type { FastifyInstance } from 'fastify';
+import { withStatementTimeout, type Queryable } from '../../../src/store/database.ts';
 import { getAgent } from '../../../src/store/repos/agents.ts';
 import { listScoresOfTrace, type StoredScore } from '../../../src/store/repos/scores.ts';
 import {
@@ -17,7 +18,7 @@ import {
 } from '../../../src/store/repos/observations.ts';
 import type { AdminContext } from '../../context.ts';
 import { restSpan, restTrace } from '../../rest-api/representations.ts';
-import { pagination, PAGING_QUERY_SCHEMA } from '../paging.ts';
+import { countedAheadPagination, PAGING_QUERY_SCHEMA } from '../paging.ts';
 import { found, projectOf } from '../project-scope.ts';
 import { requireSession } from '../session-guard.ts';
 
@@ -100,15 +101,15 @@ const GATEWAY_CALLS_SHOWN = 200;
  * The gateway traces an agent's spans made (their traceparent named this trace), each with its provider attempts,
  * so the waterfall shows every LLM call in place under the span that made it.
  */
-async function gatewayCallsOf(ctx: AdminContext, projectId: string, traceId: string) {
-  const { data } = await listTraces(ctx.db, projectId, {
+async function gatewayCallsOf(db: Queryable, projectId: string, traceId: string) {
+  const { data } = await listTraces(db, projectId, {
     parentTraceId: traceId,
     orderBy: { column: 'startTime', direction: 'asc' },
     limit: GATEWAY_CALLS_SHOWN,
     offset: 0,
   });
   const observations = await listObservationsOfTraces(
-    ctx.db,
+    db,
     projectId,
     data.map((t) => t.id),
   );
@@ -135,12 +136,15 @@ const scoreOf = (s: StoredScore) => ({
 
 export function registerDashboardTraces(app: FastifyInstance, ctx: AdminContext): void {
   const onRequest = requireSession(ctx, 'viewer');
+  /** The trace store's reads, each limited to store.query_timeout_ms (a query past it answers 422 query_timeout). */
+  const reads = () => withStatementTimeout(ctx.db, ctx.config().store.query_timeout_ms);
 
   app.get<{ Querystring: ListQuery }>(
     '/projects/:project/traces',
     { onRequest, schema: { querystring: listQuery } },
     async (req) => {
       const project = await projectOf(ctx, req);
+      const db = reads();
       const q = req.query;
       const filter: TraceFilter = {
         status: q.status,
@@ -156,21 +160,22 @@ export function registerDashboardTraces(app: FastifyInstance, ctx: AdminContext)
       };
       // The agent filter takes an agent's id (what the agents page links with) or its name.
       if (q.agent !== undefined) {
-        if (await getAgent(ctx.db, project.id, q.agent)) filter.agentId = q.agent;
+        if (await getAgent(db, project.id, q.agent)) filter.agentId = q.agent;
         else filter.agentName = q.agent;
       }
-      const { data, total } = await listTraces(ctx.db, project.id, filter);
-      return { data: data.map(traceSummary), pagination: pagination(q, total) };
+      const { data, total } = await listTraces(db, project.id, filter);
+      return { data: data.map(traceSummary), pagination: countedAheadPagination(q, total) };
     },
   );
 
   app.get<{ Params: { project: string; id: string } }>('/projects/:project/traces/:id', { onRequest }, async (req) => {
     const project = await projectOf(ctx, req);
-    const trace = found(await getTrace(ctx.db, project.id, req.params.id), `trace '${req.params.id}'`);
+    const db = reads();
+    const trace = found(await getTrace(db, project.id, req.params.id), `trace '${req.params.id}'`);
     const [observations, scores, gatewayCalls] = await Promise.all([
-      listObservationsOfTrace(ctx.db, project.id, trace.id),
-      listScoresOfTrace(ctx.db, project.id, trace.id),
-      gatewayCallsOf(ctx, project.id, trace.id),
+      listObservationsOfTrace(db, project.id, trace.id),
+      listScoresOfTrace(db, project.id, trace.id),
+      gatewayCallsOf(db, project.id, trace.id),
     ]);
     return {
       ...traceSummary(trace),

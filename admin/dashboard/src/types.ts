@@ -25,14 +25,18 @@ export interface Project {
 
 export interface Page<T> {
   data: T[];
-  pagination?: {
-    total?: number;
-    limit?: number;
-    offset?: number;
-    page?: number;
-    totalItems?: number;
-    totalPages?: number;
-  };
+  pagination?: Pagination;
+}
+
+export interface Pagination {
+  total?: number;
+  /** At least `total` rows match: the count stopped at its bound (lists counted ahead, docs/dashboard.md). */
+  totalIsLowerBound?: boolean;
+  limit?: number;
+  offset?: number;
+  page?: number;
+  totalItems?: number;
+  totalPages?: number;
 }
 
 export interface Series {

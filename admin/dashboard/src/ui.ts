@@ -1,6 +1,8 @@
 // Small building blocks shared by the pages: headings, tables, buttons with async actions, notices, a pager.
 import { ApiError } from './api.ts';
 import { h, type Child } from './dom.ts';
+import { num } from './format.ts';
+import type { Pagination } from './types.ts';
 
 export function pageHeader(title: string, ...right: Child[]): HTMLElement {
   return h('header', { class: 'page-header' }, h('h1', null, title), h('div', { class: 'page-tools' }, ...right));
@@ -149,16 +151,19 @@ export function badge(text: string, kind: 'ok' | 'warn' | 'bad' | 'muted' = 'mut
   return h('span', { class: `badge ${kind}` }, text);
 }
 
+/** Newer / older buttons and `1–50 of 120`; a total that is a lower bound reads `of 1,000+`. */
 export function pager(
   offset: number,
   limit: number,
   shown: number,
-  total: number | undefined,
+  pagination: Pagination | undefined,
   go: (offset: number) => void,
 ): HTMLElement {
   if (shown === 0 && offset === 0) return h('span');
   const last = offset + shown;
+  const total = pagination?.total;
   const hasNext = total === undefined ? shown === limit : last < total;
+  const of = total === undefined ? '' : ` of ${num(total)}${pagination?.totalIsLowerBound ? '+' : ''}`;
   return h(
     'nav',
     { class: 'pager', 'aria-label': 'Pages' },
@@ -167,7 +172,7 @@ export function pager(
       { type: 'button', class: 'secondary', disabled: offset === 0, onclick: () => go(Math.max(0, offset - limit)) },
       '← Newer',
     ),
-    h('span', null, shown === 0 ? 'none' : `${offset + 1}–${last}${total === undefined ? '' : ` of ${total}`}`),
+    h('span', { 'data-testid': 'pager-range' }, shown === 0 ? 'none' : `${num(offset + 1)}–${num(last)}${of}`),
     h(
       'button',
       { type: 'button', class: 'secondary', disabled: !hasNext, onclick: () => go(offset + limit) },

@@ -48,7 +48,7 @@ export async function auditPage(ctx: ViewContext): Promise<Node> {
         ],
         { testid: 'audit', emptyText: 'No audit entries.' },
       ),
-      pager(offset, LIMIT, page.data.length, page.pagination?.total, (o) => ctx.setQuery({ offset: String(o) })),
+      pager(offset, LIMIT, page.data.length, page.pagination, (o) => ctx.setQuery({ offset: String(o) })),
     ),
   );
 }

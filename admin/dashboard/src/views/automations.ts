@@ -340,9 +340,7 @@ export async function automationPage(ctx: ViewContext): Promise<Node> {
         ],
         { testid: 'deliveries', emptyText: 'No deliveries yet.' },
       ),
-      pager(offset, limit, deliveries.data.length, deliveries.pagination?.total, (o) =>
-        ctx.setQuery({ offset: String(o) }),
-      ),
+      pager(offset, limit, deliveries.data.length, deliveries.pagination, (o) => ctx.setQuery({ offset: String(o) })),
     ),
   );
 }

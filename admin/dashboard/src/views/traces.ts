@@ -134,7 +134,7 @@ export async function tracesPage(ctx: ViewContext): Promise<Node> {
         ],
         { testid: 'traces', emptyText: 'No traces match.' },
       ),
-      pager(offset, LIMIT, page.data.length, page.pagination?.total, (o) => ctx.setQuery({ offset: String(o) })),
+      pager(offset, LIMIT, page.data.length, page.pagination, (o) => ctx.setQuery({ offset: String(o) })),
     ),
   );
 }
