@@ -58,6 +58,10 @@ export class StatementTimeoutError extends Error {
 /** PostgreSQL's query_canceled, which a statement_timeout raises. */
 const QUERY_CANCELED = '57014';
 
+/** A statement cancelled by its time limit, as the store raised it or as withStatementTimeout rethrew it. */
+export const isQueryCanceled = (err: unknown): boolean =>
+  err instanceof StatementTimeoutError || (err as { code?: unknown } | null)?.code === QUERY_CANCELED;
+
 /** The Queryables of withStatementTimeout, one per database and limit. */
 const limitedReads = new WeakMap<Database, Map<number, Queryable>>();
 
@@ -78,9 +82,11 @@ export function withStatementTimeout(db: Database, timeoutMs: number): Queryable
 const limitedQueryable = (db: Database, timeoutMs: number): Queryable => ({
   async query<R>(sql: string, params?: readonly unknown[], options?: QueryOptions) {
     try {
-      return await db.query<R>(sql, params, { ...options, statementTimeoutMs: timeoutMs, jit: false });
+      // A caller's shorter limit (a probe) wins over the surface's.
+      const limit = Math.min(timeoutMs, options?.statementTimeoutMs ?? timeoutMs);
+      return await db.query<R>(sql, params, { ...options, statementTimeoutMs: limit, jit: false });
     } catch (err) {
-      throw (err as { code?: unknown }).code === QUERY_CANCELED ? new StatementTimeoutError(timeoutMs, err) : err;
+      throw isQueryCanceled(err) ? new StatementTimeoutError(timeoutMs, err) : err;
     }
   },
   exec: (sql: string) => db.exec(sql),

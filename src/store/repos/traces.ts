@@ -1,7 +1,7 @@
 // Traces: created by the REST API, the gateway's trace writer and ingestion. Tokens and cost of a trace are the sums
 // over its observations that carry usage (all but spans and events: generations, embeddings, …), computed when read.
 // Rows are written whole by trace-batch.ts; observations and sessions have their own repositories.
-import type { Queryable } from '../database.ts';
+import { isQueryCanceled, type QueryOptions, type Queryable } from '../database.ts';
 import { countAhead } from './page.ts';
 import { conditions, iso, json, num } from './rows.ts';
 import { addTagConditions, carriesUsage, latencySecondsOf, TRACE_FILTER_COLUMNS } from './filter-columns.ts';
@@ -213,6 +213,7 @@ export async function listTraces(
   db: Queryable,
   projectId: string,
   f: TraceFilter,
+  probeMs = TIME_ORDER_PROBE_MS,
 ): Promise<{ data: StoredTrace[]; total: number }> {
   const { add, params, sql } = conditions('t.project_id = $1', projectId);
   if (f.status) add((p) => `t.status = ${p}`, f.status);
@@ -237,15 +238,19 @@ export async function listTraces(
   const dir = f.orderBy?.direction === 'asc' ? 'ASC' : 'DESC';
   const order =
     f.orderBy?.column === 'name' ? `t.name ${dir}, t.start_time DESC, t.id DESC` : `t.start_time ${dir}, t.id ${dir}`;
-  // Read in index order unless a GIN index may serve better (tracesAnalyzed).
-  const options = { indexOrder: !filtersByGinIndex(f) || !(await tracesAnalyzed(db)) };
-  // One after the other: a list holds one of the pool's connections at a time.
-  const total = await countAhead(db, { matching, params, orderBy: order, options }, f);
-  const ids = await db.query<{ id: string }>(
-    `SELECT t.id ${matching} ORDER BY ${order} LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
-    params,
-    options,
-  );
+  const read = async (options: QueryOptions) => {
+    // One after the other: a list holds one of the pool's connections at a time.
+    const total = await countAhead(db, { matching, params, orderBy: order, options }, f);
+    const ids = await db.query<{ id: string }>(
+      `SELECT t.id ${matching} ORDER BY ${order} LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
+      params,
+      options,
+    );
+    return { total, ids };
+  };
+  const { total, ids } = filtersByGinIndex(f)
+    ? await probingTimeOrder(read, probeMs)
+    : await read({ indexOrder: true });
   if (ids.rows.length === 0) return { data: [], total };
   // The page's rows apart, so its per-trace sums and linked ids are computed for these rows only.
   const page = await db.query(
@@ -259,27 +264,26 @@ export async function listTraces(
 const filtersByGinIndex = (f: TraceFilter) =>
   Boolean(f.tagKeys?.length || f.tags?.length || f.conditions?.some((c) => c.column === 'metadata'));
 
-/** How long tracesAnalyzed believes a store without statistics before it looks again. */
-const UNANALYZED_RECHECK_MS = 10_000;
-/** tracesAnalyzed's last answer per Queryable: true for good (statistics once gathered stay), false for a while. */
-const analyzedAnswers = new WeakMap<Queryable, { analyzed: boolean; at: number }>();
+/**
+ * How long a tags or metadata list reads in time order before it takes the GIN index instead. A common value fills a
+ * page (and the bounded total) within the first thousands of rows, in a few tens of milliseconds at any store size;
+ * the GIN index would collect all of its matches, hundreds of milliseconds per million traces. A value that takes
+ * longer than this in time order is rare, and its GIN index finds its few matches at once.
+ */
+export const TIME_ORDER_PROBE_MS = 250;
 
 /**
- * Whether the planner has statistics of the traces table (ANALYZE ran since it was created, by autovacuum or by
- * hand). With them it chooses between a GIN index (a rare tag) and the time index (a common one); without them it
- * takes every filter for rare, so the list is read in time order, which the common values tags and metadata usually
- * hold find at once (a rare one may reach the time limit on a large, fresh store). Remembered per Queryable (the
- * admin reads share one, withStatementTimeout), so a list rarely pays a round trip for it.
+ * Reads in time order under a limit of `probeMs`; if that is cancelled, again as the planner chooses (the GIN index
+ * of a rare value). Without statistics the planner guesses, so its choice cannot be left to it for common values. On
+ * the embedded store, which has no statement time limit, the time order is always read to the end.
  */
-async function tracesAnalyzed(db: Queryable): Promise<boolean> {
-  const known = analyzedAnswers.get(db);
-  if (known && (known.analyzed || performance.now() - known.at < UNANALYZED_RECHECK_MS)) return known.analyzed;
-  const r = await db.query<{ analyzed: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'traces') AS analyzed`,
-  );
-  const analyzed = r.rows[0].analyzed;
-  analyzedAnswers.set(db, { analyzed, at: performance.now() });
-  return analyzed;
+async function probingTimeOrder<T>(read: (options: QueryOptions) => Promise<T>, probeMs: number): Promise<T> {
+  try {
+    return await read({ indexOrder: true, statementTimeoutMs: probeMs });
+  } catch (err) {
+    if (!isQueryCanceled(err)) throw err;
+    return read({});
+  }
 }
 
 export interface TraceChange {
