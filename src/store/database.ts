@@ -62,24 +62,11 @@ const QUERY_CANCELED = '57014';
 export const isQueryCanceled = (err: unknown): boolean =>
   err instanceof StatementTimeoutError || (err as { code?: unknown } | null)?.code === QUERY_CANCELED;
 
-/** The Queryables of withStatementTimeout, one per database and limit. */
-const limitedReads = new WeakMap<Database, Map<number, Queryable>>();
-
 /**
  * `db` for the admin surfaces' reads: each query limited to `timeoutMs` (store.query_timeout_ms), without JIT. A query
- * cancelled by the limit throws StatementTimeoutError. Writers and the gateway use `db` itself, unlimited. The same
- * Queryable for the same database and limit, so what a repository keeps of a store per Queryable (tracesAnalyzed)
- * outlives the request.
+ * cancelled by the limit throws StatementTimeoutError. Writers and the gateway use `db` itself, unlimited.
  */
-export function withStatementTimeout(db: Database, timeoutMs: number): Queryable {
-  let byLimit = limitedReads.get(db);
-  if (!byLimit) limitedReads.set(db, (byLimit = new Map()));
-  let reads = byLimit.get(timeoutMs);
-  if (!reads) byLimit.set(timeoutMs, (reads = limitedQueryable(db, timeoutMs)));
-  return reads;
-}
-
-const limitedQueryable = (db: Database, timeoutMs: number): Queryable => ({
+export const withStatementTimeout = (db: Database, timeoutMs: number): Queryable => ({
   async query<R>(sql: string, params?: readonly unknown[], options?: QueryOptions) {
     try {
       // A caller's shorter limit (a probe) wins over the surface's.
