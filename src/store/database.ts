@@ -36,6 +36,12 @@ export interface QueryOptions {
    * whose estimated cost is high only because the planner, without statistics, misjudged a few rows for many.
    */
   jit?: boolean;
+  /**
+   * false: no parallel workers. A list stops at its page, and on a small server the workers' start and merge cost
+   * more than they share (a metadata list at 2 M traces: 110 ms with two workers, 48 without); nor may one heavy read
+   * take every core from the writers and the gateway.
+   */
+  parallel?: boolean;
 }
 
 export interface Database extends Queryable {
@@ -63,7 +69,8 @@ export const isQueryCanceled = (err: unknown): boolean =>
   err instanceof StatementTimeoutError || (err as { code?: unknown } | null)?.code === QUERY_CANCELED;
 
 /**
- * `db` for the admin surfaces' reads: each query limited to `timeoutMs` (store.query_timeout_ms), without JIT. A query
+ * `db` for the admin surfaces' reads: each query limited to `timeoutMs` (store.query_timeout_ms), without JIT or
+ * parallel workers. A query
  * cancelled by the limit throws StatementTimeoutError. Writers and the gateway use `db` itself, unlimited.
  */
 export const withStatementTimeout = (db: Database, timeoutMs: number): Queryable => ({
@@ -71,7 +78,7 @@ export const withStatementTimeout = (db: Database, timeoutMs: number): Queryable
     try {
       // A caller's shorter limit (a probe) wins over the surface's.
       const limit = Math.min(timeoutMs, options?.statementTimeoutMs ?? timeoutMs);
-      return await db.query<R>(sql, params, { ...options, statementTimeoutMs: limit, jit: false });
+      return await db.query<R>(sql, params, { ...options, statementTimeoutMs: limit, jit: false, parallel: false });
     } catch (err) {
       throw isQueryCanceled(err) ? new StatementTimeoutError(timeoutMs, err) : err;
     }

@@ -8,6 +8,7 @@ function settingsOf(options: QueryOptions | undefined): string[] {
     settings.push(`statement_timeout = ${Math.max(1, Math.round(options.statementTimeoutMs))}`);
   if (options?.indexOrder) settings.push('enable_bitmapscan = off', 'enable_sort = off');
   if (options?.jit === false) settings.push('jit = off');
+  if (options?.parallel === false) settings.push('max_parallel_workers_per_gather = 0');
   return settings;
 }
 

@@ -3,13 +3,14 @@
 // REST and dashboard: `query_timeout`), never a 500, while ingestion, which has no limit, goes on. The limit is set to 1 ms and
 // the traces grow until the reads take longer, so no timing is asserted. The embedded store cannot stop a query.
 import t from 'tap';
-import type { Database } from '../../src/store/database.ts';
+import { withStatementTimeout, type Database } from '../../src/store/database.ts';
 import { createApiKey } from '../../src/store/repos/api-keys.ts';
 import { generateTraces } from '../helpers/generated-traces.ts';
 import { basicAuth, callAdmin } from '../helpers/public-api.ts';
 import { signIn } from '../helpers/dashboard.ts';
 import { bearer, call, checkError } from '../helpers/rest-api.ts';
 import { baseConfig, startTestService } from '../helpers/service.ts';
+import { testDatabase } from '../helpers/store.ts';
 
 const PROJECT = 'default';
 /** Every trace's cost summed over its observations, for every trace: work that grows with the traces. */
@@ -123,3 +124,21 @@ t.test('the embedded store runs a read to its end: it cannot cancel a running qu
   t.equal(r.status, 200);
   t.same(r.body.data, [], 'no trace costs that much');
 });
+
+t.test(
+  'admin reads run with their limit, without JIT or parallel workers; the settings end with the read',
+  async (t) => {
+    const db = await testDatabase(t, 'postgres');
+    const reads = withStatementTimeout(db, 1234);
+    const settings = `SELECT current_setting('statement_timeout') AS timeout, current_setting('jit') AS jit,
+    current_setting('max_parallel_workers_per_gather') AS workers`;
+    t.same((await reads.query(settings)).rows, [{ timeout: '1234ms', jit: 'off', workers: '0' }]);
+    t.same(
+      (await reads.query(settings, [], { statementTimeoutMs: 50 })).rows[0].timeout,
+      '50ms',
+      "a caller's shorter limit wins",
+    );
+    const after = (await db.query<{ workers: string }>(settings)).rows[0];
+    t.not(after.workers, '0', 'a query outside the admin reads keeps the server default');
+  },
+);
