@@ -1,9 +1,22 @@
 // The shape of gateway.yaml after interpolation, validation and defaults (schemas/gateway.schema.json).
 
-export interface PriceConfig {
+/** USD per million tokens of each price component; an optional rate left out costs what its base rate costs. */
+export interface PriceRates {
   input_per_mtok: number;
   output_per_mtok: number;
+  /** Cache reads; else input_per_mtok. */
   cached_input_per_mtok?: number;
+  /** 5-minute cache writes (Anthropic's premium) and writes reported without a duration; else input_per_mtok. */
+  cache_write_per_mtok?: number;
+  /** 1-hour cache writes; else cache_write_per_mtok. */
+  cache_write_1h_per_mtok?: number;
+  /** Reasoning tokens; else output_per_mtok. */
+  reasoning_per_mtok?: number;
+}
+
+export interface PriceConfig extends PriceRates {
+  /** The rates of a request whose prompt (cache reads and writes included) exceeds `above_prompt_tokens`. */
+  long_context?: PriceRates & { above_prompt_tokens: number };
 }
 
 export type ProviderName = 'mock' | 'openai' | 'azure' | 'anthropic' | 'bedrock' | 'vertex';

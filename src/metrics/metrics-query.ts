@@ -11,7 +11,7 @@ import { addSums, emptySums, pointOf, type Point, type Sums } from './metric-poi
 import { namedWindow, type MetricWindow } from './metric-window.ts';
 
 export interface Series {
-  /** The agent id, model group or deployment ('' for none); `all` without groupBy. */
+  /** The agent id, model group or deployment ('' for none), or the price component; `all` without groupBy. */
   key: string;
   totals: Point;
   points: (Point & { t: string })[];

@@ -17,6 +17,8 @@ export interface RollupRow {
   errors: number;
   tokens: number;
   costNanoUsd: number;
+  /** Nano-USD per price component (cost.ts keys), from the generations' cost details. */
+  costComponents: Record<string, number>;
   latency: Histogram;
   refusals: Record<string, number>;
   cacheHits: number;
@@ -40,6 +42,22 @@ function keyText(value: string | null | undefined): string {
   return SUSPECT.test(text) ? text.replaceAll('\u0000', '').replace(LONE_SURROGATE, '\ufffd') : text;
 }
 
+/**
+ * A generation's cost details other than `total`, in nano-USD, added to `sum` (created when there are any). Gateway
+ * traces only, so the keys are the pricing module's.
+ */
+function addComponents(
+  sum: Record<string, number> | undefined,
+  details: Record<string, number> | undefined,
+): Record<string, number> | undefined {
+  if (!details) return sum;
+  for (const [key, usd] of Object.entries(details)) {
+    if (key === 'total' || !Number.isFinite(usd)) continue;
+    (sum ??= {})[key] = (sum[key] ?? 0) + Math.round(usd * 1e9);
+  }
+  return sum;
+}
+
 const countsInRollups = (item: TraceItem): boolean =>
   item.trace.source === 'gateway' && item.trace.status !== 'in_progress';
 
@@ -53,10 +71,12 @@ export class RollupAccumulator {
     const bucket = t.endTime ? bucketOf(Date.parse(t.endTime) - start) : undefined;
     let tokens = 0;
     let cost = 0;
+    let components: Record<string, number> | undefined;
     for (const o of item.observations) {
       if (o.type !== 'GENERATION') continue;
       tokens += o.totalTokens ?? 0;
       cost += o.totalCost ?? 0;
+      components = addComponents(components, o.costDetails);
     }
     const costNano = Number.isFinite(cost) ? Math.round(cost * 1e9) : 0;
     const metadata = t.metadata ?? {};
@@ -73,6 +93,8 @@ export class RollupAccumulator {
       row.errors += error;
       row.tokens += tokens;
       row.costNanoUsd += costNano;
+      if (components)
+        for (const [k, nano] of Object.entries(components)) row.costComponents[k] = (row.costComponents[k] ?? 0) + nano;
       if (bucket !== undefined) row.latency[bucket] = (row.latency[bucket] ?? 0) + 1;
       if (t.errorCode) row.refusals[t.errorCode] = (row.refusals[t.errorCode] ?? 0) + 1;
       if (t.cacheHit) row.cacheHits++;
@@ -127,6 +149,7 @@ export function emptyRollupRow(
     errors: 0,
     tokens: 0,
     costNanoUsd: 0,
+    costComponents: {},
     latency: {},
     refusals: {},
     cacheHits: 0,

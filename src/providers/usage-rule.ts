@@ -1,6 +1,7 @@
 // One usage rule for every translated provider (issue 5; docs/decisions.md "Usage of translated providers"):
 // prompt_tokens counts cache reads and cache writes, prompt_tokens_details.cached_tokens is the cache reads,
-// completion_tokens includes reasoning tokens, total_tokens is the sum.
+// prompt_tokens_details.cache_creation_tokens the cache writes (when there were any, split by duration when the
+// provider says), completion_tokens includes reasoning tokens, total_tokens is the sum.
 import type { Usage } from '../openai/wire-types.ts';
 
 export interface ProviderTokenCounts {
@@ -8,20 +9,35 @@ export interface ProviderTokenCounts {
   input: number;
   output: number;
   cacheRead?: number;
+  /** All cache writes, whatever their duration. */
   cacheWrite?: number;
+  /** The cache writes by duration, when the provider reports them apart. */
+  cacheWriteSplit?: { ephemeral5m: number; ephemeral1h: number };
   /** Reasoning tokens when the provider counts them apart from `output`. */
   reasoning?: number;
 }
 
+type PromptDetails = NonNullable<Usage['prompt_tokens_details']>;
+
 export function normalizedUsage(c: ProviderTokenCounts): Usage {
   const cacheRead = c.cacheRead ?? 0;
-  const prompt = c.input + cacheRead + (c.cacheWrite ?? 0);
+  const cacheWrite = c.cacheWrite ?? 0;
+  const prompt = c.input + cacheRead + cacheWrite;
   const completion = c.output + (c.reasoning ?? 0);
+  const promptDetails: PromptDetails = { cached_tokens: cacheRead };
+  if (cacheWrite > 0) {
+    promptDetails.cache_creation_tokens = cacheWrite;
+    if (c.cacheWriteSplit)
+      promptDetails.cache_creation_token_details = {
+        ephemeral_5m_input_tokens: c.cacheWriteSplit.ephemeral5m,
+        ephemeral_1h_input_tokens: c.cacheWriteSplit.ephemeral1h,
+      };
+  }
   return {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: prompt + completion,
-    prompt_tokens_details: { cached_tokens: cacheRead },
+    prompt_tokens_details: promptDetails,
     ...(c.reasoning ? { completion_tokens_details: { reasoning_tokens: c.reasoning } } : {}),
   };
 }

@@ -4,6 +4,8 @@
 import type { DeploymentConfig } from '../config/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { AttemptRecord, RequestContext } from '../pipeline/types.ts';
+import { costDetailsOf, isLongContext, usageDetailsOf } from '../pricing/cost.ts';
+import { BUILTIN_PRICES_VERSION } from '../pricing/prices.ts';
 import type { ObservationRow } from '../store/repos/observations.ts';
 import { endUserOf, type CallerContext } from './caller-context.ts';
 import { isoTime } from './iso-time.ts';
@@ -150,17 +152,18 @@ function attemptObservation(
   const end = streamed ? options.now : start + a.ms;
   const deployment = options.deployments.get(a.d);
   const usage = served ? ctx.usage : undefined;
-  const cost = served ? (ctx.cost ?? 0) : 0;
-  const usageDetails: Record<string, number> = usage
-    ? { input: usage.prompt_tokens, output: usage.completion_tokens, total: usage.total_tokens }
-    : {};
-  if (usage?.prompt_tokens_details?.cached_tokens)
-    usageDetails.input_cached_tokens = usage.prompt_tokens_details.cached_tokens;
+  // Priced usage is costed per component (Langfuse's cost_details); otherwise the cost is the admission estimate.
+  const costDetails = usage && ctx.price ? costDetailsOf(usage, ctx.price) : served ? { total: ctx.cost ?? 0 } : {};
+  const cost = costDetails.total ?? 0;
   const attributes: Record<string, unknown> = {
     'gateway.deployment': a.d,
     'gateway.outcome': a.o,
     'gateway.duration_ms': end - start,
   };
+  if (usage && ctx.price) {
+    attributes['gateway.price_source'] = deployment?.price ? 'deployment' : `builtin@${BUILTIN_PRICES_VERSION}`;
+    if (isLongContext(usage, ctx.price)) attributes['gateway.price_tier'] = 'long_context';
+  }
   if (streamed) attributes['gateway.first_chunk_ms'] = a.ms;
   if (deployment) attributes['gateway.provider'] = deployment.provider;
   if (a.st !== undefined) attributes['gateway.provider_status'] = a.st;
@@ -180,8 +183,8 @@ function attemptObservation(
     attributes,
     model: deployment?.model ?? deployment?.deployment ?? null,
     modelParameters: parameters,
-    usageDetails,
-    costDetails: served ? { total: cost } : {},
+    usageDetails: usage ? usageDetailsOf(usage) : {},
+    costDetails,
     totalTokens: usage?.total_tokens ?? 0,
     totalCost: cost,
   };

@@ -33,6 +33,8 @@ export type Behaviour =
       errorAfter?: number;
       /** Skip the final usage chunk even when asked. */
       noUsage?: boolean;
+      /** The usage chunk's `usage` (OpenAI's whole object, details included); else 12 prompt tokens, one per piece. */
+      usage?: Record<string, unknown>;
       /** Pause between chunks. */
       gapMs?: number;
     };
@@ -184,7 +186,7 @@ async function play(
             created: 1_700_000_000,
             model: 'fake-model',
             choices: [],
-            usage: { prompt_tokens: 12, completion_tokens: pieces.length, total_tokens: 12 + pieces.length },
+            usage: b.usage ?? { prompt_tokens: 12, completion_tokens: pieces.length, total_tokens: 12 + pieces.length },
           }),
         );
       }

@@ -121,7 +121,7 @@ const TEXT_USAGE = {
   prompt_tokens: 1233,
   completion_tokens: 12,
   total_tokens: 1245,
-  prompt_tokens_details: { cached_tokens: 1024 },
+  prompt_tokens_details: { cached_tokens: 1024, cache_creation_tokens: 188 },
 };
 const TEXT_COST = ((1233 - 1024) * 3 + 1024 * 0.3 + 12 * 15) / 1e6;
 

@@ -246,7 +246,7 @@ t.test('parallel tool calls, not streamed: tool_calls with JSON-string arguments
     prompt_tokens: 1300,
     completion_tokens: 40,
     total_tokens: 1340,
-    prompt_tokens_details: { cached_tokens: 1000 },
+    prompt_tokens_details: { cached_tokens: 1000, cache_creation_tokens: 200 },
   });
   t.same(lastSigned(t).body.toolConfig, {
     tools: [
@@ -301,7 +301,7 @@ t.test('parallel tool calls, streamed: indices 0 and 1, arguments reassembled, u
     prompt_tokens: 1300,
     completion_tokens: 40,
     total_tokens: 1340,
-    prompt_tokens_details: { cached_tokens: 1000 },
+    prompt_tokens_details: { cached_tokens: 1000, cache_creation_tokens: 200 },
   });
   const r = lastSigned(t);
   t.equal(r.path, '/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse-stream');

@@ -219,6 +219,39 @@ for (const backend of STORE_BACKENDS) {
       );
     });
 
+    t.test('groupBy cost_component: the cost chart split by price component', async (t) => {
+      const byComponent = (
+        await db.query<{ k: string; usd: unknown }>(
+          `SELECT e.key AS k, sum(e.value::numeric) AS usd FROM observations o, jsonb_each_text(o.cost_details) e
+           WHERE o.project_id = 'default' AND o.type = 'GENERATION' AND e.key <> 'total' GROUP BY e.key ORDER BY e.key`,
+        )
+      ).rows;
+      t.same(
+        byComponent.map((row) => row.k),
+        ['input', 'output'],
+        'the mock reports plain input and output',
+      );
+      const r = await get(`${P}/metrics?window=1h&groupBy=cost_component`);
+      t.equal(r.status, 200);
+      t.same(
+        r.body.series.map((x: any) => x.key),
+        ['input', 'output'],
+        'one series per component',
+      );
+      for (const [i, series] of r.body.series.entries()) {
+        const usd = Number(byComponent[i].usd);
+        t.ok(usd > 0 && Math.abs(series.totals.cost - usd) < 1e-9 * 9, `${series.key}: ${series.totals.cost} = ${usd}`);
+        t.equal(sum(series.points, (p: any) => p.cost).toFixed(9), series.totals.cost.toFixed(9), 'its points add up');
+      }
+      t.ok(
+        Math.abs(r.body.totals.cost - expected(stored).cost) < 1e-9 * 9,
+        'the components add up to the cost of the traffic',
+      );
+      const agentA = await get(`${P}/metrics?window=1h&groupBy=cost_component&agent=agent-a`);
+      const costA = expected(stored.filter((row) => row.agent === 'agent-a')).cost;
+      t.ok(Math.abs(agentA.body.totals.cost - costA) < 1e-9 * 9, 'filters apply to the split');
+    });
+
     t.test('bucket sizes: each window and custom ranges', async (t) => {
       for (const [window, bucketSeconds, buckets] of [
         ['1h', 60, 60],

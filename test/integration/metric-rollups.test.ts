@@ -64,6 +64,7 @@ function item(
             startTime: new Date(start).toISOString(),
             totalTokens: 10,
             totalCost: 0.000123,
+            costDetails: { input: 0.000023, output: 0.0001, total: 0.000123 },
           },
         ],
   };
@@ -135,6 +136,7 @@ t.test('the accumulator: one row per bucket size and key, summed', async (t) => 
     errors: 0,
     tokens: 20,
     costNanoUsd: 246_000,
+    costComponents: { input: 46_000, output: 200_000 },
     cacheHits: 1,
     cacheLookups: 2,
     fallbacks: 0,
@@ -183,6 +185,14 @@ for (const backend of STORE_BACKENDS) {
     await write([item('t5', { agent: 'x' }), item('t5', { agent: 'x' })]);
     const more = { ...once, requests: 4, tokens: 30, cost: 0.000369 };
     t.same(await sums(db), more, 'a trace enqueued twice counts once');
+    const components = await db.query<{ cost_components: Record<string, number> }>(
+      `SELECT cost_components FROM metric_rollups WHERE project_id = 'p1' AND period_s = 3600 AND agent_id = 'x'`,
+    );
+    t.same(
+      components.rows[0].cost_components,
+      { input: 69_000, output: 300_000 },
+      'cost components in nano-USD, merged key by key across flushes',
+    );
 
     const refused = item('t7');
     await t.rejects(

@@ -533,7 +533,7 @@ t.test('Claude on Vertex: rawPredict with the Anthropic body, vertex anthropic_v
     prompt_tokens: 35,
     completion_tokens: 7,
     total_tokens: 42,
-    prompt_tokens_details: { cached_tokens: 10 },
+    prompt_tokens_details: { cached_tokens: 10, cache_creation_tokens: 5 },
   });
 });
 

@@ -270,7 +270,7 @@ t.test('response mapping', async (t) => {
         prompt_tokens: 21 + 1024 + 188,
         completion_tokens: 12,
         total_tokens: 1245,
-        prompt_tokens_details: { cached_tokens: 1024 },
+        prompt_tokens_details: { cached_tokens: 1024, cache_creation_tokens: 188 },
       },
     });
     t.same(usage, body.usage);
@@ -383,7 +383,7 @@ t.test('stream decoder', async (t) => {
       prompt_tokens: 1233,
       completion_tokens: 12,
       total_tokens: 1245,
-      prompt_tokens_details: { cached_tokens: 1024 },
+      prompt_tokens_details: { cached_tokens: 1024, cache_creation_tokens: 188 },
     });
     t.equal(chunks.filter((c) => c.usage).length, 1);
   });
@@ -469,7 +469,7 @@ t.test('stream decoder', async (t) => {
         prompt_tokens: 96 + 2048,
         completion_tokens: 142,
         total_tokens: 2286,
-        prompt_tokens_details: { cached_tokens: 0 },
+        prompt_tokens_details: { cached_tokens: 0, cache_creation_tokens: 2048 },
       });
     },
   );

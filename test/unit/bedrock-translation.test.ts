@@ -160,7 +160,7 @@ t.test(
       prompt_tokens: 1300,
       completion_tokens: 40,
       total_tokens: 1340,
-      prompt_tokens_details: { cached_tokens: 1000 },
+      prompt_tokens_details: { cached_tokens: 1000, cache_creation_tokens: 200 },
     });
     const guard = chatCompletion(fixture('response-guardrail.converse.json'), meta).body as any;
     t.equal(guard.choices[0].finish_reason, 'content_filter');
@@ -265,7 +265,7 @@ t.test('stream: parallel tool use, indices 0..n-1, finish chunk then the usage c
       prompt_tokens: 1300,
       completion_tokens: 40,
       total_tokens: 1340,
-      prompt_tokens_details: { cached_tokens: 1000 },
+      prompt_tokens_details: { cached_tokens: 1000, cache_creation_tokens: 200 },
     });
     for (const c of chunks) {
       t.equal(c.object, 'chat.completion.chunk');

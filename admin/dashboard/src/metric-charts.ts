@@ -24,7 +24,22 @@ export function totalsRow(t: Point): HTMLElement {
   );
 }
 
-export function seriesCharts(series: Series | undefined, onCleanup: (fn: () => void) => void): HTMLElement {
+/** The price components' names (src/pricing/cost.ts keys) as the cost chart's legend shows them. */
+const COMPONENT_LABELS: Record<string, string> = {
+  input: 'input',
+  input_cached_tokens: 'cache reads',
+  input_cache_creation: 'cache writes 5m',
+  input_cache_creation_1h: 'cache writes 1h',
+  output: 'output',
+  output_reasoning_tokens: 'reasoning',
+};
+
+/** The charts of one series; the cost chart also draws a line per price component when `costComponents` has them. */
+export function seriesCharts(
+  series: Series | undefined,
+  onCleanup: (fn: () => void) => void,
+  costComponents: Series[] = [],
+): HTMLElement {
   const points = series?.points ?? [];
   const times = points.map((p) => epochSeconds(p.t));
   const col = (k: keyof Point) => points.map((p) => (p[k] === undefined ? null : (p[k] as number | null)));
@@ -79,7 +94,13 @@ export function seriesCharts(series: Series | undefined, onCleanup: (fn: () => v
       {
         title: 'Cost (USD)',
         times,
-        lines: [{ label: 'USD', values: col('cost') }],
+        lines: [
+          { label: costComponents.length > 0 ? 'total' : 'USD', values: col('cost') },
+          ...costComponents.map((c) => ({
+            label: COMPONENT_LABELS[c.key] ?? c.key,
+            values: c.points.map((p) => p.cost),
+          })),
+        ],
         format: (v) => usd(v),
         testid: 'chart-cost',
       },

@@ -1,5 +1,6 @@
 // Anthropic Messages response → OpenAI chat.completion (docs/providers/anthropic.md). Pure, like the request side.
 import type { JsonObject, Usage } from '../../openai/wire-types.ts';
+import { isObject } from '../../validation/json-object.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { normalizedUsage } from '../usage-rule.ts';
 import { JSON_RESPONSE_TOOL } from './request-translation.ts';
@@ -30,14 +31,26 @@ function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
 }
 
-/** Anthropic usage (input_tokens excludes cache reads and writes) by the one usage rule (src/providers/usage-rule.ts). */
+/**
+ * Anthropic usage (input_tokens excludes cache reads and writes) by the one usage rule (src/providers/usage-rule.ts);
+ * `cache_creation` splits the writes into 5-minute and 1-hour ones, which are priced apart.
+ */
 export function usageOf(usage: unknown): Usage {
   const u = (typeof usage === 'object' && usage !== null ? usage : {}) as Record<string, unknown>;
+  const byDuration = isObject(u.cache_creation) ? u.cache_creation : undefined;
   return normalizedUsage({
     input: count(u.input_tokens),
     output: count(u.output_tokens),
     cacheRead: count(u.cache_read_input_tokens),
     cacheWrite: count(u.cache_creation_input_tokens),
+    ...(byDuration
+      ? {
+          cacheWriteSplit: {
+            ephemeral5m: count(byDuration.ephemeral_5m_input_tokens),
+            ephemeral1h: count(byDuration.ephemeral_1h_input_tokens),
+          },
+        }
+      : {}),
   });
 }
 

@@ -169,10 +169,11 @@ class AnthropicChunks implements AnthropicStreamDecoder {
     });
   }
 
-  /** Usage fields are cumulative: a later event's value replaces an earlier one. */
+  /** Usage fields are cumulative: a later event's value replaces an earlier one (counts, and the cache-write split). */
   #takeUsage(u: unknown): void {
     if (typeof u !== 'object' || u === null) return;
-    for (const [k, v] of Object.entries(u)) if (typeof v === 'number') this.#usage[k] = v;
+    for (const [k, v] of Object.entries(u))
+      if (typeof v === 'number' || (k === 'cache_creation' && typeof v === 'object' && v !== null)) this.#usage[k] = v;
   }
 }
 

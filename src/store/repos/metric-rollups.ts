@@ -1,7 +1,7 @@
 // The metric rollups repository (migration 009): the trace writer adds rows, one statement per flush, to rows already
 // stored; the dashboard reads a window's rows at the window's own bucket size (src/metrics/metrics-query.ts).
 import type { Histogram } from '../../metrics/latency-histogram.ts';
-import type { Sums } from '../../metrics/metric-point.ts';
+import { emptySums, type Sums } from '../../metrics/metric-point.ts';
 import type { MetricWindow } from '../../metrics/metric-window.ts';
 import type { RollupRow } from '../../metrics/rollup-accumulator.ts';
 import type { Queryable } from '../database.ts';
@@ -16,12 +16,14 @@ const countsAdd = (stored: string, added: string) =>
 
 const UPSERT_SQL = `WITH flush AS (INSERT INTO metric_rollup_flushes (id) VALUES ($2) ON CONFLICT DO NOTHING RETURNING id)
   INSERT INTO metric_rollups AS m (project_id, period_s, period_start, agent_id, model_group, deployment,
-    requests, errors, tokens, cost_nano_usd, latency, refusals, cache_hits, cache_lookups, fallbacks)
+    requests, errors, tokens, cost_nano_usd, cost_components, latency, refusals, cache_hits, cache_lookups, fallbacks)
   SELECT r.project_id, r.period_s, r.period_start, r.agent_id, r.model_group, r.deployment,
-    r.requests, r.errors, r.tokens, r.cost_nano_usd, r.latency, r.refusals, r.cache_hits, r.cache_lookups, r.fallbacks
+    r.requests, r.errors, r.tokens, r.cost_nano_usd, r.cost_components, r.latency, r.refusals, r.cache_hits,
+    r.cache_lookups, r.fallbacks
   FROM ROWS FROM (jsonb_to_recordset($1::text::jsonb) AS (project_id text, period_s integer, period_start timestamptz,
     agent_id text, model_group text, deployment text, requests bigint, errors bigint, tokens bigint, cost_nano_usd bigint,
-    latency jsonb, refusals jsonb, cache_hits bigint, cache_lookups bigint, fallbacks bigint)) WITH ORDINALITY AS r
+    cost_components jsonb, latency jsonb, refusals jsonb, cache_hits bigint, cache_lookups bigint, fallbacks bigint))
+    WITH ORDINALITY AS r
   WHERE EXISTS (SELECT 1 FROM flush)
   -- In the accumulator's key order, so writers on several replicas lock shared rows in one order (no deadlock).
   ORDER BY r.ordinality
@@ -30,6 +32,8 @@ const UPSERT_SQL = `WITH flush AS (INSERT INTO metric_rollup_flushes (id) VALUES
     errors = m.errors + EXCLUDED.errors,
     tokens = m.tokens + EXCLUDED.tokens,
     cost_nano_usd = m.cost_nano_usd + EXCLUDED.cost_nano_usd,
+    cost_components = CASE WHEN EXCLUDED.cost_components = '{}'::jsonb THEN m.cost_components
+      ELSE ${countsAdd('m.cost_components', 'EXCLUDED.cost_components')} END,
     latency = ${countsAdd('m.latency', 'EXCLUDED.latency')},
     refusals = CASE WHEN EXCLUDED.refusals = '{}'::jsonb THEN m.refusals ELSE ${countsAdd('m.refusals', 'EXCLUDED.refusals')} END,
     cache_hits = m.cache_hits + EXCLUDED.cache_hits,
@@ -50,6 +54,7 @@ export async function upsertRollups(db: Queryable, rows: readonly RollupRow[], f
     errors: r.errors,
     tokens: r.tokens,
     cost_nano_usd: r.costNanoUsd,
+    cost_components: r.costComponents,
     latency: r.latency,
     refusals: r.refusals,
     cache_hits: r.cacheHits,
@@ -65,10 +70,10 @@ export async function pruneFlushes(db: Queryable, olderThanMs: number, now: numb
   ]);
 }
 
-/** The rollup keys a chart can split its series by. */
-export const GROUP_BY = ['agent', 'model_group', 'deployment'] as const;
+/** The rollup keys a chart can split its series by, and the cost's price components (series of cost alone). */
+export const GROUP_BY = ['agent', 'model_group', 'deployment', 'cost_component'] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
-const GROUP_COLUMN: Record<GroupBy, string> = {
+const GROUP_COLUMN: Record<Exclude<GroupBy, 'cost_component'>, string> = {
   agent: 'agent_id',
   model_group: 'model_group',
   deployment: 'deployment',
@@ -113,6 +118,7 @@ export async function windowRollups(
       f.agent,
     );
   if (f.modelGroup !== undefined) c.add((p) => `r.model_group = ${p}`, f.modelGroup);
+  if (f.groupBy === 'cost_component') return componentRollups(db, c);
   const key = f.groupBy ? `r.${GROUP_COLUMN[f.groupBy]}` : `'all'`;
   const r = await db.query<{
     t: unknown;
@@ -138,6 +144,17 @@ export async function windowRollups(
       latency: row.latency,
     },
   }));
+}
+
+/** Per period, the cost of each price component (only `costNanoUsd` of the sums is set). */
+async function componentRollups(db: Queryable, c: ReturnType<typeof windowConditions>): Promise<WindowRollup[]> {
+  const r = await db.query<{ t: unknown; k: string; cost: unknown }>(
+    `SELECT r.period_start AS t, e.key AS k, sum(e.value::bigint) AS cost
+     FROM metric_rollups r, jsonb_each_text(r.cost_components) e
+     WHERE ${c.sql()} AND r.cost_components <> '{}'::jsonb GROUP BY 1, 2`,
+    c.params,
+  );
+  return r.rows.map((row) => ({ t: epochMs(row.t), key: row.k, sums: { ...emptySums(), costNanoUsd: num(row.cost) } }));
 }
 
 export interface WindowGatewayCounts {

@@ -12,10 +12,11 @@ import type { ViewContext } from '../view.ts';
 export async function metricsPage(ctx: ViewContext): Promise<Node> {
   const w = await pageWindow(ctx);
   const by = (DIMENSIONS.find((d) => d.id === ctx.query.get('by'))?.id ?? 'agent') as Dimension;
-  const [metrics, panels, breakdown] = await Promise.all([
+  const [metrics, panels, breakdown, costComponents] = await Promise.all([
     get<Metrics>(inProject(ctx.project, '/metrics'), w),
     get<GatewayPanels>(inProject(ctx.project, '/gateway-panels'), w),
     get<Metrics>(inProject(ctx.project, '/metrics'), { ...w, groupBy: by }),
+    get<Metrics>(inProject(ctx.project, '/metrics'), { ...w, groupBy: 'cost_component' }),
   ]);
   const tabs = h(
     'div',
@@ -44,7 +45,7 @@ export async function metricsPage(ctx: ViewContext): Promise<Node> {
       `${dateTime(metrics.from)} → ${dateTime(metrics.to)} · ${bucketLabel(metrics.bucketSeconds)} buckets`,
     ),
     totalsRow(metrics.totals),
-    seriesCharts(metrics.series[0], ctx.onCleanup),
+    seriesCharts(metrics.series[0], ctx.onCleanup, costComponents.series),
     section('Breakdown', tabs, breakdownTable(ctx, by, breakdown)),
     gatewayPanels(panels),
   );
