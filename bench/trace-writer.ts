@@ -85,6 +85,8 @@ function servedRequest(): RequestContext {
     id: randomUUID(),
     route: 'chat',
     receivedAt: now - 3,
+    overheadFrom: performance.now() - 3,
+    providerMs: 2,
     headers: SVC_HEADERS,
     clientIp: '127.0.0.1',
     body: REQUEST,

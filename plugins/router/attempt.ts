@@ -75,17 +75,21 @@ export async function attempt(
       ctx.cost = result.usage ? costOf(result.usage, prices.get(d.id)) : 0;
       ctx.costEstimated = false;
     }
-    ctx.attempts.push({ d: d.id, o: 'ok', ms: Math.round(performance.now() - started), startedAt });
+    const ms = performance.now() - started;
+    ctx.providerMs += ms;
+    ctx.attempts.push({ d: d.id, o: 'ok', ms: Math.round(ms), startedAt });
     ctx.price = prices.get(d.id);
     return { response };
   } catch (thrown) {
     clearTimeout(timer);
     const err = asUpstreamError(thrown, controller?.signal);
     const verdict = judgeFailure(err);
+    const ms = performance.now() - started;
+    ctx.providerMs += ms;
     ctx.attempts.push({
       d: d.id,
       o: verdict.outcome,
-      ms: Math.round(performance.now() - started),
+      ms: Math.round(ms),
       ...(err.status !== undefined ? { st: err.status } : {}),
       why: err.message.slice(0, WHY_MAX),
       startedAt,

@@ -10,7 +10,7 @@ import {
 } from '../../src/plugin-api.ts';
 import { deploymentPrice } from '../../src/pricing/prices.ts';
 import { attempt, type AttemptServices } from './attempt.ts';
-import { backoffDelay } from './backoff.ts';
+import { backoffDelay, waitOutBackoff } from './backoff.ts';
 import { benchedIn } from './bench.ts';
 import { listModels } from './models-list.ts';
 import { weightedChoice } from './weighted-choice.ts';
@@ -86,7 +86,7 @@ export default definePlugin<RouterConfig>({
                 lastError?.retryAfterMs,
                 g.routing.max_backoff_ms,
               );
-              await clock.sleep(delay, ctx.signal);
+              await waitOutBackoff(clock, delay, ctx);
               candidates = eligible;
             }
             const d = weightedChoice(candidates);

@@ -66,7 +66,7 @@ export async function runPipeline(
       ctx.status ??= 499;
       if (!res.writableEnded) res.end();
     } else {
-      code = writeError(ctx, res, err, ctx.id, ctx.log);
+      code = writeError(ctx, res, err);
     }
   }
   ctx.errorCode = code;

@@ -113,6 +113,14 @@ export interface RequestContext {
   readonly route: RouteName;
   /** Epoch milliseconds when the request arrived. */
   readonly receivedAt: number;
+  /** `performance.now()` when the request was in hand (its body received): x-svc-overhead-ms counts from here. */
+  readonly overheadFrom: number;
+  /** Milliseconds spent on providers so far: each attempt up to its answer (a stream: its first chunk) and the
+   * backoff waits between attempts. x-svc-overhead-ms leaves this out. */
+  providerMs: number;
+  /** The gateway's own time (x-svc-overhead-ms), set when the response head is written; a stream then adds the
+   * work on each chunk (event hooks, serialising, writing) until its end. Absent when nothing was answered. */
+  overheadMs?: number;
   readonly headers: IncomingHttpHeaders;
   readonly clientIp: string | undefined;
   /** Parsed, shape-validated body (undefined for GET /v1/models). */

@@ -14,7 +14,7 @@ import type { ActiveConfig } from '../runtime/active-config.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { exceedsJsonDepth, tooDeepMessage } from '../validation/json-depth.ts';
-import { writeError, writeJson } from '../stream/response-writer.ts';
+import { writeJson, writeRefusal } from '../stream/response-writer.ts';
 import { probeResult, type Health } from './probe.ts';
 import { ClientAbortedError, isJsonMediaType, readBody } from './read-body.ts';
 import { validateRequestBody } from './request-validation.ts';
@@ -134,15 +134,8 @@ async function handle(
   res.once('finish', () => exchanges.get(req.socket) === exchange && exchanges.delete(req.socket));
   const route = ROUTES[`${req.method} ${path}`];
   if (route === undefined) {
-    const code = writeError(
-      undefined,
-      res,
-      new GatewayError('unknown_route', `Unknown route: ${req.method} ${path}`),
-      id,
-      host.log,
-    );
-    host.metrics.recordRequest('unknown', 404, code, (performance.now() - started) / 1000);
-    return;
+    const refusal = new GatewayError('unknown_route', `Unknown route: ${req.method} ${path}`);
+    return refuseBeforePipeline(host, res, 'unknown', refusal, id, started, started);
   }
   if (host.draining) {
     // The listener stays open while in-flight requests finish, so probes can say so; new work goes elsewhere
@@ -151,24 +144,27 @@ async function handle(
       'gateway_config_stale',
       'The gateway is shutting down and takes no new requests. Retry shortly; another replica will answer.',
     );
-    const code = writeError(undefined, res, refusal, id, host.log);
-    host.metrics.recordRequest(route, res.statusCode, code, (performance.now() - started) / 1000);
-    return;
+    return refuseBeforePipeline(host, res, route, refusal, id, started, started);
   }
   const active = host.active();
   host.requestStarted(active);
   try {
     let body: JsonObject | undefined;
+    // The overhead counts from the request's last byte: the client's upload time is not the gateway's.
+    let overheadFrom = started;
     if (route !== 'models') {
       try {
-        body = await framedBody(req, route, active.loaded.config.server.max_body_bytes);
+        const raw = await receiveBody(req, active.loaded.config.server.max_body_bytes);
+        overheadFrom = performance.now();
+        body = parseBody(raw, route);
       } catch (err) {
-        return bodyNotTaken(host, res, exchange, route, err, started);
+        return bodyNotTaken(host, res, exchange, route, err, started, overheadFrom);
       }
     }
-    const ctx = requestContext(host, req, res, id, route, body);
+    const ctx = requestContext(host, req, res, id, route, body, overheadFrom);
     const outcome = await runPipeline(active.pipeline, ctx, res);
-    host.metrics.recordRequest(route, ctx.status ?? res.statusCode, outcome.code, (performance.now() - started) / 1000);
+    const seconds = (performance.now() - started) / 1000;
+    host.metrics.recordRequest(route, ctx.status ?? res.statusCode, outcome.code, seconds, ctx.overheadMs);
   } finally {
     host.requestFinished(active);
   }
@@ -182,6 +178,7 @@ function requestContext(
   id: string,
   route: RouteName,
   body: JsonObject | undefined,
+  overheadFrom: number,
 ): RequestContext {
   // Created on first use: most requests never need an abort signal.
   let controller: AbortController | undefined;
@@ -189,6 +186,8 @@ function requestContext(
     id,
     route,
     receivedAt: host.now(),
+    overheadFrom,
+    providerMs: 0,
     headers: req.headers,
     clientIp: req.socket.remoteAddress,
     body,
@@ -228,6 +227,7 @@ function bodyNotTaken(
   route: 'chat' | 'embeddings',
   err: unknown,
   started: number,
+  overheadFrom: number,
 ): void {
   if (err instanceof ClientAbortedError) {
     // Expected: the client left (or was too slow); there is nobody to answer.
@@ -239,20 +239,39 @@ function bodyNotTaken(
         : 'client closed the connection before sending the whole body',
       { requestId: exchange.id, route, error: err.message },
     );
-    host.metrics.recordRequest(route, status, code, (performance.now() - started) / 1000);
+    host.metrics.recordRequest(route, status, code, (performance.now() - started) / 1000, undefined);
     return;
   }
   // Stop reading a refused body: the connection closes after the answer.
   if (err instanceof GatewayError && err.code === 'request_too_large') res.setHeader('connection', 'close');
-  const code = writeError(undefined, res, err, exchange.id, host.log);
-  host.metrics.recordRequest(route, res.statusCode, code, (performance.now() - started) / 1000);
+  refuseBeforePipeline(host, res, route, err, exchange.id, started, overheadFrom);
 }
 
-async function framedBody(req: IncomingMessage, route: 'chat' | 'embeddings', limit: number): Promise<JsonObject> {
+/** A refusal before the pipeline (no request context), written and counted; its overhead is from `overheadFrom`. */
+function refuseBeforePipeline(
+  host: GatewayHost,
+  res: ServerResponse,
+  route: RouteName | 'unknown',
+  err: unknown,
+  id: string,
+  started: number,
+  overheadFrom: number,
+): void {
+  const overheadMs = performance.now() - overheadFrom;
+  const code = writeRefusal(res, err, id, host.log, overheadMs);
+  host.metrics.recordRequest(route, res.statusCode, code, (performance.now() - started) / 1000, overheadMs);
+}
+
+/** The whole body of a request declared as JSON, at most `limit` bytes. */
+async function receiveBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   if (!isJsonMediaType(req.headers['content-type'])) {
     throw new GatewayError('unsupported_media_type', 'Content-Type must be application/json.');
   }
-  const raw = await readBody(req, limit);
+  return readBody(req, limit);
+}
+
+/** The body as a JSON object of the route's shape. */
+function parseBody(raw: Buffer, route: 'chat' | 'embeddings'): JsonObject {
   let body: unknown;
   try {
     body = JSON.parse(raw.toString('utf8'));

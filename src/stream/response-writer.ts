@@ -17,7 +17,13 @@ function headerJson(value: unknown): string {
   );
 }
 
-/** The x-svc-* headers every chat/embeddings response carries, as far as they are known (spec part 4B). */
+/** Milliseconds to the µs, as x-svc-overhead-ms carries them. */
+const overheadHeader = (ms: number): string => ms.toFixed(3);
+
+/**
+ * The x-svc-* headers every chat/embeddings response carries, as far as they are known (spec part 4B). Made last
+ * before the response head is written: x-svc-overhead-ms is the gateway's time up to here (also kept on `ctx`).
+ */
 export function gatewayHeaders(ctx: RequestContext, served: boolean): Record<string, string> {
   const headers: Record<string, string> = { 'x-svc-request-id': ctx.id, ...ctx.responseHeaders };
   const group = ctx.servedGroup ?? ctx.group?.name;
@@ -29,6 +35,8 @@ export function gatewayHeaders(ctx: RequestContext, served: boolean): Record<str
   }
   if (ctx.attempts.length > 0)
     headers['x-svc-attempts'] = headerJson(ctx.attempts.map(({ startedAt: _, ...record }) => record));
+  ctx.overheadMs = performance.now() - ctx.overheadFrom - ctx.providerMs;
+  headers['x-svc-overhead-ms'] = overheadHeader(ctx.overheadMs);
   return headers;
 }
 
@@ -49,7 +57,9 @@ export function writeJson(
 export function writeJsonResponse(ctx: RequestContext, res: ServerResponse, response: JsonResponse): void {
   const served = response.status >= 200 && response.status < 300;
   ctx.status = response.status;
-  writeJson(res, response.status, { ...gatewayHeaders(ctx, served), ...response.headers }, response.body, response.raw);
+  // Serialised before the headers are made, so the overhead includes it.
+  const text = response.raw ?? JSON.stringify(response.body);
+  writeJson(res, response.status, { ...gatewayHeaders(ctx, served), ...response.headers }, undefined, text);
 }
 
 function waitForDrain(res: ServerResponse): Promise<void> {
@@ -119,33 +129,46 @@ export async function writeStream(
   res.writeHead(response.status, headers);
   // Headers go out now, with the provider's first event (spec streaming rule 2).
   res.flushHeaders();
+  let chunkWorkMs = 0;
   try {
     for await (const original of response.events) {
+      // The gateway's time on a chunk, from its arrival to its write; waits for the provider or the client are not.
+      const arrived = performance.now();
       const chunk = eventHooks.length === 0 ? original : throughHooks(ctx, original, eventHooks);
-      if (chunk === null || ctx.clientAborted) continue;
-      const text = (providerText ? wireTextOf(chunk) : undefined) ?? JSON.stringify(chunk);
-      if (!res.write(`data: ${text}\n\n`)) await waitForDrain(res);
+      let flushed = true;
+      if (chunk !== null && !ctx.clientAborted) {
+        const text = (providerText ? wireTextOf(chunk) : undefined) ?? JSON.stringify(chunk);
+        flushed = res.write(`data: ${text}\n\n`);
+      }
+      chunkWorkMs += performance.now() - arrived;
+      if (!flushed) await waitForDrain(res);
     }
   } catch (err) {
     ctx.error = err;
     if (!ctx.clientAborted) res.write(streamErrorEvent(err, ctx));
   }
   if (!ctx.clientAborted) res.end(DONE);
+  ctx.overheadMs! += chunkWorkMs;
 }
 
 /** A refusal or failure before anything was committed. */
-export function writeError(
-  ctx: RequestContext | undefined,
+export function writeError(ctx: RequestContext, res: ServerResponse, err: unknown): string | null {
+  const reply = errorReply(err, ctx.log);
+  ctx.status = reply.status;
+  writeJson(res, reply.status, { ...gatewayHeaders(ctx, false), ...reply.headers }, reply.body);
+  return reply.code;
+}
+
+/** A refusal before the pipeline, which has no request context; `overheadMs` is the gateway's time on the request. */
+export function writeRefusal(
   res: ServerResponse,
   err: unknown,
   requestId: string,
   log: RequestContext['log'],
+  overheadMs: number,
 ): string | null {
   const reply = errorReply(err, log);
-  const headers = ctx
-    ? { ...gatewayHeaders(ctx, false), ...reply.headers }
-    : { 'x-svc-request-id': requestId, ...reply.headers };
-  if (ctx) ctx.status = reply.status;
+  const headers = { 'x-svc-request-id': requestId, 'x-svc-overhead-ms': overheadHeader(overheadMs), ...reply.headers };
   writeJson(res, reply.status, headers, reply.body);
   return reply.code;
 }

@@ -2,6 +2,7 @@
 // in tests); /metrics serves them as the spec's JSON or as Prometheus text.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { BenchState } from '../routing/bench-board.ts';
+import { DurationHistogram } from './duration-histogram.ts';
 import { LatencyWindow } from './latency-window.ts';
 
 export interface ConfigStatus {
@@ -15,6 +16,11 @@ export interface ConfigStatus {
 function statOf(stats: object, field: string): number {
   const value = (stats as Record<string, unknown>)[field];
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+/** p50, p95 and p99 of a window, in ms to the µs. */
+function roundedPercentiles(window: LatencyWindow): (number | null)[] {
+  return window.percentiles([0.5, 0.95, 0.99]).map((v) => (v === null ? null : Math.round(v * 1000) / 1000));
 }
 
 export class GatewayMetrics {
@@ -60,6 +66,14 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
   readonly recentLatency = new LatencyWindow(10_000);
+  /** The gateway's own time per answered request (x-svc-overhead-ms; streams: to their end), with exact JSON
+   * percentiles from the recent ones as for latency. */
+  readonly overhead = new DurationHistogram(this.registry, {
+    name: 'svc_gateway_overhead_seconds',
+    help: 'Time the gateway spent on an answered request outside provider calls and backoff waits (x-svc-overhead-ms; streams: to the end of the stream)',
+    boundsMs: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500],
+  });
+  readonly recentOverhead = new LatencyWindow(10_000);
   readonly configReloads = new Counter({
     name: 'svc_config_reloads_total',
     help: 'Configuration reloads by result',
@@ -128,6 +142,32 @@ export class GatewayMetrics {
     'Traces lost: the spill file could not be written, or the database refused the row',
     'dropped',
   );
+  /** The OTLP exporter's counters (tracing.otlp); null when export is off. Read when metrics are served. */
+  otlpExport: () => object | null = () => null;
+  readonly otlpQueueDepth = this.#statGauge(
+    () => this.otlpExport() ?? {},
+    'svc_otlp_export_queue_depth',
+    'Traces waiting in memory for the OpenTelemetry collector',
+    'queue_depth',
+  );
+  readonly otlpTracesExported = this.#statCounter(
+    () => this.otlpExport() ?? {},
+    'svc_otlp_traces_exported_total',
+    'Traces the OpenTelemetry collector accepted',
+    'traces_exported',
+  );
+  readonly otlpExportFailures = this.#statCounter(
+    () => this.otlpExport() ?? {},
+    'svc_otlp_export_failures_total',
+    'OTLP exports that failed (collector unreachable, timed out, 429 or 5xx) and were retried',
+    'export_failures',
+  );
+  readonly otlpTracesDropped = this.#statCounter(
+    () => this.otlpExport() ?? {},
+    'svc_otlp_traces_dropped_total',
+    'Traces not exported: the export queue was full, the collector refused the batch, or shutdown came first',
+    'dropped',
+  );
   /** The webhook delivery loop's counters (attempts, delivered, failed events, automations disabled), read when served. */
   webhooks: () => object = () => ({});
   readonly webhookAttempts = this.#statCounter(
@@ -174,12 +214,13 @@ export class GatewayMetrics {
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'svc_' });
   }
 
-  #traceStat(field: string): number {
-    return statOf(this.telemetry(), field);
+  #traceGauge(name: string, help: string, field: string): Gauge {
+    return this.#statGauge(() => this.telemetry(), name, help, field);
   }
 
-  #traceGauge(name: string, help: string, field: string): Gauge {
-    const stat = (): number => this.#traceStat(field);
+  /** A gauge mirroring the value `field` of the stats `source` returns. */
+  #statGauge(source: () => object, name: string, help: string, field: string): Gauge {
+    const stat = (): number => statOf(source(), field);
     return new Gauge({
       name,
       help,
@@ -209,7 +250,14 @@ export class GatewayMetrics {
     });
   }
 
-  recordRequest(route: string, status: number, code: string | null | undefined, seconds: number): void {
+  /** `overheadMs`: the gateway's own time, for requests that got an answer (none when the client left first). */
+  recordRequest(
+    route: string,
+    status: number,
+    code: string | null | undefined,
+    seconds: number,
+    overheadMs: number | undefined,
+  ): void {
     let byStatus = this.#requestCounts.get(route);
     if (!byStatus) this.#requestCounts.set(route, (byStatus = new Map()));
     const tally = byStatus.get(status);
@@ -221,6 +269,10 @@ export class GatewayMetrics {
     }
     this.latency.observe(seconds);
     this.recentLatency.add(seconds * 1000);
+    if (overheadMs !== undefined) {
+      this.overhead.observe(overheadMs);
+      this.recentOverhead.add(overheadMs);
+    }
   }
 
   async json(extra: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -239,9 +291,8 @@ export class GatewayMetrics {
       byStatus[String(v.labels.status)] = (byStatus[String(v.labels.status)] ?? 0) + v.value;
       byRoute[String(v.labels.route)] = (byRoute[String(v.labels.route)] ?? 0) + v.value;
     }
-    const [p50, p95, p99] = this.recentLatency
-      .percentiles([0.5, 0.95, 0.99])
-      .map((v) => (v === null ? null : Math.round(v * 1000) / 1000));
+    const [p50, p95, p99] = roundedPercentiles(this.recentLatency);
+    const [o50, o95, o99] = roundedPercentiles(this.recentOverhead);
     const memory = process.memoryUsage();
     return {
       requests: {
@@ -254,7 +305,14 @@ export class GatewayMetrics {
       refusals: { by_code: await byLabel(this.refusals, 'code') },
       errors: { by_code: await byLabel(this.errors, 'code') },
       latency_ms: { window_requests: this.recentLatency.count, p50, p95, p99 },
-      telemetry: { traces: this.telemetry(), webhooks: this.webhooks() },
+      overhead_ms: {
+        ...this.overhead.json(),
+        window_requests: this.recentOverhead.count,
+        p50: o50,
+        p95: o95,
+        p99: o99,
+      },
+      telemetry: { traces: this.telemetry(), webhooks: this.webhooks(), otlp: this.otlpExport() },
       configuration: {
         version: this.config.version,
         source: this.config.source ?? null,

@@ -202,6 +202,8 @@ export function makeCtx(options: CtxOptions = {}): TestCtx {
     id: randomUUID(),
     route,
     receivedAt: (options.clock ?? { now: Date.now }).now(),
+    overheadFrom: performance.now(),
+    providerMs: 0,
     headers: options.headers ?? {},
     clientIp: 'clientIp' in options ? options.clientIp : '127.0.0.1',
     body,
