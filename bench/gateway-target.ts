@@ -2,7 +2,7 @@
 // temporary directory, on the embedded store (PGlite) or the Postgres database bench/run.ts made for the run
 // (SVC_BENCH_POSTGRES_URL). Plugins auth + router, plus tracing when asked, plus the policies when
 // SVC_BENCH_POLICIES is set (`memory`, or a Redis URL for the counters); one model group with one deployment (or
-// SVC_BENCH_DEPLOYMENTS of them, equal weights) pointing at the fake upstream (`openai`, or `anthropic` for the
+// SVC_BENCH_DEPLOYMENTS of them, equal weights, chosen by SVC_BENCH_STRATEGY when set) pointing at the fake upstream (`openai`, or `anthropic` for the
 // anthropic target: every request and answer is then translated), one key. storeStats() counts the stored traces
 // and the disk the embedded store's data directory uses, for the soak's bytes per trace.
 import { lstatSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,6 +46,7 @@ export function benchConfig(
   provider: 'anthropic' | undefined,
   policies = process.env.SVC_BENCH_POLICIES,
   deployments = Number(process.env.SVC_BENCH_DEPLOYMENTS ?? 1),
+  strategy = process.env.SVC_BENCH_STRATEGY,
 ): Record<string, unknown> {
   const redis =
     policies && policies !== 'memory'
@@ -62,6 +63,7 @@ export function benchConfig(
       {
         name: BENCH_GROUP,
         created_at: '2026-01-01T00:00:00Z',
+        ...(strategy ? { routing: { strategy } } : {}),
         deployments: Array.from({ length: deployments }, (_, i) =>
           i === 0 ? 'fake-upstream' : `fake-upstream-${i + 1}`,
         ).map((id) =>

@@ -5,6 +5,7 @@
 //   node bench/run.ts [--rounds 5] [--duration 3] [--latency-duration 2] [--ttfb-duration 2]
 //                     [--connections 32] [--high-connections 128] [--rate N] [--no-pin]
 //                     [--targets floor,gateway,governed,governed-pg,governed-pg-redis] [--deployments 1]
+//                     [--strategies]   (adds a gateway row per routing strategy, over three deployments)
 //                     [--postgres postgres://postgres@127.0.0.1:5432/postgres] [--redis redis://127.0.0.1:6379]
 //                     [--peers] [--profile gateway,floor,upstream] [--json out.json] [--check] [--no-thresholds]
 //                     [--node-flags="..."]   (the gateways' Node flags; default: those of the start script)
@@ -38,7 +39,15 @@ import {
 } from './report.ts';
 import { runObservability } from './observability.ts';
 import { runSoak } from './soak.ts';
-import { DEFAULT_TARGETS, redact, startTargets, targetsNamed, type Backends, type StartedTargets } from './targets.ts';
+import {
+  DEFAULT_TARGETS,
+  redact,
+  startTargets,
+  STRATEGY_TARGETS,
+  targetsNamed,
+  type Backends,
+  type StartedTargets,
+} from './targets.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -51,6 +60,7 @@ const { values: opts } = parseArgs({
     rate: { type: 'string' },
     'no-pin': { type: 'boolean', default: false },
     targets: { type: 'string', default: DEFAULT_TARGETS.join(',') },
+    strategies: { type: 'boolean', default: false },
     deployments: { type: 'string', default: '1' },
     postgres: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
     redis: { type: 'string', default: 'redis://127.0.0.1:6379' },
@@ -155,7 +165,10 @@ interface Setup {
 
 async function setUp(place: Placement): Promise<Setup> {
   const upstream = await startUpstream(place);
-  const specs = targetsNamed(opts.targets.split(',').filter(Boolean));
+  const specs = targetsNamed([
+    ...opts.targets.split(',').filter(Boolean),
+    ...(opts.strategies ? STRATEGY_TARGETS : []),
+  ]);
   const started = await startTargets(specs, upstream.baseUrl, BACKENDS);
   const peers = opts.peers ? await startPeers(upstream.baseUrl, place.targetCpu, BACKENDS.postgres) : undefined;
   const direct = subject('direct', upstream);

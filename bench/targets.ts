@@ -4,6 +4,7 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { ServerProcess, lastError } from './processes.ts';
+import type { RoutingStrategy } from '../src/config/types.ts';
 import type { Role } from './server-process.ts';
 
 export interface Goals {
@@ -25,6 +26,10 @@ export interface TargetSpec {
   role: Role;
   store?: 'embedded' | 'postgres';
   counters?: 'in-process' | 'redis';
+  /** The bench group's `routing.strategy` (default weighted). */
+  strategy?: RoutingStrategy;
+  /** Deployments in the bench group; default `--deployments`. */
+  deployments?: number;
   goals: Goals;
 }
 
@@ -78,9 +83,20 @@ export const TARGETS: TargetSpec[] = [
     store: 'embedded',
     goals: {},
   },
+  // With --strategies: the gateway row once per routing strategy, over three deployments so each has a choice.
+  ...(['weighted', 'least-busy', 'latency', 'cost', 'prefix-affinity'] as const).map((strategy): TargetSpec => ({
+    name: `strategy-${strategy}`,
+    description: `auth + router, routing.strategy ${strategy} over 3 deployments, embedded store`,
+    role: 'gateway',
+    store: 'embedded',
+    strategy,
+    deployments: 3,
+    goals: {},
+  })),
 ];
 
 export const DEFAULT_TARGETS = ['floor', 'gateway', 'governed', 'governed-pg', 'governed-pg-redis'];
+export const STRATEGY_TARGETS = TARGETS.filter((t) => t.strategy !== undefined).map((t) => t.name);
 
 export function targetsNamed(names: string[]): TargetSpec[] {
   const unknown = names.filter((n) => !TARGETS.some((t) => t.name === n));
@@ -154,7 +170,8 @@ export async function startTargets(
   const drops: (() => Promise<void>)[] = [];
   const startOne = async (spec: TargetSpec, index: number): Promise<Started> => {
     const env: Record<string, string> = {
-      SVC_BENCH_DEPLOYMENTS: String(backends.deployments),
+      SVC_BENCH_DEPLOYMENTS: String(spec.deployments ?? backends.deployments),
+      SVC_BENCH_STRATEGY: spec.strategy ?? '',
       SVC_BENCH_POSTGRES_URL: '',
       SVC_BENCH_POLICIES: '',
     };

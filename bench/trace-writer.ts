@@ -72,7 +72,7 @@ const DEPLOYMENT = {
 const DEPLOYMENTS = new Map([[DEPLOYMENT.id, DEPLOYMENT]]);
 const GROUP: ModelGroupConfig = {
   name: 'bench',
-  routing: { retries: 2, timeout_ms: 30_000, bench_ms: 30_000, max_backoff_ms: 2_000 },
+  routing: { strategy: 'weighted', retries: 2, timeout_ms: 30_000, bench_ms: 30_000, max_backoff_ms: 2_000 },
   deployments: [DEPLOYMENT],
 };
 

@@ -43,7 +43,11 @@ export interface DeploymentConfig {
   gcp?: { project: string; location: string; credentials_json?: string; credentials_file?: string; token_url?: string };
 }
 
+/** How a model group chooses among its eligible deployments (docs/configuration.md "Routing strategies"). */
+export type RoutingStrategy = 'weighted' | 'least-busy' | 'latency' | 'cost' | 'prefix-affinity';
+
 export interface RoutingConfig {
+  strategy: RoutingStrategy;
   retries: number;
   timeout_ms: number;
   bench_ms: number;

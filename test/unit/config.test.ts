@@ -203,7 +203,13 @@ t.test('defaults are applied', async (t) => {
   ]);
   t.same(config.org_units, []);
   t.same(config.keys, []);
-  t.same(config.model_groups[0].routing, { retries: 2, timeout_ms: 30_000, bench_ms: 5000, max_backoff_ms: 2000 });
+  t.same(config.model_groups[0].routing, {
+    strategy: 'weighted',
+    retries: 2,
+    timeout_ms: 30_000,
+    bench_ms: 5000,
+    max_backoff_ms: 2000,
+  });
   t.equal(config.model_groups[0].deployments[0].weight, 1);
   t.same(warnings, []);
   t.equal(baseDir, process.cwd(), 'in-memory text resolves against the working directory');

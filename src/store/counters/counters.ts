@@ -1,6 +1,7 @@
 // Counters shared by every process of a deployment (ARCHITECTURE.md section 6): rate-limit windows (the gateway's
 // and the REST API's), budget spend and reservations, the shared response cache, and timed marks (deployment bench
-// state, refusal-trace sampling). Two implementations with one contract: in-process (memory-counters.ts, one
+// state, refusal-trace sampling), leases (requests in flight per deployment) and moving averages (deployment
+// latency). Two implementations with one contract: in-process (memory-counters.ts, one
 // process) and Redis (redis-counters.ts, many replicas, atomic Lua scripts on Redis time). Keys passed in are base
 // names; the implementation adds its prefix and the window or period suffix. Keys of one call must share a hash tag
 // (see `projectTag`) so a Redis Cluster keeps them in one slot.
@@ -112,6 +113,23 @@ export interface Counters {
   extendMark(key: string, ms: number): Promise<number>;
   /** Sets the mark for `ms` when there is none. `claimed`: this call set it; `msLeft`: how long the mark lasts. */
   claimMark(key: string, ms: number): Promise<{ claimed: boolean; msLeft: number }>;
+  /**
+   * Counts the live leases under each key. A lease counts one thing in progress (a request in flight) and ends when it
+   * is released or its time is up, so a process that dies holding one stops being counted then. In-process this
+   * answers synchronously.
+   */
+  countLeases(keys: readonly string[]): number[] | Promise<number[]>;
+  /** Takes lease `id` under `key` for at most `ms`. */
+  takeLease(key: string, id: string, ms: number): Promise<void>;
+  /** Ends lease `id` under `key`; one that is gone already is left alone. */
+  releaseLease(key: string, id: string): Promise<void>;
+  /** Reads the moving averages `fields` of `key`; null where there is none. In-process this answers synchronously. */
+  readAverages(key: string, fields: readonly string[]): (number | null)[] | Promise<(number | null)[]>;
+  /**
+   * Moves the average `field` of `key` toward `sample` by the share `alpha` (the first sample sets it). The averages
+   * of a key that gets no sample for `ttlMs` are dropped.
+   */
+  addSample(key: string, field: string, sample: number, alpha: number, ttlMs: number): Promise<void>;
   /** Takes one request from the rate limit of `key` (calendar-minute window plus burst), or refuses and takes none. */
   admitRate(key: string, rule: RateLimitRule): Promise<RateLimitDecision>;
   /** Present when values are shared across replicas (Redis). */

@@ -17,6 +17,9 @@ export class MemoryCounters extends OneSideCalls implements Counters {
   readonly #clock: Clock;
   readonly #entries = new Map<string, Entry>();
   readonly #rates = memoryRateLimiter();
+  /** Key → lease id → end (epoch ms). */
+  readonly #leases = new Map<string, Map<string, number>>();
+  readonly #averages = new Map<string, { values: Map<string, number>; expiresAt: number }>();
   #sweptMinute = 0;
 
   constructor(clock: Clock) {
@@ -131,6 +134,44 @@ export class MemoryCounters extends OneSideCalls implements Counters {
     return { claimed: true, msLeft: ms };
   }
 
+  countLeases(keys: readonly string[]): number[] {
+    const now = this.#clock.now();
+    return keys.map((k) => {
+      const leases = this.#leases.get(k);
+      if (!leases) return 0;
+      for (const [id, end] of leases) if (end <= now) leases.delete(id);
+      if (leases.size === 0) this.#leases.delete(k);
+      return leases.size;
+    });
+  }
+
+  async takeLease(key: string, id: string, ms: number): Promise<void> {
+    let leases = this.#leases.get(key);
+    if (!leases) this.#leases.set(key, (leases = new Map()));
+    leases.set(id, this.#clock.now() + ms);
+  }
+
+  async releaseLease(key: string, id: string): Promise<void> {
+    const leases = this.#leases.get(key);
+    if (leases?.delete(id) && leases.size === 0) this.#leases.delete(key);
+  }
+
+  readAverages(key: string, fields: readonly string[]): (number | null)[] {
+    const set = this.#averages.get(key);
+    if (set && set.expiresAt <= this.#clock.now()) this.#averages.delete(key);
+    else if (set) return fields.map((f) => set.values.get(f) ?? null);
+    return fields.map(() => null);
+  }
+
+  async addSample(key: string, field: string, sample: number, alpha: number, ttlMs: number): Promise<void> {
+    const now = this.#clock.now();
+    let set = this.#averages.get(key);
+    if (!set || set.expiresAt <= now) this.#averages.set(key, (set = { values: new Map(), expiresAt: 0 }));
+    const old = set.values.get(field);
+    set.values.set(field, old === undefined ? sample : old + alpha * (sample - old));
+    set.expiresAt = now + ttlMs;
+  }
+
   async admitRate(key: string, rule: RateLimitRule): Promise<RateLimitDecision> {
     return this.#rates.take(key, rule, this.#clock.now());
   }
@@ -141,5 +182,7 @@ export class MemoryCounters extends OneSideCalls implements Counters {
 
   async close(): Promise<void> {
     this.#entries.clear();
+    this.#leases.clear();
+    this.#averages.clear();
   }
 }

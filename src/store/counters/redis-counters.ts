@@ -18,7 +18,16 @@ import {
 } from './counters.ts';
 import { OneSideCalls } from './one-side-calls.ts';
 import { MINUTE_TTL_MS, PERIOD_TTL_MS, periodOfId } from './periods.ts';
-import { ADJUST_EXISTING, ADMIT, ADMIT_RATE, CLAIM_MARK, EXTEND_MARK } from './redis-scripts.ts';
+import {
+  ADD_SAMPLE,
+  ADJUST_EXISTING,
+  ADMIT,
+  ADMIT_RATE,
+  CLAIM_MARK,
+  COUNT_LEASES,
+  EXTEND_MARK,
+  TAKE_LEASE,
+} from './redis-scripts.ts';
 
 type Reply = (string | number)[];
 interface ScriptedRedis extends Redis {
@@ -27,6 +36,9 @@ interface ScriptedRedis extends Redis {
   svcExtendMark(n: number, ...args: (string | number)[]): Promise<number>;
   svcClaimMark(n: number, ...args: (string | number)[]): Promise<Reply>;
   svcAdmitRate(n: number, ...args: (string | number)[]): Promise<Reply>;
+  svcCountLeases(n: number, ...args: (string | number)[]): Promise<number[]>;
+  svcTakeLease(n: number, ...args: (string | number)[]): Promise<number>;
+  svcAddSample(n: number, ...args: (string | number)[]): Promise<number>;
 }
 
 export interface RedisCountersOptions {
@@ -83,6 +95,9 @@ export class RedisCounters extends OneSideCalls implements Counters {
     redis.defineCommand('svcExtendMark', { lua: EXTEND_MARK });
     redis.defineCommand('svcClaimMark', { lua: CLAIM_MARK });
     redis.defineCommand('svcAdmitRate', { lua: ADMIT_RATE });
+    redis.defineCommand('svcCountLeases', { lua: COUNT_LEASES });
+    redis.defineCommand('svcTakeLease', { lua: TAKE_LEASE });
+    redis.defineCommand('svcAddSample', { lua: ADD_SAMPLE });
     this.#redis = redis as ScriptedRedis;
     this.#pinger = setInterval(() => void this.#ping(), options.pingIntervalMs ?? 1_000).unref();
     const key = (k: string) => this.#prefix + k;
@@ -206,6 +221,32 @@ export class RedisCounters extends OneSideCalls implements Counters {
   async claimMark(key: string, ms: number): Promise<{ claimed: boolean; msLeft: number }> {
     const r = await this.#run(() => this.#redis.svcClaimMark(1, this.#prefix + key, Math.max(1, Math.round(ms))));
     return { claimed: r[0] === 1, msLeft: Number(r[1]) };
+  }
+
+  async countLeases(keys: readonly string[]): Promise<number[]> {
+    if (keys.length === 0) return [];
+    const counts = await this.#run(() => this.#redis.svcCountLeases(keys.length, ...keys.map((k) => this.#prefix + k)));
+    return counts.map(Number);
+  }
+
+  async takeLease(key: string, id: string, ms: number): Promise<void> {
+    await this.#run(() => this.#redis.svcTakeLease(1, this.#prefix + key, id, Math.max(1, Math.round(ms))));
+  }
+
+  async releaseLease(key: string, id: string): Promise<void> {
+    await this.#run(() => this.#redis.zrem(this.#prefix + key, id));
+  }
+
+  async readAverages(key: string, fields: readonly string[]): Promise<(number | null)[]> {
+    if (fields.length === 0) return [];
+    const values = await this.#run(() => this.#redis.hmget(this.#prefix + key, ...fields));
+    return values.map((v) => (v === null ? null : Number(v)));
+  }
+
+  async addSample(key: string, field: string, sample: number, alpha: number, ttlMs: number): Promise<void> {
+    await this.#run(() =>
+      this.#redis.svcAddSample(1, this.#prefix + key, field, sample, alpha, Math.max(1, Math.round(ttlMs))),
+    );
   }
 
   async admitRate(key: string, rule: RateLimitRule): Promise<RateLimitDecision> {

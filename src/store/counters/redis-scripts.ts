@@ -132,3 +132,35 @@ redis.call('PEXPIRE', windowKey, ARGV[4])
 redis.call('SET', bucketKey, string.format('%d', tat), 'PX', math.ceil((tat - nowUs) / 1000))
 return {1, count + 1, msLeft, 0, 0}
 `;
+
+/** KEYS: lease sets (sorted sets: lease id scored by its end, epoch ms). Returns the live leases of each. */
+export const COUNT_LEASES = `${NOW}
+local out = {}
+for i = 1, #KEYS do out[i] = redis.call('ZCOUNT', KEYS[i], '(' .. nowMs, '+inf') end
+return out
+`;
+
+/**
+ * KEYS: a lease set. ARGV: lease id, ms. Drops the ended leases, adds this one, and keeps the set as long as its
+ * longest lease.
+ */
+export const TAKE_LEASE = `${NOW}
+local ms = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', nowMs)
+redis.call('ZADD', KEYS[1], nowMs + ms, ARGV[1])
+if redis.call('PTTL', KEYS[1]) < ms then redis.call('PEXPIRE', KEYS[1], ms) end
+return 0
+`;
+
+/**
+ * KEYS: a hash of moving averages. ARGV: field, sample, alpha, ttl ms. Moves the field toward the sample by alpha
+ * (the first sample sets it) and keeps the hash ttl ms from now.
+ */
+export const ADD_SAMPLE = `
+local sample, alpha = tonumber(ARGV[2]), tonumber(ARGV[3])
+local old = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '')
+local value = old and old + alpha * (sample - old) or sample
+redis.call('HSET', KEYS[1], ARGV[1], string.format('%.3f', value))
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 0
+`;

@@ -122,7 +122,7 @@ t.test('the hook lists are built once per pipeline, per stage a request can reac
   t.same(positions(p.stages[0].onLog), [4], 'plugins after the router take part in every request');
   t.same(positions(p.stages[1].onLog), [4, 0]);
   t.same(positions(p.stages[3].onLog), [4, 2, 0], 'in reverse list order');
-  t.same(positions(p.stages[4].onLog), [4, 2, 0]);
+  t.same(positions(p.stages[4].onLog), [4, 3, 2, 0], 'once the router ran, its own onLog (routing figures) too');
   t.same(positions(p.stages[4].onResponse), [0]);
   t.same(positions(p.stages[4].events.plugins), [4, 2], 'onEvent and observeEvent in one list, in reverse order');
   t.equal(p.stages[4].events.edit, true, 'one of them has onEvent');
