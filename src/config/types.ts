@@ -128,6 +128,19 @@ export interface PluginEntry {
   config?: Record<string, unknown>;
 }
 
+/** `tracing.otlp`: every gateway trace exported to an OpenTelemetry collector (src/tracing/otlp/). */
+export interface OtlpExportConfig {
+  endpoint: string;
+  protocol: 'http/protobuf' | 'http/json';
+  headers: Record<string, string>;
+  timeout_ms: number;
+  queue_size: number;
+  batch_size: number;
+  flush_ms: number;
+  service_name: string;
+  resource_attributes: Record<string, string | number | boolean>;
+}
+
 export interface GatewayConfig {
   version: 1;
   server: {
@@ -158,6 +171,8 @@ export interface GatewayConfig {
   };
   /** The dashboard on the admin listener (docs/dashboard.md). */
   dashboard: { session_hours: number };
+  /** Gateway traces beyond the store: export to an OpenTelemetry collector when `otlp` is set. */
+  tracing: { otlp?: OtlpExportConfig };
   /** Delivery of prompt-version automations (docs/webhooks.md). */
   webhooks: {
     allow_private_networks: boolean;

@@ -140,7 +140,7 @@ export class ConfigLifecycle {
       modelGroups: createModelGroupRegistry(loaded.config.model_groups, p.localState, p.clock.now()),
       providers: p.providers,
       bench: p.bench,
-      traces: p.traceWriter,
+      traces: p.traceSink,
       counters: p.counters,
       spend: p.spend,
       workers: p.workers,

@@ -1,6 +1,6 @@
 // What a service is built from, out of its first configuration: the store with its control socket, the key store, the
-// trace and spend writers, the counters, the webhook and retention loops, providers and metrics. They live as long as
-// the process; the pipeline built over them follows reloads (config-lifecycle.ts).
+// trace and spend writers, the OTLP export, the counters, the webhook and retention loops, providers and metrics. They
+// live as long as the process; the pipeline built over them follows reloads (config-lifecycle.ts).
 import { resolve } from 'node:path';
 import { Agent, type Dispatcher } from 'undici';
 import type { LoadedConfig } from '../config/load-config.ts';
@@ -23,7 +23,8 @@ import type { CreatedApiKey } from '../store/repos/api-keys.ts';
 import { RetentionSweep } from '../store/retention-sweep.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { GatewayMetrics } from '../telemetry/metrics.ts';
-import { TraceWriter } from '../tracing/trace-writer.ts';
+import type { OtlpExport } from '../tracing/otlp/otlp-export.ts';
+import { TraceWriter, type TraceSink } from '../tracing/trace-writer.ts';
 import { ensureFirstOwner, type FirstOwner } from '../users/first-owner.ts';
 import { WebhookDelivery } from '../webhooks/delivery-loop.ts';
 import { OutboxRecorder } from '../webhooks/outbox-recorder.ts';
@@ -42,6 +43,10 @@ export interface ServiceParts {
   db: Database;
   storedKeys: StoredKeyStore;
   traceWriter: TraceWriter;
+  /** Where the gateway's traces go: the trace writer, and the OTLP export when tracing.otlp is set. */
+  traceSink: TraceSink;
+  /** The export to an OpenTelemetry collector (tracing.otlp, read at start). */
+  otlpExport?: OtlpExport;
   spend: DurableSpendLedger;
   counters: Counters;
   bench: BenchBoard;
@@ -83,16 +88,12 @@ export async function openServiceParts(
   const metrics = new GatewayMetrics({ processMetrics: options.processMetrics });
   const { control, ...store } = await openStoreParts(first, dataDir, options, work);
   const { db } = store;
-  const traceWriter = new TraceWriter(db, {
-    spillDir: resolve(dataDir, 'trace-spill'),
-    log,
-    capacity: first.config.store.trace_queue_capacity,
-    batchSize: first.config.store.trace_batch_size,
-  });
-  metrics.telemetry = () => traceWriter.snapshot();
+  const traces = await openTraceParts(first, db, dataDir, log, metrics);
+  const { traceWriter, otlpExport } = traces;
   const spend = new DurableSpendLedger(db, { spillDir: resolve(dataDir, 'spend-spill'), log });
   if (work.gateway) {
     traceWriter.start();
+    otlpExport?.start();
     spend.start();
   }
   const counters = await openCounters(first.config.store, clock, log);
@@ -115,7 +116,7 @@ export async function openServiceParts(
     workers,
     providers,
     metrics,
-    traceWriter,
+    ...traces,
     spend,
     counters,
     bench,
@@ -125,6 +126,40 @@ export async function openServiceParts(
     generatedKeys: [],
   };
   return { ...parts, release: (flushMs = 0) => releaseParts(parts, control, flushMs) };
+}
+
+/** The trace writer, and the OTLP export when `tracing.otlp` is set; their numbers go to /metrics. */
+async function openTraceParts(
+  first: LoadedConfig,
+  db: Database,
+  dataDir: string,
+  log: Logger,
+  metrics: GatewayMetrics,
+): Promise<Pick<ServiceParts, 'traceWriter' | 'traceSink' | 'otlpExport'>> {
+  const traceWriter = new TraceWriter(db, {
+    spillDir: resolve(dataDir, 'trace-spill'),
+    log,
+    capacity: first.config.store.trace_queue_capacity,
+    batchSize: first.config.store.trace_batch_size,
+  });
+  metrics.telemetry = () => traceWriter.snapshot();
+  const otlp = first.config.tracing.otlp;
+  if (!otlp) return { traceWriter, traceSink: traceWriter };
+  // Loaded only when configured: the OTel exporter modules take a few hundred ms to load.
+  const { OtlpExport } = await import('../tracing/otlp/otlp-export.ts');
+  const otlpExport = new OtlpExport(otlp, log);
+  metrics.otlpExport = () => otlpExport.snapshot();
+  return { traceWriter, otlpExport, traceSink: bothSinks(traceWriter, otlpExport) };
+}
+
+/** Hands each trace to the store's writer and to the export. */
+function bothSinks(store: TraceSink, exported: TraceSink): TraceSink {
+  return {
+    enqueue(item) {
+      store.enqueue(item);
+      exported.enqueue(item);
+    },
+  };
 }
 
 type StoreParts = Pick<ServiceParts, 'db' | 'createdApiKeys' | 'firstOwner' | 'storedKeys'> & {
@@ -162,7 +197,12 @@ async function releaseParts(
   parts.storedKeys.stop();
   await Promise.all([parts.webhooks.stop(), parts.retention.stop()]);
   await parts.counters.close();
-  await Promise.all([parts.traceWriter.stop(flushMs), parts.spend.stop(flushMs), parts.workers.close()]);
+  await Promise.all([
+    parts.traceWriter.stop(flushMs),
+    parts.otlpExport?.stop(flushMs),
+    parts.spend.stop(flushMs),
+    parts.workers.close(),
+  ]);
   const closeDb = () => parts.db.close().catch(() => {});
   await (control ? control.close(closeDb) : closeDb());
 }

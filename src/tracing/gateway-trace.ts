@@ -167,6 +167,7 @@ function attemptObservation(
   if (streamed) attributes['gateway.first_chunk_ms'] = a.ms;
   if (deployment) attributes['gateway.provider'] = deployment.provider;
   if (a.st !== undefined) attributes['gateway.provider_status'] = a.st;
+  if (served) Object.assign(attributes, answerFacts(ctx, options.streamOutput));
   return {
     projectId,
     id: `${ctx.id}.${index + 1}`,
@@ -188,6 +189,22 @@ function attemptObservation(
     totalTokens: usage?.total_tokens ?? 0,
     totalCost: cost,
   };
+}
+
+/**
+ * The model the provider says answered and the finish reasons of the served answer: facts, not content, so kept
+ * whatever `record_content` says (a stream's finish reason is known only when its content is recorded).
+ */
+function answerFacts(ctx: RequestContext, streamOutput: Record<string, unknown> | undefined): Record<string, unknown> {
+  const facts: Record<string, unknown> = {};
+  const body = ctx.response?.kind === 'json' ? (ctx.response.body as Record<string, any> | undefined) : undefined;
+  if (typeof body?.model === 'string') facts['gateway.response_model'] = body.model;
+  const choices: unknown[] = Array.isArray(body?.choices) ? body.choices : [streamOutput];
+  const reasons = choices
+    .map((c) => (c as { finish_reason?: unknown } | undefined)?.finish_reason)
+    .filter((r) => typeof r === 'string');
+  if (reasons.length > 0) facts['gateway.finish_reasons'] = reasons;
+  return facts;
 }
 
 /** The spec code of the error that ended the request, when it is one of ours. */
