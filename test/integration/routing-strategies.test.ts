@@ -1,10 +1,11 @@
 // Routing strategies on the wire, with the openai SDK as the client: prefix-affinity against weighted on the same
 // traffic to fake providers with a prompt cache (cached tokens and cost as the client sees them, the strategy and
-// reason on the stored trace); latency against a slow and a fast provider; least-busy across two gateway replicas
-// sharing Redis, one provider holding its requests. The decisions themselves are tested on the plugin in
-// test/unit/plugins/router-strategies.test.ts.
+// reason on the stored trace); latency against a slow and a fast provider, and for streams the time to the first
+// chunk as the sample; least-busy across two gateway replicas sharing Redis, one provider holding its requests. The
+// decisions themselves are tested on the plugin in test/unit/plugins/router-strategies.test.ts.
 import OpenAI from 'openai';
 import t from 'tap';
+import { routingBoard } from '../../src/routing/routing-board.ts';
 import { getTrace } from '../../src/store/repos/traces.ts';
 import { startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { startPromptCacheProvider, type PromptCacheProvider } from '../helpers/fake-prompt-cache.ts';
@@ -101,6 +102,61 @@ t.test('latency: the fast deployment takes most requests, the slow one a small s
     await openai.chat.completions.create({ model: 'demo', messages: [{ role: 'user', content: 'Hello' }] });
   t.ok(slow.requests.length >= 1, `slow: ${slow.requests.length} of 40 (measured first, then explored)`);
   t.ok(fast.requests.length >= 32, `fast: ${fast.requests.length} of 40`);
+});
+
+t.test("latency: a stream's sample is its time to the first chunk, not to its end", async (t) => {
+  // quick-start sends its first chunk at once and the rest 150 ms apart (5 gaps: at least 750 ms in all);
+  // quick-finish waits 150 ms, then streams without pauses.
+  const quickStart = await startFakeOpenAI({ type: 'stream', pieces: ['Hello', ' there', ' friend'], gapMs: 150 });
+  const quickFinish = await startFakeOpenAI({ type: 'delay', ms: 150, then: { type: 'stream' } });
+  t.teardown(() => Promise.all([quickStart.close(), quickFinish.close()]));
+  const svc = await startTestService(
+    t,
+    baseConfig({
+      model_groups: [
+        {
+          name: 'demo',
+          routing: { strategy: 'latency' },
+          deployments: [
+            openaiDeployment('quick-start', quickStart.url),
+            openaiDeployment('quick-finish', quickFinish.url),
+          ],
+        },
+      ],
+    }),
+  );
+  const openai = client(svc.gatewayUrl);
+  const streamTimes: Record<string, number> = {};
+  // Unmeasured deployments are tried first: streams until each has served one.
+  for (let i = 0; i < 10 && Object.keys(streamTimes).length < 2; i++) {
+    const started = performance.now();
+    const { data: stream, response } = await openai.chat.completions
+      .create({ model: 'demo', messages: [{ role: 'user', content: 'Hello' }], stream: true })
+      .withResponse();
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    t.ok(text.length > 0, 'the client read the streamed content');
+    streamTimes[response.headers.get('x-svc-deployment')!] = performance.now() - started;
+  }
+  t.ok(
+    streamTimes['quick-start'] > streamTimes['quick-finish'] + 300,
+    `quick-start's stream took ${streamTimes['quick-start']?.toFixed(0)} ms to end, quick-finish's ` +
+      `${streamTimes['quick-finish']?.toFixed(0)} ms`,
+  );
+
+  const group = svc.service.current().config.model_groups.find((g) => g.name === 'demo')!;
+  const board = routingBoard(svc.service.counters);
+  const latencies = await waitFor('both latency figures stored', async () => {
+    const figures = await board.latencies(group);
+    return figures.size === 2 && figures;
+  });
+  const [started, finished] = [latencies.get('quick-start')!, latencies.get('quick-finish')!];
+  t.ok(
+    started < streamTimes['quick-start'] / 2,
+    `quick-start's figure (${started} ms) is its first chunk, not its end`,
+  );
+  t.ok(finished >= 100, `quick-finish's figure (${finished} ms) includes its 150 ms wait for the first chunk`);
+  t.ok(started < finished, 'so the latency strategy prefers the deployment whose streams start sooner');
 });
 
 t.test('least-busy across two replicas sharing Redis: a slow deployment gets no pile-up', async (t) => {
