@@ -4,6 +4,7 @@ import { definePlugin, stateSlot, type DeploymentConfig } from '../../src/plugin
 import { callerContext } from '../../src/tracing/caller-context.ts';
 import { gatewayTrace, refusalCode } from '../../src/tracing/gateway-trace.ts';
 import { RefusalSampler } from '../../src/tracing/refusal-sampler.ts';
+import { StreamFacts } from '../../src/tracing/stream-facts.ts';
 import { StreamOutput } from '../../src/tracing/stream-output.ts';
 import schema from './schema.json' with { type: 'json' };
 
@@ -25,7 +26,13 @@ const UNTRACED = new Set([
 /** Refusals traced at most once per minute per key and reason. */
 const SAMPLED = new Set(['key_blocked', 'key_expired', 'ip_not_allowed']);
 
-const streamText = stateSlot<StreamOutput>('tracing.stream');
+/** What a streamed response's chunks tell the trace: its facts always, its message when content is recorded. */
+interface StreamRecord {
+  facts: StreamFacts;
+  output?: StreamOutput;
+}
+
+const streamRecord = stateSlot<StreamRecord>('tracing.stream');
 
 export default definePlugin<TracingConfig>({
   apiVersion: 1,
@@ -37,13 +44,14 @@ export default definePlugin<TracingConfig>({
     const sampler = new RefusalSampler(services.counters, services.clock);
     return {
       observeEvent(ctx, chunk) {
-        if (!config.record_content) return;
-        let output = ctx.state.get(streamText);
-        if (!output) {
-          output = new StreamOutput(config.max_output_chars);
-          ctx.state.set(streamText, output);
+        let record = ctx.state.get(streamRecord);
+        if (!record) {
+          const output = config.record_content ? new StreamOutput(config.max_output_chars) : undefined;
+          record = { facts: new StreamFacts(), output };
+          ctx.state.set(streamRecord, record);
         }
-        output.add(chunk);
+        record.facts.add(chunk);
+        record.output?.add(chunk);
       },
       onLog(ctx) {
         if (ctx.route === 'models' || !ctx.principal) return;
@@ -53,13 +61,15 @@ export default definePlugin<TracingConfig>({
         const code = refusalCode(ctx);
         if (code !== undefined && UNTRACED.has(code)) return;
         const now = services.clock.now();
+        const stream = ctx.state.get(streamRecord);
         const trace = () =>
           services.traces.enqueue(
             gatewayTrace(ctx, {
               recordContent: config.record_content,
               now,
               caller: callerContext(ctx.headers),
-              streamOutput: ctx.state.get(streamText)?.message(),
+              streamOutput: stream?.output?.message(),
+              streamFacts: stream?.facts,
               deployments,
             }),
           );

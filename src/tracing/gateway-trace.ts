@@ -10,6 +10,7 @@ import type { ObservationRow } from '../store/repos/observations.ts';
 import { endUserOf, type CallerContext } from './caller-context.ts';
 import { isoTime } from './iso-time.ts';
 import { redactionRecords, redactor } from './redact.ts';
+import type { StreamFacts } from './stream-facts.ts';
 import type { TraceItem } from './trace-item.ts';
 
 export interface TraceOptions {
@@ -18,6 +19,8 @@ export interface TraceOptions {
   caller: CallerContext;
   /** The assistant message of a streamed response, when content is recorded. */
   streamOutput?: Record<string, unknown>;
+  /** The response model and finish reasons of a streamed response, whether content is recorded or not. */
+  streamFacts?: StreamFacts;
   deployments: ReadonlyMap<string, DeploymentConfig>;
 }
 
@@ -167,7 +170,7 @@ function attemptObservation(
   if (streamed) attributes['gateway.first_chunk_ms'] = a.ms;
   if (deployment) attributes['gateway.provider'] = deployment.provider;
   if (a.st !== undefined) attributes['gateway.provider_status'] = a.st;
-  if (served) Object.assign(attributes, answerFacts(ctx, options.streamOutput));
+  if (served) Object.assign(attributes, answerFacts(ctx, options.streamFacts));
   return {
     projectId,
     id: `${ctx.id}.${index + 1}`,
@@ -192,17 +195,19 @@ function attemptObservation(
 }
 
 /**
- * The model the provider says answered and the finish reasons of the served answer: facts, not content, so kept
- * whatever `record_content` says (a stream's finish reason is known only when its content is recorded).
+ * The model the provider says answered and the finish reasons of the served answer, from the JSON body or the
+ * stream's chunks: facts, not content, so kept whatever `record_content` says.
  */
-function answerFacts(ctx: RequestContext, streamOutput: Record<string, unknown> | undefined): Record<string, unknown> {
+function answerFacts(ctx: RequestContext, stream: StreamFacts | undefined): Record<string, unknown> {
   const facts: Record<string, unknown> = {};
   const body = ctx.response?.kind === 'json' ? (ctx.response.body as Record<string, any> | undefined) : undefined;
-  if (typeof body?.model === 'string') facts['gateway.response_model'] = body.model;
-  const choices: unknown[] = Array.isArray(body?.choices) ? body.choices : [streamOutput];
-  const reasons = choices
-    .map((c) => (c as { finish_reason?: unknown } | undefined)?.finish_reason)
-    .filter((r) => typeof r === 'string');
+  const model: unknown = body ? body.model : stream?.model;
+  if (typeof model === 'string') facts['gateway.response_model'] = model;
+  const reasons = body
+    ? (Array.isArray(body.choices) ? body.choices : [])
+        .map((c: unknown) => (c as { finish_reason?: unknown } | null)?.finish_reason)
+        .filter((r: unknown) => typeof r === 'string')
+    : (stream?.finishReasons() ?? []);
   if (reasons.length > 0) facts['gateway.finish_reasons'] = reasons;
   return facts;
 }

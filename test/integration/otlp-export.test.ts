@@ -17,7 +17,7 @@ const SERVER = 2;
 const CLIENT = 3;
 const ERROR = 2;
 
-function gatewayConfig(upstream: FakeOpenAI, otlp: Record<string, unknown>) {
+function gatewayConfig(upstream: FakeOpenAI, otlp: Record<string, unknown>, tracing: Record<string, unknown>) {
   return baseConfig({
     model_groups: [
       {
@@ -27,17 +27,24 @@ function gatewayConfig(upstream: FakeOpenAI, otlp: Record<string, unknown>) {
       },
     ],
     keys: [{ alias: 'test', key: TEST_KEY, project: 'default', model_groups: ['g'] }],
-    plugins: [{ use: 'auth' }, { use: 'router', config: { backoff_base_ms: 1 } }, { use: 'tracing' }],
+    plugins: [{ use: 'auth' }, { use: 'router', config: { backoff_base_ms: 1 } }, { use: 'tracing', config: tracing }],
     tracing: { otlp: { flush_ms: 5, ...otlp } },
   });
 }
 
-async function setup(t: Test, otlp: (collector: FakeCollector) => Record<string, unknown> = () => ({})) {
+async function setup(
+  t: Test,
+  otlp: (collector: FakeCollector) => Record<string, unknown> = () => ({}),
+  tracing: Record<string, unknown> = {},
+) {
   const upstream = await startFakeOpenAI();
   const collector = await startFakeCollector();
   t.teardown(() => upstream.close());
   t.teardown(() => collector.close());
-  const svc = await startTestService(t, gatewayConfig(upstream, { endpoint: collector.endpoint, ...otlp(collector) }));
+  const svc = await startTestService(
+    t,
+    gatewayConfig(upstream, { endpoint: collector.endpoint, ...otlp(collector) }, tracing),
+  );
   const client = new OpenAI({ baseURL: `${svc.gatewayUrl}/v1`, apiKey: TEST_KEY, maxRetries: 0 });
   return { upstream, collector, svc, client };
 }
@@ -128,28 +135,6 @@ t.test('protobuf export to a collector', async (t) => {
     },
   );
 
-  t.test('a stream: usage, finish reason and time to first chunk', async (t) => {
-    upstream.queue.push({ type: 'stream', pieces: ['a', 'b', 'c'] });
-    const stream = await client.chat.completions.create({
-      model: 'g',
-      messages: [{ role: 'user', content: 'Hi' }],
-      stream: true,
-      stream_options: { include_usage: true },
-    });
-    for await (const _ of stream);
-    const root = await waitFor('the stream spans exported', () =>
-      collector.spans.find((s) => s.attributes['gen_ai.request.stream'] === true),
-    );
-    t.match(root.attributes, {
-      'gen_ai.usage.input_tokens': 12,
-      'gen_ai.usage.output_tokens': 3,
-      'gen_ai.response.finish_reasons': ['stop'],
-    });
-    const [served] = collector.spans.filter((s) => s.parentSpanId === root.spanId);
-    t.match(served.attributes, { 'gen_ai.usage.output_tokens': 3, 'svc.attempt.outcome': 'ok' });
-    t.type(served.attributes['gen_ai.response.time_to_first_chunk'], 'number');
-  });
-
   t.test('a caller traceparent: the request span joins the caller trace under its span', async (t) => {
     const id = await chat(client, { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` });
     const [request] = await waitFor('the joined spans', () => {
@@ -189,6 +174,26 @@ t.test('protobuf export to a collector', async (t) => {
     await waitFor('the next trace exported', () => spansOfRequest(collector, id).length === 2);
     t.equal(collector.exports.length - exports, 2, 'two exports: the refused one and the next trace');
   });
+});
+
+t.test('a stream with content recording off: response model, finish reason, usage, time to first chunk', async (t) => {
+  const { upstream, collector, client } = await setup(t, undefined, { record_content: false });
+  upstream.queue.push({ type: 'stream', pieces: ['a', 'b', 'c'] });
+  const stream = await client.chat.completions.create({
+    model: 'g',
+    messages: [{ role: 'user', content: 'Hi' }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+  for await (const _ of stream);
+  const root = await waitFor('the stream spans exported', () =>
+    collector.spans.find((s) => s.attributes['gen_ai.request.stream'] === true),
+  );
+  const answer = { 'gen_ai.response.model': 'fake-model', 'gen_ai.response.finish_reasons': ['stop'] };
+  t.match(root.attributes, { ...answer, 'gen_ai.usage.input_tokens': 12, 'gen_ai.usage.output_tokens': 3 });
+  const [served] = collector.spans.filter((s) => s.parentSpanId === root.spanId);
+  t.match(served.attributes, { ...answer, 'gen_ai.usage.output_tokens': 3, 'svc.attempt.outcome': 'ok' });
+  t.type(served.attributes['gen_ai.response.time_to_first_chunk'], 'number');
 });
 
 t.test('OTLP/JSON, exported at shutdown: what is queued is sent before the service stops', async (t) => {

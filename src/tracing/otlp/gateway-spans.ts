@@ -79,16 +79,6 @@ function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
-/** The answer's finish reasons: recorded on the served attempt, else read from the trace's recorded output. */
-function finishReasons(item: TraceItem, served: ObservationRow | undefined): string[] {
-  const recorded = strings(served?.attributes?.['gateway.finish_reasons']);
-  if (recorded.length > 0) return recorded;
-  const output = item.trace.output;
-  return strings(
-    (Array.isArray(output) ? output : [output]).map((c) => (c as { finish_reason?: unknown })?.finish_reason),
-  );
-}
-
 function providerName(o: ObservationRow | undefined): string | undefined {
   const provider = o?.attributes?.['gateway.provider'];
   return typeof provider === 'string' ? (PROVIDER_NAMES[provider] ?? provider) : undefined;
@@ -105,7 +95,7 @@ function sumOf(usage: Record<string, number>, prefix: string): number {
  * trace's usage details split tokens by price component (`output*` keys are the completion's); semconv's input
  * tokens include cache reads and writes, its output tokens the reasoning ones.
  */
-function answerAttributes(attributes: Attributes, served: ObservationRow, reasons: string[]): void {
+function answerAttributes(attributes: Attributes, served: ObservationRow): void {
   const usage = served.usageDetails ?? {};
   if (usage.total !== undefined) {
     const output = sumOf(usage, 'output');
@@ -117,6 +107,7 @@ function answerAttributes(attributes: Attributes, served: ObservationRow, reason
   if (cacheWrites > 0) attributes['gen_ai.usage.cache_creation.input_tokens'] = cacheWrites;
   put(attributes, 'gen_ai.usage.reasoning.output_tokens', usage.output_reasoning_tokens);
   put(attributes, 'gen_ai.response.model', served.attributes?.['gateway.response_model']);
+  const reasons = strings(served.attributes?.['gateway.finish_reasons']);
   if (reasons.length > 0) attributes['gen_ai.response.finish_reasons'] = reasons;
 }
 
@@ -136,7 +127,7 @@ function requestAttributes(item: TraceItem, operation: string, served: Observati
   if (stop.length > 0) attributes['gen_ai.request.stop_sequences'] = stop;
   put(attributes, 'gen_ai.conversation.id', trace.sessionId);
   put(attributes, 'user.id', trace.userId);
-  if (served) answerAttributes(attributes, served, finishReasons(item, served));
+  if (served) answerAttributes(attributes, served);
   attributes['svc.cost_usd'] = observations.reduce((sum, o) => sum + (o.totalCost ?? 0), 0);
   attributes['svc.request_id'] = trace.id;
   put(attributes, 'svc.project_id', trace.projectId);
@@ -154,7 +145,6 @@ function requestAttributes(item: TraceItem, operation: string, served: Observati
 }
 
 function attemptSpan(
-  item: TraceItem,
   o: ObservationRow,
   n: number,
   served: boolean,
@@ -170,7 +160,7 @@ function attemptSpan(
   put(attributes, 'gen_ai.system', providerName(o));
   put(attributes, 'gen_ai.request.model', o.model);
   if (served) {
-    answerAttributes(attributes, o, finishReasons(item, o));
+    answerAttributes(attributes, o);
     attributes['svc.cost_usd'] = o.totalCost ?? 0;
     if (o.completionStartTime)
       attributes['gen_ai.response.time_to_first_chunk'] =
@@ -257,8 +247,6 @@ export function gatewaySpans(item: TraceItem, source: SpanSource): ReadableSpan[
       : { code: SpanStatusCode.UNSET },
     source,
   });
-  const attempts = observations.map((o, i) =>
-    attemptSpan(item, o, i + 1, o === served, root, operation, source, start),
-  );
+  const attempts = observations.map((o, i) => attemptSpan(o, i + 1, o === served, root, operation, source, start));
   return [request, ...attempts];
 }
