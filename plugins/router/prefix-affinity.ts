@@ -8,7 +8,7 @@ import type { DeploymentConfig, JsonObject, ModelGroupConfig } from '../../src/p
 import type { DeploymentFigures } from '../../src/routing/routing-board.ts';
 
 /** A deployment may carry up to this factor of its weighted share of the group's requests in flight (c in the paper). */
-export const LOAD_BOUND = 1.25;
+const LOAD_BOUND = 1.25;
 /** Virtual nodes of the heaviest deployment on the ring; lighter ones get fewer, in proportion to their weight. */
 const VIRTUAL_NODES = 64;
 

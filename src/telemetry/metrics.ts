@@ -144,26 +144,27 @@ export class GatewayMetrics {
   );
   /** The OTLP exporter's counters (tracing.otlp); null when export is off. Read when metrics are served. */
   otlpExport: () => object | null = () => null;
+  readonly #otlpStats = (): object => this.otlpExport() ?? {};
   readonly otlpQueueDepth = this.#statGauge(
-    () => this.otlpExport() ?? {},
+    this.#otlpStats,
     'svc_otlp_export_queue_depth',
     'Traces waiting in memory for the OpenTelemetry collector',
     'queue_depth',
   );
   readonly otlpTracesExported = this.#statCounter(
-    () => this.otlpExport() ?? {},
+    this.#otlpStats,
     'svc_otlp_traces_exported_total',
     'Traces the OpenTelemetry collector accepted',
     'traces_exported',
   );
   readonly otlpExportFailures = this.#statCounter(
-    () => this.otlpExport() ?? {},
+    this.#otlpStats,
     'svc_otlp_export_failures_total',
     'OTLP exports that failed (collector unreachable, timed out, 429 or 5xx) and were retried',
     'export_failures',
   );
   readonly otlpTracesDropped = this.#statCounter(
-    () => this.otlpExport() ?? {},
+    this.#otlpStats,
     'svc_otlp_traces_dropped_total',
     'Traces not exported: the export queue was full, the collector refused the batch, or shutdown came first',
     'dropped',

@@ -5,7 +5,7 @@
 export const UNSTORABLE_REASON = 'contains U+0000 or an unpaired surrogate, which cannot be stored';
 
 // isWellFormed is native and finds unpaired surrogates without a regular expression's per-character work.
-export const hasUnstorableText = (s: string): boolean => s.includes('\u0000') || !s.isWellFormed();
+const hasUnstorableText = (s: string): boolean => s.includes('\u0000') || !s.isWellFormed();
 
 /**
  * The path to the first string (value or key) that cannot be stored, or undefined when there is none. Ingestion
