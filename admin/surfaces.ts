@@ -1,9 +1,10 @@
 // The admin listener's API and dashboard surfaces: REST under /v1, the Langfuse-compatible public API under /api/public,
-// the dashboard's API and its static files. Loaded by admin/server.ts only in a process that serves them.
+// the dashboard's API and its static files, and Langfuse's web paths sent on into the dashboard. Loaded by admin/server.ts only in a process that serves them.
 import type { FastifyInstance } from 'fastify';
 import type { AdminContext } from './context.ts';
 import { registerDashboardApi } from './dashboard-api/register.ts';
 import { registerDashboardStatic } from './dashboard-static.ts';
+import { registerLangfuseLinks } from './langfuse-links.ts';
 import { registerPublicApi } from './public-api/register.ts';
 import { registerRestApi } from './rest-api/register.ts';
 
@@ -30,4 +31,5 @@ export function registerAdminSurfaces(app: FastifyInstance, host: AdminContext):
     { prefix: '/dashboard/api' },
   );
   registerDashboardStatic(app);
+  registerLangfuseLinks(app, host.db);
 }
