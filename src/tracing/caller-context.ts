@@ -1,5 +1,5 @@
 // Caller context headers (spec 4B): svc-user-id, svc-session-id, svc-tags, svc-metadata, traceparent.
-// Formats are documented in docs/decisions.md. A malformed header never fails the request: it is left out of the
+// Formats are documented in docs/api.md. A malformed header never fails the request: it is left out of the
 // trace and named under metadata `svc.ignored_headers`.
 import type { IncomingHttpHeaders } from 'node:http';
 import { exceedsJsonDepth } from '../validation/json-depth.ts';
@@ -34,7 +34,11 @@ function identifier(value: string | undefined): string | undefined | null {
   return value.length <= ID_MAX && !/[\u0000-\u001f]/.test(value) ? value : null;
 }
 
-/** A JSON object of strings, or a comma list of `key=value` and bare `tag` entries (a bare tag maps to ""). */
+/**
+ * A JSON object of strings, or a comma list of `key:value` and bare `tag` entries (a bare tag maps to ""): the
+ * `key:value` that the public API lists and the dashboard and public API filters take. An entry with `=` and no `:`
+ * (the `key=value` of other gateways) is refused as a whole rather than read as one odd bare tag.
+ */
 export function parseTags(value: string): Record<string, string> | null {
   let entries: [string, string][];
   if (value.startsWith('{')) {
@@ -50,14 +54,15 @@ export function parseTags(value: string): Record<string, string> | null {
       typeof v === 'string' ? v : JSON.stringify(v),
     ]);
   } else {
-    entries = value
+    const parts = value
       .split(',')
       .map((part) => part.trim())
-      .filter((part) => part !== '')
-      .map((part) => {
-        const eq = part.indexOf('=');
-        return eq === -1 ? [part, ''] : [part.slice(0, eq).trim(), part.slice(eq + 1).trim()];
-      });
+      .filter((part) => part !== '');
+    if (parts.some((part) => part.includes('=') && !part.includes(':'))) return null;
+    entries = parts.map((part) => {
+      const colon = part.indexOf(':');
+      return colon === -1 ? [part, ''] : [part.slice(0, colon).trim(), part.slice(colon + 1).trim()];
+    });
   }
   if (entries.length > TAGS_MAX) return null;
   for (const [k, v] of entries) if (k === '' || k.length > TAG_KEY_MAX || v.length > TAG_VALUE_MAX) return null;

@@ -184,9 +184,9 @@ for (const backend of STORE_BACKENDS) {
 
     t.test('traces: filters over gateway traffic, and the detail with spans, attempts and scores', async (t) => {
       for (const [user, tags] of [
-        ['u1', 'team=a'],
-        ['u1', 'team=a'],
-        ['u2', 'team=b'],
+        ['u1', 'prod,team:a'],
+        ['u1', 'team:a'],
+        ['u2', 'team:b'],
       ]) {
         const res = await chat(s, TEST_KEY, { 'svc-user-id': user, 'svc-session-id': `s-${user}`, 'svc-tags': tags });
         t.equal(res.status, 200);
@@ -216,7 +216,9 @@ for (const backend of STORE_BACKENDS) {
       };
       t.equal(await count('userId=u1'), 2);
       t.equal(await count('sessionId=s-u2'), 1);
-      t.equal(await count('tag=team:b'), 1);
+      t.equal(await count('tag=team:b'), 1, 'a tag sent as svc-tags: team:b is found as team:b');
+      t.equal(await count('tag=team:a'), 2);
+      t.equal(await count('tag=prod'), 1, 'a bare tag by its name');
       t.equal(await count('tag=team:a&tag=team:b'), 0, 'every tag must match');
       t.equal(await count('status=completed'), 3);
       t.equal(await count('status=error'), 0);

@@ -402,7 +402,7 @@ for (const backend of STORE_BACKENDS) {
         {
           'svc-user-id': 'user-42',
           'svc-session-id': 'session-7',
-          'svc-tags': 'a,team=x',
+          'svc-tags': 'a,team:x',
           'svc-metadata': JSON.stringify({
             feature: 'search',
             nested: { n: 1 },
@@ -418,7 +418,7 @@ for (const backend of STORE_BACKENDS) {
       const trace = await traceOf(db, requestId(res));
       t.equal(trace.userId, 'user-42');
       t.equal(trace.sessionId, 'session-7');
-      t.same(trace.tags, { a: '', team: 'x' }, 'comma list: bare tag and key=value');
+      t.same(trace.tags, { a: '', team: 'x' }, 'comma list: bare tag and key:value');
       t.match(trace.metadata, { feature: 'search', nested: { n: 1 } }, 'svc-metadata merged into metadata');
       t.equal(trace.metadata['gateway.key'], 'test', 'gateway facts win over caller metadata');
       t.notOk('gateway.refusal' in trace.metadata, 'a caller cannot make a served request look refused');

@@ -1,4 +1,4 @@
-// Caller context headers (spec 4B; formats in docs/decisions.md "Caller context headers"): each parser at its limits,
+// Caller context headers (spec 4B; formats in docs/api.md "Caller context headers"): each parser at its limits,
 // and callerContext naming every malformed header under `ignored` instead of failing.
 import t from 'tap';
 import { callerContext, parseMetadata, parseTags, parseTraceparent } from '../../src/tracing/caller-context.ts';
@@ -17,16 +17,18 @@ function metadataOfBytes(bytes: number, fill = 'x'): string {
 }
 
 t.test('parseTags: comma list', async (t) => {
-  t.same(parseTags('a,team=x'), { a: '', team: 'x' }, 'bare tag maps to "", key=value kept');
+  t.same(parseTags('a,team:x'), { a: '', team: 'x' }, 'bare tag maps to "", key:value kept');
   t.same(
-    parseTags(' prod , team = search , '),
+    parseTags(' prod , team : search , '),
     { prod: '', team: 'search' },
-    'spaces around entries and = are trimmed, empty entries skipped',
+    'spaces around entries and : are trimmed, empty entries skipped',
   );
-  t.same(parseTags('expr=a=b'), { expr: 'a=b' }, 'only the first = separates key and value');
-  t.same(parseTags('a=1,a=2'), { a: '2' }, 'a repeated key keeps the last value');
-  t.equal(parseTags('=x'), null, 'an empty key is refused');
-  t.equal(parseTags('a, =x'), null, 'one empty key refuses the whole header');
+  t.same(parseTags('url:https://x.test'), { url: 'https://x.test' }, 'only the first : separates key and value');
+  t.same(parseTags('expr:a=b'), { expr: 'a=b' }, 'an = in a value is kept');
+  t.same(parseTags('a:1,a:2'), { a: '2' }, 'a repeated key keeps the last value');
+  t.equal(parseTags(':x'), null, 'an empty key is refused');
+  t.equal(parseTags('a, :x'), null, 'one empty key refuses the whole header');
+  t.equal(parseTags('prod,team=x'), null, 'key=value is not the format: refused, not kept as a tag named team=x');
 });
 
 t.test('parseTags: JSON object', async (t) => {
@@ -50,14 +52,14 @@ t.test('parseTags: at most 50 tags, keys up to 100 and values up to 200 characte
   t.equal(parseTags(obj(51)), null, '51 tags as JSON are refused');
 
   const k100 = 'k'.repeat(100);
-  t.same(parseTags(`${k100}=v`), { [k100]: 'v' }, 'key of 100 characters');
-  t.equal(parseTags(`${'k'.repeat(101)}=v`), null, 'key of 101 characters');
+  t.same(parseTags(`${k100}:v`), { [k100]: 'v' }, 'key of 100 characters');
+  t.equal(parseTags(`${'k'.repeat(101)}:v`), null, 'key of 101 characters');
   t.same(parseTags(JSON.stringify({ [k100]: 'v' })), { [k100]: 'v' }, 'JSON key of 100 characters');
   t.equal(parseTags(JSON.stringify({ ['k'.repeat(101)]: 'v' })), null, 'JSON key of 101 characters');
 
   const v200 = 'v'.repeat(200);
-  t.same(parseTags(`k=${v200}`), { k: v200 }, 'value of 200 characters');
-  t.equal(parseTags(`k=${'v'.repeat(201)}`), null, 'value of 201 characters');
+  t.same(parseTags(`k:${v200}`), { k: v200 }, 'value of 200 characters');
+  t.equal(parseTags(`k:${'v'.repeat(201)}`), null, 'value of 201 characters');
   t.equal(parseTags(JSON.stringify({ k: 'v'.repeat(201) })), null, 'JSON value of 201 characters');
 });
 
@@ -131,7 +133,7 @@ t.test('callerContext: every header together, and malformed ones named without f
   const all = callerContext({
     'svc-user-id': 'user-1',
     'svc-session-id': 'session-1',
-    'svc-tags': 'a,team=x',
+    'svc-tags': 'a,team:x',
     'svc-metadata': '{"feature":"search"}',
     traceparent: `00-${TRACE_ID}-${SPAN_ID}-01`,
   });
@@ -150,7 +152,7 @@ t.test('callerContext: every header together, and malformed ones named without f
 
   const bad = callerContext({
     'svc-user-id': 'user-1',
-    'svc-tags': '=x',
+    'svc-tags': ':x',
     'svc-metadata': '[1]',
     traceparent: `00-${'0'.repeat(32)}-${SPAN_ID}-01`,
   });

@@ -47,8 +47,8 @@ const listQuery = {
     sessionId: text,
     tag: {
       anyOf: [
-        { type: 'string', pattern: '^[^:]+:' },
-        { type: 'array', items: { type: 'string', pattern: '^[^:]+:' } },
+        { type: 'string', pattern: '^[^:]' },
+        { type: 'array', items: { type: 'string', pattern: '^[^:]' } },
       ],
     },
     from: { type: 'string', format: 'date-time' },

@@ -36,7 +36,7 @@ const TEXT_FILTERS = [
   { id: 'modelGroup', label: 'Model group' },
   { id: 'userId', label: 'User' },
   { id: 'sessionId', label: 'Session' },
-  { id: 'tag', label: 'Tag (key:value)' },
+  { id: 'tag', label: 'Tag (key or key:value)' },
 ] as const;
 
 export function statusBadge(status: string, errorCode?: string | null): HTMLElement {
