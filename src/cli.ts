@@ -14,6 +14,8 @@ import { exitWhenFlushed } from './control/exit-when-flushed.ts';
 import { storeCommand, UsageError } from './control/store-cli.ts';
 import { automationsCommand } from './control/automations-cli.ts';
 import { usersCommand } from './control/users-cli.ts';
+import { keyExpiryWarnings } from './keys/expiry-warnings.ts';
+import { systemClock } from './pipeline/clock.ts';
 import { resolvePlugins } from './pipeline/load-pipeline.ts';
 
 const USAGE = `usage:
@@ -63,7 +65,8 @@ async function validate(file: string): Promise<number> {
   try {
     const loaded = await loadConfigFile(file, process.env);
     await resolvePlugins(loaded);
-    for (const w of loaded.warnings) console.log(`warning: ${w}`);
+    for (const w of [...loaded.warnings, ...keyExpiryWarnings(loaded.config.keys, systemClock.now())])
+      console.log(`warning: ${w}`);
     console.log(`${file}: valid`);
     return 0;
   } catch (err) {

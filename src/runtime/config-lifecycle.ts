@@ -4,6 +4,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { formatIssue, ConfigError } from '../config/config-error.ts';
 import type { LoadedConfig } from '../config/load-config.ts';
+import { keyExpiryWarnings } from '../keys/expiry-warnings.ts';
 import { configKeyStore } from '../keys/key-store.ts';
 import { combinedKeyStore } from '../keys/stored-key-store.ts';
 import { resolvePlugins, setupPipeline, type ResolvedPlugin } from '../pipeline/load-pipeline.ts';
@@ -48,7 +49,7 @@ export class ConfigLifecycle {
   announceFirst(): void {
     const { log, metrics, clock } = this.#parts;
     const first = this.#first;
-    for (const w of first.warnings) log.warn(w);
+    announceWarnings(first, this.#parts);
     metrics.config = {
       version: first.config.version,
       source: first.path,
@@ -81,7 +82,7 @@ export class ConfigLifecycle {
       const previous = this.#active;
       this.#active = next;
       retire(previous);
-      for (const w of next.loaded.warnings) log.warn(w);
+      announceWarnings(next.loaded, this.#parts);
       metrics.config = {
         ...metrics.config,
         loadedAt: new Date(clock.now()).toISOString(),
@@ -149,6 +150,11 @@ export class ConfigLifecycle {
     const pipeline = await setupPipeline(loaded, plugins ?? (await resolvePlugins(loaded)), services);
     return { loaded, pipeline, services, inFlight: 0 };
   }
+}
+
+/** A configuration's warnings, and its keys' expiry as of now, in the log. */
+function announceWarnings(loaded: LoadedConfig, { log, clock }: ServiceParts): void {
+  for (const w of [...loaded.warnings, ...keyExpiryWarnings(loaded.config.keys, clock.now())]) log.warn(w);
 }
 
 /** Closes a replaced configuration's pipeline now, or when its last request finishes. */

@@ -2,9 +2,10 @@
 // in the page carrying traffic through the gateway, the metrics the page renders checked against that traffic, the
 // per-agent page, a trace waterfall, a webhook automation whose signed delivery reaches a receiver here, blocking a
 // key, a member changing their own password, a viewer without change controls, sign-out; a key of gateway.yaml listed
-// read-only, the metrics page opening on the window that holds the traffic, a refused secret redacted on the trace
-// page, an embeddings trace's cost, a stream's attempt as long as its span, a long trace list's total given as a lower
-// bound. Screenshots of the main pages go to test-artifacts/screenshots/.
+// read-only, and a warning about those that expired or expire within 7 days; the metrics page opening on the window
+// that holds the traffic, a refused secret redacted on the trace page, an embeddings trace's cost, a stream's attempt
+// as long as its span, a long trace list's total given as a lower bound. Screenshots of the main pages go to
+// test-artifacts/screenshots/.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -20,10 +21,14 @@ import { ensureDashboardBuild, launchBrowser, screenshot } from '../helpers/brow
 import { generateTraces } from '../helpers/generated-traces.ts';
 import { listenLocally } from '../helpers/local-server.ts';
 import { basicAuth } from '../helpers/public-api.ts';
-import { baseConfig, startTestService } from '../helpers/service.ts';
+import { baseConfig, startTestService, TEST_KEY } from '../helpers/service.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const PRICE = { input_per_mtok: 0.15, output_per_mtok: 0.6 };
+const DAY_MS = 86_400_000;
+// Keys of gateway.yaml past or near their expiry, relative to the real clock: the Keys page warns about both.
+const EXPIRES_SOON = new Date(Date.now() + 3 * DAY_MS + 3_600_000).toISOString();
+const EXPIRED = new Date(Date.now() - DAY_MS).toISOString();
 const AWS_KEY = 'AKIAIOSFODNN7EXAMPLE';
 
 t.test('static serving of the build', async (t) => {
@@ -100,6 +105,17 @@ t.test('the dashboard in chromium', async (t) => {
   const s = await startTestService(
     t,
     baseConfig({
+      keys: [
+        { alias: 'test', key: TEST_KEY, project: 'default', model_groups: ['demo'] },
+        {
+          alias: 'soon',
+          key: `${TEST_KEY}-soon`,
+          project: 'default',
+          model_groups: ['demo'],
+          expires_at: EXPIRES_SOON,
+        },
+        { alias: 'gone', key: `${TEST_KEY}-gone`, project: 'default', model_groups: ['demo'], expires_at: EXPIRED },
+      ],
       projects: [
         { id: 'default', name: 'Default', budgets: [{ usd: 50, period: 'daily', mode: 'soft' }] },
         { id: 'other', name: 'Other' },
@@ -264,6 +280,13 @@ t.test('the dashboard in chromium', async (t) => {
     t.match(await configured.textContent(), /gateway\.yaml\s*read-only/, 'marked read-only');
     t.equal(await configured.getByRole('button').count(), 0, 'without change controls');
     t.equal(await page.locator('tr[data-alias="alpha-key"]').getByRole('button').count(), 3, 'a minted key keeps them');
+    const expiry = page.getByTestId('key-expiry-warnings');
+    t.equal(await expiry.getAttribute('role'), 'alert', 'keys of gateway.yaml near or past their expiry: a warning');
+    t.same(await expiry.locator('li').allTextContents(), [
+      `key 'soon' expires at ${EXPIRES_SOON} (expires_at), in 3 days: then requests with it get 401 key_expired`,
+      `key 'gone' expired at ${EXPIRED} (expires_at): requests with it get 401 key_expired`,
+    ]);
+    t.match(await page.locator('tr[data-alias="gone"]').textContent(), /expired/, 'the expired key is listed as such');
     await screenshot(page, '02-keys');
   });
 

@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BudgetPeriod, KeyConfig } from '../../../src/config/types.ts';
 import { removeKey, rotateKey, setKeyBlocked } from '../../../src/keys/gateway-key-changes.ts';
+import { keyExpiryWarnings } from '../../../src/keys/expiry-warnings.ts';
 import { keyExpiry } from '../../../src/keys/key-store.ts';
 import { mintedKeyAnswer, mintGatewayKey, MintKeyError, parseMintKeyRequest } from '../../../src/keys/mint-key.ts';
 import { listAgents } from '../../../src/store/repos/agents.ts';
@@ -133,10 +134,11 @@ async function listKeys(ctx: AdminContext, req: FastifyRequest) {
   const project = await projectOf(ctx, req);
   const [keys, suspended] = await Promise.all([listGatewayKeys(ctx.db, project.id), suspendedAgents(ctx, project.id)]);
   const now = ctx.clock.now();
+  const configured = configuredKeys(ctx, project.id);
   return {
-    data: [...configuredKeys(ctx, project.id).map(declared), ...keys.map(stored)].map((k) =>
-      keyView(k, now, suspended),
-    ),
+    data: [...configured.map(declared), ...keys.map(stored)].map((k) => keyView(k, now, suspended)),
+    // What start and reload log about the project's keys of gateway.yaml; minted keys show their expiry in the list.
+    expiryWarnings: keyExpiryWarnings(configured, now),
   };
 }
 

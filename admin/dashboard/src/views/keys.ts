@@ -142,10 +142,25 @@ function servingSection(ctx: ViewContext, s: Serving): HTMLElement {
   );
 }
 
+/** Keys of gateway.yaml that expired or expire within a week: the same lines start and reload log. */
+function expiryNotice(warnings: string[]): HTMLElement {
+  return h(
+    'div',
+    { class: 'notice warn', role: 'alert', 'data-testid': 'key-expiry-warnings' },
+    h('strong', null, badge('expiry', 'warn'), ' Keys of gateway.yaml that expired or expire within 7 days'),
+    h(
+      'ul',
+      null,
+      warnings.map((w) => h('li', null, w)),
+    ),
+    h('p', { class: 'hint' }, 'Change expires_at in gateway.yaml (or remove it: such a key does not expire).'),
+  );
+}
+
 export async function keysPage(ctx: ViewContext): Promise<Node> {
   const [serving, keys, agents, groups] = await Promise.all([
     get<Serving>(inProject(ctx.project, '/serving')),
-    get<Page<Key>>(inProject(ctx.project, '/keys')),
+    get<Page<Key> & { expiryWarnings: string[] }>(inProject(ctx.project, '/keys')),
     ctx.canChange
       ? get<Page<{ id: string; name: string; status: string }>>(inProject(ctx.project, '/agents'))
       : Promise.resolve({ data: [] }),
@@ -208,6 +223,7 @@ export async function keysPage(ctx: ViewContext): Promise<Node> {
     pageHeader('Gateway keys'),
     flash,
     servingSection(ctx, serving),
+    keys.expiryWarnings.length > 0 ? expiryNotice(keys.expiryWarnings) : null,
     section(
       'Keys',
       table(
