@@ -61,7 +61,7 @@ def _openai() -> Any:
     try:
         import openai
     except ImportError as err:
-        raise ConfigError("openai", "the gateway link needs the openai package: pip install 'svc-sdk[openai]'") from err
+        raise ConfigError("openai", "the gateway link needs the openai package: pip install openai") from err
     return openai
 
 
