@@ -20,6 +20,7 @@ export type {
   RouteName,
   Services,
   StreamResponse,
+  UsageEstimateReason,
 } from './pipeline/types.ts';
 export type { ChatChunk, JsonObject, Usage } from './openai/wire-types.ts';
 

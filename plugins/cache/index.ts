@@ -9,6 +9,7 @@ import {
   type RequestContext,
   type SharedValues,
 } from '../../src/plugin-api.ts';
+import { checkedUsage } from '../../src/providers/usage-check.ts';
 import { cacheDirectives } from './cache-directives.ts';
 import { cacheKey } from './cache-key.ts';
 import { completionChunks, isCacheable, type CachedCompletion } from './cached-completion.ts';
@@ -40,7 +41,9 @@ function hit(ctx: RequestContext, stored: Buffer): GatewayResponse {
   const completion = JSON.parse(raw) as CachedCompletion;
   ctx.annotations['gateway.cache'] = 'hit';
   ctx.responseHeaders['x-svc-cache'] = 'hit';
-  if (completion.usage) ctx.usage = completion.usage;
+  // The stored answer's usage is the provider's, unchecked when it was stored; what is not a count is left out.
+  const checked = completion.usage === undefined ? undefined : checkedUsage(completion.usage);
+  if (checked && 'usage' in checked) ctx.usage = checked.usage;
   // No provider was paid; streams keep the spec's "estimated" flag (their cost is fixed at admission, here 0).
   ctx.cost = 0;
   ctx.costEstimated = ctx.stream;

@@ -15,8 +15,10 @@ import {
   type RequestContext,
 } from '../../src/plugin-api.ts';
 import { costOf, costOfTokens } from '../../src/pricing/cost.ts';
+import { answerChars } from '../../src/pricing/token-estimate.ts';
 import { benchIfAllowed } from './bench.ts';
 import { judgeFailure } from './outcome.ts';
+import { bookEstimatedUsage, takeProviderUsage } from './provider-usage.ts';
 import { relay, type DrainLimits } from './stream-relay.ts';
 
 export interface AttemptServices {
@@ -71,9 +73,7 @@ export async function attempt(
       const result: ProviderResult =
         ctx.route === 'embeddings' ? await adapter.embeddings(call) : await adapter.chat(call);
       response = { kind: 'json', status: 200, source: 'upstream', body: result.body, raw: result.raw };
-      if (result.usage) ctx.usage = result.usage;
-      ctx.cost = result.usage ? costOf(result.usage, prices.get(d.id)) : 0;
-      ctx.costEstimated = false;
+      bookAnswerUsage(ctx, result, prices.get(d.id));
     }
     const ms = performance.now() - started;
     ctx.providerMs += ms;
@@ -97,6 +97,28 @@ export async function attempt(
     if (verdict.healthSignal) await benchIfAllowed(services.bench, clock, ctx, group, d, benched);
     return { error: err, stop: !verdict.tryElsewhere };
   }
+}
+
+/**
+ * The usage and cost of a JSON answer: the provider's usage when it is a count; an estimate when it is not (the
+ * prompt estimate and the answer's text); none when the provider sent no usage.
+ */
+function bookAnswerUsage(ctx: RequestContext, result: ProviderResult, price: PriceConfig | undefined): void {
+  ctx.costEstimated = false;
+  if (result.usage === undefined) {
+    ctx.cost = 0;
+    return;
+  }
+  const usage = takeProviderUsage(ctx, result.usage);
+  if (usage) {
+    ctx.usage = usage;
+    ctx.cost = costOf(usage, price);
+    return;
+  }
+  const choices = Array.isArray(result.body.choices) ? (result.body.choices as unknown[]) : [];
+  let outputChars = 0;
+  for (const choice of choices) outputChars += answerChars((choice as { message?: unknown } | null)?.message);
+  bookEstimatedUsage(ctx, 'provider_usage_invalid', ctx.estimate().promptTokens, outputChars, price);
 }
 
 /** A provider failure as an UpstreamError; an attempt timer that fired is a timeout; anything else is a bug. */

@@ -1,7 +1,11 @@
 // The client's side of an upstream stream: passes chunks on, records usage, strips the usage chunk the client did not
-// ask for, and after a client disconnect keeps reading (bounded) so usage, budget and trace can be settled.
-import type { ChatChunk, RequestContext } from '../../src/plugin-api.ts';
+// ask for, and after a client disconnect keeps reading (bounded) so usage, budget and trace can be settled. A stream
+// cut after its first chunk, or whose usage is not a count, is booked at an estimate: the prompt (the provider's count
+// when a chunk carried a sane one) and the output streamed so far.
+import type { ChatChunk, RequestContext, Usage } from '../../src/plugin-api.ts';
 import { costOf } from '../../src/pricing/cost.ts';
+import { answerChars } from '../../src/pricing/token-estimate.ts';
+import { bookEstimatedUsage, takeProviderUsage } from './provider-usage.ts';
 
 /** How long and how far the upstream is read after the client left (`disconnect_drain_ms`, `_chunks`). */
 export interface DrainLimits {
@@ -28,10 +32,21 @@ export async function* relay(
   };
   if (ctx.signal.aborted) onAbort();
   else ctx.signal.addEventListener('abort', onAbort, { once: true });
+  // The last usage the provider sent, checked (undefined: not a count), and the last sane one.
+  let lastUsage: Usage | undefined;
+  let saneUsage: Usage | undefined;
+  let usageSeen = false;
+  let outputChars = 0;
+  const estimatedPrompt = () => saneUsage?.prompt_tokens ?? ctx.estimate().promptTokens;
   try {
     let chunk: ChatChunk | undefined = first;
     while (chunk !== undefined) {
-      if (chunk.usage) ctx.usage = chunk.usage;
+      if (chunk.usage) {
+        usageSeen = true;
+        lastUsage = ctx.usage = takeProviderUsage(ctx, chunk.usage);
+        saneUsage = lastUsage ?? saneUsage;
+      }
+      outputChars += deltaChars(chunk);
       let pass = true;
       if (!ctx.clientWantsUsage && 'usage' in chunk) {
         if (chunk.usage && (!Array.isArray(chunk.choices) || chunk.choices.length === 0)) pass = false;
@@ -39,11 +54,18 @@ export async function* relay(
       }
       if (pass) yield chunk;
       if (ctx.clientAborted && ++drained > drain.chunks) break;
-      const next = await iterator.next();
+      let next: IteratorResult<ChatChunk>;
+      try {
+        next = await iterator.next();
+      } catch (err) {
+        bookEstimatedUsage(ctx, 'stream_interrupted', estimatedPrompt(), outputChars, ctx.price);
+        throw err;
+      }
       idleTimer.refresh();
       chunk = next.done ? undefined : next.value;
     }
-    if (ctx.usage) ctx.cost = costOf(ctx.usage, ctx.price);
+    if (lastUsage) ctx.cost = costOf(lastUsage, ctx.price);
+    else if (usageSeen) bookEstimatedUsage(ctx, 'provider_usage_invalid', estimatedPrompt(), outputChars, ctx.price);
   } finally {
     ctx.signal.removeEventListener('abort', onAbort);
     clearTimeout(drainTimer);
@@ -57,4 +79,13 @@ export async function* relay(
 function withoutUsage(chunk: ChatChunk): ChatChunk {
   const { usage: _usage, ...rest } = chunk;
   return rest;
+}
+
+/** Characters of answer text in a chunk, over all its choices. */
+function deltaChars(chunk: ChatChunk): number {
+  const choices = chunk.choices;
+  if (!Array.isArray(choices)) return 0;
+  let chars = 0;
+  for (const choice of choices) chars += answerChars((choice as { delta?: unknown } | null)?.delta);
+  return chars;
 }

@@ -108,6 +108,9 @@ export interface AdmissionEstimate {
   outputTokens: number;
 }
 
+/** Why a request's usage is the gateway's estimate (`RequestContext.usageEstimated`). */
+export type UsageEstimateReason = 'stream_interrupted' | 'provider_usage_invalid';
+
 export interface RequestContext {
   readonly id: string;
   readonly route: RouteName;
@@ -140,6 +143,13 @@ export interface RequestContext {
   /** Price of the deployment that served the request. */
   price?: PriceConfig;
   usage?: Usage;
+  /**
+   * Set when `usage` is the gateway's estimate, not the provider's count: the stream was cut after its first chunk
+   * (`stream_interrupted`), or the provider's usage was not a count (`provider_usage_invalid`).
+   */
+  usageEstimated?: UsageEstimateReason;
+  /** The provider's usage was not a sane count: replaced by an estimate (`invalid`) or its parts clamped (`repaired`). */
+  providerUsageFault?: 'invalid' | 'repaired';
   /** USD; for streams the admission estimate until the stream ends. */
   cost?: number;
   costEstimated?: boolean;

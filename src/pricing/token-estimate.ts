@@ -1,7 +1,30 @@
 // Cheap token estimates for admission (rate limits, budget reservations, stream cost): ~4 characters a token.
 
+/** Tokens of this many characters of text. */
+export function estimateCharTokens(chars: number): number {
+  return Math.ceil(chars / 4);
+}
+
 export function estimateTextTokens(text: string): number {
-  return Math.ceil(text.length / 4);
+  return estimateCharTokens(text.length);
+}
+
+const textLength = (v: unknown) => (typeof v === 'string' ? v.length : 0);
+
+/**
+ * Characters of answer text in an assistant message or a stream's delta: content, refusal, reasoning, and tool-call
+ * names and arguments. Output tokens are estimated from them when the provider's count is missing.
+ */
+export function answerChars(message: unknown): number {
+  if (!message || typeof message !== 'object') return 0;
+  const m = message as { content?: unknown; refusal?: unknown; reasoning_content?: unknown; tool_calls?: unknown };
+  let chars = textLength(m.content) + textLength(m.refusal) + textLength(m.reasoning_content);
+  if (Array.isArray(m.tool_calls))
+    for (const call of m.tool_calls) {
+      const f = (call as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
+      chars += textLength(f?.name) + textLength(f?.arguments);
+    }
+  return chars;
 }
 
 function contentText(content: unknown): string {

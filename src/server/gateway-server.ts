@@ -165,6 +165,7 @@ async function handle(
     const outcome = await runPipeline(active.pipeline, ctx, res);
     const seconds = (performance.now() - started) / 1000;
     host.metrics.recordRequest(route, ctx.status ?? res.statusCode, outcome.code, seconds, ctx.overheadMs);
+    if (ctx.providerUsageFault) host.metrics.recordProviderUsageFault(ctx.providerUsageFault);
   } finally {
     host.requestFinished(active);
   }

@@ -57,6 +57,13 @@ export class GatewayMetrics {
     labelNames: ['route'],
     registers: [this.registry],
   });
+  /** Answers whose provider usage was not a sane count (src/providers/usage-check.ts), by what the gateway did. */
+  readonly providerUsageInvalid = new Counter({
+    name: 'svc_gateway_provider_usage_invalid_total',
+    help: 'Provider answers whose usage was not a sane count: estimated instead (action=estimated), or parts above their totals clamped (action=repaired)',
+    labelNames: ['action'],
+    registers: [this.registry],
+  });
   // A histogram (cheap to observe, aggregatable across replicas) for Prometheus; the JSON percentiles come from
   // the exact durations of recent requests. A prom-client Summary cost several µs per request (5 t-digests).
   readonly latency = new Histogram({
@@ -251,6 +258,10 @@ export class GatewayMetrics {
     });
   }
 
+  recordProviderUsageFault(fault: 'invalid' | 'repaired'): void {
+    this.providerUsageInvalid.inc({ action: fault === 'invalid' ? 'estimated' : 'repaired' });
+  }
+
   /** `overheadMs`: the gateway's own time, for requests that got an answer (none when the client left first). */
   recordRequest(
     route: string,
@@ -274,6 +285,16 @@ export class GatewayMetrics {
       this.overhead.observe(overheadMs);
       this.recentOverhead.add(overheadMs);
     }
+  }
+
+  async #providerUsageInvalidJson(): Promise<{ total: number; estimated: number; repaired: number }> {
+    const out = { total: 0, estimated: 0, repaired: 0 };
+    for (const v of (await this.providerUsageInvalid.get()).values) {
+      out.total += v.value;
+      if (v.labels.action === 'estimated') out.estimated += v.value;
+      else out.repaired += v.value;
+    }
+    return out;
   }
 
   async json(extra: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -305,6 +326,7 @@ export class GatewayMetrics {
       },
       refusals: { by_code: await byLabel(this.refusals, 'code') },
       errors: { by_code: await byLabel(this.errors, 'code') },
+      provider_usage_invalid: await this.#providerUsageInvalidJson(),
       latency_ms: { window_requests: this.recentLatency.count, p50, p95, p99 },
       overhead_ms: {
         ...this.overhead.json(),

@@ -102,13 +102,16 @@ export function gatewayTrace(ctx: RequestContext, options: TraceOptions): TraceI
   if (ctx.group && ctx.servedGroup && ctx.servedGroup !== ctx.group.name)
     metadata['gateway.fallback_from'] = ctx.group.name;
   if (ctx.clientAborted) metadata['gateway.client_aborted'] = true;
-  if (ctx.costEstimated) metadata['gateway.cost_estimated_at_admission'] = true;
+  if (ctx.usageEstimated) metadata['gateway.usage_estimated'] = ctx.usageEstimated;
+  else if (ctx.costEstimated) metadata['gateway.cost_estimated_at_admission'] = true;
   if (options.caller.ignored.length > 0) metadata['svc.ignored_headers'] = options.caller.ignored;
   if (ctx.redactions.length > 0) metadata['gateway.redactions'] = redactionRecords(ctx.redactions);
   const model = typeof ctx.body?.model === 'string' && ctx.body.model !== '' ? ctx.body.model : ctx.group?.name;
   const parameters = modelParameters(ctx.body);
+  // A stream cut after its first chunk was served in part: its attempt carries what it consumed.
+  const answered = !failed || ctx.usageEstimated === 'stream_interrupted';
   const observations: ObservationRow[] = ctx.attempts.map((a, i) =>
-    attemptObservation(ctx, a, i, projectId, options, parameters, i === ctx.attempts.length - 1 && !failed, redact),
+    attemptObservation(ctx, a, i, projectId, options, parameters, i === ctx.attempts.length - 1 && answered, redact),
   );
   return {
     trace: {
@@ -171,6 +174,9 @@ function attemptObservation(
   if (deployment) attributes['gateway.provider'] = deployment.provider;
   if (a.st !== undefined) attributes['gateway.provider_status'] = a.st;
   if (served) Object.assign(attributes, answerFacts(ctx, options.streamFacts));
+  if (served && ctx.usageEstimated) attributes['gateway.usage_estimated'] = ctx.usageEstimated;
+  // The attempt record says ok (the stream had begun when x-svc-attempts was sent); the generation says it broke.
+  const interrupted = served && ctx.usageEstimated === 'stream_interrupted';
   return {
     projectId,
     id: `${ctx.id}.${index + 1}`,
@@ -181,9 +187,9 @@ function attemptObservation(
     startTime: isoTime(start),
     endTime: isoTime(end),
     completionStartTime: streamed ? isoTime(start + a.ms) : null,
-    status: a.o,
-    level: a.o === 'ok' ? 'DEFAULT' : a.o === 'failed' ? 'ERROR' : 'WARNING',
-    statusMessage: redact(a.why ?? null),
+    status: interrupted ? 'interrupted' : a.o,
+    level: interrupted || a.o === 'failed' ? 'ERROR' : a.o === 'ok' ? 'DEFAULT' : 'WARNING',
+    statusMessage: redact(interrupted ? streamError(ctx) : (a.why ?? null)),
     attributes,
     model: deployment?.model ?? deployment?.deployment ?? null,
     modelParameters: parameters,
@@ -192,6 +198,11 @@ function attemptObservation(
     totalTokens: usage?.total_tokens ?? 0,
     totalCost: cost,
   };
+}
+
+/** What cut a stream, as the client's error event says it. */
+function streamError(ctx: RequestContext): string {
+  return `stream interrupted: ${ctx.error instanceof Error ? ctx.error.message : String(ctx.error)}`;
 }
 
 /**

@@ -37,6 +37,8 @@ export type Behaviour =
       usage?: Record<string, unknown>;
       /** Pause between chunks. */
       gapMs?: number;
+      /** Usage on every chunk, counting this many prompt tokens and the pieces so far (vLLM's continuous usage). */
+      promptTokensEachChunk?: number;
     };
 
 export interface FakeOpenAI {
@@ -156,11 +158,17 @@ async function play(
       const includeUsage = body?.stream_options?.include_usage === true;
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       const pieces = b.pieces ?? ['Hello', ' from', ' fake'];
-      const frames = [
+      const frames: Record<string, unknown>[] = [
         chunk({ role: 'assistant', content: '' }, null, includeUsage),
         ...pieces.map((p) => chunk({ content: p }, null, includeUsage)),
         chunk({}, 'stop', includeUsage),
       ];
+      const prompt = b.promptTokensEachChunk;
+      if (prompt !== undefined)
+        frames.forEach((f, i) => {
+          const completion = Math.min(i, pieces.length);
+          f.usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+        });
       for (let i = 0; i < frames.length; i++) {
         if (b.cutAfter !== undefined && i === b.cutAfter) {
           req.socket.destroy();

@@ -196,6 +196,29 @@ t.test('a stream with content recording off: response model, finish reason, usag
   t.type(served.attributes['gen_ai.response.time_to_first_chunk'], 'number');
 });
 
+t.test('a stream the provider cuts: the error spans carry what it consumed, estimated', async (t) => {
+  const { upstream, collector, svc } = await setup(t);
+  upstream.queue.push({ type: 'stream', pieces: ['Hello', ' from', ' a', ' cut'], cutAfter: 4, gapMs: 10 });
+  const res = await fetch(`${svc.gatewayUrl}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}` },
+    body: JSON.stringify({ model: 'g', messages: [{ role: 'user', content: 'Hello' }], stream: true }),
+  });
+  t.match(await res.text(), /upstream_stream_error/);
+  const id = res.headers.get('x-svc-request-id')!;
+  const [root, attempt] = await waitFor('the cut stream exported', () => {
+    const spans = spansOfRequest(collector, id);
+    return spans.length === 2 ? spans : undefined;
+  });
+  // The prompt estimate of one "Hello" message (9 tokens) and "Hello from a" streamed (3 tokens).
+  const usage = { 'gen_ai.usage.input_tokens': 9, 'gen_ai.usage.output_tokens': 3 };
+  t.match(root.attributes, { ...usage, 'svc.cost_usd': 9e-6 + 6e-6, 'error.type': 'upstream_stream_error' });
+  t.equal(root.status.code, ERROR);
+  t.match(attempt.attributes, { ...usage, 'svc.attempt.outcome': 'interrupted', 'error.type': 'interrupted' });
+  t.equal(attempt.status.code, ERROR);
+  t.match(attempt.status.message, /^stream interrupted: /);
+});
+
 t.test('OTLP/JSON, exported at shutdown: what is queued is sent before the service stops', async (t) => {
   // A flush interval longer than the test: only the shutdown sends the batch.
   const { collector, client, svc } = await setup(t, () => ({ protocol: 'http/json', flush_ms: 60_000 }));

@@ -229,7 +229,9 @@ export function gatewaySpans(item: TraceItem, source: SpanSource): ReadableSpan[
   const { trace, observations } = item;
   const operation = trace.name === 'embeddings' ? 'embeddings' : 'chat';
   const failed = trace.status === 'error';
-  const served = failed ? undefined : observations.at(-1);
+  // A stream cut mid-answer failed, but its attempt served part of it and carries what that consumed.
+  const last = observations.at(-1);
+  const served = !failed || last?.status === 'interrupted' ? last : undefined;
   const traceId = trace.parentTraceId ?? traceIdOf(trace.id);
   const root = spanContext(traceId, spanIdOf(trace.id));
   const start = hrTime(trace.startTime, [0, 0]);
