@@ -20,7 +20,7 @@ export interface AdminHost extends Pick<GatewayHost, 'health'>, AdminContext {
 export type AdminSurfaces = 'all' | 'status';
 
 export async function createAdminServer(host: AdminHost, surfaces: AdminSurfaces = 'all'): Promise<FastifyInstance> {
-  // 4.5 MB bodies: the public API's ingestion limit (Langfuse's), which also bounds every other admin route.
+  // 4.5 MB bodies on every admin route but the public API's intake routes, which set their own (intake-limits.ts).
   const app = Fastify({
     logger: false,
     bodyLimit: 4_718_592,

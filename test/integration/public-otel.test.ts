@@ -2,8 +2,15 @@
 // bodies, gzip and its size bound, every refusal, the ingestion-version header, key kinds, and the stored rows through
 // GET /api/public/traces/{id}. Then the usage normalisation and type mapping on their own. Both backends.
 import { createRequire } from 'node:module';
+import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
+import {
+  DECOMPRESSED_CEILING,
+  DECOMPRESSED_FLOOR,
+  INTAKE_BODY_LIMIT,
+  MAX_COMPRESSION_RATIO,
+} from '../../admin/public-api/intake-limits.ts';
 import { genAiUsageOf } from '../../src/ingestion/otel/gen-ai-usage.ts';
 import { observationBodyOf } from '../../src/ingestion/otel/observation-fields.ts';
 import { observationTypeOf } from '../../src/ingestion/otel/observation-type.ts';
@@ -14,7 +21,6 @@ import { getTrace } from '../../src/store/repos/traces.ts';
 import { basicAuth as auth, callAdmin as call, startPublicApiService } from '../helpers/public-api.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';
 
-const LIMIT = 4_718_592;
 const PATH = '/api/public/otel/v1/traces';
 const otlp = createRequire(import.meta.url)('otlp-transformer-protobufjs/build/src/generated/root.js').opentelemetry
   .proto.collector.trace.v1;
@@ -221,40 +227,43 @@ for (const backend of STORE_BACKENDS) {
       t.equal((await readTrace(protoTrace)).observations.length, 3);
     });
 
-    t.test('the body is bounded at 4.5 MB, before and after decompression', async (t) => {
-      const bodyOf = (size: number) => {
+    t.test('the body is bounded: 64 MiB as sent and decompressed, 200:1 past 4.5 MB decompressed', async (t) => {
+      t.same([INTAKE_BODY_LIMIT, DECOMPRESSED_CEILING, DECOMPRESSED_FLOOR], [67_108_864, 67_108_864, 4_718_592]);
+      const gzipped = { 'content-type': 'application/json', 'content-encoding': 'gzip' };
+      /** A JSON body: `pad` as its padding, else exactly `size` bytes padded with x (compressing past 1000:1). */
+      const bodyOf = (size: number, pad?: string) => {
         const shell = JSON.stringify({ resourceSpans: [], pad: '' });
-        return shell.replace('"pad":""', `"pad":"${'x'.repeat(size - shell.length)}"`);
+        return shell.replace('"pad":""', `"pad":"${pad ?? 'x'.repeat(size - shell.length)}"`);
       };
-      const exact = bodyOf(LIMIT);
-      t.equal(exact.length, LIMIT);
-      t.equal(
-        (await post(gzipSync(exact), { 'content-type': 'application/json', 'content-encoding': 'gzip' })).status,
-        200,
-        'exactly the limit',
-      );
-      const over = await post(gzipSync(bodyOf(LIMIT + 1)), {
-        'content-type': 'application/json',
-        'content-encoding': 'gzip',
-      });
-      t.equal(over.status, 413, 'one byte more');
-      t.match(JSON.parse(over.bytes.toString()), {
+      const atFloor = gzipSync(bodyOf(DECOMPRESSED_FLOOR));
+      t.ok(atFloor.length * MAX_COMPRESSION_RATIO < DECOMPRESSED_FLOOR, 'compressed past 200:1');
+      t.equal((await post(atFloor, gzipped)).status, 200, 'any body may inflate to 4.5 MB');
+      const overFloor = await post(gzipSync(bodyOf(DECOMPRESSED_FLOOR + 1)), gzipped);
+      t.equal(overFloor.status, 413, 'one byte more, at that ratio');
+      t.match(JSON.parse(overFloor.bytes.toString()), {
         error: 'PayloadTooLargeError',
         message: /decompressed body is over 4718592 bytes/,
       });
-      t.equal(
-        (await post(bodyOf(LIMIT), { 'content-type': 'application/json' })).status,
-        200,
-        'a plain body of the limit',
-      );
-      t.equal(
-        (await post(bodyOf(LIMIT + 1), { 'content-type': 'application/json' })).status,
-        413,
-        'a plain body one byte over',
-      );
+      // Text of a real trace compresses a few times, not hundreds: 12 MB of it pass.
+      const text = randomBytes(9_000_000).toString('base64');
+      const large = gzipSync(bodyOf(0, text));
+      t.ok(large.length > DECOMPRESSED_FLOOR, `${large.length} bytes as sent, over the former 4.5 MB limit`);
+      t.equal((await post(large, gzipped)).status, 200, 'inflating to 12 MB');
       const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024));
-      t.ok(bomb.length < LIMIT, 'a small body that inflates to 64 MB');
-      t.equal((await post(bomb, { 'content-type': 'application/json', 'content-encoding': 'gzip' })).status, 413);
+      t.ok(bomb.length < 100_000, `a ${bomb.length}-byte body that inflates to 64 MiB`);
+      const refusedBomb = await post(bomb, gzipped);
+      t.equal(refusedBomb.status, 413, 'a gzip bomb stops at 200 times its size');
+      t.match(JSON.parse(refusedBomb.bytes.toString()).message, `over ${bomb.length * MAX_COMPRESSION_RATIO} bytes`);
+      // A block repeated within gzip's 32 KB window compresses about 130:1, as an agent resending its context does.
+      const block = randomBytes(20_000).toString('base64');
+      const pastCeiling = gzipSync(block.repeat(Math.ceil((DECOMPRESSED_CEILING + 1) / block.length)));
+      t.ok(pastCeiling.length * MAX_COMPRESSION_RATIO > DECOMPRESSED_CEILING, 'under 200:1');
+      t.equal((await post(pastCeiling, gzipped)).status, 413, 'inflating past 64 MiB');
+      t.equal(
+        (await post(Buffer.alloc(INTAKE_BODY_LIMIT + 1, 0x20), { 'content-type': 'application/json' })).status,
+        413,
+        'a plain body one byte over 64 MiB',
+      );
     });
 
     t.test('refusals', async (t) => {

@@ -5,17 +5,15 @@ import type { FastifyInstance } from 'fastify';
 import { processBatch } from '../../../src/ingestion/process-batch.ts';
 import type { AdminContext } from '../../context.ts';
 import { invalidRequestData } from '../public-error.ts';
+import { INTAKE_BODY_LIMIT } from '../intake-limits.ts';
 import { CHECKS_ITS_OWN_BODY } from '../storable-text.ts';
 import { projectOf, requireKey } from '../route-access.ts';
-
-/** Langfuse's body-parser limit for ingestion: 4.5 MB. */
-export const INGESTION_BODY_LIMIT = 4_718_592;
 
 export function registerPublicIngestion(app: FastifyInstance, ctx: AdminContext): void {
   // Each event is checked on its own (process-batch.ts): one unstorable event is that event's 400 in the 207.
   app.post(
     '/ingestion',
-    { bodyLimit: INGESTION_BODY_LIMIT, config: CHECKS_ITS_OWN_BODY, onRequest: requireKey(ctx, 'ingestion-write') },
+    { bodyLimit: INTAKE_BODY_LIMIT, config: CHECKS_ITS_OWN_BODY, onRequest: requireKey(ctx, 'ingestion-write') },
     async (req, reply) => {
       const body = req.body as { batch?: unknown } | null;
       if (body === null || typeof body !== 'object' || Array.isArray(body) || !Array.isArray(body.batch)) {

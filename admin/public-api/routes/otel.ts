@@ -18,10 +18,8 @@ import type { AdminContext } from '../../context.ts';
 import { PublicApiError } from '../public-error.ts';
 import { projectOf, requireKey } from '../route-access.ts';
 import { CHECKS_ITS_OWN_BODY } from '../storable-text.ts';
-import { INGESTION_BODY_LIMIT } from './ingestion.ts';
+import { decompressedLimit, INTAKE_BODY_LIMIT } from '../intake-limits.ts';
 
-/** Bytes after gzip is undone: the same 4.5 MB as a plain body, so compression never lets more in. */
-export const OTEL_DECOMPRESSED_LIMIT = INGESTION_BODY_LIMIT;
 const MAX_INGESTION_VERSION = 4;
 
 interface PartialSuccess {
@@ -57,7 +55,7 @@ async function exportTraces(
     body,
     headers['content-encoding'] as string | undefined,
     encoding,
-    OTEL_DECOMPRESSED_LIMIT,
+    decompressedLimit(body.length),
   );
   const spans = spansOf(decodeRequest(raw, encoding), new Date(ctx.clock.now()).toISOString());
   if (spans.length === 0) return undefined;
@@ -79,13 +77,13 @@ export function registerPublicOtel(app: FastifyInstance, ctx: AdminContext): voi
   // Its own scope: the body arrives as bytes whatever the content type, and is checked and decoded here.
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: INGESTION_BODY_LIMIT }, (_req, body, done) =>
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: INTAKE_BODY_LIMIT }, (_req, body, done) =>
       done(null, body),
     );
     // The spans' events are checked one by one in processBatch; the body is bytes here.
     scope.post(
       '/otel/v1/traces',
-      { bodyLimit: INGESTION_BODY_LIMIT, config: CHECKS_ITS_OWN_BODY, onRequest: requireKey(ctx, 'ingestion-write') },
+      { bodyLimit: INTAKE_BODY_LIMIT, config: CHECKS_ITS_OWN_BODY, onRequest: requireKey(ctx, 'ingestion-write') },
       async (req, reply) => {
         const encoding = encodingOf(req.headers['content-type']);
         try {

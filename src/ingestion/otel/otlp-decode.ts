@@ -47,7 +47,7 @@ export function encodingOf(contentType: string | undefined): OtlpEncoding | unde
   return undefined;
 }
 
-/** The body with gzip undone; inflating past `maxBytes` stops there (no zip bombs). */
+/** The body with gzip undone; inflating past `maxBytes` stops there (no gzip bombs). */
 export async function decompressed(
   body: Buffer,
   contentEncoding: string | undefined,
@@ -69,7 +69,7 @@ export async function decompressed(
       throw new OtlpRequestError(
         413,
         'PayloadTooLargeError',
-        `The decompressed body is over ${maxBytes} bytes; send smaller batches`,
+        `The decompressed body is over ${maxBytes} bytes, the limit for a gzipped body of ${body.length} bytes; send smaller batches`,
       );
     }
     throw new OtlpRequestError(
