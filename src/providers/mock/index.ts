@@ -1,46 +1,12 @@
-// Built-in mock provider: deterministic answers with realistic usage, streams and embeddings, no key, no network.
+// Built-in mock provider: deterministic answers (text, tool calls, JSON) with realistic usage, streams and
+// embeddings, no key, no network. What it says is in answer.ts.
 import { createHash, randomUUID } from 'node:crypto';
 import type { ChatChunk, JsonObject, Usage } from '../../openai/wire-types.ts';
-import { estimateChatPromptTokens, estimateEmbeddingTokens, outputAllowance } from '../../pricing/token-estimate.ts';
+import { estimateEmbeddingTokens } from '../../pricing/token-estimate.ts';
 import type { ProviderAdapter, ProviderCall } from '../types.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import type { Clock } from '../../pipeline/clock.ts';
-
-function lastUserText(messages: unknown): string {
-  if (!Array.isArray(messages)) return '';
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i] as { role?: unknown; content?: unknown };
-    if (m?.role !== 'user') continue;
-    if (typeof m.content === 'string') return m.content;
-    if (Array.isArray(m.content)) {
-      return m.content
-        .map((p) => (typeof (p as { text?: unknown })?.text === 'string' ? (p as { text: string }).text : ''))
-        .join(' ');
-    }
-  }
-  return '';
-}
-
-interface MockAnswer {
-  words: string[];
-  finishReason: 'stop' | 'length';
-  usage: Usage;
-}
-
-/** The answer is a function of the model and the last user message only, one word per completion token. */
-function answer(call: ProviderCall): MockAnswer {
-  const model = call.deployment.model ?? 'mock';
-  const said = lastUserText(call.body.messages).replace(/\s+/g, ' ').trim().slice(0, 200);
-  const all = `This is ${model}, the svc mock provider. You said: "${said}"`.split(' ');
-  const allowance = outputAllowance(call.body);
-  const words = all.slice(0, allowance);
-  const prompt = estimateChatPromptTokens(call.body.messages);
-  return {
-    words,
-    finishReason: words.length < all.length ? 'length' : 'stop',
-    usage: { prompt_tokens: prompt, completion_tokens: words.length, total_tokens: prompt + words.length },
-  };
-}
+import { mockAnswer, type MockAnswer } from './answer.ts';
 
 /** Unit vector seeded by the text: the same text always embeds the same way. */
 function embed(text: string, dimensions: number): Float32Array {
@@ -57,6 +23,8 @@ function embed(text: string, dimensions: number): Float32Array {
   for (let i = 0; i < dimensions; i++) out[i] *= scale;
   return out;
 }
+
+const answer = (call: ProviderCall) => mockAnswer(call.deployment.model ?? 'mock', call.body);
 
 export function mockProvider(clock: Clock): ProviderAdapter {
   const pause = async (call: ProviderCall) => {
@@ -80,8 +48,7 @@ export function mockProvider(clock: Clock): ProviderAdapter {
     },
     async chatStream(call) {
       await pause(call);
-      const a = answer(call);
-      return completionChunks(chunkBase(call, created()), a);
+      return completionChunks(chunkBase(call, created()), answer(call));
     },
     async embeddings(call) {
       await pause(call);
@@ -99,7 +66,9 @@ function completion(call: ProviderCall, a: MockAnswer, created: number): { body:
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content: a.words.join(' '), refusal: null },
+        message: a.toolCall
+          ? { role: 'assistant', content: null, tool_calls: [toolCall(a.toolCall, a.pieces.join(''))], refusal: null }
+          : { role: 'assistant', content: a.pieces.join(''), refusal: null },
         logprobs: null,
         finish_reason: a.finishReason,
       },
@@ -121,20 +90,22 @@ function chunkBase(call: ProviderCall, created: number) {
   };
 }
 
-/** A role chunk, one chunk per word, the finish reason, then usage: the shape OpenAI streams with include_usage. */
+function toolCall(call: NonNullable<MockAnswer['toolCall']>, args: string) {
+  return { id: call.id, type: 'function', function: { name: call.name, arguments: args } };
+}
+
+/**
+ * A role chunk, one chunk per piece, the finish reason, then usage: the shape OpenAI streams with include_usage.
+ * A tool call opens with its index, id, type and name (empty arguments); the arguments follow piece by piece.
+ */
 async function* completionChunks(base: ReturnType<typeof chunkBase>, a: MockAnswer): AsyncGenerator<ChatChunk> {
-  yield {
-    ...base,
-    choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
-    usage: null,
-  };
-  for (let i = 0; i < a.words.length; i++) {
-    const content = i === 0 ? a.words[i] : ` ${a.words[i]}`;
-    yield {
-      ...base,
-      choices: [{ index: 0, delta: { content }, logprobs: null, finish_reason: null }],
-      usage: null,
-    };
+  const opening = a.toolCall
+    ? { role: 'assistant', content: null, tool_calls: [{ index: 0, ...toolCall(a.toolCall, '') }], refusal: null }
+    : { role: 'assistant', content: '' };
+  yield { ...base, choices: [{ index: 0, delta: opening, logprobs: null, finish_reason: null }], usage: null };
+  for (const piece of a.pieces) {
+    const delta = a.toolCall ? { tool_calls: [{ index: 0, function: { arguments: piece } }] } : { content: piece };
+    yield { ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: null }], usage: null };
   }
   yield {
     ...base,
