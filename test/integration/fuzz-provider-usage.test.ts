@@ -162,6 +162,8 @@ async function send(t: Test, gatewayUrl: string, c: UsageCase): Promise<string> 
     t.notMatch(text, /"error"/, `${label}: no error event`);
   } else {
     t.match(JSON.parse(text), { object: 'chat.completion', choices: [{ message: { content: c.content } }] }, label);
+    const estimated = c.kind === 'invalid' ? 'true' : 'false';
+    t.equal(res.headers.get('x-svc-cost-estimated'), estimated, `${label}: x-svc-cost-estimated ${estimated}`);
   }
   return res.headers.get('x-svc-request-id')!;
 }
