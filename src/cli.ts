@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { ConfigError, formatIssue } from './config/config-error.ts';
-import { loadConfigFile } from './config/load-config.ts';
+import { inspectConfigFile } from './config/load-config.ts';
 import { StoreInUseError } from './control/control-socket.ts';
 import { exitWhenFlushed } from './control/exit-when-flushed.ts';
 import { storeCommand, UsageError } from './control/store-cli.ts';
@@ -16,7 +16,7 @@ import { automationsCommand } from './control/automations-cli.ts';
 import { usersCommand } from './control/users-cli.ts';
 import { keyExpiryWarnings } from './keys/expiry-warnings.ts';
 import { systemClock } from './pipeline/clock.ts';
-import { resolvePlugins } from './pipeline/load-pipeline.ts';
+import { checkConfig } from './pipeline/load-pipeline.ts';
 
 const USAGE = `usage:
   svc start [--config FILE] [--port N] [--admin-port N] [--role all|gateway|admin]
@@ -63,8 +63,7 @@ function portOption(value: string | undefined, name: string): number | undefined
 
 async function validate(file: string): Promise<number> {
   try {
-    const loaded = await loadConfigFile(file, process.env);
-    await resolvePlugins(loaded);
+    const { loaded } = await checkConfig(await inspectConfigFile(file, process.env));
     for (const w of [...loaded.warnings, ...keyExpiryWarnings(loaded.config.keys, systemClock.now())])
       console.log(`warning: ${w}`);
     console.log(`${file}: valid`);

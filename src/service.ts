@@ -3,11 +3,11 @@
 // (runtime/listeners.ts), and the graceful drain on stop (runtime/drain.ts).
 import type { FSWatcher } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { loadConfigFile, parseConfig, type LoadedConfig } from './config/load-config.ts';
+import { inspectConfig, inspectConfigFile, type LoadedConfig } from './config/load-config.ts';
 import type { GeneratedKey } from './keys/key-store.ts';
 import type { StoredKeyStore } from './keys/stored-key-store.ts';
 import { systemClock } from './pipeline/clock.ts';
-import { resolvePlugins } from './pipeline/load-pipeline.ts';
+import { checkConfig, type CheckedConfig } from './pipeline/load-pipeline.ts';
 import { ConfigLifecycle, watchConfig, type ReloadResult } from './runtime/config-lifecycle.ts';
 import { RequestDrain } from './runtime/drain.ts';
 import { gatewayHost, openListeners, type Listeners } from './runtime/listeners.ts';
@@ -74,14 +74,16 @@ export async function startService<R extends ServiceRole = 'all'>(
   const env = options.env ?? process.env;
   const log = options.log ?? jsonLogger({ svc: 'gateway' }, undefined, logLevelOf(env.SVC_LOG_LEVEL));
   const clock = options.clock ?? systemClock;
-  const read = async (): Promise<LoadedConfig> =>
-    options.configText !== undefined
-      ? parseConfig(options.configText, { env, baseDir: options.baseDir })
-      : loadConfigFile(options.configPath ?? 'gateway.yaml', env);
+  // Every schema, reference and plugin problem at once; plugin modules and their config are checked before the store
+  // opens, so a bad file fails fast.
+  const read = async (): Promise<CheckedConfig> =>
+    checkConfig(
+      options.configText !== undefined
+        ? inspectConfig(options.configText, { env, baseDir: options.baseDir })
+        : await inspectConfigFile(options.configPath ?? 'gateway.yaml', env),
+    );
 
-  const first = await read();
-  // Plugin modules and their config are checked before the store opens, so a bad file fails fast.
-  const firstPlugins = await resolvePlugins(first);
+  const { loaded: first, plugins: firstPlugins } = await read();
   const lifecycle = new ConfigLifecycle(first, { ...options, read });
   const parts = await openServiceParts(first, { ...options, log, clock }, work, () => lifecycle.active.loaded.config);
   try {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { LineCounter, parseDocument, visit, type Document, type YAMLError } from 'yaml';
+import { LineCounter, parseDocument, visit, type Document, type Scalar, type YAMLError } from 'yaml';
 import gatewaySchema from '../../schemas/gateway.schema.json' with { type: 'json' };
 import { ConfigError, yamlPath, type ConfigIssue } from './config-error.ts';
 import { hasReference, interpolate, type Env } from './interpolate.ts';
@@ -8,6 +8,8 @@ import { ajvIssues, createConfigAjv } from './schema-validator.ts';
 import { parseNetworks } from '../keys/networks.ts';
 import type { OrgUnitConfig, GatewayConfig } from './types.ts';
 import { unitChain } from '../budget/budget-chain.ts';
+import { decodePointer } from '../validation/json-pointer.ts';
+import type { ErrorObject } from 'ajv';
 
 /** A validated configuration plus what is needed to report later problems by YAML path and line. */
 export interface LoadedConfig {
@@ -24,15 +26,19 @@ export interface LoadedConfig {
 const ajv = createConfigAjv();
 const validateGateway = ajv.compile<GatewayConfig>(gatewaySchema);
 
-/** Resolves `${VAR}` references inside scalar values. */
-function interpolateDocument(doc: Document, env: Env): void {
+/** Resolves `${VAR}` references inside scalar values; returns the scalars that used unset variables, with their names. */
+function interpolateDocument(doc: Document, env: Env): Map<Scalar, string[]> {
+  const unsetIn = new Map<Scalar, string[]>();
   visit(doc, {
     Scalar(_key, node) {
       if (typeof node.value !== 'string' || !hasReference(node.value)) return;
       // Values stay strings; schema validation coerces them where a number or boolean is expected.
-      node.value = interpolate(node.value, env);
+      const unset: string[] = [];
+      node.value = interpolate(node.value, env, unset);
+      if (unset.length > 0) unsetIn.set(node, unset);
     },
   });
+  return unsetIn;
 }
 
 /** `${VAR}` outside quotes, e.g. `port: ${PORT}` inside `{ }`, where `{` opens a flow map. */
@@ -56,12 +62,22 @@ function syntaxIssue(error: YAMLError, text: string, lineCounter: LineCounter): 
   return { path: '', message: `column ${col}: ${message}${hint}`, line };
 }
 
-export function parseConfig(text: string, options: { env: Env; path?: string; baseDir?: string }): LoadedConfig {
+/** A parsed configuration and every schema and reference problem found in it (none: it may go live). */
+export interface InspectedConfig {
+  loaded: LoadedConfig;
+  issues: ConfigIssue[];
+}
+
+/**
+ * Parses and checks a configuration, collecting every problem rather than stopping at the first kind; only a YAML
+ * syntax error, which leaves nothing to check, throws.
+ */
+export function inspectConfig(text: string, options: { env: Env; path?: string; baseDir?: string }): InspectedConfig {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const source = options.path;
   if (doc.errors.length > 0) throw new ConfigError([syntaxIssue(doc.errors[0], text, lineCounter)], source);
-  interpolateDocument(doc, options.env);
+  const unsetIn = interpolateDocument(doc, options.env);
   const lineOf = (segments: readonly (string | number)[]): number | undefined => {
     for (let n = segments.length; n >= 0; n--) {
       const node = doc.getIn(segments.slice(0, n), true);
@@ -71,32 +87,56 @@ export function parseConfig(text: string, options: { env: Env; path?: string; ba
     }
     return undefined;
   };
+  const issueAt = (segments: (string | number)[], message: string): ConfigIssue => {
+    const unset = unsetIn.get(doc.getIn(segments, true) as Scalar);
+    const why = unset ? ` (${unset.join(', ')} ${unset.length === 1 ? 'is' : 'are'} not set in the environment)` : '';
+    return { path: yamlPath(segments), message: `${message}${why}`, line: lineOf(segments) };
+  };
   const data: unknown = doc.toJS() ?? {};
-  if (!validateGateway(data)) {
-    const issues = ajvIssues(validateGateway.errors).map(({ segments, message }) => ({
-      path: yamlPath(segments),
-      message,
-      line: lineOf(segments),
-    }));
-    throw new ConfigError(issues, source);
-  }
-  const config = data;
+  const schemaValid = validateGateway(data);
+  const issues = schemaValid
+    ? []
+    : ajvIssues(validateGateway.errors).map(({ segments, message }) => issueAt(segments, message));
+  const config = data as GatewayConfig;
   const warnings: string[] = [];
-  const issues = crossCheck(config, warnings).map((i) => ({
-    ...i,
-    line: lineOf(i.segments),
-    path: yamlPath(i.segments),
-  }));
-  if (issues.length > 0)
-    throw new ConfigError(
-      issues.map(({ path, message, line }) => ({ path, message, line })),
-      source,
-    );
+  const pending: PendingIssue[] = [];
+  try {
+    crossCheck(config, warnings, pending);
+  } catch (err) {
+    // A document the schema refused may not have the shape the cross checks walk: what they found until then is
+    // kept, and the schema's issues say what is wrong with the rest.
+    if (schemaValid) throw err;
+  }
+  const refused = entriesMissingFields(validateGateway.errors);
+  for (const i of pending) if (!refused.has(entryOf(i.segments))) issues.push(issueAt(i.segments, i.message));
   const baseDir = options.baseDir ?? (options.path ? dirname(options.path) : process.cwd());
-  return { config, path: options.path, baseDir, warnings, lineOf };
+  return { loaded: { config, path: options.path, baseDir, warnings, lineOf }, issues };
 }
 
-export async function loadConfigFile(path: string, env: Env): Promise<LoadedConfig> {
+/** `keys/3` for `['keys', 3, 'project']`: the list entry a problem is in. */
+const entryOf = (segments: readonly (string | number)[]) => segments.slice(0, 2).join('/');
+
+/**
+ * The list entries the schema found a field missing from, or of the wrong type: the cross checks would only repeat
+ * that about them (`unknown project 'undefined'`), so their findings there are left out.
+ */
+function entriesMissingFields(errors: readonly ErrorObject[] | null | undefined): Set<string> {
+  return new Set(
+    (errors ?? [])
+      .filter((e) => e.keyword === 'required' || e.keyword === 'type')
+      .map((e) => entryOf(decodePointer(e.instancePath))),
+  );
+}
+
+/** A configuration that may go live; a ConfigError with every schema and reference problem otherwise. */
+export function parseConfig(text: string, options: { env: Env; path?: string; baseDir?: string }): LoadedConfig {
+  const { loaded, issues } = inspectConfig(text, options);
+  if (issues.length > 0) throw new ConfigError(issues, options.path);
+  return loaded;
+}
+
+/** `inspectConfig` of a file; an unreadable file is a ConfigError. */
+export async function inspectConfigFile(path: string, env: Env): Promise<InspectedConfig> {
   const absolute = resolve(path);
   let text: string;
   try {
@@ -104,14 +144,19 @@ export async function loadConfigFile(path: string, env: Env): Promise<LoadedConf
   } catch (err) {
     throw new ConfigError([{ path: '', message: `cannot read ${absolute}: ${(err as Error).message}` }], absolute);
   }
-  return parseConfig(text, { env, path: absolute });
+  return inspectConfig(text, { env, path: absolute });
+}
+
+export async function loadConfigFile(path: string, env: Env): Promise<LoadedConfig> {
+  const { loaded, issues } = await inspectConfigFile(path, env);
+  if (issues.length > 0) throw new ConfigError(issues, loaded.path);
+  return loaded;
 }
 
 type PendingIssue = Omit<ConfigIssue, 'path'> & { segments: (string | number)[] };
 
 /** Rules JSON Schema cannot express: uniqueness and references between sections. */
-function crossCheck(config: GatewayConfig, warnings: string[]): PendingIssue[] {
-  const issues: PendingIssue[] = [];
+function crossCheck(config: GatewayConfig, warnings: string[], issues: PendingIssue[]): void {
   const projectIds = checkProjects(config, issues);
   const groups = checkModelGroups(config, issues, warnings);
   checkKeys(config, projectIds, groups, issues);
@@ -124,7 +169,6 @@ function crossCheck(config: GatewayConfig, warnings: string[]): PendingIssue[] {
     const chain = unitChain(units, k.unit, k.project);
     if (!chain.ok) warnings.push(`key '${k.alias}': ${chain.reason}; its requests get 503 budget_config_invalid`);
   }
-  return issues;
 }
 
 /** The project ids, each once. */

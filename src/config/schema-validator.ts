@@ -2,16 +2,25 @@
 // property named (`unknown property 'rpmm'`) or the allowed values listed; issues are reported at the object at fault.
 import type { Ajv, ErrorObject } from 'ajv';
 import { createAjv } from '../validation/ajv.ts';
+import { closestName } from './closest-name.ts';
 import { describeAjvError, ISSUE_WORDING, type Wording } from '../validation/ajv-errors.ts';
 
 /** One ajv instance for configuration: every error, defaults applied, scalar types coerced. */
 export function createConfigAjv(): Ajv {
   // coerceTypes: `${PORT}` inside a YAML flow map must stay quoted, so "8080" becomes 8080 where a number is expected.
-  return createAjv({ allErrors: true, useDefaults: true, coerceTypes: true });
+  // verbose: an error carries its schema, whose properties name what a misspelt key may have meant.
+  return createAjv({ allErrors: true, useDefaults: true, coerceTypes: true, verbose: true });
+}
+
+/** `unknown property 'rpmm' (did you mean 'rpm'?)`. */
+function unknownProperty(p: Record<string, any>, err: ErrorObject): string {
+  const known = Object.keys((err.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+  const near = closestName(String(p.additionalProperty), known);
+  return `unknown property '${p.additionalProperty}'${near ? ` (did you mean '${near}'?)` : ''}`;
 }
 
 const CONFIG_WORDING: Wording = {
-  additionalProperties: (p) => `unknown property '${p.additionalProperty}'`,
+  additionalProperties: unknownProperty,
   enum: ISSUE_WORDING.enum,
   const: (p) => `must be ${JSON.stringify(p.allowedValue)}`,
 };

@@ -3,7 +3,8 @@ import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, yamlPath, type ConfigIssue } from '../config/config-error.ts';
 import { ajvIssues, createConfigAjv } from '../config/schema-validator.ts';
-import type { LoadedConfig } from '../config/load-config.ts';
+import type { InspectedConfig, LoadedConfig } from '../config/load-config.ts';
+import { closestName } from '../config/closest-name.ts';
 import { PLUGIN_API_VERSION, type PluginDefinition, type PluginHooks, type Services } from './types.ts';
 
 const BUILTIN_PLUGINS: Record<string, () => Promise<{ default: PluginDefinition<never> }>> = {
@@ -99,18 +100,38 @@ async function importDefinition(use: string, baseDir: string): Promise<unknown> 
   return mod.default ?? mod.plugin;
 }
 
-/** Loads every plugin module and validates its config; reports all problems at once with YAML paths. */
-export async function resolvePlugins(loaded: LoadedConfig): Promise<ResolvedPlugin[]> {
+/**
+ * Why a plugin module could not be imported: a name that is neither built in nor installed lists the built-in names
+ * (and the one it most likely meant); otherwise the import's own message, without where svc imported it from.
+ */
+function importProblem(use: string, err: unknown): string {
+  const message = (err as Error).message.replace(/ imported from \S+$/, '');
+  const notFound = (err as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND';
+  if (!notFound || isLocalPath(use) || !message.includes(`'${use}'`)) return `cannot load plugin '${use}': ${message}`;
+  const near = closestName(use, Object.keys(BUILTIN_PLUGINS));
+  return (
+    `unknown plugin '${use}'${near ? ` (did you mean '${near}'?)` : ''}: the built-in plugins are ` +
+    `${list(BUILTIN_PLUGINS)}; a plugin of your own is a path (./plugins/my-plugin.mjs) or an installed package`
+  );
+}
+
+/** The plugins that load and whose config is valid, and every problem with the others, each with its YAML path. */
+export async function checkPlugins(
+  loaded: LoadedConfig,
+): Promise<{ resolved: ResolvedPlugin[]; issues: ConfigIssue[] }> {
   const issues: ConfigIssue[] = [];
   const resolved: ResolvedPlugin[] = [];
   const issue = (segments: (string | number)[], message: string) =>
     issues.push({ path: yamlPath(segments), message, line: loaded.lineOf(segments) });
-  for (const [index, entry] of loaded.config.plugins.entries()) {
+  // On a document the schema refused, entries without a plugin name are left to the schema's issues.
+  const entries = Array.isArray(loaded.config.plugins) ? loaded.config.plugins.entries() : [];
+  for (const [index, entry] of entries) {
+    if (typeof entry?.use !== 'string') continue;
     let definition: unknown;
     try {
       definition = await importDefinition(entry.use, loaded.baseDir);
     } catch (err) {
-      issue(['plugins', index, 'use'], `cannot load plugin '${entry.use}': ${(err as Error).message}`);
+      issue(['plugins', index, 'use'], importProblem(entry.use, err));
       continue;
     }
     const def = definition as Partial<PluginDefinition<unknown>> | undefined;
@@ -156,8 +177,28 @@ export async function resolvePlugins(loaded: LoadedConfig): Promise<ResolvedPlug
     }
     resolved.push({ index, use: entry.use, definition: def as PluginDefinition<unknown>, config });
   }
+  return { resolved, issues };
+}
+
+/** Loads every plugin module and validates its config; a ConfigError with every problem at once. */
+export async function resolvePlugins(loaded: LoadedConfig): Promise<ResolvedPlugin[]> {
+  const { resolved, issues } = await checkPlugins(loaded);
   if (issues.length > 0) throw new ConfigError(issues, loaded.path);
   return resolved;
+}
+
+/** A configuration whose schema, references and plugins all passed, with its plugins resolved. */
+export interface CheckedConfig {
+  loaded: LoadedConfig;
+  plugins: ResolvedPlugin[];
+}
+
+/** Checks the plugins of an inspected configuration too: every schema, reference and plugin problem in one error. */
+export async function checkConfig({ loaded, issues }: InspectedConfig): Promise<CheckedConfig> {
+  const plugins = await checkPlugins(loaded);
+  const all = [...issues, ...plugins.issues];
+  if (all.length > 0) throw new ConfigError(all, loaded.path);
+  return { loaded, plugins: plugins.resolved };
 }
 
 /** Calls each plugin's setup and checks the shape of the pipeline: exactly one terminal plugin. */

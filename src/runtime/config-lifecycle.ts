@@ -7,7 +7,7 @@ import type { LoadedConfig } from '../config/load-config.ts';
 import { keyExpiryWarnings } from '../keys/expiry-warnings.ts';
 import { configKeyStore } from '../keys/key-store.ts';
 import { combinedKeyStore } from '../keys/stored-key-store.ts';
-import { resolvePlugins, setupPipeline, type ResolvedPlugin } from '../pipeline/load-pipeline.ts';
+import { setupPipeline, type CheckedConfig, type ResolvedPlugin } from '../pipeline/load-pipeline.ts';
 import type { Services } from '../pipeline/types.ts';
 import { createModelGroupRegistry } from '../routing/model-groups.ts';
 import { bootstrapStore } from '../store/bootstrap.ts';
@@ -18,8 +18,8 @@ import type { StartOptions } from './start-options.ts';
 export type ReloadResult = { ok: true } | { ok: false; error: string };
 
 type LifecycleOptions = Pick<StartOptions, 'onCreatedApiKey' | 'onGeneratedKey'> & {
-  /** Reads the configuration again (file or text), for a reload. */
-  read: () => Promise<LoadedConfig>;
+  /** Reads and checks the configuration again (file or text), for a reload. */
+  read: () => Promise<CheckedConfig>;
 };
 
 export class ConfigLifecycle {
@@ -104,7 +104,7 @@ export class ConfigLifecycle {
   }
 
   /** A reloaded configuration: store changes noted, new projects' key pairs created, stored keys read again. */
-  async #rebuild(loaded: LoadedConfig): Promise<ActiveConfig> {
+  async #rebuild({ loaded, plugins }: CheckedConfig): Promise<ActiveConfig> {
     const { log, db, clock, createdApiKeys, storedKeys } = this.#parts;
     if (loaded.config.store.postgres_url !== this.#first.config.store.postgres_url)
       log.warn('store.postgres_url changed; it takes effect on restart');
@@ -116,11 +116,10 @@ export class ConfigLifecycle {
       this.#options.onCreatedApiKey?.(k);
     }
     await storedKeys.refresh();
-    return this.#build(loaded);
+    return this.#build(loaded, plugins);
   }
 
-  /** `plugins`: already resolved (the first configuration's, checked before the store opened), else resolved here. */
-  async #build(loaded: LoadedConfig, plugins?: ResolvedPlugin[]): Promise<ActiveConfig> {
+  async #build(loaded: LoadedConfig, plugins: ResolvedPlugin[]): Promise<ActiveConfig> {
     const p = this.#parts;
     const keys = configKeyStore(loaded.config.keys, p.localState);
     for (const g of keys.generated) {
@@ -147,7 +146,7 @@ export class ConfigLifecycle {
       workers: p.workers,
       log: p.log,
     };
-    const pipeline = await setupPipeline(loaded, plugins ?? (await resolvePlugins(loaded)), services);
+    const pipeline = await setupPipeline(loaded, plugins, services);
     return { loaded, pipeline, services, inFlight: 0 };
   }
 }

@@ -58,6 +58,11 @@ for (const backend of STORE_BACKENDS) {
       t.same(wrong.body, { error: { code: 'invalid_credentials', message: 'Wrong email or password' } });
       t.same([unknown.status, unknown.body], [wrong.status, wrong.body]);
       t.equal(wrong.headers.get('set-cookie'), null);
+      // U+0000 cannot reach PostgreSQL as a parameter; such an email is one no user has.
+      for (const email of ['owner@localhost\u0000', '\u0000', "\u0000' OR '1'='1"]) {
+        const nul = await req('POST', '/session', {}, { email, password: firstOwner.password });
+        t.same([nul.status, nul.body], [wrong.status, wrong.body], JSON.stringify(email));
+      }
       const bad = await req('POST', '/session', {}, { email: 'owner@localhost' });
       t.match(bad, { status: 400, body: error('invalid_request') });
     });

@@ -249,6 +249,21 @@ for (const backend of STORE_BACKENDS) {
       fieldError(t, await mint(s, valid({ tpm: 0 }), headers), 'tpm', /at least 1/);
       t.equal((await mint(s, valid({ tpm: 2147483647 }), headers)).status, 201, 'tpm 2^31-1');
       fieldError(t, await mint(s, valid({ tpm: 2147483648 }), headers), 'tpm', /at most/);
+      t.equal((await mint(s, valid({ budgetUsd: 1_000_000 }), headers)).status, 201, 'budgetUsd 1,000,000');
+      fieldError(t, await mint(s, valid({ budgetUsd: 1_000_000.01 }), headers), 'budgetUsd', /at most 1000000/);
+      // JSON.stringify cannot write these: 1e309 parses as Infinity, which must not be stored as a budget.
+      const withNumber = (field: string, text: string) =>
+        JSON.stringify(valid({ [field]: 0 })).replace(`"${field}":0`, `"${field}":${text}`);
+      for (const [field, reason] of [
+        ['budgetUsd', /at most 1000000/],
+        ['rpm', /at most 2147483647/],
+        ['tpm', /at most 2147483647/],
+        ['expiresInHours', /at most 24/],
+      ] as const) {
+        fieldError(t, await mint(s, withNumber(field, '1e309'), headers), field, reason);
+        fieldError(t, await mint(s, withNumber(field, '1e300'), headers), field, reason);
+        fieldError(t, await mint(s, withNumber(field, '-1e309'), headers), field);
+      }
       fieldError(t, await mint(s, valid({ allowedNetworks: [] }), headers), 'allowedNetworks', /omit it/);
       fieldError(
         t,

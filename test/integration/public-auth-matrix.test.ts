@@ -151,3 +151,20 @@ t.test('spec part 5 on every public route', async (t) => {
     );
   }
 });
+
+t.test('a Basic key holding U+0000 is the 401 of an unknown key, never a failed store lookup', async (t) => {
+  const { s, key } = await startPublicApiService(t, 'postgres');
+  const call = (authorization: string) => callAdmin(s, 'GET', '/api/public/traces', authorization);
+  const unknown = await call(auth({ publicKey: 'pk-lf-unknown', secretKey: key.secretKey }));
+  t.same(unknown, {
+    status: 401,
+    body: {
+      message: "Invalid credentials. Confirm that you've configured the correct host.",
+      error: 'UnauthorizedError',
+    },
+  });
+  for (const publicKey of [`${key.publicKey}\u0000`, '\u0000', `pk-\u0000' OR '1'='1`])
+    t.same(await call(auth({ publicKey, secretKey: key.secretKey })), unknown, JSON.stringify(publicKey));
+  t.same(await call(auth({ publicKey: key.publicKey, secretKey: `${key.secretKey}\u0000` })), unknown, 'in the secret');
+  t.equal((await call(auth(key))).status, 200, 'the key itself still works');
+});

@@ -129,8 +129,8 @@ plugins: [{ use: auth }, { use: router }]
   const port = await issuesOf(MINIMAL.replace('version: 1', 'version: 1\nserver:\n  port: ${PORT}'), {});
   t.same(
     port,
-    [{ path: 'server.port', message: 'must be integer', line: 3 }],
-    'an unset number is an empty string: a type error',
+    [{ path: 'server.port', message: 'must be integer (PORT is not set in the environment)', line: 3 }],
+    'an unset number is an empty string: a type error that names the variable',
   );
   const notNumber = await issuesOf(MINIMAL.replace('version: 1', 'version: 1\nserver:\n  port: ${PORT}'), {
     PORT: 'eighty',
@@ -413,7 +413,7 @@ plugins:
   t.match(issues[3], {
     path: 'plugins[2].use',
     line: 13,
-    message: /^cannot load plugin 'no-such-plugin-package-svc': /,
+    message: /^unknown plugin 'no-such-plugin-package-svc': the built-in plugins are auth, guardrails, /,
   });
   t.equal(formatIssue(issues[1]), 'plugins[1].config.backoff_base_ms (line 11): must be >= 0');
 });

@@ -99,6 +99,8 @@ function toApiKey(r: Record<string, any>): ApiKey {
 }
 
 export async function findApiKeyByPublicKey(db: Queryable, publicKey: string): Promise<ApiKey | undefined> {
+  // No key holds U+0000, and PostgreSQL refuses it in a text parameter: such a key is unknown, not a failed query.
+  if (publicKey.includes('\u0000')) return undefined;
   const r = await db.query('SELECT * FROM api_keys WHERE public_key = $1', [publicKey]);
   return r.rows[0] ? toApiKey(r.rows[0]) : undefined;
 }

@@ -69,6 +69,8 @@ export async function findUserByEmail(
   db: Queryable,
   email: string,
 ): Promise<(User & { passwordHash?: string }) | undefined> {
+  // No email holds U+0000, and PostgreSQL refuses it in a text parameter: such a user is unknown, not a failed query.
+  if (email.includes('\u0000')) return undefined;
   const r = await db.query<Record<string, any>>('SELECT * FROM users WHERE lower(email) = lower($1)', [email.trim()]);
   const row = r.rows[0];
   return row ? { ...toUser(row), ...(row.password_hash ? { passwordHash: row.password_hash } : {}) } : undefined;
