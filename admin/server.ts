@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { probeResult, type ProbePath } from '../src/server/probe.ts';
 import { exceedsJsonDepth, JSON_TOO_DEEP, tooDeepMessage } from '../src/validation/json-depth.ts';
 import type { GatewayHost } from '../src/server/gateway-server.ts';
+import { adminClientErrorHandler } from './parse-refusal-answer.ts';
 import { adminErrorHandler, adminNotFoundHandler, undecodablePath } from './admin-errors.ts';
 import type { AdminContext } from './context.ts';
 import { DashboardApiError } from './dashboard-api/dashboard-error.ts';
@@ -27,6 +28,9 @@ export async function createAdminServer(host: AdminHost, surfaces: AdminSurfaces
     // A prompt name (≤ 255 characters, Langfuse's limit) is one path parameter, percent-encoded: up to 12
     // characters each (4-byte UTF-8); Fastify's default 100 would turn long names into 404s.
     routerOptions: { maxParamLength: 4096 },
+    // Requests Node's HTTP parser refuses (headers too large, control characters in a header) answer in the envelope
+    // of the surface their request line names, not Fastify's default body.
+    clientErrorHandler: adminClientErrorHandler,
     // Requests Fastify refuses before routing (a malformed percent-escape in the path) still answer in the
     // envelope of the surface they were meant for.
     frameworkErrors(err, req, rawReply) {

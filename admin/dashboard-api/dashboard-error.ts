@@ -2,15 +2,19 @@
 
 export const DASHBOARD_ERROR_STATUS = {
   invalid_request: 400,
+  /** A header Node's HTTP parser cannot read (NUL, bare CR or LF, other control characters). */
+  invalid_header: 400,
   unauthenticated: 401,
   invalid_credentials: 401,
   csrf_failed: 403,
   permission_denied: 403,
   not_found: 404,
+  request_timeout: 408,
   conflict: 409,
   /** A read ran out of its time (store.query_timeout_ms): narrow it rather than retry it. */
   query_timeout: 422,
   rate_limited: 429,
+  header_too_large: 431,
   internal_error: 500,
 } as const;
 

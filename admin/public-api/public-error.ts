@@ -9,9 +9,11 @@ export const PUBLIC_ERROR_STATUS = {
   ForbiddenError: 403,
   NotFoundError: 404,
   MethodNotAllowedError: 405,
+  RequestTimeoutError: 408,
   ConflictError: 409,
   PayloadTooLargeError: 413,
   UnsupportedMediaTypeError: 415,
+  RequestHeaderFieldsTooLargeError: 431,
   InternalServerError: 500,
 } as const;
 

@@ -3,11 +3,17 @@
 
 export const REST_ERROR_STATUS = {
   invalid_request: 400,
+  /** A header Node's HTTP parser cannot read (NUL, bare CR or LF, other control characters). */
+  invalid_header: 400,
   authentication_failed: 401,
   permission_denied: 403,
   not_found: 404,
+  /** The request was not received in time (Node's headers timeout). */
+  request_timeout: 408,
   query_timeout: 422,
   rate_limit_exceeded: 429,
+  /** The request headers are past the 16 KB Node accepts. */
+  header_too_large: 431,
   internal_error: 500,
   service_unavailable: 503,
 } as const;

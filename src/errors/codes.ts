@@ -3,6 +3,8 @@
 export const GATEWAY_ERROR_STATUS = {
   invalid_request: 400,
   invalid_json: 400,
+  /** A header Node's HTTP parser cannot read (NUL, bare CR or LF, other control characters). */
+  invalid_header: 400,
   embeddings_not_supported: 400,
   guardrail_blocked: 400,
   invalid_api_key: 401,
@@ -18,6 +20,8 @@ export const GATEWAY_ERROR_STATUS = {
   rate_limit_exceeded: 429,
   tokens_limit_exceeded: 429,
   budget_exceeded: 429,
+  /** The request headers are past the 16 KB Node accepts. */
+  header_too_large: 431,
   internal_error: 500,
   upstream_unreachable: 502,
   upstream_invalid_response: 502,

@@ -15,6 +15,7 @@ import type { GatewayMetrics } from '../telemetry/metrics.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { exceedsJsonDepth, tooDeepMessage } from '../validation/json-depth.ts';
 import { writeJson, writeRefusal } from '../stream/response-writer.ts';
+import { describeParseRefusal, rawJsonResponse, type ClientError } from './parse-refusal.ts';
 import { probeResult, type Health } from './probe.ts';
 import { ClientAbortedError, isJsonMediaType, readBody } from './read-body.ts';
 import { validateRequestBody } from './request-validation.ts';
@@ -78,35 +79,28 @@ export function createGatewayServer(
     },
   );
   server.maxConnections = limits.max_connections;
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+  server.on('clientError', (err: ClientError, socket: Socket) => {
     const exchange = exchanges.get(socket);
     // Answer only where nothing of a response went out yet (what Node does without this listener).
     if (socket.writable && !exchange?.res.headersSent) {
-      if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      const refusal = describeParseRefusal(err);
+      if (refusal.kind === 'request_timeout') {
         if (exchange) exchange.timedOut = true;
-        const message = `The request was not received within ${limits.request_timeout_ms} ms (server.request_timeout_ms).`;
-        socket.write(
-          rawResponse(408, 'Request Timeout', openAIErrorBody(408, 'request_timeout', message), exchange?.id),
-        );
-      } else socket.write(BARE_RESPONSES[err.code ?? ''] ?? BARE_RESPONSES.default);
+        refusal.message = `The request was not received within ${limits.request_timeout_ms} ms (server.request_timeout_ms).`;
+      } else {
+        // Counted as a request of the route its request line names, like the refusals after parsing.
+        const route =
+          refusal.path === undefined ? undefined : ROUTES[`${refusal.method} ${refusal.path.split('?', 1)[0]}`];
+        host.metrics.recordRequest(route ?? 'unknown', refusal.status, refusal.kind, 0, undefined);
+      }
+      const body = openAIErrorBody(refusal.status, refusal.kind, refusal.message);
+      // A request refused before it was read has no id yet: it gets one, for the client to quote.
+      const id = exchange?.id ?? timeOrderedUuid();
+      socket.write(rawJsonResponse(refusal.status, body, { 'x-svc-request-id': id }));
     }
     socket.destroy();
   });
   return server;
-}
-
-/** Node's own answers to requests it cannot parse (_http_server.js), kept for everything but a timeout. */
-const BARE_RESPONSES: Record<string, string> = {
-  HPE_HEADER_OVERFLOW: 'HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n',
-  HPE_CHUNK_EXTENSIONS_OVERFLOW: 'HTTP/1.1 413 Payload Too Large\r\nConnection: close\r\n\r\n',
-  default: 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n',
-};
-
-/** A whole HTTP/1.1 response with a JSON body, written straight to a socket the server has given up on. */
-function rawResponse(status: number, reason: string, body: unknown, requestId: string | undefined): string {
-  const text = JSON.stringify(body);
-  const id = requestId ? `x-svc-request-id: ${requestId}\r\n` : '';
-  return `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${id}connection: close\r\n\r\n${text}`;
 }
 
 async function handle(

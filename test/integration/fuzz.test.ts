@@ -1,14 +1,18 @@
 // Seeded, time-bounded fuzzing of the three request surfaces: the gateway, the REST API (/v1) and the public API
 // (/api/public). Bodies (random JSON of random depth and types, wrong types in known fields, huge numbers, U+0000 and
 // lone surrogates in strings, very long strings), paths (random segments, percent-escapes, NUL) and headers
-// (content-type variants, bad auth). Every answer must be something other than a 500, in the surface's documented
-// envelope. The seed is printed; SVC_FUZZ_SEED replays a run, SVC_FUZZ_MS sets the time per surface (default 4 s).
+// (content-type variants, bad auth). A fourth run puts hostile values — NUL, bare CR, bare LF, 64 KB, SQL
+// metacharacters, pg_sleep payloads — into every surface's credentials (gateway Bearer and api-key, REST Bearer, public
+// API Basic, dashboard sign-in and session cookie), written on raw sockets since HTTP clients refuse to send most of
+// them. Every answer must be something other than a 500, in the surface's documented envelope, within 10 s. The seed is printed; SVC_FUZZ_SEED replays a run, SVC_FUZZ_MS sets the time per surface (default 4 s).
 // Case n of a surface is generated from (seed, surface, n) alone, so a failure names the case that reproduces it.
 import t, { type Test } from 'tap';
 import { GATEWAY_ERROR_STATUS, errorTypeForStatus } from '../../src/errors/codes.ts';
 import { REST_ERROR_STATUS } from '../../admin/rest-api/rest-error.ts';
+import { DASHBOARD_ERROR_STATUS } from '../../admin/dashboard-api/dashboard-error.ts';
 import { createApiKey, type CreatedApiKey } from '../../src/store/repos/api-keys.ts';
 import { basicAuth } from '../helpers/public-api.ts';
+import { rawHttp, rawRequest } from '../helpers/raw-http.ts';
 import { baseConfig, startTestService, TEST_KEY, type TestService } from '../helpers/service.ts';
 
 const SEED = Number(process.env.SVC_FUZZ_SEED ?? 20261121);
@@ -189,6 +193,8 @@ interface Case {
   path: string;
   headers: Record<string, string>;
   body?: string;
+  /** Written byte for byte on a socket: header values no HTTP client would send. */
+  raw?: boolean;
 }
 
 interface Answer {
@@ -201,6 +207,12 @@ interface Answer {
 }
 
 async function send(base: string, c: Case): Promise<Answer> {
+  if (c.raw) {
+    const lines = Object.entries(c.headers).map(([name, value]) => `${name}: ${value}`);
+    const a = await rawRequest(base, rawHttp(c.method, c.path, lines, c.body));
+    if (a.status === 0) throw new Error(`closed without an answer: ${JSON.stringify(a.text.slice(0, 200))}`);
+    return { path: c.path, status: a.status, headers: new Headers(a.headers), text: a.text, json: a.json };
+  }
   // A request left unanswered is a finding too, not a suite that hangs.
   const res = await fetch(`${base}${c.path}`, {
     signal: AbortSignal.timeout(10_000),
@@ -219,7 +231,7 @@ async function send(base: string, c: Case): Promise<Answer> {
 }
 
 const shown = (c: Case) =>
-  `${c.method} ${c.path.slice(0, 200)} ${JSON.stringify({ ...c.headers, ...(c.headers.authorization ? { authorization: '<…>' } : {}) })} body=${(c.body ?? '').slice(0, 300)}`;
+  `${c.method} ${c.path.slice(0, 200)} ${JSON.stringify({ ...c.headers, ...(c.headers.authorization && !c.raw ? { authorization: '<…>' } : {}) }).slice(0, 400)} body=${(c.body ?? '').slice(0, 300)}`;
 const describe = (c: Case, a: Answer) => `${shown(c)} -> ${a.status} ${a.text.slice(0, 300)}`;
 
 interface SurfaceRun {
@@ -229,23 +241,25 @@ interface SurfaceRun {
 }
 
 /** Runs cases of one surface until the time is up; `check` returns what is wrong with an answer, if anything. */
-async function fuzz(
+async function fuzz<C extends Case>(
   t: Test,
   surface: number,
-  base: string,
-  make: (g: Gen) => Case,
-  check: (c: Case, a: Answer) => string | undefined,
+  base: string | ((c: C) => string),
+  make: (g: Gen, n: number) => C,
+  check: (c: C, a: Answer) => string | undefined,
+  /** Cases run even when the time is up. */
+  minCases = 0,
 ): Promise<SurfaceRun> {
   const run: SurfaceRun = { cases: 0, statuses: {}, problems: [] };
   const until = performance.now() + MS_PER_SURFACE;
   let next = 0;
   const worker = async () => {
-    while (performance.now() < until) {
+    while (performance.now() < until || next < minCases) {
       const n = next++;
-      const c = make(new Gen(SEED, surface, n));
+      const c = make(new Gen(SEED, surface, n), n);
       let a: Answer;
       try {
-        a = await send(base, c);
+        a = await send(typeof base === 'string' ? base : base(c), c);
       } catch (err) {
         const cause = (err as Error & { cause?: Error }).cause;
         run.problems.push(
@@ -282,7 +296,7 @@ function gatewayCase(g: Gen): Case {
     ]);
   const ct = g.contentType();
   if (ct) headers['content-type'] = ct;
-  // Kept under Node's 16 KB header limit: past it Node answers a bare 431 and resets the connection.
+  // Kept under Node's 16 KB header limit: fetch cannot read the 431 past it (the hostile-credentials run can).
   if (g.chance(0.2)) headers['svc-metadata'] = (g.chance(0.5) ? asciiJson(g.json()) : g.deepText()).slice(0, 8_000);
   if (g.chance(0.1)) headers['svc-tags'] = percentEncode(g.string().slice(0, 100));
   if (g.chance(0.1))
@@ -477,54 +491,188 @@ function checkPublic(_c: Case, a: Answer): string | undefined {
   return undefined;
 }
 
-t.test(`fuzz: gateway, REST API and public API (seed ${SEED}, ${MS_PER_SURFACE} ms per surface)`, async (t) => {
-  t.comment(`seed ${SEED} (SVC_FUZZ_SEED=${SEED} replays this run)`);
-  const s: TestService = await startTestService(
-    t,
-    baseConfig({
-      keys: [
-        {
-          alias: 'test',
-          key: TEST_KEY,
-          project: 'default',
-          model_groups: ['demo'],
-          rpm: 1_000_000,
-          tpm: 1_000_000_000,
-          budget_usd: 1_000_000,
-        },
-      ],
-      plugins: [
-        { use: 'auth' },
-        { use: 'rate-limit' },
-        { use: 'budget' },
-        { use: 'cache' },
-        { use: 'router' },
-        { use: 'tracing' },
-      ],
-      api: { rate_limit: { requests_per_minute: 1_000_000, burst: 100_000 } },
-    }),
-  );
-  const key = await createApiKey(s.service.db, {
-    kind: 'project',
-    organizationId: 'default',
-    projectId: 'default',
-    now: Date.now(),
+/** Ends a credential's header line and starts another header: what header injection looks like. */
+const CRLF_SPLIT = 'split\r\nx-injected: 1';
+const SIGN_IN_PATH = '/dashboard/api/session';
+
+/** Values that have broken credential checks elsewhere: bytes the HTTP parser refuses, sizes past its limit, SQL. */
+const HOSTILE_VALUES = [
+  '\u0000',
+  'nul\u0000inside',
+  'bare\rcr',
+  'bare\nlf',
+  CRLF_SPLIT,
+  'k'.repeat(64 * 1024),
+  'k'.repeat(15_000),
+  "' OR '1'='1",
+  "' OR 1=1 --",
+  '"; DROP TABLE api_keys; --',
+  "'; SELECT pg_sleep(30); --",
+  "' || pg_sleep(30) || '",
+  '1) OR pg_sleep(30)--',
+  "'; SELECT pg_sleep(30)::text = '",
+  '%',
+  '_',
+  '\\',
+  "pk-lf-'",
+];
+
+interface HostileCase extends Case {
+  surface: 'gateway' | 'rest' | 'public' | 'dashboard';
+  /** False where the value only ends a valid credential's line and starts another header: a valid request. */
+  mustRefuse: boolean;
+}
+
+/** Builds one surface's credentials around a hostile value, alone or after or before a valid credential. */
+class HostileAuth {
+  mustRefuse = true;
+  readonly #g: Gen;
+  constructor(g: Gen) {
+    this.#g = g;
+  }
+  /** The hostile value `n` (each in turn), alone or around `valid`. */
+  value(valid: string, n: number): string {
+    const value = HOSTILE_VALUES[n % HOSTILE_VALUES.length];
+    const form = this.#g.int(3);
+    if (form === 1 && value === CRLF_SPLIT) this.mustRefuse = false;
+    return form === 0 ? value : form === 1 ? `${valid}${value}` : `${value}${valid}`;
+  }
+}
+
+const HOSTILE_SURFACES = 6;
+/** Enough cases for every hostile value on every surface's credentials. */
+const HOSTILE_CASES = HOSTILE_SURFACES * HOSTILE_VALUES.length;
+
+/** Case n: credential place n mod 6 carrying hostile value n / 6, as a raw request. */
+function hostileAuthCase(g: Gen, n: number, key: CreatedApiKey): HostileCase {
+  const h = new HostileAuth(g);
+  const hostileValue = (valid: string) => h.value(valid, Math.floor(n / HOSTILE_SURFACES));
+  const chat = JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: 'Hello' }], max_tokens: 4 });
+  const json = { 'content-type': 'application/json' };
+  const basic = (text: string) => `Basic ${Buffer.from(text, 'latin1').toString('base64')}`;
+  const gateway = (headers: Record<string, string>): Case => ({
+    method: 'POST',
+    path: '/v1/chat/completions',
+    headers: { ...json, ...headers },
+    body: chat,
   });
-
-  const report = (t: Test, name: string, run: SurfaceRun) => {
-    t.ok(run.cases > 0, `${name}: ${run.cases} cases ran`);
-    t.same(
-      run.problems.slice(0, 10),
-      [],
-      `${name}: every answer in the documented envelope, none a 500 (${run.problems.length} problems)`,
-    );
+  const pick = (): [HostileCase['surface'], Case] => {
+    switch (n % HOSTILE_SURFACES) {
+      case 0:
+        return ['gateway', gateway({ authorization: `Bearer ${hostileValue(TEST_KEY)}` })];
+      case 1:
+        return ['gateway', gateway({ 'api-key': hostileValue(TEST_KEY) })];
+      case 2:
+        return [
+          'rest',
+          { method: 'GET', path: '/v1/traces', headers: { authorization: `Bearer ${hostileValue(key.secretKey)}` } },
+        ];
+      case 3: {
+        const authorization = g.pick([
+          () => basic(`${hostileValue(key.publicKey)}:${key.secretKey}`),
+          () => basic(`${key.publicKey}:${hostileValue(key.secretKey)}`),
+          () => `Basic ${hostileValue(basic(`${key.publicKey}:${key.secretKey}`).slice('Basic '.length))}`,
+        ])();
+        return ['public', { method: 'GET', path: '/api/public/traces', headers: { authorization } }];
+      }
+      case 4: {
+        const credentials = g.chance(0.5)
+          ? { email: hostileValue('owner@localhost'), password: 'not the password' }
+          : { email: 'nobody@localhost', password: hostileValue('pw') };
+        // In a JSON body the value is escaped: a sign-in that must fail whatever it holds.
+        h.mustRefuse = true;
+        return ['dashboard', { method: 'POST', path: SIGN_IN_PATH, headers: json, body: JSON.stringify(credentials) }];
+      }
+      default:
+        return [
+          'dashboard',
+          { method: 'GET', path: SIGN_IN_PATH, headers: { cookie: `svc_session=${hostileValue('x')}` } },
+        ];
+    }
   };
+  const [surface, c] = pick();
+  return { ...c, raw: true, surface, mustRefuse: h.mustRefuse };
+}
 
-  await t.test('gateway', async (t) => report(t, 'gateway', await fuzz(t, 0, s.gatewayUrl, gatewayCase, checkGateway)));
-  await t.test('REST API', async (t) =>
-    report(t, 'REST API', await fuzz(t, 1, s.adminUrl, (g) => restCase(g, key), checkRest)),
-  );
-  await t.test('public API', async (t) =>
-    report(t, 'public API', await fuzz(t, 2, s.adminUrl, (g) => publicCase(g, key), checkPublic)),
-  );
-});
+function checkDashboard(_c: Case, a: Answer): string | undefined {
+  if (a.status === 500) return '500';
+  if (a.status < 400) return undefined;
+  const e = a.json?.error;
+  if (!e || typeof e.code !== 'string' || typeof e.message !== 'string' || Object.keys(a.json).length !== 1)
+    return 'not the dashboard error envelope {error:{code,message}}';
+  // Fastify's framing refusals (413, 415) keep their status with code invalid_request (docs/dashboard.md).
+  const documented = (DASHBOARD_ERROR_STATUS as Record<string, number>)[e.code];
+  if (documented !== a.status && e.code !== 'invalid_request')
+    return `code ${e.code} is not documented with status ${a.status}`;
+  return undefined;
+}
+
+const HOSTILE_CHECKS = { gateway: checkGateway, rest: checkRest, public: checkPublic, dashboard: checkDashboard };
+
+/** A hostile credential is refused in its surface's envelope; none is let through. */
+function checkHostile(c: HostileCase, a: Answer): string | undefined {
+  if (c.mustRefuse && a.status < 400) return `a hostile credential was let through (${c.surface})`;
+  return HOSTILE_CHECKS[c.surface](c, a);
+}
+
+t.test(
+  `fuzz: gateway, REST API, public API and every surface's credentials (seed ${SEED}, ${MS_PER_SURFACE} ms per surface)`,
+  async (t) => {
+    t.comment(`seed ${SEED} (SVC_FUZZ_SEED=${SEED} replays this run)`);
+    const s: TestService = await startTestService(
+      t,
+      baseConfig({
+        keys: [
+          {
+            alias: 'test',
+            key: TEST_KEY,
+            project: 'default',
+            model_groups: ['demo'],
+            rpm: 1_000_000,
+            tpm: 1_000_000_000,
+            budget_usd: 1_000_000,
+          },
+        ],
+        plugins: [
+          { use: 'auth' },
+          { use: 'rate-limit' },
+          { use: 'budget' },
+          { use: 'cache' },
+          { use: 'router' },
+          { use: 'tracing' },
+        ],
+        api: { rate_limit: { requests_per_minute: 1_000_000, burst: 100_000 } },
+      }),
+    );
+    const key = await createApiKey(s.service.db, {
+      kind: 'project',
+      organizationId: 'default',
+      projectId: 'default',
+      now: Date.now(),
+    });
+
+    const report = (t: Test, name: string, run: SurfaceRun) => {
+      t.ok(run.cases > 0, `${name}: ${run.cases} cases ran`);
+      t.same(
+        run.problems.slice(0, 10),
+        [],
+        `${name}: every answer in the documented envelope, none a 500 (${run.problems.length} problems)`,
+      );
+    };
+
+    await t.test('gateway', async (t) =>
+      report(t, 'gateway', await fuzz(t, 0, s.gatewayUrl, gatewayCase, checkGateway)),
+    );
+    await t.test('REST API', async (t) =>
+      report(t, 'REST API', await fuzz(t, 1, s.adminUrl, (g) => restCase(g, key), checkRest)),
+    );
+    await t.test('public API', async (t) =>
+      report(t, 'public API', await fuzz(t, 2, s.adminUrl, (g) => publicCase(g, key), checkPublic)),
+    );
+    await t.test('hostile credentials on every surface', async (t) => {
+      const base = (c: HostileCase) => (c.surface === 'gateway' ? s.gatewayUrl : s.adminUrl);
+      const run = await fuzz(t, 3, base, (g, n) => hostileAuthCase(g, n, key), checkHostile, HOSTILE_CASES);
+      report(t, 'hostile credentials', run);
+    });
+  },
+);
