@@ -1,5 +1,5 @@
 // SvcClient: the REST client for the public API (prompts, datasets, scores) and the credential check.
-import { countOption, positiveNumber, resolveConnection, type ConnectionOptions } from './config.ts';
+import { countOption, resolveConnection, timeoutMsOption, type ConnectionOptions } from './config.ts';
 import { DatasetsClient } from './datasets.ts';
 import { SvcConfigError, SvcError } from './errors.ts';
 import { HttpClient } from './http.ts';
@@ -7,9 +7,9 @@ import { PromptsClient } from './prompts.ts';
 import { ScoresClient } from './scores.ts';
 
 export interface SvcClientOptions extends ConnectionOptions {
-  /** Per attempt, in milliseconds; default 10,000. */
+  /** Per request, in milliseconds; default `SVC_TIMEOUT` (seconds) else 5,000. A request that times out is not retried. */
   timeoutMs?: number;
-  /** Retries after the first attempt on 429, 5xx, timeouts and connection failures; default 2. */
+  /** Retries after the first attempt on 429, 5xx and connection failures; default 2. */
   maxRetries?: number;
   /** Default cache lifetime of fetched prompts, in seconds; default 60. */
   promptCacheTtlSeconds?: number;
@@ -35,7 +35,7 @@ export class SvcClient {
     this.publicKey = connection.publicKey;
     this.#http = new HttpClient({
       connection,
-      timeoutMs: positiveNumber(options.timeoutMs, 'timeoutMs', 10_000),
+      timeoutMs: timeoutMsOption(options.timeoutMs),
       maxRetries: countOption(options.maxRetries, 'maxRetries', 2),
       fetch: fetchImpl,
     });

@@ -105,3 +105,14 @@ export function countOption(value: number | undefined, name: string, fallback: n
     throw new SvcConfigError(name, `must be a whole number of ${min} or more, not ${String(value)}`);
   return value;
 }
+
+/** The REST timeout in milliseconds: the option, else `SVC_TIMEOUT` (seconds), else 5,000. */
+export function timeoutMsOption(value: number | undefined, env: Env = process.env): number {
+  if (value !== undefined) return positiveNumber(value, 'timeoutMs', value);
+  const raw = env.SVC_TIMEOUT?.trim();
+  if (raw === undefined || raw === '') return 5_000;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new SvcConfigError('SVC_TIMEOUT', `must be a positive number of seconds, not ${JSON.stringify(raw)}`);
+  return seconds * 1000;
+}

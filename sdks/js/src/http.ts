@@ -1,5 +1,5 @@
-// JSON requests to /api/public with Basic auth: a timeout per attempt, and retries with exponential backoff on 429,
-// 5xx and connection failures, honouring `retry-after`.
+// JSON requests to /api/public with Basic auth: a timeout per attempt (a timeout is not retried), and retries with
+// exponential backoff on 429, 5xx and connection failures, honouring `retry-after`.
 import { SvcApiError, SvcConnectionError, SvcTimeoutError } from './errors.ts';
 import type { Connection } from './config.ts';
 
@@ -91,7 +91,9 @@ export class HttpClient {
               method,
               path,
             });
-      const retryable = 'failure' in result || isRetryableStatus(result.response.status);
+      // A server silent for the whole timeout is stuck: retrying would multiply the caller's wait.
+      const retryable =
+        'failure' in result ? !(result.failure instanceof SvcTimeoutError) : isRetryableStatus(result.response.status);
       if (!retryable || attempt >= maxRetries) throw error;
       const backoff = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** attempt) * (0.8 + Math.random() * 0.4);
       const asked = 'response' in result ? retryAfterMs(result.response.headers.get('retry-after')) : undefined;

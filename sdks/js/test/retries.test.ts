@@ -2,6 +2,7 @@
 // 5xx and broken connections, `retry-after` honoured (seconds and HTTP date), no retry on 4xx, timeouts, and typed
 // errors carrying the status and the server's message.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import t, { type Test } from 'tap';
 import { listenLocally } from '../../../test/helpers/local-server.ts';
 import { SvcApiError, SvcClient, SvcConnectionError, SvcTimeoutError } from '../src/index.ts';
@@ -152,13 +153,38 @@ t.test('connection failures on every attempt: SvcConnectionError', async (t) => 
   t.equal(server.seen.length, 3);
 });
 
-t.test('no answer within timeoutMs: SvcTimeoutError, retried like a connection failure', async (t) => {
+t.test('no answer within timeoutMs: SvcTimeoutError, not retried', async (t) => {
   const hung: ServerResponse[] = [];
   const server = await scripted(t, [(_req, res) => hung.push(res)]);
   t.teardown(() => hung.forEach((r) => r.destroy()));
-  const err = await failure(client(server.url, { timeoutMs: 200, maxRetries: 1 }).authCheck());
+  const err = await failure(client(server.url, { timeoutMs: 200, maxRetries: 2 }).authCheck());
   t.ok(err instanceof SvcTimeoutError);
   t.ok(err instanceof SvcConnectionError, 'a kind of connection error');
   t.match(err.message, /GET http:\/\/127\.0\.0\.1:\d+\/api\/public\/projects: no answer within 200 ms/);
-  t.equal(server.seen.length, 2);
+  t.equal(server.seen.length, 1);
+});
+
+t.test('a server that accepts the connection and never answers: authCheck ends after SVC_TIMEOUT', async (t) => {
+  const sockets: Socket[] = [];
+  const silent = createNetServer((socket) => sockets.push(socket));
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  t.teardown(() => {
+    sockets.forEach((socket) => socket.destroy());
+    silent.close();
+  });
+  const saved = process.env.SVC_TIMEOUT;
+  process.env.SVC_TIMEOUT = '0.3';
+  t.teardown(() => {
+    if (saved === undefined) delete process.env.SVC_TIMEOUT;
+    else process.env.SVC_TIMEOUT = saved;
+  });
+  const err = await failure(client(url).authCheck());
+  t.ok(err instanceof SvcTimeoutError);
+  t.match(err.message, /no answer within 300 ms/);
+  t.equal(sockets.length, 1, 'one connection: the timeout is not retried');
+  process.env.SVC_TIMEOUT = 'soon';
+  t.throws(() => client(url), { name: 'SvcConfigError', variable: 'SVC_TIMEOUT' });
+  delete process.env.SVC_TIMEOUT;
+  t.match((await failure(client(url, { timeoutMs: 100 }).authCheck())).message, /within 100 ms/);
 });

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 import svc
+from svc import config as svc_config
 
 PROMPT = {"id": "p1", "name": "greeting", "version": 3, "type": "text", "prompt": "Hi", "config": {}, "labels": [],
           "tags": [], "commitMessage": None}
@@ -185,12 +186,55 @@ def test_requests_carry_basic_auth_and_the_sdk_version(server: ScriptedServer) -
     assert headers["user-agent"] == f"svc-sdk-python/{svc.__version__}"
 
 
-def test_a_silent_server_times_out() -> None:
-    with socket.socket() as silent:  # accepts connections (the backlog) and never answers
-        silent.bind(("127.0.0.1", 0))
-        silent.listen()
-        client = svc.Svc("pk-svc-test", "sk-svc-test", f"http://127.0.0.1:{silent.getsockname()[1]}", timeout_s=0.3,
-                         max_retries=1)
-        with pytest.raises(svc.UnreachableError) as caught:
-            client.auth_check()
+@pytest.fixture
+def silent_url() -> Iterator[tuple[str, list[socket.socket]]]:
+    """A server that accepts connections, reads nothing and never answers; the list holds what it accepted."""
+    accepted: list[socket.socket] = []
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+
+    def accept() -> None:
+        while True:
+            try:
+                accepted.append(listener.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=accept, daemon=True).start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}", accepted
+    listener.close()
+    for conn in accepted:
+        conn.close()
+
+
+def test_a_silent_server_times_out_once_after_svc_timeout(silent_url: tuple[str, list[socket.socket]],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    url, accepted = silent_url
+    monkeypatch.setenv("SVC_TIMEOUT", "0.3")
+    client = svc.Svc("pk-svc-test", "sk-svc-test", url)  # max_retries 3: a timeout is still not retried
+    with pytest.raises(svc.UnreachableError) as caught:
+        client.auth_check()
     assert "ReadTimeout" in str(caught.value)
+    assert len(accepted) == 1
+
+
+def test_the_timeout_argument_wins_over_svc_timeout(silent_url: tuple[str, list[socket.socket]],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    url, _ = silent_url
+    monkeypatch.setenv("SVC_TIMEOUT", "600")
+    started = time.monotonic()
+    with pytest.raises(svc.UnreachableError):
+        svc.Svc("pk-svc-test", "sk-svc-test", url, timeout_s=0.3).get_prompt("greeting")
+    assert time.monotonic() - started < 60
+
+
+def test_the_timeout_is_5_s_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SVC_TIMEOUT", raising=False)
+    assert svc_config.timeout_seconds(None) == 5.0
+    monkeypatch.setenv("SVC_TIMEOUT", "2.5")
+    assert svc_config.timeout_seconds(None) == 2.5
+    monkeypatch.setenv("SVC_TIMEOUT", "soon")
+    with pytest.raises(svc.ConfigError) as caught:
+        svc_config.timeout_seconds(None)
+    assert caught.value.variable == "SVC_TIMEOUT"

@@ -26,8 +26,9 @@ class Svc:
     """A client of one svc project.
 
     Settings come from the arguments, else from the environment: `SVC_PUBLIC_KEY`, `SVC_SECRET_KEY` and `SVC_HOST`
-    (the admin listener's base URL, e.g. `http://localhost:8081`). A missing or malformed one raises `ConfigError`
-    naming the variable. Nothing is sent until a method needs it.
+    (the admin listener's base URL, e.g. `http://localhost:8081`), and `SVC_TIMEOUT` (seconds each REST request may
+    take; 5 by default). A missing or malformed one raises `ConfigError` naming the variable. Nothing is sent until a
+    method needs it.
     """
 
     def __init__(
@@ -36,7 +37,7 @@ class Svc:
         secret_key: str | None = None,
         host: str | None = None,
         *,
-        timeout_s: float = 10.0,
+        timeout_s: float | None = None,
         max_retries: int = 3,
         max_retry_wait_s: float = 30.0,
         prompt_cache_ttl_s: float = 60.0,
@@ -51,7 +52,7 @@ class Svc:
         export = ExportSettings(timeout_s=export_timeout_s, max_queue_size=span_queue_size,
                                 max_batch_size=span_batch_size, interval_s=span_export_interval_s,
                                 set_global=set_global_tracer_provider)
-        self._rest = RestClient(self._credentials, timeout_s=timeout_s, max_retries=max_retries,
+        self._rest = RestClient(self._credentials, timeout_s=config.timeout_seconds(timeout_s), max_retries=max_retries,
                                 max_retry_wait_s=max_retry_wait_s, transport=http_transport)
         self._prompts = PromptsApi(self._rest, prompt_cache_ttl_s)
         self._datasets = DatasetsApi(self._rest)

@@ -14,6 +14,8 @@ SECRET_KEY_ENV = "SVC_SECRET_KEY"
 HOST_ENV = "SVC_HOST"
 GATEWAY_URL_ENV = "SVC_GATEWAY_URL"
 GATEWAY_KEY_ENV = "SVC_GATEWAY_KEY"
+TIMEOUT_ENV = "SVC_TIMEOUT"
+DEFAULT_TIMEOUT_S = 5.0
 
 _KEY_CHARS = re.compile(r"^[\x21-\x7e]+$")
 
@@ -69,3 +71,21 @@ def credentials(public_key: str | None, secret_key: str | None, host: str | None
         raise ConfigError(HOST_ENV, f"{HOST_ENV} is the admin listener's base URL (like http://localhost:8081), "
                                     f"without /api/public; got {url!r}")
     return Credentials(public_key=public, secret_key=secret, host=url)
+
+
+def timeout_seconds(value: float | None) -> float:
+    """The REST timeout: the argument, else `SVC_TIMEOUT` (seconds), else 5 s; positive."""
+    if value is not None:
+        if not value > 0:
+            raise ValueError("timeout_s must be positive")
+        return value
+    raw = os.environ.get(TIMEOUT_ENV, "").strip()
+    if raw == "":
+        return DEFAULT_TIMEOUT_S
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds < float("inf"):
+        raise ConfigError(TIMEOUT_ENV, f"{TIMEOUT_ENV} must be a positive number of seconds, got {raw!r}")
+    return seconds

@@ -50,7 +50,9 @@ def retry_after_seconds(value: str | None) -> float | None:
 def _retryable_failure(err: httpx.TransportError, idempotent: bool) -> bool:
     if isinstance(err, (httpx.ConnectError, httpx.ConnectTimeout)):
         return True  # nothing was sent
-    if isinstance(err, (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)):
+    if isinstance(err, httpx.TimeoutException):
+        return False  # a server silent for the whole timeout is stuck: retrying would multiply the caller's wait
+    if isinstance(err, (httpx.NetworkError, httpx.RemoteProtocolError)):
         return idempotent  # the server may have acted on it
     return False  # a proxy refusing, a protocol error on our side: retrying would not help
 

@@ -9,6 +9,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.ZonedDateTime;
@@ -93,7 +94,9 @@ final class ApiTransport {
                 response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
             } catch (IOException e) {
                 boolean notSent = e instanceof ConnectException || e instanceof HttpConnectTimeoutException;
-                if (attempt >= maxRetries || !(repeatable || notSent)) {
+                // A server silent for the whole timeout is stuck: retrying would multiply the caller's wait.
+                boolean silent = e instanceof HttpTimeoutException && !notSent;
+                if (attempt >= maxRetries || silent || !(repeatable || notSent)) {
                     throw new SvcConnectionException("svc at " + baseUrl + " did not answer " + where + " after " + (attempt + 1)
                             + " attempt(s): " + describe(e), e);
                 }

@@ -2,6 +2,7 @@ package dev.svc.sdk;
 
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.time.Duration;
 import java.util.Map;
 import java.util.regex.Pattern;
 
@@ -12,6 +13,8 @@ final class Settings {
     static final String BASE_URL = "SVC_BASE_URL";
     static final String GATEWAY_URL = "SVC_GATEWAY_URL";
     static final String GATEWAY_KEY = "SVC_GATEWAY_KEY";
+    static final String TIMEOUT = "SVC_TIMEOUT";
+    static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
 
     private static final Pattern NO_SPACE = Pattern.compile("\\S+");
 
@@ -73,6 +76,23 @@ final class Settings {
             throw new SvcConfigException(GATEWAY_KEY + " is malformed: a gateway key has no spaces");
         }
         return key;
+    }
+
+    /** The REST timeout: the builder's, else {@code SVC_TIMEOUT} (seconds, fractions allowed), else 5 s. */
+    static Duration timeout(Duration given, Map<String, String> env) {
+        if (given != null) return given;
+        String text = env.get(TIMEOUT);
+        if (text == null || text.isBlank()) return DEFAULT_TIMEOUT;
+        double seconds;
+        try {
+            seconds = Double.parseDouble(text.trim());
+        } catch (NumberFormatException e) {
+            seconds = 0;
+        }
+        if (!(seconds > 0) || Double.isInfinite(seconds)) {
+            throw new SvcConfigException(TIMEOUT + " is malformed: '" + text + "' is not a positive number of seconds");
+        }
+        return Duration.ofNanos(Math.round(seconds * 1e9));
     }
 
     /** An absolute http(s) URL without query or fragment, its trailing slash removed. */

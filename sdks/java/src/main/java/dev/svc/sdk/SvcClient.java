@@ -23,7 +23,7 @@ public final class SvcClient {
 
     private SvcClient(Builder b) {
         this.transport = new ApiTransport(Settings.baseUrl(b.baseUrl, b.env), Settings.publicKey(b.publicKey, b.env),
-                Settings.secretKey(b.secretKey, b.env), b.timeout, b.maxRetries, b.maxRetryWait);
+                Settings.secretKey(b.secretKey, b.env), Settings.timeout(b.timeout, b.env), b.maxRetries, b.maxRetryWait);
         this.prompts = new Prompts(transport, b.promptCacheTtl);
         this.datasets = new Datasets(transport);
         this.scores = new Scores(transport);
@@ -79,7 +79,7 @@ public final class SvcClient {
         private String publicKey;
         private String secretKey;
         private String baseUrl;
-        private Duration timeout = Duration.ofSeconds(10);
+        private Duration timeout;
         private int maxRetries = 2;
         private Duration maxRetryWait = Duration.ofSeconds(30);
         private Duration promptCacheTtl = Duration.ofSeconds(60);
@@ -106,7 +106,10 @@ public final class SvcClient {
             return this;
         }
 
-        /** Connect timeout and the time allowed for each answer (default 10 s). */
+        /**
+         * Overrides {@code SVC_TIMEOUT} (seconds; default 5 s): the connect timeout and the time allowed for each answer.
+         * A request that times out is not retried.
+         */
         public Builder timeout(Duration timeout) {
             if (timeout == null || timeout.isZero() || timeout.isNegative()) throw new IllegalArgumentException("timeout must be positive");
             this.timeout = timeout;

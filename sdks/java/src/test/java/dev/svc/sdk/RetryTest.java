@@ -5,10 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.svc.sdk.ScriptedServer.Answer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /** Retries, backoff, retry-after and timeouts against a real local HTTP server with scripted answers. */
@@ -76,13 +83,40 @@ class RetryTest {
     }
 
     @Test
-    void anAnswerSlowerThanTheTimeoutIsAConnectionErrorAfterTheRetries() throws Exception {
+    void anAnswerSlowerThanTheTimeoutIsAConnectionErrorWithoutRetries() throws Exception {
         try (ScriptedServer server = new ScriptedServer(new Answer(200, Map.of(), PROJECTS, 3000), new Answer(200, Map.of(), PROJECTS, 3000))) {
             SvcClient client = SvcClient.builder().baseUrl(server.url()).publicKey("pk-svc-a").secretKey("sk-svc-b")
-                    .timeout(Duration.ofMillis(300)).maxRetries(1).build();
+                    .timeout(Duration.ofMillis(300)).maxRetries(2).build();
             SvcConnectionException e = assertThrows(SvcConnectionException.class, client::authCheck);
             assertTrue(e.getMessage().contains("HttpTimeoutException"), e.getMessage());
-            assertEquals(2, server.received.size());
+            assertEquals(1, server.received.size());
+        }
+    }
+
+    @Test
+    void aServerThatAcceptsAndNeverAnswersEndsAuthCheckAfterSvcTimeout() throws Exception {
+        List<Socket> accepted = new CopyOnWriteArrayList<>();
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            Thread acceptor = new Thread(() -> {
+                try {
+                    while (true) accepted.add(silent.accept());
+                } catch (IOException closed) {
+                    // the test is over
+                }
+            });
+            acceptor.setDaemon(true);
+            acceptor.start();
+            Map<String, String> env = Map.of("SVC_TIMEOUT", "0.3", "SVC_PUBLIC_KEY", "pk-svc-a", "SVC_SECRET_KEY", "sk-svc-b",
+                    "SVC_BASE_URL", "http://127.0.0.1:" + silent.getLocalPort());
+            SvcConnectionException e = assertThrows(SvcConnectionException.class, () -> new SvcClient.Builder(env).build().authCheck());
+            assertTrue(e.getMessage().contains("HttpTimeoutException"), e.getMessage());
+            assertEquals(1, accepted.size(), "the timeout is not retried");
+            Map<String, String> malformed = new HashMap<>(env);
+            malformed.put("SVC_TIMEOUT", "soon");
+            SvcConfigException bad = assertThrows(SvcConfigException.class, () -> new SvcClient.Builder(malformed).build());
+            assertTrue(bad.getMessage().startsWith("SVC_TIMEOUT is malformed"), bad.getMessage());
+        } finally {
+            for (Socket socket : accepted) socket.close();
         }
     }
 
