@@ -14,6 +14,7 @@ import {
 import { countOption, positiveNumber, resolveConnection, type ConnectionOptions } from '../config.ts';
 import { propagatedAttributes } from '../trace-context.ts';
 import { traceAttributes } from './attributes.ts';
+import { estimatedBytes, exportSized } from './sized-export.ts';
 
 export interface SvcSpanProcessorOptions extends ConnectionOptions {
   /** Spans waiting for export at most; further spans are dropped (and counted). Default 2048. */
@@ -22,6 +23,9 @@ export interface SvcSpanProcessorOptions extends ConnectionOptions {
   maxExportBatchSize?: number;
   /** Delay between scheduled exports, in milliseconds; default 1000. */
   scheduledDelayMillis?: number;
+  /** Bytes per export request at most, estimated before encoding and compression; default 4 MiB. A batch the server
+   * refuses with 413 is halved and sent again; a single span it refuses is dropped (and logged). */
+  maxExportBatchBytes?: number;
   /** Time one export (with the exporter's own retries) may take, in milliseconds; default 10,000. */
   exportTimeoutMillis?: number;
   /** Export what is queued when the event loop empties (`beforeExit`); default true. */
@@ -30,30 +34,36 @@ export interface SvcSpanProcessorOptions extends ConnectionOptions {
   logger?: { warn(message: string): void };
 }
 
-/** The OTLP exporter, with each batch's outcome reported to the processor. */
+/** The OTLP exporter, sending each batch in requests of bounded size and reporting what it could not deliver. */
 class ReportingExporter implements SpanExporter {
   readonly #inner: SpanExporter;
+  readonly #maxBytes: number;
   readonly #report: (handed: number, failed: number, error?: Error) => void;
+  readonly #tooLarge: (span: ReadableSpan) => void;
 
-  constructor(inner: SpanExporter, report: (handed: number, failed: number, error?: Error) => void) {
+  constructor(
+    inner: SpanExporter,
+    maxBytes: number,
+    report: (handed: number, failed: number, error?: Error) => void,
+    tooLarge: (span: ReadableSpan) => void,
+  ) {
     this.#inner = inner;
+    this.#maxBytes = maxBytes;
     this.#report = report;
+    this.#tooLarge = tooLarge;
   }
 
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
-    let reported = false;
-    const finish = (result: ExportResult) => {
-      if (reported) return;
-      reported = true;
-      this.#report(0, result.code === ExportResultCode.SUCCESS ? 0 : spans.length, result.error);
-      done(result);
-    };
     this.#report(spans.length, 0);
-    try {
-      this.#inner.export(spans, finish);
-    } catch (err) {
-      finish({ code: ExportResultCode.FAILED, error: err instanceof Error ? err : new Error(String(err)) });
-    }
+    let lastError: Error | undefined;
+    void exportSized(this.#inner, spans, this.#maxBytes, (part, result) => {
+      if (result.code === ExportResultCode.SUCCESS) return;
+      lastError = result.error;
+      if (part.length === 1 && (result.error as { code?: unknown } | undefined)?.code === 413) this.#tooLarge(part[0]);
+      this.#report(0, part.length, result.error);
+    }).then((delivered) =>
+      done(delivered ? { code: ExportResultCode.SUCCESS } : { code: ExportResultCode.FAILED, error: lastError }),
+    );
   }
 
   shutdown(): Promise<void> {
@@ -100,10 +110,19 @@ export class SvcSpanProcessor implements SpanProcessor {
       timeoutMillis: exportTimeoutMillis,
     });
     this.#batch = new BatchSpanProcessor(
-      new ReportingExporter(exporter, (handed, failed, error) => {
-        this.#queued -= handed;
-        if (failed > 0) this.#drop(failed, `export to ${this.endpoint} failed${describe(error)}`);
-      }),
+      new ReportingExporter(
+        exporter,
+        countOption(options.maxExportBatchBytes, 'maxExportBatchBytes', 4 * 1024 * 1024, 1),
+        (handed, failed, error) => {
+          this.#queued -= handed;
+          if (failed > 0) this.#drop(failed, `export to ${this.endpoint} failed${describe(error)}`);
+        },
+        (span) =>
+          this.#logger.warn(
+            `svc-sdk: span "${span.name}" (trace ${span.spanContext().traceId}, span ${span.spanContext().spanId}, ` +
+              `about ${estimatedBytes(span)} bytes) was refused by ${this.endpoint} as too large (413) and is dropped.`,
+          ),
+      ),
       {
         maxQueueSize: this.#maxQueueSize,
         maxExportBatchSize: Math.min(
