@@ -44,14 +44,15 @@ class Svc:
         export_timeout_s: float = 10.0,
         span_queue_size: int = 2048,
         span_batch_size: int = 512,
+        span_batch_bytes: int = 4 * 1024 * 1024,
         span_export_interval_s: float = 1.0,
         set_global_tracer_provider: bool = False,
         http_transport: httpx.BaseTransport | None = None,
     ) -> None:
         self._credentials = config.credentials(public_key, secret_key, host)
         export = ExportSettings(timeout_s=export_timeout_s, max_queue_size=span_queue_size,
-                                max_batch_size=span_batch_size, interval_s=span_export_interval_s,
-                                set_global=set_global_tracer_provider)
+                                max_batch_size=span_batch_size, max_batch_bytes=span_batch_bytes,
+                                interval_s=span_export_interval_s, set_global=set_global_tracer_provider)
         self._rest = RestClient(self._credentials, timeout_s=config.timeout_seconds(timeout_s), max_retries=max_retries,
                                 max_retry_wait_s=max_retry_wait_s, transport=http_transport)
         self._prompts = PromptsApi(self._rest, prompt_cache_ttl_s)

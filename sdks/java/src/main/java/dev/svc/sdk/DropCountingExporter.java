@@ -3,15 +3,19 @@ package dev.svc.sdk;
 import io.opentelemetry.sdk.common.CompletableResultCode;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
+import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
- * Counts the spans of exports that failed (the OTLP exporter has already retried them) and logs the first loss
- * once, whether a failed export or a full queue ({@code queueDrops}). Never throws: the batch processor runs it on
- * its own thread, and a failure is a result code, not an exception.
+ * Sends each batch in requests of bounded size (halving a part the server refuses with 413), counts the spans of
+ * exports that failed (the OTLP exporter has already retried them) and logs the first loss once, whether a failed
+ * export or a full queue ({@code queueDrops}). Never throws: the batch processor runs it on its own thread, and a
+ * failure is a result code, not an exception.
  */
 final class DropCountingExporter implements SpanExporter {
     private static final System.Logger LOG = System.getLogger("dev.svc.sdk");
@@ -19,14 +23,18 @@ final class DropCountingExporter implements SpanExporter {
     private final SpanExporter delegate;
     private final String endpoint;
     private final LongSupplier queueDrops;
+    private final long maxBatchBytes;
+    private final Duration partTimeout;
     private final AtomicLong failedSpans = new AtomicLong();
     private final AtomicLong completedSpans = new AtomicLong();
     private final AtomicBoolean logged = new AtomicBoolean();
 
-    DropCountingExporter(SpanExporter delegate, String endpoint, LongSupplier queueDrops) {
+    DropCountingExporter(SpanExporter delegate, String endpoint, LongSupplier queueDrops, long maxBatchBytes, Duration partTimeout) {
         this.delegate = delegate;
         this.endpoint = endpoint;
         this.queueDrops = queueDrops;
+        this.maxBatchBytes = maxBatchBytes;
+        this.partTimeout = partTimeout;
     }
 
     long failedSpans() {
@@ -38,20 +46,38 @@ final class DropCountingExporter implements SpanExporter {
         return completedSpans.get();
     }
 
+    /** Sends the batch in parts of at most {@code maxBatchBytes}, one after the other, each awaited. */
     @Override
     public CompletableResultCode export(Collection<SpanData> spans) {
         if (queueDrops.getAsLong() > 0) logOnce("the span queue was full (or the processor shut down) and spans were dropped");
-        CompletableResultCode result = exportSafely(spans);
-        int count = spans.size();
-        result.whenComplete(() -> {
-            if (!result.isSuccess()) {
-                failedSpans.addAndGet(count);
-                Throwable cause = result.getFailureThrowable();
-                logOnce("could not send " + count + " span(s) to " + endpoint + (cause == null ? "" : " (" + cause + ")"));
+        boolean delivered = true;
+        for (List<SpanData> part : SizedExport.partsOf(spans, maxBatchBytes)) delivered &= send(part);
+        return delivered ? CompletableResultCode.ofSuccess() : CompletableResultCode.ofFailure();
+    }
+
+    /** Sends one part; a part refused with 413 is halved and each half sent, down to single spans. */
+    private boolean send(List<SpanData> spans) {
+        CompletableResultCode result = exportSafely(spans).join(partTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        if (result.isSuccess()) {
+            completedSpans.addAndGet(spans.size());
+            return true;
+        }
+        Throwable cause = result.getFailureThrowable();
+        if (cause != null && SizedExport.statusOf(cause).orElse(0) == 413) {
+            if (spans.size() > 1) {
+                int half = (spans.size() + 1) / 2;
+                boolean first = send(spans.subList(0, half));
+                return send(spans.subList(half, spans.size())) && first;
             }
-            completedSpans.addAndGet(count);
-        });
-        return result;
+            SpanData span = spans.get(0);
+            LOG.log(System.Logger.Level.ERROR, "svc: span \"" + span.getName() + "\" (trace " + span.getTraceId() + ", span "
+                    + span.getSpanId() + ", about " + SizedExport.estimatedBytes(span) + " bytes) was refused by " + endpoint
+                    + " as too large (413) and is dropped.");
+        }
+        failedSpans.addAndGet(spans.size());
+        completedSpans.addAndGet(spans.size());
+        logOnce("could not send " + spans.size() + " span(s) to " + endpoint + (cause == null ? "" : " (" + cause + ")"));
+        return false;
     }
 
     private CompletableResultCode exportSafely(Collection<SpanData> spans) {

@@ -54,7 +54,8 @@ public final class SvcTracing {
                 .addHeader("Authorization", "Basic " + auth)
                 .setTimeout(b.exportTimeout)
                 .build();
-        this.exporter = new DropCountingExporter(otlp, endpoint, queueDrops::processorDrops);
+        this.exporter = new DropCountingExporter(otlp, endpoint, queueDrops::processorDrops, b.maxExportBatchBytes,
+                b.exportTimeout.plusSeconds(2));
         BatchSpanProcessor batch = BatchSpanProcessor.builder(exporter)
                 .setMaxQueueSize(b.maxQueueSize)
                 .setMaxExportBatchSize(Math.min(b.maxExportBatchSize, b.maxQueueSize))
@@ -150,6 +151,7 @@ public final class SvcTracing {
         private String baseUrl;
         private int maxQueueSize = 2048;
         private int maxExportBatchSize = 512;
+        private long maxExportBatchBytes = 4L * 1024 * 1024;
         private Duration scheduleDelay = Duration.ofSeconds(1);
         private Duration exportTimeout = Duration.ofSeconds(10);
         private boolean flushAtExit = true;
@@ -188,6 +190,16 @@ public final class SvcTracing {
         public Builder maxExportBatchSize(int maxExportBatchSize) {
             if (maxExportBatchSize < 1) throw new IllegalArgumentException("maxExportBatchSize must be at least 1");
             this.maxExportBatchSize = maxExportBatchSize;
+            return this;
+        }
+
+        /**
+         * Bytes per export request at most, estimated before encoding and compression (default 4 MiB). A batch the
+         * server refuses with 413 is halved and sent again; a single span it refuses is dropped and logged.
+         */
+        public Builder maxExportBatchBytes(long maxExportBatchBytes) {
+            if (maxExportBatchBytes < 1) throw new IllegalArgumentException("maxExportBatchBytes must be at least 1");
+            this.maxExportBatchBytes = maxExportBatchBytes;
             return this;
         }
 
