@@ -4,11 +4,11 @@
 import t, { type Test } from 'tap';
 import { getTrace } from '../../src/store/repos/traces.ts';
 import { startFakeOpenAI } from '../helpers/fake-openai.ts';
-import { COUNTERS_MODES, roomInMinute, startGateways } from '../helpers/gateways.ts';
+import { COUNTERS_MODES, roomInMinute, startGateways, type Gateways } from '../helpers/gateways.ts';
 import { REDIS_URL, redisTestPrefix } from '../helpers/redis.ts';
 import { baseConfig, chatBody, openaiDeployment, startTestService } from '../helpers/service.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
-import { sleep, waitFor } from '../helpers/wait-for.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const key = (name: string) => `sk-test-${name}-0123456789abcdef`;
 /** Prompt estimate of chatBody()'s one "Hello" message: 3 + (4 + 2) tokens. */
@@ -48,6 +48,16 @@ const count = (statuses: number[], status: number) => statuses.filter((s) => s =
 
 /** Seconds until the current minute ends, as the gateway computes retry-after. */
 const secondsLeftInMinute = () => Math.ceil((60_000 - (Date.now() % 60_000)) / 1000);
+
+/**
+ * Waits until the settlement that runs after a response ends is done: until then the key's token window (this
+ * minute's, in the default project) holds the whole reservation. An empty check that fits once the window holds no
+ * more than `used` says so; the requests that follow say it holds exactly that.
+ */
+async function settled(gw: Gateways, alias: string, used: number): Promise<void> {
+  const window = [{ key: `{p:default}:tpm:k:${alias}`, amount: 0, limit: used }];
+  await waitFor(`key '${alias}' settled`, async () => (await gw.service.counters.admitMinute(window)).allowed);
+}
 
 async function checkRefusal(t: Test, res: Response, code: string, message: RegExp): Promise<void> {
   t.equal(res.status, 429);
@@ -130,7 +140,8 @@ for (const mode of COUNTERS_MODES) {
         `key tpm 2000, ${stream ? 'streamed' : 'non-streamed'}: reserved at admission, settled to real usage`,
         async (t) => {
           await roomInMinute(5);
-          const apiKey = key(stream ? 'tpm-stream' : 'tpm');
+          const alias = stream ? 'tpm-stream' : 'tpm';
+          const apiKey = key(alias);
           // Prompt estimate + max_tokens = 2001: over the limit on an empty window.
           const over = await chat(a, apiKey, { max_tokens: 2000 - HELLO_PROMPT + 1, stream });
           await checkRefusal(t, over, 'tokens_limit_exceeded', /key '[a-z-]+' allows 2000 tokens per minute/);
@@ -143,7 +154,7 @@ for (const mode of COUNTERS_MODES) {
           t.equal(first.status, 200);
           const used = stream ? lastUsage(await first.text()) : (await first.json()).usage.total_tokens;
           t.ok(used > HELLO_PROMPT && used < 100, `the answer used ${used} tokens`);
-          await sleep(150); // settlement runs after the response ends
+          await settled(gw, alias, used);
           // Left: 2000 - used. One token more than that is refused; exactly that passes (on the other gateway).
           await checkRefusal(
             t,
@@ -176,7 +187,8 @@ for (const mode of COUNTERS_MODES) {
       await reader.cancel().catch(() => {});
       // The fake upstream reports 12 prompt tokens and one completion token a piece.
       const used = 12 + pieces.length;
-      await sleep(20 * 15 + 300);
+      // The gateway reads the rest of the stream (20 pieces, 15 ms apart) after the client left, then settles.
+      await settled(gw, 'tpm-leaves', used);
       up.fallback = { type: 'ok' };
       await checkRefusal(
         t,
