@@ -55,8 +55,10 @@ function ledgerUnavailable(err: unknown): never {
 }
 
 /**
- * Nano-USD the request really cost: the cost of the provider's usage; nothing for a cache hit or when no provider
- * answered; the reservation when a provider answered without usage (the cost cannot be known, so it is not undercounted).
+ * Nano-USD the request really cost: the cost of its usage (the provider's, or the router's estimate when the provider
+ * sent none or none that counts); nothing for a cache hit or when no provider answered; the reservation when a provider
+ * answered and there is still no usage (a stream the drain stopped reading: the cost cannot be known, so it is not
+ * undercounted).
  */
 function realCostNano(ctx: RequestContext, reservedNano: number): number {
   if (ctx.source === 'cache') return 0;

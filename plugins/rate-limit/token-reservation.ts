@@ -8,8 +8,9 @@ export function tokensToReserve(ctx: RequestContext): number {
 }
 
 /**
- * Tokens to settle at: the provider's usage when known; a cache hit used no provider tokens; a request no provider
- * answered used none. A provider answer without usage (a stream cut before its usage chunk) keeps the reservation.
+ * Tokens to settle at: the request's usage (the provider's, or the router's estimate when the provider sent none or
+ * none that counts); a cache hit used no provider tokens; a request no provider answered used none. A provider answer
+ * still without usage (a stream the drain stopped reading) keeps the reservation.
  */
 export function tokensUsed(ctx: RequestContext, reserved: number): number {
   if (ctx.source === 'cache') return 0;

@@ -18,7 +18,7 @@ import { costOf, costOfTokens } from '../../src/pricing/cost.ts';
 import { answerChars } from '../../src/pricing/token-estimate.ts';
 import { benchIfAllowed } from './bench.ts';
 import { judgeFailure } from './outcome.ts';
-import { bookEstimatedUsage, takeProviderUsage } from './provider-usage.ts';
+import { bookEstimatedUsage, bookMissingUsage, takeProviderUsage } from './provider-usage.ts';
 import { relay, type DrainLimits } from './stream-relay.ts';
 
 export interface AttemptServices {
@@ -100,16 +100,12 @@ export async function attempt(
 }
 
 /**
- * The usage and cost of a JSON answer: the provider's usage when it is a count; an estimate when it is not (the
- * prompt estimate and the answer's text); none when the provider sent no usage.
+ * The usage and cost of a JSON answer: the provider's usage when it is a count; else an estimate (the prompt estimate
+ * and the answer's text), whether the provider's usage was not a count or the provider sent none.
  */
 function bookAnswerUsage(ctx: RequestContext, result: ProviderResult, price: PriceConfig | undefined): void {
   ctx.costEstimated = false;
-  if (result.usage === undefined) {
-    ctx.cost = 0;
-    return;
-  }
-  const usage = takeProviderUsage(ctx, result.usage);
+  const usage = result.usage === undefined ? undefined : takeProviderUsage(ctx, result.usage);
   if (usage) {
     ctx.usage = usage;
     ctx.cost = costOf(usage, price);
@@ -118,7 +114,9 @@ function bookAnswerUsage(ctx: RequestContext, result: ProviderResult, price: Pri
   const choices = Array.isArray(result.body.choices) ? (result.body.choices as unknown[]) : [];
   let outputChars = 0;
   for (const choice of choices) outputChars += answerChars((choice as { message?: unknown } | null)?.message);
-  bookEstimatedUsage(ctx, 'provider_usage_invalid', ctx.estimate().promptTokens, outputChars, price);
+  const promptTokens = ctx.estimate().promptTokens;
+  if (result.usage === undefined) bookMissingUsage(ctx, promptTokens, outputChars, price);
+  else bookEstimatedUsage(ctx, 'provider_usage_invalid', promptTokens, outputChars, price);
 }
 
 /** A provider failure as an UpstreamError; an attempt timer that fired is a timeout; anything else is a bug. */

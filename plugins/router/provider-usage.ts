@@ -1,6 +1,6 @@
 // Books a provider's usage on the request: checked at the provider boundary (src/providers/usage-check.ts), and
-// estimated when there is no count to book (a stream cut after its first chunk, usage that is not a count). What is
-// booked here is what the trace records and the budget and rate limits settle on.
+// estimated when there is no count to book (a stream cut after its first chunk, usage that is not a count, no usage
+// at all). What is booked here is what the trace records and the budget and rate limits settle on.
 import type { PriceConfig, RequestContext, Usage, UsageEstimateReason } from '../../src/plugin-api.ts';
 import { costOf } from '../../src/pricing/cost.ts';
 import { estimateCharTokens } from '../../src/pricing/token-estimate.ts';
@@ -22,6 +22,17 @@ export function takeProviderUsage(ctx: RequestContext, raw: unknown): Usage | un
     ctx.annotations['gateway.provider_usage_repaired'] = checked.repaired;
   }
   return checked.usage;
+}
+
+/** Books an estimate for an answer the provider sent without usage (noted for the trace and /metrics). */
+export function bookMissingUsage(
+  ctx: RequestContext,
+  promptTokens: number,
+  outputChars: number,
+  price: PriceConfig | undefined,
+): void {
+  ctx.providerUsageFault = 'missing';
+  bookEstimatedUsage(ctx, 'provider_usage_missing', promptTokens, outputChars, price);
 }
 
 /**

@@ -1,11 +1,11 @@
 // The client's side of an upstream stream: passes chunks on, records usage, strips the usage chunk the client did not
 // ask for, and after a client disconnect keeps reading (bounded) so usage, budget and trace can be settled. A stream
-// cut after its first chunk, or whose usage is not a count, is booked at an estimate: the prompt (the provider's count
-// when a chunk carried a sane one) and the output streamed so far.
+// cut after its first chunk, whose usage is not a count, or that ended without usage, is booked at an estimate: the
+// prompt (the provider's count when a chunk carried a sane one) and the output streamed so far.
 import type { ChatChunk, RequestContext, Usage } from '../../src/plugin-api.ts';
 import { costOf } from '../../src/pricing/cost.ts';
 import { answerChars } from '../../src/pricing/token-estimate.ts';
-import { bookEstimatedUsage, takeProviderUsage } from './provider-usage.ts';
+import { bookEstimatedUsage, bookMissingUsage, takeProviderUsage } from './provider-usage.ts';
 
 /** How long and how far the upstream is read after the client left (`disconnect_drain_ms`, `_chunks`). */
 export interface DrainLimits {
@@ -37,6 +37,9 @@ export async function* relay(
   let saneUsage: Usage | undefined;
   let usageSeen = false;
   let outputChars = 0;
+  // False when the drain stopped reading (disconnect_drain_chunks): what the provider went on to produce is unknown,
+  // so the reservation stands.
+  let ended = false;
   const estimatedPrompt = () => saneUsage?.prompt_tokens ?? ctx.estimate().promptTokens;
   try {
     let chunk: ChatChunk | undefined = first;
@@ -62,10 +65,12 @@ export async function* relay(
         throw err;
       }
       idleTimer.refresh();
-      chunk = next.done ? undefined : next.value;
+      ended = next.done === true;
+      chunk = ended ? undefined : next.value;
     }
     if (lastUsage) ctx.cost = costOf(lastUsage, ctx.price);
     else if (usageSeen) bookEstimatedUsage(ctx, 'provider_usage_invalid', estimatedPrompt(), outputChars, ctx.price);
+    else if (ended) bookMissingUsage(ctx, estimatedPrompt(), outputChars, ctx.price);
   } finally {
     ctx.signal.removeEventListener('abort', onAbort);
     clearTimeout(drainTimer);

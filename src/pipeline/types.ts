@@ -109,7 +109,7 @@ export interface AdmissionEstimate {
 }
 
 /** Why a request's usage is the gateway's estimate (`RequestContext.usageEstimated`). */
-export type UsageEstimateReason = 'stream_interrupted' | 'provider_usage_invalid';
+export type UsageEstimateReason = 'stream_interrupted' | 'provider_usage_invalid' | 'provider_usage_missing';
 
 export interface RequestContext {
   readonly id: string;
@@ -145,11 +145,15 @@ export interface RequestContext {
   usage?: Usage;
   /**
    * Set when `usage` is the gateway's estimate, not the provider's count: the stream was cut after its first chunk
-   * (`stream_interrupted`), or the provider's usage was not a count (`provider_usage_invalid`).
+   * (`stream_interrupted`), the provider's usage was not a count (`provider_usage_invalid`), or the provider sent
+   * none (`provider_usage_missing`: a JSON answer without `usage`, a stream that ended without a usage chunk).
    */
   usageEstimated?: UsageEstimateReason;
-  /** The provider's usage was not a sane count: replaced by an estimate (`invalid`) or its parts clamped (`repaired`). */
-  providerUsageFault?: 'invalid' | 'repaired';
+  /**
+   * The provider's usage was not a sane count: replaced by an estimate (`invalid`) or its parts clamped (`repaired`);
+   * or there was none, and it was estimated (`missing`).
+   */
+  providerUsageFault?: 'invalid' | 'repaired' | 'missing';
   /** USD; for streams the admission estimate until the stream ends. */
   cost?: number;
   costEstimated?: boolean;

@@ -19,6 +19,16 @@ export interface ProviderTokenCounts {
 
 type PromptDetails = NonNullable<Usage['prompt_tokens_details']>;
 
+/**
+ * The provider's usage object when it carries one of its `counts` as a number; else undefined: the provider sent no
+ * usage, and the gateway estimates it (docs/api.md "Provider usage") rather than booking zeros.
+ */
+export function reportedUsage(usage: unknown, counts: readonly string[]): Record<string, unknown> | undefined {
+  if (typeof usage !== 'object' || usage === null || Array.isArray(usage)) return undefined;
+  const u = usage as Record<string, unknown>;
+  return counts.some((field) => typeof u[field] === 'number') ? u : undefined;
+}
+
 export function normalizedUsage(c: ProviderTokenCounts): Usage {
   const cacheRead = c.cacheRead ?? 0;
   const cacheWrite = c.cacheWrite ?? 0;

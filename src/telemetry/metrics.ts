@@ -64,6 +64,12 @@ export class GatewayMetrics {
     labelNames: ['action'],
     registers: [this.registry],
   });
+  /** Answers the provider sent without usage (a JSON answer without `usage`, a stream without a usage chunk). */
+  readonly providerUsageMissing = new Counter({
+    name: 'svc_gateway_provider_usage_missing_total',
+    help: 'Provider answers that came without usage (a JSON answer without usage, a stream that ended without a usage chunk); their usage was estimated',
+    registers: [this.registry],
+  });
   // A histogram (cheap to observe, aggregatable across replicas) for Prometheus; the JSON percentiles come from
   // the exact durations of recent requests. A prom-client Summary cost several µs per request (5 t-digests).
   readonly latency = new Histogram({
@@ -258,8 +264,9 @@ export class GatewayMetrics {
     });
   }
 
-  recordProviderUsageFault(fault: 'invalid' | 'repaired'): void {
-    this.providerUsageInvalid.inc({ action: fault === 'invalid' ? 'estimated' : 'repaired' });
+  recordProviderUsageFault(fault: 'invalid' | 'repaired' | 'missing'): void {
+    if (fault === 'missing') this.providerUsageMissing.inc();
+    else this.providerUsageInvalid.inc({ action: fault === 'invalid' ? 'estimated' : 'repaired' });
   }
 
   /** `overheadMs`: the gateway's own time, for requests that got an answer (none when the client left first). */
@@ -327,6 +334,7 @@ export class GatewayMetrics {
       refusals: { by_code: await byLabel(this.refusals, 'code') },
       errors: { by_code: await byLabel(this.errors, 'code') },
       provider_usage_invalid: await this.#providerUsageInvalidJson(),
+      provider_usage_missing: (await this.providerUsageMissing.get()).values[0]?.value ?? 0,
       latency_ms: { window_requests: this.recentLatency.count, p50, p95, p99 },
       overhead_ms: {
         ...this.overhead.json(),

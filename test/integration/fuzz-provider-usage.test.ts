@@ -1,9 +1,9 @@
 // Seeded fuzzing of the usage an OpenAI-compatible provider reports, in JSON answers and in a stream's usage chunk:
 // sane counts, counts that are not (negative, strings, fractions, 1e30, above the 10,000,000 bound, null, other
-// kinds, a usage that is not an object) and parts above their totals (cache reads above the prompt, reasoning above
-// the completion, a total that is not the sum). Every answer is a 200 in the OpenAI envelope; every trace is stored
-// with sane usage (an estimate, flagged, where the provider's was not a count; clamped parts where they were above
-// their totals); /metrics counts both; and the ledger holds what the budget counters booked, also after a restart on
+// kinds, a usage that is not an object), parts above their totals (cache reads above the prompt, reasoning above
+// the completion, a total that is not the sum) and no usage at all. Every answer is a 200 in the OpenAI envelope;
+// every trace is stored with sane usage (an estimate, flagged, where the provider's was not a count or was missing;
+// clamped parts where they were above their totals); /metrics counts all three; and the ledger holds what the budget counters booked, also after a restart on
 // the same PostgreSQL database. The seed is printed; SVC_FUZZ_SEED replays a run, SVC_FUZZ_CASES sets the number of
 // cases (default 48). Case n is generated from (seed, n) alone, so a failure names the case that reproduces it.
 import t, { type Test } from 'tap';
@@ -36,13 +36,13 @@ function splitmix32(seed: number): () => number {
   };
 }
 
-type Kind = 'sane' | 'invalid' | 'parts_above';
+type Kind = 'sane' | 'invalid' | 'parts_above' | 'missing';
 
 interface UsageCase {
   n: number;
   kind: Kind;
   stream: boolean;
-  /** What the provider puts in `usage`. */
+  /** What the provider puts in `usage` (undefined: no usage, in the answer or as a usage chunk). */
   usage: unknown;
   /** The answer's text, the same in both shapes. */
   content: string;
@@ -82,7 +82,8 @@ function usageCase(n: number): UsageCase {
     prompt_tokens_details: { cached_tokens: cached },
     completion_tokens_details: { reasoning_tokens: reasoning },
   };
-  const kind = pick<Kind>(['sane', 'invalid', 'invalid', 'parts_above']);
+  const kind = pick<Kind>(['sane', 'invalid', 'invalid', 'parts_above', 'missing']);
+  if (kind === 'missing') return { n, kind, stream, usage: undefined, content };
   if (kind === 'sane') return { n, kind, stream, usage, content, tokens: prompt + completion };
   if (kind === 'parts_above') {
     const over = 1 + int(1000);
@@ -118,7 +119,13 @@ function usageCase(n: number): UsageCase {
 }
 
 function behaviour(c: UsageCase): Behaviour {
-  if (c.stream) return { type: 'stream', pieces: c.content.split(/(?<= )/), usage: c.usage as Record<string, unknown> };
+  if (c.stream)
+    return {
+      type: 'stream',
+      pieces: c.content.split(/(?<= )/),
+      usage: c.usage as Record<string, unknown> | undefined,
+      noUsage: c.kind === 'missing',
+    };
   const body = {
     id: `chatcmpl-fuzz-${c.n}`,
     object: 'chat.completion',
@@ -162,7 +169,7 @@ async function send(t: Test, gatewayUrl: string, c: UsageCase): Promise<string> 
     t.notMatch(text, /"error"/, `${label}: no error event`);
   } else {
     t.match(JSON.parse(text), { object: 'chat.completion', choices: [{ message: { content: c.content } }] }, label);
-    const estimated = c.kind === 'invalid' ? 'true' : 'false';
+    const estimated = c.kind === 'invalid' || c.kind === 'missing' ? 'true' : 'false';
     t.equal(res.headers.get('x-svc-cost-estimated'), estimated, `${label}: x-svc-cost-estimated ${estimated}`);
   }
   return res.headers.get('x-svc-request-id')!;
@@ -189,15 +196,16 @@ async function checkTrace(t: Test, db: Database, c: UsageCase, id: string): Prom
   saneDetails(t, label, generation.usageDetails);
   t.equal(generation.totalTokens, generation.usageDetails.total, `${label}: totalTokens`);
   const metadata = trace.metadata;
-  if (c.kind === 'invalid') {
+  if (c.kind === 'invalid' || c.kind === 'missing') {
     const output = Math.ceil(c.content.length / 4);
     t.same(
       generation.usageDetails,
       { input: HELLO_PROMPT, output, total: HELLO_PROMPT + output },
       `${label}: the prompt estimate and the answer's text`,
     );
-    t.equal(metadata['gateway.usage_estimated'], 'provider_usage_invalid', `${label}: flagged as estimated`);
-    t.type(metadata['gateway.provider_usage_invalid'], 'string', `${label}: says what was wrong`);
+    t.equal(metadata['gateway.usage_estimated'], `provider_usage_${c.kind}`, `${label}: flagged as estimated`);
+    if (c.kind === 'invalid')
+      t.type(metadata['gateway.provider_usage_invalid'], 'string', `${label}: says what was wrong`);
   } else {
     t.equal(generation.usageDetails.total, c.tokens, `${label}: the provider's counts`);
     t.notOk('gateway.usage_estimated' in metadata, `${label}: not estimated`);
@@ -235,9 +243,11 @@ t.test(`provider usage fuzz (seed ${SEED}, ${CASES} cases)`, async (t) => {
     { total: count('invalid') + count('parts_above'), estimated: count('invalid'), repaired: count('parts_above') },
     '/metrics counts the usage that was estimated and the usage that was clamped',
   );
+  t.equal(metrics.provider_usage_missing, count('missing'), '/metrics counts the answers without usage');
   t.equal(metrics.telemetry.traces.dropped, 0, 'no trace dropped');
   const prometheus = await (await fetch(`${first.adminUrl}/metrics?format=prometheus`)).text();
   t.match(prometheus, `svc_gateway_provider_usage_invalid_total{action="estimated"} ${count('invalid')}`);
+  t.match(prometheus, `svc_gateway_provider_usage_missing_total ${count('missing')}`);
 
   const settled = await waitFor('the ledger holds what the traces booked', async () =>
     (await ledgerNano(db)) === booked ? booked : undefined,

@@ -3,12 +3,11 @@
 // when a chunk carried one, else the admission estimate) and the output streamed before the cut, counted by the
 // token estimator — and the trace, the ledger and the budget counters hold the same figure, marked as estimated.
 import t, { type Test } from 'tap';
-import type { Database } from '../../src/store/database.ts';
 import { listObservationsOfTrace } from '../../src/store/repos/observations.ts';
 import { getTrace } from '../../src/store/repos/traces.ts';
-import { HELLO_PROMPT, NANO, PRICE, key } from '../helpers/budget-fixtures.ts';
+import { HELLO_PROMPT, NANO } from '../helpers/budget-fixtures.ts';
+import { chatAs, settledSpend, startBudgetedService } from '../helpers/budgeted-upstream.ts';
 import { startFakeOpenAI } from '../helpers/fake-openai.ts';
-import { baseConfig, chatBody, openaiDeployment, startTestService } from '../helpers/service.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const PIECES = ['Hello', ' from', ' a', ' stream', ' that', ' breaks'];
@@ -16,14 +15,6 @@ const PIECES = ['Hello', ' from', ' a', ' stream', ' that', ' breaks'];
 const CUT_AFTER = 4;
 /** "Hello from a": 12 characters, 3 tokens at the estimator's 4 characters a token. */
 const STREAMED_TOKENS = 3;
-
-async function ledgerNano(db: Database, budgetId: string): Promise<{ requests: number; nano: number }> {
-  const r = await db.query<{ requests: unknown; nano: unknown }>(
-    'SELECT COALESCE(sum(requests), 0) AS requests, COALESCE(sum(usd_nano), 0) AS nano FROM budget_spend WHERE budget_id = $1',
-    [budgetId],
-  );
-  return { requests: Number(r.rows[0].requests), nano: Number(r.rows[0].nano) };
-}
 
 async function cutStream(t: Test, alias: string, promptTokensEachChunk: number | undefined, expectedPrompt: number) {
   // The gap lets each frame leave before the socket is destroyed.
@@ -35,19 +26,8 @@ async function cutStream(t: Test, alias: string, promptTokensEachChunk: number |
     promptTokensEachChunk,
   });
   t.teardown(() => up.close());
-  const svc = await startTestService(
-    t,
-    baseConfig({
-      model_groups: [{ name: 'up', deployments: [openaiDeployment('priced-up', up.url, { price: PRICE })] }],
-      keys: [{ alias, key: key(alias), project: 'default', model_groups: ['up'], budget_usd: 5 }],
-      plugins: [{ use: 'auth' }, { use: 'budget' }, { use: 'router' }, { use: 'tracing' }],
-    }),
-  );
-  const res = await fetch(`${svc.gatewayUrl}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key(alias)}` },
-    body: JSON.stringify(chatBody({ model: 'up', stream: true, max_tokens: 100 })),
-  });
+  const svc = await startBudgetedService(t, alias, up.url);
+  const res = await chatAs(svc, alias, true);
   t.equal(res.status, 200);
   const id = res.headers.get('x-svc-request-id')!;
   const events = (await res.text())
@@ -83,16 +63,9 @@ async function cutStream(t: Test, alias: string, promptTokensEachChunk: number |
   t.equal(generation.status, 'interrupted');
   t.match(generation.statusMessage, /^stream interrupted: /);
 
-  const budgetId = `key:${alias}:total`;
-  const ledger = await waitFor('the spend settled in the ledger', async () => {
-    const l = await ledgerNano(db, budgetId);
-    return l.requests === 1 ? l : undefined;
-  });
-  t.equal(ledger.nano, Math.round(usd * NANO), 'the ledger holds the trace cost, not the reservation');
-  const [counter] = await svc.service.counters.readPeriods([
-    { key: `{p:default}:budget:${budgetId}`, periodId: 'total' },
-  ]);
-  t.equal(counter, ledger.nano, 'the live counter holds what the ledger holds');
+  const spend = await settledSpend(svc, alias);
+  t.equal(spend.ledger, Math.round(usd * NANO), 'the ledger holds the trace cost, not the reservation');
+  t.equal(spend.counter, spend.ledger, 'the live counter holds what the ledger holds');
 }
 
 t.test('cut without a provider prompt count: the prompt estimate plus the streamed output', (t) =>

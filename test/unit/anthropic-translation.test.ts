@@ -331,6 +331,18 @@ t.test('response mapping', async (t) => {
     t.equal(choice.finish_reason, 'stop');
   });
 
+  t.test('a message without usage: no usage to book (the gateway estimates it), zeros in the answer', async (t) => {
+    const { usage: _usage, ...message } = anthropicFixture('text-response.json');
+    const { body, usage } = fromAnthropicResponse(message, { created });
+    t.equal(usage, undefined);
+    t.same(body.usage, {
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      total_tokens: 0,
+      prompt_tokens_details: { cached_tokens: 0 },
+    });
+  });
+
   t.test('a body that is not a message is an invalid response', async (t) => {
     t.throws(() => fromAnthropicResponse({ hello: 'world' }, { created }), {
       name: 'UpstreamError',

@@ -189,10 +189,13 @@ t.test('response: every documented stopReason has a finish_reason', async (t) =>
     ].map(finishReason),
     ['stop', 'stop', 'length', 'tool_calls', 'content_filter', 'content_filter', 'length', 'stop', 'stop', 'stop'],
   );
-  t.same(bedrockUsage(undefined), {
-    prompt_tokens: 0,
+  // No counts is no usage, not zero tokens: the gateway estimates it (docs/api.md "Provider usage").
+  t.equal(bedrockUsage(undefined), undefined);
+  t.equal(bedrockUsage({}), undefined);
+  t.same(bedrockUsage({ inputTokens: 3 }), {
+    prompt_tokens: 3,
     completion_tokens: 0,
-    total_tokens: 0,
+    total_tokens: 3,
     prompt_tokens_details: { cached_tokens: 0 },
   });
   t.ok(

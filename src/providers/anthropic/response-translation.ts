@@ -2,7 +2,7 @@
 import type { JsonObject, Usage } from '../../openai/wire-types.ts';
 import { isObject } from '../../validation/json-object.ts';
 import { UpstreamError } from '../upstream-error.ts';
-import { normalizedUsage } from '../usage-rule.ts';
+import { normalizedUsage, reportedUsage } from '../usage-rule.ts';
 import { JSON_RESPONSE_TOOL } from './request-translation.ts';
 
 export interface AnthropicResponseOptions {
@@ -33,10 +33,12 @@ function count(value: unknown): number {
 
 /**
  * Anthropic usage (input_tokens excludes cache reads and writes) by the one usage rule (src/providers/usage-rule.ts);
- * `cache_creation` splits the writes into 5-minute and 1-hour ones, which are priced apart.
+ * `cache_creation` splits the writes into 5-minute and 1-hour ones, which are priced apart. Undefined when the
+ * message carried no token counts.
  */
-export function usageOf(usage: unknown): Usage {
-  const u = (typeof usage === 'object' && usage !== null ? usage : {}) as Record<string, unknown>;
+export function usageOf(usage: unknown): Usage | undefined {
+  const u = reportedUsage(usage, ['input_tokens', 'output_tokens']);
+  if (!u) return undefined;
   const byDuration = isObject(u.cache_creation) ? u.cache_creation : undefined;
   return normalizedUsage({
     input: count(u.input_tokens),
@@ -64,7 +66,7 @@ interface ToolCall {
 export function fromAnthropicResponse(
   message: JsonObject,
   options: AnthropicResponseOptions,
-): { body: JsonObject; usage: Usage } {
+): { body: JsonObject; usage?: Usage } {
   if (message.type !== 'message' || !Array.isArray(message.content)) {
     throw new UpstreamError('invalid_response', 'provider answered 2xx with a body that is not an Anthropic message');
   }
@@ -113,7 +115,8 @@ export function fromAnthropicResponse(
         finish_reason: finish,
       },
     ],
-    usage,
+    // The client's answer keeps OpenAI's shape; the gateway books an estimate when the provider sent no usage.
+    usage: usage ?? normalizedUsage({ input: 0, output: 0 }),
   };
   return { body, usage };
 }

@@ -140,6 +140,9 @@ class AnthropicChunks implements AnthropicStreamDecoder {
       this.#jsonAnswer && this.#toolCount === 0 && this.#stopReason === 'tool_use'
         ? 'stop'
         : finishReasonOf(this.#stopReason);
+    const usage = usageOf(this.#usage);
+    // Without counts there is no usage chunk: the gateway estimates the usage of a stream that ended without one.
+    if (!usage) return [this.#chunk({}, finish)];
     return [
       this.#chunk({}, finish),
       {
@@ -148,7 +151,7 @@ class AnthropicChunks implements AnthropicStreamDecoder {
         created: this.#created,
         model: this.#model,
         choices: [],
-        usage: usageOf(this.#usage),
+        usage,
       },
     ];
   }

@@ -2,7 +2,7 @@
 import type { JsonObject, Usage } from '../../openai/wire-types.ts';
 import { isObject } from '../../validation/json-object.ts';
 import { UpstreamError } from '../upstream-error.ts';
-import { normalizedUsage } from '../usage-rule.ts';
+import { normalizedUsage, reportedUsage } from '../usage-rule.ts';
 
 const FINISH_REASONS: Record<string, string> = {
   end_turn: 'stop',
@@ -21,9 +21,13 @@ export function finishReason(stopReason: unknown): string {
 
 const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
-/** Bedrock usage by the one usage rule: Bedrock's inputTokens excludes cache reads and writes. */
-export function bedrockUsage(usage: unknown): Usage {
-  const u = isObject(usage) ? usage : {};
+/**
+ * Bedrock usage by the one usage rule: Bedrock's inputTokens excludes cache reads and writes. Undefined when the
+ * response carried no token counts.
+ */
+export function bedrockUsage(usage: unknown): Usage | undefined {
+  const u = reportedUsage(usage, ['inputTokens', 'outputTokens']);
+  if (!u) return undefined;
   return normalizedUsage({
     input: count(u.inputTokens),
     output: count(u.outputTokens),
@@ -40,7 +44,7 @@ export interface ResponseMeta {
 }
 
 /** The OpenAI chat.completion for a Converse response body. */
-export function chatCompletion(converse: JsonObject, meta: ResponseMeta): { body: JsonObject; usage: Usage } {
+export function chatCompletion(converse: JsonObject, meta: ResponseMeta): { body: JsonObject; usage?: Usage } {
   const output = isObject(converse.output) ? converse.output : undefined;
   const message = output && isObject(output.message) ? output.message : undefined;
   if (!message || !Array.isArray(message.content)) {
@@ -79,7 +83,8 @@ export function chatCompletion(converse: JsonObject, meta: ResponseMeta): { body
         finish_reason: finishReason(converse.stopReason),
       },
     ],
-    usage,
+    // The client's answer keeps OpenAI's shape; the gateway books an estimate when the provider sent no usage.
+    usage: usage ?? normalizedUsage({ input: 0, output: 0 }),
   };
   return { body, usage };
 }

@@ -62,11 +62,13 @@ export async function* converseStreamChunks(
         stopped = true;
         yield chunk({}, finishReason(payload.stopReason));
         break;
-      case 'metadata':
+      case 'metadata': {
         // Bedrock sends usage after messageStop: it becomes the trailing usage chunk, and the stream is over.
-        yield { ...base, choices: [], usage: bedrockUsage(payload.usage) };
+        const usage = bedrockUsage(payload.usage);
+        if (usage) yield { ...base, choices: [], usage };
         if (stopped) return;
         break;
+      }
       default:
         // messageStart (handled above), contentBlockStop and event types added later carry nothing to forward.
         break;
