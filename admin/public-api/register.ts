@@ -22,6 +22,7 @@ import { registerPublicPrompts } from './routes/prompts.ts';
 import { registerPublicScim } from '../scim/scim-routes.ts';
 import { registerPublicScoreConfigs } from './routes/score-configs.ts';
 import { registerPublicScores } from './routes/scores.ts';
+import { registerPublicScoresV3 } from './routes/scores-v3.ts';
 import { registerPublicSessions } from './routes/sessions.ts';
 import { registerPublicTraces } from './routes/traces.ts';
 import { publicErrorHandler, publicNotFoundHandler } from './error-handler.ts';
@@ -40,6 +41,7 @@ export function registerPublicApi(app: FastifyInstance, ctx: AdminContext): void
   registerPublicIngestion(app, ctx);
   registerPublicOtel(app, ctx);
   registerPublicScores(app, ctx);
+  registerPublicScoresV3(app, ctx);
   registerPublicScoreConfigs(app, ctx);
   registerPublicDatasets(app, ctx);
   registerPublicDatasetItems(app, ctx);

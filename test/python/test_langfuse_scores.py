@@ -82,3 +82,57 @@ def test_session_score(compat: Compat, scored: dict[str, Any]) -> None:
     assert (score["name"], score["dataType"], score["stringValue"], score["traceId"]) == ("conversation", "CATEGORICAL", "resolved", None)
     [row] = compat.rows("SELECT session_id, trace_id, string_value FROM scores WHERE id = %s", score["id"])
     assert row == {"session_id": scored["session"], "trace_id": None, "string_value": "resolved"}
+
+
+def test_the_sdks_v3_score_list_pages_with_a_cursor(compat: Compat, langfuse: Any, scored: dict[str, Any]) -> None:
+    """`api.scores.get_many` (GET /api/public/v3/scores), parsed by the SDK's own models: typed values, field groups,
+    filters and cursor paging."""
+    everything = langfuse.api.scores.get_many(trace_id=scored["trace"], fields="details,subject,annotation", limit=100)
+    scores = {s.name: s for s in everything.data}
+    assert set(scores) == {"sentiment", "hallucination", "helpful", "accuracy", "quality"}
+    assert everything.meta.limit == 100 and everything.meta.cursor is None
+    accuracy = scores["accuracy"]
+    assert (accuracy.data_type, accuracy.value, accuracy.comment, accuracy.environment) == ("NUMERIC", 0.9, "close", "default")
+    assert (accuracy.subject.kind, accuracy.subject.id) == ("trace", scored["trace"])
+    assert (scores["helpful"].value, scores["hallucination"].value) == (True, False)
+    assert scores["helpful"].metadata == {"reviewer": "bot"}
+    assert scores["sentiment"].value == "positive"
+    assert (scores["sentiment"].subject.kind, scores["sentiment"].subject.id) == ("observation", scored["generation"])
+    assert scores["sentiment"].subject.trace_id == scored["trace"]
+    assert scores["quality"].config_id == scored["config"]
+
+    core = langfuse.api.scores.get_many(trace_id=scored["trace"], limit=100).data[0]
+    assert core.comment is None and core.subject is None, "groups only when asked"
+
+    seen: list[str] = []
+    cursor = None
+    while True:
+        page = langfuse.api.scores.get_many(trace_id=scored["trace"], limit=2, cursor=cursor)
+        assert len(page.data) <= 2
+        seen += [s.id for s in page.data]
+        cursor = page.meta.cursor
+        if cursor is None:
+            break
+    assert sorted(seen) == sorted(s.id for s in everything.data), "every score once across pages"
+
+    booleans = langfuse.api.scores.get_many(trace_id=scored["trace"], data_type="boolean", value="true")
+    assert [s.name for s in booleans.data] == ["helpful"]
+    numeric = langfuse.api.scores.get_many(trace_id=scored["trace"], data_type="NUMERIC", value_min=0.8)
+    assert [s.name for s in numeric.data] == ["accuracy"]
+    session = langfuse.api.scores.get_many(session_id=scored["session"], fields="subject")
+    assert [(s.name, s.value, s.subject.kind) for s in session.data] == [("conversation", "resolved", "session")]
+
+
+@pytest.mark.parametrize(("query", "param"), [
+    ({"limit": "101"}, "limit"),
+    ({"fields": "details,everything"}, "fields"),
+    ({"cursor": "not-a-cursor"}, "cursor"),
+    ({"observationId": "o1"}, "observationId"),
+    ({"traceId": "t1", "sessionId": "s1"}, "sessionId"),
+    ({"value": "1"}, "value"),
+    ({"dataType": "TEXT", "valueMin": "1"}, "valueMin"),
+])
+def test_v3_score_list_refusals(compat: Compat, query: dict[str, str], param: str) -> None:
+    answer = compat.api.get("/v3/scores", params=query)
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["error"][0]["path"] == [param]

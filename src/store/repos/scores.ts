@@ -175,6 +175,9 @@ export interface ScoreFilter {
   value?: { operator: '<' | '>' | '<=' | '>=' | '=' | '!='; value: number };
   /** Langfuse structured filter conditions over SCORE_FILTER_COLUMNS, ANDed with the rest. */
   conditions?: readonly FilterCondition[];
+  /** Keyset paging: only scores after this one in the list's order (newest first, ties on id); its time is read from
+   * the store while it exists. */
+  after?: { timestamp: string; id: string };
   limit: number;
   offset: number;
 }
@@ -205,6 +208,14 @@ export async function listScores(
   // The operator comes from a fixed list checked by the route schema, never from free text.
   if (f.value) add((p) => `s.value ${f.value!.operator === '!=' ? '<>' : f.value!.operator} ${p}`, f.value.value);
   if (f.conditions) applyFilter(f.conditions, SCORE_FILTER_COLUMNS, add);
+  // The stored time of the last score, not the cursor's, which is rounded to milliseconds.
+  if (f.after)
+    add(
+      (t, id) =>
+        `(s.timestamp, s.id) < (COALESCE((SELECT a.timestamp FROM scores a WHERE a.project_id = $1 AND a.id = ${id}), ${t}::timestamptz), ${id})`,
+      f.after.timestamp,
+      f.after.id,
+    );
   const condition = sql();
   const from = 'FROM scores s LEFT JOIN traces t ON t.project_id = s.project_id AND t.id = s.trace_id';
   const orderBy = 's.timestamp DESC, s.id DESC';
