@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import querySchema from '../../../schemas/api/public-sessions-query.json' with { type: 'json' };
 import { withStatementTimeout } from '../../../src/store/database.ts';
+import { foldLinkedCalls } from '../../../src/store/repos/linked-gateway-calls.ts';
 import { getSession, listSessions } from '../../../src/store/repos/sessions.ts';
 import type { AdminContext } from '../../context.ts';
 import { pageMeta, pageOffset } from '../paging.ts';
@@ -45,7 +46,8 @@ export function registerPublicSessions(app: FastifyInstance, ctx: AdminContext):
       const session = await getSession(db, projectOf(req).id, sessionId);
       if (!session)
         throw new PublicApiError('NotFoundError', `Session ${sessionId} not found within authorized project`);
-      return { ...session, traces: session.traces.map(publicTrace) };
+      const traces = await foldLinkedCalls(db, projectOf(req).id, session.traces);
+      return { ...session, traces: traces.map(publicTrace) };
     },
   );
 }

@@ -1,5 +1,6 @@
 // {base_url}/api/public/traces: the project's traces in Langfuse's list shape, one trace with its observations and
-// scores, and deletion of traces with their observations (reference §6, §7).
+// scores, and deletion of traces with their observations (reference §6, §7). A trace's cost and observations include
+// the gateway calls its spans made (linked-gateway-calls.ts).
 import type { FastifyInstance } from 'fastify';
 import deleteSchema from '../../../schemas/api/public-traces-delete.json' with { type: 'json' };
 import querySchema from '../../../schemas/api/public-traces-query.json' with { type: 'json' };
@@ -9,6 +10,12 @@ import { TRACE_FILTER_COLUMNS } from '../../../src/store/repos/filter-columns.ts
 import { listScoresOfTrace } from '../../../src/store/repos/scores.ts';
 import { deleteTraces, getTrace, listTraces } from '../../../src/store/repos/traces.ts';
 import { listObservationsOfTrace } from '../../../src/store/repos/observations.ts';
+import {
+  foldLinkedCalls,
+  linkedGatewayObservations,
+  linkedGatewayTotals,
+  withLinkedCalls,
+} from '../../../src/store/repos/linked-gateway-calls.ts';
 import type { AdminContext } from '../../context.ts';
 import { readFilterParam } from '../filter-param.ts';
 import { listParam } from '../list-param.ts';
@@ -76,7 +83,8 @@ export function registerPublicTraces(app: FastifyInstance, ctx: AdminContext): v
         limit: q.limit,
         offset: pageOffset(q),
       });
-      return { data: data.map(publicTrace), meta: pageMeta(q, total) };
+      const page = await foldLinkedCalls(db, project.id, data);
+      return { data: page.map(publicTrace), meta: pageMeta(q, total) };
     },
   );
 
@@ -86,13 +94,19 @@ export function registerPublicTraces(app: FastifyInstance, ctx: AdminContext): v
     const db = withStatementTimeout(ctx.db, ctx.config().store.query_timeout_ms);
     const trace = await getTrace(db, projectId, traceId);
     if (!trace) throw traceNotFound(traceId);
-    const [observations, scores, modelOf] = await Promise.all([
+    const [own, linked, linkedTotals, scores, modelOf] = await Promise.all([
       listObservationsOfTrace(db, projectId, traceId),
+      linkedGatewayObservations(db, projectId, traceId),
+      linkedGatewayTotals(db, projectId, [traceId]),
       listScoresOfTrace(db, projectId, traceId),
       observationModels(db, projectId),
     ]);
+    // The gateway calls the trace's spans made count as its own generations (docs/public-api.md).
+    const observations = [...own, ...linked].sort(
+      (a, b) => a.startTime.localeCompare(b.startTime) || a.id.localeCompare(b.id),
+    );
     return {
-      ...publicTrace(trace),
+      ...publicTrace(withLinkedCalls(trace, linkedTotals.get(traceId))),
       observations: observations.map((o) => publicObservation(o, modelOf(o))),
       scores: scores.map(publicScore),
     };
