@@ -3,7 +3,9 @@
 // /v1, /api/public and /dashboard/api keep their own handlers (set in their scopes).
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { storeUnreachable } from '../src/store/store-unreachable.ts';
 import type { Logger } from '../src/telemetry/logger.ts';
+import { storeUnavailable } from './rest-api/error-handler.ts';
 import { RestApiError } from './rest-api/rest-error.ts';
 
 const SURFACES = '/v1 (REST API), /api/public (public API), /dashboard/ (dashboard), /health, /ready, /metrics';
@@ -29,6 +31,10 @@ export function adminErrorHandler(log: Logger) {
     if (status >= 400 && status < 500) {
       const known = new RestApiError('invalid_request', err.message, { reason: err.message });
       return reply.code(known.status).send(known.body());
+    }
+    if (storeUnreachable(err)) {
+      const unavailable = storeUnavailable();
+      return reply.code(unavailable.status).send(unavailable.body());
     }
     const errorId = randomUUID();
     log.error('admin request failed', {

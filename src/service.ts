@@ -45,7 +45,10 @@ interface RunningServiceParts {
   generatedKeys: GeneratedKey[];
   /** Project key pairs created on this start (first start on an empty store). */
   createdApiKeys: CreatedApiKey[];
-  /** The dashboard owner created on this start (no user in the store yet). */
+  /**
+   * The dashboard owner created on this start (no user in the store yet); one created later, by a store down at
+   * start, reaches `onFirstOwner` only.
+   */
   firstOwner?: FirstOwner;
   warnings: string[];
   metrics: GatewayMetrics;
@@ -92,10 +95,6 @@ export async function startService<R extends ServiceRole = 'all'>(
     await parts.release();
     throw err;
   }
-  if (work.admin) {
-    parts.webhooks.start();
-    parts.retention.start();
-  }
   lifecycle.announceFirst();
 
   const drain = new RequestDrain();
@@ -112,15 +111,24 @@ export async function startService<R extends ServiceRole = 'all'>(
   if (first.path && (options.watch ?? first.config.server.watch_config))
     watcher = watchConfig(first.path, () => void lifecycle.reload());
 
-  if (parts.firstOwner) {
-    const dashboardUrl = `${listeners.adminUrl}/dashboard/`;
-    // The password goes to stdout only (the CLI prints it): structured logs are often shipped where secrets must not go.
-    log.info('dashboard owner created; its sign-in is printed on stdout once', {
-      dashboardUrl,
-      email: parts.firstOwner.email,
-    });
-    options.onFirstOwner?.(parts.firstOwner, dashboardUrl);
-  }
+  // The loops that need the store start once it is prepared: at once, or when a store down at start answers.
+  const storeReady = parts.store.ready.then((firstOwner) => {
+    if (work.admin) {
+      parts.webhooks.start();
+      parts.retention.start();
+    }
+    if (firstOwner) {
+      const dashboardUrl = `${listeners.adminUrl}/dashboard/`;
+      // The password goes to stdout only (the CLI prints it): structured logs are often shipped where secrets must not go.
+      log.info('dashboard owner created; its sign-in is printed on stdout once', {
+        dashboardUrl,
+        email: firstOwner.email,
+      });
+      options.onFirstOwner?.(firstOwner, dashboardUrl);
+    }
+    return firstOwner;
+  });
+  const firstOwner = parts.store.prepared ? await storeReady : undefined;
 
   const stop = async () => {
     if (!drain.begin()) return;
@@ -131,7 +139,7 @@ export async function startService<R extends ServiceRole = 'all'>(
     if (!options.dispatcher) await parts.dispatcher.close();
     await parts.release(5_000);
   };
-  return running<R>(role, first, parts, listeners, lifecycle, stop);
+  return running<R>(role, first, parts, listeners, lifecycle, stop, firstOwner);
 }
 
 function running<R extends ServiceRole>(
@@ -141,6 +149,7 @@ function running<R extends ServiceRole>(
   listeners: Listeners,
   lifecycle: ConfigLifecycle,
   stop: () => Promise<void>,
+  firstOwner: FirstOwner | undefined,
 ): RunningService<R> {
   return {
     role,
@@ -150,7 +159,7 @@ function running<R extends ServiceRole>(
     adminBound: listeners.adminBound,
     generatedKeys: parts.generatedKeys,
     createdApiKeys: parts.createdApiKeys,
-    firstOwner: parts.firstOwner,
+    firstOwner,
     warnings: first.warnings,
     metrics: parts.metrics,
     db: parts.db,

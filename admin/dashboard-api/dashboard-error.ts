@@ -16,6 +16,8 @@ export const DASHBOARD_ERROR_STATUS = {
   rate_limited: 429,
   header_too_large: 431,
   internal_error: 500,
+  /** The store cannot be reached (or has not been since the process started): retry shortly. */
+  service_unavailable: 503,
 } as const;
 
 export type DashboardErrorCode = keyof typeof DASHBOARD_ERROR_STATUS;

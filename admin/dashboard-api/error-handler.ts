@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { StatementTimeoutError } from '../../src/store/database.ts';
+import { STORE_UNREACHABLE_MESSAGE, storeUnreachable } from '../../src/store/store-unreachable.ts';
 import type { Logger } from '../../src/telemetry/logger.ts';
 import { DashboardApiError } from './dashboard-error.ts';
 
@@ -19,6 +20,8 @@ function toDashboardError(err: FastifyError): DashboardApiError | undefined {
   // Fastify's own 4xx (JSON that does not parse, an unsupported media type, a body too large).
   if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500)
     return new DashboardApiError('invalid_request', err.message);
+  if (storeUnreachable(err))
+    return new DashboardApiError('service_unavailable', STORE_UNREACHABLE_MESSAGE, { cause: err });
   return undefined;
 }
 

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../../src/telemetry/logger.ts';
 import { StatementTimeoutError } from '../../src/store/database.ts';
+import { STORE_UNREACHABLE_MESSAGE, storeUnreachable } from '../../src/store/store-unreachable.ts';
 import { invalidRequestData, PublicApiError, REQUEST_TIMED_OUT, type PublicErrorBody } from './public-error.ts';
 import { describeAjvError } from '../../src/validation/ajv-errors.ts';
 
@@ -33,6 +34,8 @@ function toPublicError(err: FastifyError): PublicApiError | { status: number; bo
   // Fastify's own 4xx (JSON that does not parse, an empty JSON body, a bad Content-Length).
   const status = err.statusCode ?? 500;
   if (status >= 400 && status < 500) return { status, body: { message: err.message, error: 'InvalidRequestError' } };
+  if (storeUnreachable(err))
+    return new PublicApiError('ServiceUnavailableError', STORE_UNREACHABLE_MESSAGE, { cause: err });
   return undefined;
 }
 

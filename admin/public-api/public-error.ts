@@ -15,6 +15,7 @@ export const PUBLIC_ERROR_STATUS = {
   UnsupportedMediaTypeError: 415,
   RequestHeaderFieldsTooLargeError: 431,
   InternalServerError: 500,
+  ServiceUnavailableError: 503,
 } as const;
 
 export type PublicErrorName = keyof typeof PUBLIC_ERROR_STATUS;

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { StatementTimeoutError } from '../../src/store/database.ts';
-import { storeUnreachable } from '../../src/store/store-unreachable.ts';
+import { STORE_UNREACHABLE_MESSAGE, storeUnreachable } from '../../src/store/store-unreachable.ts';
 import type { Logger } from '../../src/telemetry/logger.ts';
 import { JSON_TOO_DEEP, MAX_JSON_DEPTH } from '../../src/validation/json-depth.ts';
 import { requestIdOf } from './request-guard.ts';
@@ -44,12 +44,13 @@ function toRestError(err: FastifyError): RestApiError | undefined {
   // Fastify's other 4xx (a bad Content-Length, an unsupported encoding): the request cannot be read.
   const status = err.statusCode ?? 500;
   if (status >= 400 && status < 500) return new RestApiError('invalid_request', err.message, { reason: err.message });
-  if (storeUnreachable(err))
-    return new RestApiError('service_unavailable', 'The store is unreachable; retry shortly.', {
-      reason: 'store unreachable',
-    });
+  if (storeUnreachable(err)) return storeUnavailable();
   return undefined;
 }
+
+/** 503 in the REST API's envelope: the store cannot be reached (the admin port's own paths answer it too). */
+export const storeUnavailable = () =>
+  new RestApiError('service_unavailable', STORE_UNREACHABLE_MESSAGE, { reason: 'store unreachable' });
 
 export function restErrorHandler(log: Logger) {
   return (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {

@@ -24,14 +24,14 @@ export class StoredKeyStore implements KeyStore {
   #refreshing: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
   /** performance.now() of the last refresh that reached the store (real time, whatever clock requests use). */
-  lastRefreshAt = 0;
+  lastRefreshAt = Number.NEGATIVE_INFINITY;
 
   constructor(db: Database, options: { log: Logger }) {
     this.#db = db;
     this.#log = options.log;
   }
 
-  /** Milliseconds since the store last answered. */
+  /** Milliseconds since the store last answered; Infinity before it first did (the keys are as stale as can be). */
   sinceLastRefresh(): number {
     return performance.now() - this.lastRefreshAt;
   }

@@ -16,9 +16,10 @@ import { benchBoard, benchState, type BenchBoard } from '../routing/bench-board.
 import { bootstrapStore } from '../store/bootstrap.ts';
 import type { Counters } from '../store/counters/counters.ts';
 import { openCounters } from '../store/counters/open-counters.ts';
-import type { Database } from '../store/database.ts';
+import { openDatabase, type Database } from '../store/database.ts';
+import { gatedDatabase } from '../store/gated-database.ts';
 import { LocalStateFile } from '../store/local-state.ts';
-import { openStore } from '../store/open-store.ts';
+import { migrate } from '../store/migrate.ts';
 import type { CreatedApiKey } from '../store/repos/api-keys.ts';
 import { RetentionSweep } from '../store/retention-sweep.ts';
 import type { Logger } from '../telemetry/logger.ts';
@@ -30,6 +31,7 @@ import { WebhookDelivery } from '../webhooks/delivery-loop.ts';
 import { OutboxRecorder } from '../webhooks/outbox-recorder.ts';
 import { createWorkerPool, type WorkerPool } from '../workers/pool.ts';
 import type { RoleWork } from './service-role.ts';
+import { StorePreparation } from './store-preparation.ts';
 import type { StartOptions } from './start-options.ts';
 
 export interface ServiceParts {
@@ -40,7 +42,10 @@ export interface ServiceParts {
   workers: WorkerPool;
   providers: ProviderRegistry;
   metrics: GatewayMetrics;
+  /** The store; every call fails with StoreUnavailableError until `store` has prepared it. */
   db: Database;
+  /** The store's preparation; `ready` gives the dashboard owner it created (no user in the store yet). */
+  store: StorePreparation<FirstOwner | undefined>;
   storedKeys: StoredKeyStore;
   traceWriter: TraceWriter;
   /** Where the gateway's traces go: the trace writer, and the OTLP export when tracing.otlp is set. */
@@ -57,8 +62,6 @@ export interface ServiceParts {
   createdApiKeys: CreatedApiKey[];
   /** Gateway keys generated on this start and by reloads. */
   generatedKeys: GeneratedKey[];
-  /** The dashboard owner created on this start (no user in the store yet). */
-  firstOwner?: FirstOwner;
   /** Stops the loops and writers (writing what they hold for up to `flushMs`) and closes the store. */
   release(flushMs?: number): Promise<void>;
 }
@@ -86,8 +89,8 @@ export async function openServiceParts(
     log,
   });
   const metrics = new GatewayMetrics({ processMetrics: options.processMetrics });
-  const { control, ...store } = await openStoreParts(first, dataDir, options, work);
-  const { db } = store;
+  const { control, ...storeParts } = await openStoreParts(first, dataDir, options, work);
+  const { db } = storeParts;
   const traces = await openTraceParts(first, db, dataDir, log, metrics);
   const { traceWriter, otlpExport } = traces;
   const spend = new DurableSpendLedger(db, { spillDir: resolve(dataDir, 'spend-spill'), log });
@@ -108,7 +111,7 @@ export async function openServiceParts(
   const promptVersionEvents = new OutboxRecorder({ now: () => clock.now(), recorded: () => webhooks.wake() });
 
   const parts: Omit<ServiceParts, 'release'> = {
-    ...store,
+    ...storeParts,
     log,
     clock,
     localState,
@@ -162,11 +165,14 @@ function bothSinks(store: TraceSink, exported: TraceSink): TraceSink {
   };
 }
 
-type StoreParts = Pick<ServiceParts, 'db' | 'createdApiKeys' | 'firstOwner' | 'storedKeys'> & {
+type StoreParts = Pick<ServiceParts, 'db' | 'store' | 'createdApiKeys' | 'storedKeys'> & {
   control: ControlSocket | undefined;
 };
 
-/** The store, made ready to serve: migrated and bootstrapped, its keys polled, its control socket answering. */
+/**
+ * The store, prepared to serve (migrated and bootstrapped, its keys polled) now or, when it cannot be reached at
+ * start, once it answers; its control socket answering.
+ */
 async function openStoreParts(
   first: LoadedConfig,
   dataDir: string,
@@ -176,17 +182,34 @@ async function openStoreParts(
   const { log, clock } = options;
   // The embedded store has one owner; its control socket both proves that and lets `svc keys create` etc. reach it.
   const control = first.config.store.postgres_url ? undefined : await serviceControlSocket(dataDir, log);
-  const db = await openStore(first.config, first.baseDir).catch(async (err: unknown) => {
+  const raw = await openDatabase({ postgresUrl: first.config.store.postgres_url, dataDir }).catch(
+    async (err: unknown) => {
+      await control?.close();
+      throw err;
+    },
+  );
+  const createdApiKeys: CreatedApiKey[] = [];
+  // The key store reads the store itself: its first read is the preparation's last step, and /health counts from it.
+  const storedKeys = new StoredKeyStore(raw, { log });
+  // From the first configuration: until the store is prepared, a reload fails (its bootstrap needs the store).
+  const store = new StorePreparation(async () => {
+    await migrate(raw);
+    for (const k of await bootstrapStore(raw, first.config, clock.now())) {
+      createdApiKeys.push(k);
+      options.onCreatedApiKey?.(k);
+    }
+    const firstOwner = work.admin ? await ensureFirstOwner(raw, first.config.organization.id) : undefined;
+    await storedKeys.start(first.config.store.key_poll_ms);
+    return firstOwner;
+  }, log);
+  await store.start().catch(async (err: unknown) => {
+    await raw.close().catch(() => {});
     await control?.close();
     throw err;
   });
-  const createdApiKeys = await bootstrapStore(db, first.config, clock.now());
-  for (const k of createdApiKeys) options.onCreatedApiKey?.(k);
-  const firstOwner = work.admin ? await ensureFirstOwner(db, first.config.organization.id) : undefined;
-  const storedKeys = new StoredKeyStore(db, { log });
-  await storedKeys.start(first.config.store.key_poll_ms);
+  const db = gatedDatabase(raw, () => store.prepared);
   control?.serve((request) => runCommand({ db, now: () => clock.now(), changed: () => storedKeys.refresh() }, request));
-  return { control, db, createdApiKeys, firstOwner, storedKeys };
+  return { control, db, store, createdApiKeys, storedKeys };
 }
 
 async function releaseParts(
@@ -194,6 +217,7 @@ async function releaseParts(
   control: ControlSocket | undefined,
   flushMs: number,
 ): Promise<void> {
+  await parts.store.stop();
   parts.storedKeys.stop();
   await Promise.all([parts.webhooks.stop(), parts.retention.stop()]);
   await parts.counters.close();

@@ -20,6 +20,9 @@ const SERVER_UNAVAILABLE = /^(08[0-9A-Z]{3}|57P0[1-3]|53300)$/;
 const CLIENT_MESSAGES =
   /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error)/;
 
+/** What the admin surfaces answer (with a 503) when the store cannot be reached. */
+export const STORE_UNREACHABLE_MESSAGE = 'The store is unreachable; retry shortly.';
+
 /** Thrown by a service (such as the spend ledger) whose SQL store could not be reached; the cause is the store's error. */
 export class StoreUnavailableError extends Error {}
 

@@ -33,8 +33,20 @@ interface Teardown {
   teardown(fn: () => unknown): void;
 }
 
-/** Starts a proxy on 127.0.0.1 (port 0) in front of `target` (default: the host and port of the test Postgres). */
-export async function startTcpProxy(t: Teardown, target?: { host: string; port: number }): Promise<TcpProxy> {
+/** A port on 127.0.0.1 where nothing listens (bound, then let go): connecting is refused, until a proxy starts there. */
+export async function refusingPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/**
+ * Starts a proxy on 127.0.0.1 in front of `target` (default: the host and port of the test Postgres), on `port`
+ * (default: one the system picks).
+ */
+export async function startTcpProxy(t: Teardown, target?: { host: string; port: number }, port = 0): Promise<TcpProxy> {
   const pgUrl = new URL(POSTGRES_ADMIN_URL);
   const to = target ?? { host: pgUrl.hostname || '127.0.0.1', port: Number(pgUrl.port || 5432) };
   const open = new Set<Socket>();
@@ -78,11 +90,11 @@ export async function startTcpProxy(t: Teardown, target?: { host: string; port: 
     track(client);
     track(upstream);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const bound = (server.address() as AddressInfo).port;
   const proxy: TcpProxy = {
     host: '127.0.0.1',
-    port,
+    port: bound,
     get isCut() {
       return isCut;
     },
@@ -118,7 +130,7 @@ export async function startTcpProxy(t: Teardown, target?: { host: string; port: 
     through(url: string) {
       const u = new URL(url);
       u.hostname = '127.0.0.1';
-      u.port = String(port);
+      u.port = String(bound);
       return u.toString();
     },
     close: () =>
