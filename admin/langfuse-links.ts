@@ -1,7 +1,7 @@
 // Langfuse's web paths (/project/{projectId}/traces/{id}, …), which the Langfuse SDKs print and the public API's
 // `htmlPath` carries, answered with a 302 into the dashboard's page for the same thing. The dashboard routes in its
 // URL fragment (`/dashboard/#/p/{project}/traces/{id}`), so the target is built here and the browser follows it.
-// Sessions have no page of their own: a session is the traces list filtered by it. Datasets have no dashboard page.
+// Datasets have no dashboard page.
 // The `langfuse` JS SDK v3 prints `/trace/{id}` without a project: the store says which project holds that trace.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { RestApiError } from './rest-api/rest-error.ts';
@@ -63,10 +63,16 @@ export function registerLangfuseLinks(app: FastifyInstance, db: Queryable): void
     to(reply, dashboardHref(req.params.projectId, `traces/${seg(req.params.id)}`)),
   );
   app.get<{ Params: ProjectParams }>('/project/:projectId/sessions', (req, reply) =>
-    to(reply, dashboardHref(req.params.projectId, 'traces')),
+    to(reply, dashboardHref(req.params.projectId, 'sessions')),
   );
   app.get<{ Params: ItemParams }>('/project/:projectId/sessions/:id', (req, reply) =>
-    to(reply, dashboardHref(req.params.projectId, 'traces', { sessionId: req.params.id })),
+    to(reply, dashboardHref(req.params.projectId, `sessions/${seg(req.params.id)}`)),
+  );
+  app.get<{ Params: ProjectParams }>('/project/:projectId/users', (req, reply) =>
+    to(reply, dashboardHref(req.params.projectId, 'end-users')),
+  );
+  app.get<{ Params: ItemParams }>('/project/:projectId/users/:id', (req, reply) =>
+    to(reply, dashboardHref(req.params.projectId, `end-users/${seg(req.params.id)}`)),
   );
   app.get<{ Params: ProjectParams }>('/project/:projectId/prompts', (req, reply) =>
     to(reply, dashboardHref(req.params.projectId, 'prompts')),

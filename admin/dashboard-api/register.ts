@@ -9,9 +9,12 @@ import { registerDashboardBudgets } from './routes/budgets.ts';
 import { registerDashboardKeys } from './routes/keys.ts';
 import { registerDashboardMetrics } from './routes/metrics.ts';
 import { registerDashboardModelGroups } from './routes/model-groups.ts';
+import { registerDashboardProjectApiKeys } from './routes/project-api-keys.ts';
 import { registerDashboardProjectServing } from './routes/project-serving.ts';
 import { registerDashboardPrompts } from './routes/prompts.ts';
 import { registerDashboardTraces } from './routes/traces.ts';
+import { registerDashboardSessions } from './routes/trace-sessions.ts';
+import { registerDashboardTraceUsers } from './routes/trace-users.ts';
 import { dashboardErrorHandler, dashboardNotFoundHandler } from './error-handler.ts';
 import { registerOverviewRoutes } from './routes/overview.ts';
 import { registerSessionRoutes } from './routes/session.ts';
@@ -34,4 +37,7 @@ export function registerDashboardApi(app: FastifyInstance, ctx: AdminContext): v
   registerDashboardModelGroups(app, ctx);
   registerDashboardBudgets(app, ctx);
   registerDashboardProjectServing(app, ctx);
+  registerDashboardProjectApiKeys(app, ctx);
+  registerDashboardSessions(app, ctx);
+  registerDashboardTraceUsers(app, ctx);
 }

@@ -63,11 +63,18 @@ t.test('ids and project names with reserved characters reach the dashboard uncha
   t.same(match('/p/:project/traces/:id', r.route), { project: 'team a/b', id: 'run #1/2?x' });
 });
 
-t.test('sessions, prompts and the bare lists', async (t) => {
-  const session = await follow('/project/default/sessions/conv-42');
+t.test('sessions, users, prompts and the bare lists', async (t) => {
+  const session = await follow(`/project/default/sessions/${encodeURIComponent('conv 42/a')}`);
   t.equal(session.status, 302);
-  t.same(match('/p/:project/traces', session.route), { project: 'default' }, 'the traces list');
-  t.equal(session.query.get('sessionId'), 'conv-42', 'filtered by the session');
+  t.same(match('/p/:project/sessions/:id', session.route), { project: 'default', id: 'conv 42/a' }, 'the session page');
+
+  const user = await follow(`/project/default/users/${encodeURIComponent('user@example.test')}`);
+  t.equal(user.status, 302);
+  t.same(
+    match('/p/:project/end-users/:id', user.route),
+    { project: 'default', id: 'user@example.test' },
+    'the user page',
+  );
 
   const prompt = await follow(`/project/default/prompts/${encodeURIComponent('folder/support prompt')}`);
   t.same(match('/p/:project/prompts/:name', prompt.route), { project: 'default', name: 'folder/support prompt' });
@@ -75,7 +82,8 @@ t.test('sessions, prompts and the bare lists', async (t) => {
   const lists: [string, string][] = [
     ['/project/default', '/p/:project/metrics'],
     ['/project/default/traces', '/p/:project/traces'],
-    ['/project/default/sessions', '/p/:project/traces'],
+    ['/project/default/sessions', '/p/:project/sessions'],
+    ['/project/default/users', '/p/:project/end-users'],
     ['/project/default/prompts', '/p/:project/prompts'],
   ];
   for (const [path, pattern] of lists) {

@@ -1,0 +1,127 @@
+// Two users' conversations sent through the Langfuse ingestion API, for the sessions and users pages: alice's session
+// of three chat turns (each trace with a generation carrying usage and cost) plus one trace of hers outside any
+// session, and bob's session of one turn, ten minutes after alice's began.
+import { createApiKey } from '../../src/store/repos/api-keys.ts';
+import type { Queryable } from '../../src/store/database.ts';
+import { basicAuth } from './public-api.ts';
+
+export interface SeededTurn {
+  id: string;
+  name: string;
+  question: string;
+  answer: string;
+  startMs: number;
+  durationMs: number;
+  tokens: number;
+  cost: number;
+}
+
+export const ALICE_SESSION = 'conv alice/1';
+export const BOB_SESSION = 'conv-bob-1';
+const MINUTE = 60_000;
+
+/** Alice's turns, in order. Their costs are exact in binary (so the sums compare exactly). */
+export const ALICE_TURNS: SeededTurn[] = [
+  {
+    id: 'turn-a1',
+    name: 'greet',
+    question: 'Hello, who are you?',
+    answer: 'I am the support bot.',
+    startMs: 0,
+    durationMs: 1200,
+    tokens: 30,
+    cost: 0.25,
+  },
+  {
+    id: 'turn-a2',
+    name: 'refund question',
+    question: 'Can I get a refund after 30 days?',
+    answer: 'Yes, within 60 days.',
+    startMs: MINUTE,
+    durationMs: 2500,
+    tokens: 70,
+    cost: 0.5,
+  },
+  {
+    id: 'turn-a3',
+    name: 'thanks',
+    question: 'Thanks!',
+    answer: 'You are welcome.',
+    startMs: 2 * MINUTE,
+    durationMs: 800,
+    tokens: 20,
+    cost: 0.125,
+  },
+];
+export const BOB_TURN: SeededTurn = {
+  id: 'turn-b1',
+  name: 'shipping question',
+  question: 'Where is my parcel?',
+  answer: 'It ships tomorrow.',
+  startMs: 10 * MINUTE,
+  durationMs: 1500,
+  tokens: 40,
+  cost: 0.0625,
+};
+/** Alice's trace without a session. */
+export const ALICE_LONE = 'lone-a';
+
+/** Sends the traces; `base` is alice's first turn's start. Answers the project key used. */
+export async function seedSessionTraces(adminUrl: string, db: Queryable, base: number) {
+  const apiKey = await createApiKey(db, {
+    kind: 'project',
+    organizationId: 'default',
+    projectId: 'default',
+    now: Date.now(),
+  });
+  const at = (ms: number) => new Date(base + ms).toISOString();
+  const turnEvents = (turn: SeededTurn, userId: string, sessionId: string | undefined) => [
+    {
+      id: `e-${turn.id}`,
+      type: 'trace-create',
+      timestamp: at(turn.startMs),
+      body: {
+        id: turn.id,
+        name: turn.name,
+        timestamp: at(turn.startMs),
+        userId,
+        sessionId,
+        input: [
+          { role: 'system', content: 'You are a support bot.' },
+          { role: 'user', content: turn.question },
+        ],
+        output: { role: 'assistant', content: turn.answer },
+      },
+    },
+    {
+      id: `e-${turn.id}-gen`,
+      type: 'generation-create',
+      timestamp: at(turn.startMs),
+      body: {
+        id: `${turn.id}-gen`,
+        traceId: turn.id,
+        name: 'llm',
+        startTime: at(turn.startMs),
+        endTime: at(turn.startMs + turn.durationMs),
+        model: 'gpt-4o-mini',
+        usageDetails: { input: turn.tokens / 2, output: turn.tokens / 2 },
+        costDetails: { total: turn.cost },
+      },
+    },
+  ];
+  const lone: SeededTurn = { ...ALICE_TURNS[0]!, id: ALICE_LONE, name: 'lone', startMs: 5 * MINUTE };
+  const batch = [
+    ...ALICE_TURNS.flatMap((turn) => turnEvents(turn, 'alice', ALICE_SESSION)),
+    ...turnEvents(lone, 'alice', undefined),
+    ...turnEvents(BOB_TURN, 'bob', BOB_SESSION),
+  ];
+  const res = await fetch(`${adminUrl}/api/public/ingestion`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: basicAuth(apiKey) },
+    body: JSON.stringify({ batch }),
+  });
+  const body = (await res.json()) as { errors: unknown[] };
+  if (res.status !== 207 || body.errors.length > 0)
+    throw new Error(`ingestion answered ${res.status}: ${JSON.stringify(body)}`);
+  return apiKey;
+}
