@@ -534,7 +534,7 @@ t.test('the dashboard in chromium', async (t) => {
       t.notOk((await page.content()).includes(AWS_KEY), 'the credential is nowhere on the page');
       await page.getByText('This trace has no spans.').waitFor();
       t.equal(
-        await page.getByText('Select a span for its details.').count(),
+        await page.getByText('Select an observation for its details.').count(),
         0,
         'no span details beside a waterfall that is not there',
       );

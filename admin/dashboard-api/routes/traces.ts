@@ -1,5 +1,6 @@
-// Dashboard traces: a filtered list, and one trace with what its waterfall needs (spans with start, end and parent),
-// the gateway's provider attempts and the trace's scores.
+// Dashboard traces: a filtered list, and one trace with what its page needs: every observation in full (the tree and
+// the details of a selected node), the gateway calls its spans made (joined by traceparent) with their attempts, the
+// gateway's provider attempts and the trace's scores.
 import type { FastifyInstance } from 'fastify';
 import { withStatementTimeout, type Queryable } from '../../../src/store/database.ts';
 import { getAgent } from '../../../src/store/repos/agents.ts';
@@ -17,7 +18,7 @@ import {
   type StoredObservation,
 } from '../../../src/store/repos/observations.ts';
 import type { AdminContext } from '../../context.ts';
-import { restSpan, restTrace } from '../../rest-api/representations.ts';
+import { restSpanReceipt, restTrace } from '../../rest-api/representations.ts';
 import { countedAheadPagination, PAGING_QUERY_SCHEMA } from '../paging.ts';
 import { found, projectOf } from '../project-scope.ts';
 import { requireSession } from '../session-guard.ts';
@@ -89,8 +90,31 @@ function attemptOf(o: StoredObservation) {
     ...(o.statusMessage ? { why: o.statusMessage } : {}),
     provider: a['gateway.provider'] ?? null,
     model: o.model,
+    usage: o.usageDetails,
+    cost: o.totalCost,
     startTime: o.startTime,
     endTime: o.endTime,
+  };
+}
+
+/** An observation with everything its details pane shows: input, output, metadata, model, usage and cost per part. */
+function spanOf(o: StoredObservation) {
+  return {
+    ...restSpanReceipt(o),
+    type: o.type,
+    level: o.level,
+    statusMessage: o.statusMessage,
+    completionStartTime: o.completionStartTime,
+    input: o.input ?? null,
+    output: o.output ?? null,
+    attributes: o.attributes,
+    model: o.model,
+    modelParameters: o.modelParameters,
+    usage: o.usageDetails,
+    costDetails: o.costDetails,
+    cost: o.totalCost,
+    promptName: o.promptName,
+    promptVersion: o.promptVersion,
   };
 }
 
@@ -115,6 +139,8 @@ async function gatewayCallsOf(db: Queryable, projectId: string, traceId: string)
   );
   return data.map((t) => ({
     ...traceSummary(t),
+    input: t.input ?? null,
+    output: t.output ?? null,
     parentSpanId: t.parentSpanId,
     attempts: observations
       .filter((o) => o.traceId === t.id && o.attributes['gateway.deployment'] !== undefined)
@@ -184,7 +210,7 @@ export function registerDashboardTraces(app: FastifyInstance, ctx: AdminContext)
       input: trace.input ?? null,
       output: trace.output ?? null,
       metadata: trace.metadata,
-      spans: observations.map((o) => ({ ...restSpan(o), level: o.level, statusMessage: o.statusMessage })),
+      spans: observations.map(spanOf),
       attempts: observations.filter((o) => o.attributes['gateway.deployment'] !== undefined).map(attemptOf),
       scores: scores.map(scoreOf),
       gatewayCalls,

@@ -1,28 +1,38 @@
-// One trace: its spans as a waterfall (click one for its details) with the gateway calls its spans made in place,
-// input and output, the gateway's attempts, scores.
+// One trace, whatever sent it (an SDK, OTel, ingestion, the gateway): its observation tree on a timeline, the gateway
+// calls its spans made (joined by traceparent) in place with their attempts; a selected node's input, output, metadata,
+// model, usage and cost per part, level and timings; the trace's user, session and tags as links, input and output,
+// scores. The gateway's own cards (agent, model group, HTTP status, cache) only on a gateway trace.
 import { get, inProject } from '../api.ts';
-import { h, replace } from '../dom.ts';
+import { h, replace, type Child } from '../dom.ts';
 import { asText, dateTime, ms, num, usd } from '../format.ts';
 import { href, seg } from '../router.ts';
 import { badge, empty, pageHeader, section, table } from '../ui.ts';
 import type { ViewContext } from '../view.ts';
 import { statusBadge, type TraceSummary } from './traces.ts';
 
+/** An observation of the trace (span, generation, event, ...) or a row standing for a gateway call or attempt. */
 interface Span {
   id: string;
   name: string | null;
   parentId: string | null;
   startTime: string;
   endTime: string | null;
-  status: string;
+  completionStartTime?: string | null;
+  /** The gateway's and REST spans' status (ok, error, completed, ...); null for ingested observations. */
+  status: string | null;
   type: string;
   level?: string;
   statusMessage?: string | null;
-  attributes: Record<string, unknown>;
+  input?: unknown;
   output: unknown;
+  attributes: Record<string, unknown>;
   model?: string | null;
+  modelParameters?: Record<string, unknown> | null;
   usage?: Record<string, number>;
+  costDetails?: Record<string, number>;
   cost?: number;
+  promptName?: string | null;
+  promptVersion?: number | null;
   /** Set on the row standing for a gateway call made from a span of this trace. */
   call?: GatewayCall;
 }
@@ -39,6 +49,8 @@ interface Attempt {
   why?: string;
   provider: string | null;
   model: string | null;
+  usage?: Record<string, number>;
+  cost?: number;
   startTime: string;
   endTime: string | null;
 }
@@ -57,6 +69,8 @@ interface Score {
 
 /** A gateway trace whose traceparent named a span of this trace. */
 interface GatewayCall extends TraceSummary {
+  input: unknown;
+  output: unknown;
   parentSpanId: string | null;
   attempts: Attempt[];
 }
@@ -86,7 +100,8 @@ function gatewayCallSpans(calls: GatewayCall[]): Span[] {
       status: c.status,
       type: 'GATEWAY',
       attributes: {},
-      output: null,
+      input: c.input,
+      output: c.output,
       cost: c.cost,
       call: c,
     };
@@ -99,9 +114,11 @@ function gatewayCallSpans(calls: GatewayCall[]): Span[] {
       status: a.o === 'ok' ? 'ok' : 'error',
       statusMessage: a.why ?? null,
       type: 'GENERATION',
-      attributes: {},
+      attributes: a.provider ? { provider: a.provider } : {},
       output: null,
       model: a.model,
+      usage: a.usage,
+      cost: a.cost,
     }));
     return [call, ...attempts];
   });
@@ -129,23 +146,52 @@ function treeOrder(spans: Span[]): { span: Span; depth: number }[] {
 const attemptTime = (a: Attempt) =>
   a.firstChunkMs === undefined ? ms(a.ms) : `${ms(a.ms)} (first chunk ${ms(a.firstChunkMs)})`;
 
+const endOf = (s: { endTime: string | null; startTime: string }) =>
+  s.endTime ? Date.parse(s.endTime) : Date.parse(s.startTime);
+
+/** An observation's pill: its level when it says more than DEFAULT, else its status, else DEFAULT; never empty. */
+function spanPill(s: Span): HTMLElement {
+  const level = s.level ?? 'DEFAULT';
+  if (level === 'ERROR') return badge('ERROR', 'bad');
+  if (level === 'WARNING') return badge('WARNING', 'warn');
+  if (level === 'DEFAULT' && s.status) return statusBadge(s.status);
+  return badge(level);
+}
+
+function barKind(s: Span): string {
+  if (s.status === 'error' || s.level === 'ERROR') return 'error';
+  if (s.level === 'WARNING') return 'warning';
+  if (s.type === 'GATEWAY') return 'gateway';
+  return s.type === 'GENERATION' ? 'generation' : '';
+}
+
+/** Tick labels over the timeline: its start, middle and end, relative to the trace's start. */
+function timeAxis(total: number): HTMLElement {
+  return h(
+    'div',
+    { class: 'wf-row wf-axis' },
+    h('div', { class: 'hint' }, 'Observation'),
+    h(
+      'div',
+      { class: 'wf-ticks' },
+      [0, 0.5, 1].map((f) => h('span', { style: `left: ${f * 100}%` }, ms(f * total))),
+    ),
+    h('div', { class: 'hint wf-dur' }, 'Duration'),
+  );
+}
+
 function waterfall(trace: Trace, spans: Span[], details: HTMLElement, project: string): HTMLElement {
   const start = Math.min(Date.parse(trace.startTime), ...spans.map((s) => Date.parse(s.startTime)));
-  const endOf = (s: { endTime: string | null; startTime: string }) =>
-    s.endTime ? Date.parse(s.endTime) : Date.parse(s.startTime);
   const end = Math.max(trace.endTime ? Date.parse(trace.endTime) : start, ...spans.map(endOf));
   const total = Math.max(1, end - start);
   const rows = treeOrder(spans).map(({ span, depth }) => {
-    const left = ((Date.parse(span.startTime) - start) / total) * 100;
-    const width = ((endOf(span) - Date.parse(span.startTime)) / total) * 100;
-    const kind =
-      span.status === 'error' || span.level === 'ERROR'
-        ? 'error'
-        : span.type === 'GENERATION'
-          ? 'generation'
-          : span.type === 'GATEWAY'
-            ? 'gateway'
-            : '';
+    const offset = Date.parse(span.startTime) - start;
+    const length = endOf(span) - Date.parse(span.startTime);
+    const select = () => {
+      for (const r of row.parentElement!.children) r.classList.remove('selected');
+      row.classList.add('selected');
+      replace(details, span.call ? gatewayCallDetails(span.call, project) : spanDetails(span));
+    };
     const row = h(
       'div',
       {
@@ -154,67 +200,81 @@ function waterfall(trace: Trace, spans: Span[], details: HTMLElement, project: s
         tabindex: 0,
         'data-testid': 'waterfall-row',
         'data-span': span.id,
-        onclick: () => {
-          for (const r of row.parentElement!.children) r.classList.remove('selected');
-          row.classList.add('selected');
-          replace(details, span.call ? gatewayCallDetails(span.call, project) : spanDetails(span));
-        },
+        onclick: select,
+        onkeydown: (e: KeyboardEvent) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), select()),
       },
       h(
         'div',
         { class: 'wf-name', style: `padding-left: ${depth * 14}px`, title: span.name ?? span.id },
+        h('span', { class: `wf-type ${span.type.toLowerCase()}` }, span.type),
+        ' ',
         span.name ?? span.id,
-        span.type === 'GENERATION' ? h('span', { class: 'hint' }, ` ${span.model ?? ''}`) : null,
+        span.model ? h('span', { class: 'hint' }, ` ${span.model}`) : null,
       ),
       h(
         'div',
         { class: 'wf-track' },
-        h('div', { class: `wf-bar ${kind}`, style: `left: ${left.toFixed(2)}%; width: ${width.toFixed(2)}%` }),
+        h('div', {
+          class: `wf-bar ${barKind(span)}`,
+          style: `left: ${((offset / total) * 100).toFixed(2)}%; width: ${((length / total) * 100).toFixed(2)}%`,
+          title: `starts at +${ms(offset)}, lasts ${ms(length)}`,
+        }),
       ),
-      h('div', { class: 'wf-dur' }, span.endTime ? ms(endOf(span) - Date.parse(span.startTime)) : 'running'),
+      h('div', { class: 'wf-dur' }, span.endTime ? ms(length) : 'running'),
     );
     return row;
   });
-  return h('div', { class: 'waterfall', 'data-testid': 'waterfall' }, rows);
+  return h('div', { class: 'waterfall', 'data-testid': 'waterfall' }, timeAxis(total), rows);
+}
+
+/** `input 12 · output 30 · total 42`: each part of a usage or cost record, the total last. */
+const parts = (record: Record<string, number>, format: (v: number) => string) =>
+  Object.entries(record)
+    .sort(([a], [b]) => Number(a === 'total') - Number(b === 'total'))
+    .map(([k, v]) => `${k} ${format(v)}`)
+    .join(' · ');
+
+const fact = (label: string, value: Child, testid?: string) => [
+  h('dt', null, label),
+  h('dd', { 'data-testid': testid }, value),
+];
+
+/** A JSON or text block with its heading, left out when there is nothing to show. */
+function block(title: string, value: unknown, testid: string): Child {
+  const empty = value === null || value === undefined || (typeof value === 'object' && !Object.keys(value).length);
+  return empty ? null : [h('h3', null, title), h('pre', { class: 'io', 'data-testid': testid }, asText(value))];
 }
 
 function spanDetails(s: Span): HTMLElement {
+  const started = Date.parse(s.startTime);
   return h(
     'div',
     { 'data-testid': 'span-details' },
-    h('h3', null, s.name ?? s.id),
+    h('h3', null, s.name ?? s.id, ' ', h('span', { 'data-testid': 'span-pill' }, spanPill(s))),
     h(
       'dl',
       { class: 'facts' },
-      h('dt', null, 'Type'),
-      h('dd', null, s.type),
-      h('dt', null, 'Status'),
-      h('dd', null, statusBadge(s.status), s.statusMessage ? ` ${s.statusMessage}` : ''),
-      h('dt', null, 'Start'),
-      h('dd', null, dateTime(s.startTime)),
-      h('dt', null, 'End'),
-      h('dd', null, dateTime(s.endTime)),
-      s.model ? [h('dt', null, 'Model'), h('dd', null, s.model)] : null,
-      s.usage
-        ? [
-            h('dt', null, 'Usage'),
-            h(
-              'dd',
-              null,
-              Object.entries(s.usage)
-                .map(([k, v]) => `${k} ${num(v)}`)
-                .join(', ') || '–',
-            ),
-          ]
-        : null,
-      s.cost !== undefined ? [h('dt', null, 'Cost'), h('dd', null, usd(s.cost))] : null,
+      fact('Type', s.type),
+      fact('Level', s.level ?? '–'),
+      s.status ? fact('Status', s.status) : null,
+      s.statusMessage ? fact('Status message', s.statusMessage, 'span-status-message') : null,
+      fact('Start', dateTime(s.startTime)),
+      fact('End', dateTime(s.endTime)),
+      fact('Duration', s.endTime ? ms(endOf(s) - started) : 'running'),
+      s.completionStartTime ? fact('First token', ms(Date.parse(s.completionStartTime) - started)) : null,
+      s.model ? fact('Model', s.model, 'span-model') : null,
+      s.promptName ? fact('Prompt', `${s.promptName}${s.promptVersion ? ` v${s.promptVersion}` : ''}`) : null,
+      s.usage && Object.keys(s.usage).length ? fact('Usage', parts(s.usage, num), 'span-usage') : null,
+      s.costDetails && Object.keys(s.costDetails).length
+        ? fact('Cost', parts(s.costDetails, usd), 'span-cost')
+        : s.cost
+          ? fact('Cost', usd(s.cost), 'span-cost')
+          : null,
     ),
-    Object.keys(s.attributes ?? {}).length
-      ? [h('h3', null, 'Attributes'), h('pre', { class: 'io' }, asText(s.attributes))]
-      : null,
-    s.output !== null && s.output !== undefined
-      ? [h('h3', null, 'Output'), h('pre', { class: 'io' }, asText(s.output))]
-      : null,
+    block('Input', s.input, 'span-input'),
+    block('Output', s.output, 'span-output'),
+    block('Model parameters', s.modelParameters, 'span-model-parameters'),
+    block('Metadata', s.attributes, 'span-metadata'),
   );
 }
 
@@ -226,21 +286,17 @@ function gatewayCallDetails(c: GatewayCall, project: string): HTMLElement {
     h(
       'dl',
       { class: 'facts' },
-      h('dt', null, 'Trace'),
-      h('dd', null, h('a', { href: href(`/p/${seg(project)}/traces/${seg(c.id)}`), class: 'mono' }, c.id)),
-      h('dt', null, 'Status'),
-      h('dd', null, statusBadge(c.status, c.errorCode), c.statusCode === null ? '' : ` HTTP ${c.statusCode}`),
-      h('dt', null, 'Model group'),
-      h('dd', null, [c.modelGroup, c.deployment].filter(Boolean).join(' → ') || '–'),
-      h('dt', null, 'Duration'),
-      h('dd', null, ms(c.duration)),
-      h('dt', null, 'Tokens'),
-      h('dd', null, num(c.tokens)),
-      h('dt', null, 'Cost'),
-      h('dd', { 'data-testid': 'gateway-call-cost' }, usd(c.cost)),
-      h('dt', null, 'Attempts'),
-      h('dd', null, c.attempts.map((a) => `${a.d} ${a.o} ${attemptTime(a)}`).join(', ') || '–'),
+      fact('Trace', h('a', { href: href(`/p/${seg(project)}/traces/${seg(c.id)}`), class: 'mono' }, c.id)),
+      fact('Status', [statusBadge(c.status, c.errorCode), c.statusCode === null ? '' : ` HTTP ${c.statusCode}`]),
+      fact('Model group', [c.modelGroup, c.deployment].filter(Boolean).join(' → ') || '–'),
+      fact('Duration', ms(c.duration)),
+      fact('Tokens', num(c.tokens)),
+      fact('Cost', usd(c.cost), 'gateway-call-cost'),
+      fact('Cache', c.cacheHit === null ? '–' : c.cacheHit ? 'hit' : 'miss'),
+      fact('Attempts', c.attempts.map((a) => `${a.d} ${a.o} ${attemptTime(a)}`).join(', ') || '–'),
     ),
+    block('Input', c.input, 'span-input'),
+    block('Output', c.output, 'span-output'),
   );
 }
 
@@ -248,10 +304,51 @@ function outcome(o: string): HTMLElement {
   return badge(o, o === 'success' || o === 'ok' ? 'ok' : 'bad');
 }
 
+/** A tag as its list shows it: a Langfuse tag (stored with an empty value) is its name, a svc tag is key:value. */
+const tagText = ([k, v]: [string, string]) => (v === '' ? k : `${k}:${v}`);
+
+/** Who and what the trace is about: source, user, session and tags, each a link to the traces sharing it. */
+function traceFacts(trace: Trace, project: string): HTMLElement {
+  const list = (query: Record<string, string>) => href(`/p/${seg(project)}/traces`, query);
+  const tags = Object.entries(trace.tags ?? {});
+  return h(
+    'dl',
+    { class: 'facts trace-facts', 'data-testid': 'trace-facts' },
+    fact('Source', trace.source ?? '–'),
+    fact(
+      'User',
+      trace.userId ? h('a', { href: list({ userId: trace.userId }), 'data-testid': 'trace-user' }, trace.userId) : '–',
+    ),
+    fact(
+      'Session',
+      trace.sessionId
+        ? h('a', { href: list({ sessionId: trace.sessionId }), 'data-testid': 'trace-session' }, trace.sessionId)
+        : '–',
+    ),
+    fact(
+      'Tags',
+      tags.length
+        ? h(
+            'ul',
+            { class: 'chips', 'data-testid': 'trace-tags' },
+            tags.map((t) => h('li', null, h('a', { class: 'chip', href: list({ tag: tagText(t) }) }, tagText(t)))),
+          )
+        : '–',
+    ),
+  );
+}
+
 export async function tracePage(ctx: ViewContext): Promise<Node> {
   const trace = await get<Trace>(inProject(ctx.project, `/traces/${encodeURIComponent(ctx.params.id!)}`));
   const spans = [...trace.spans, ...gatewayCallSpans(trace.gatewayCalls)];
-  const details = h('div', { class: 'span-details' }, h('p', { class: 'hint' }, 'Select a span for its details.'));
+  const isGateway = trace.source === 'gateway';
+  // An agent trace's attempts are those of the gateway calls its spans made.
+  const attempts = isGateway ? trace.attempts : trace.gatewayCalls.flatMap((c) => c.attempts);
+  const details = h(
+    'div',
+    { class: 'span-details' },
+    h('p', { class: 'hint' }, 'Select an observation for its details.'),
+  );
   return h(
     'div',
     { class: 'page', 'data-testid': 'trace-page' },
@@ -265,15 +362,19 @@ export async function tracePage(ctx: ViewContext): Promise<Node> {
     pageHeader(trace.name ?? trace.id, statusBadge(trace.status, trace.errorCode)),
     h(
       'div',
-      { class: 'stats' },
+      { class: 'stats', 'data-testid': 'trace-cards' },
       statBox('Started', dateTime(trace.startTime)),
       statBox('Duration', ms(trace.duration)),
       statBox('Tokens', num(trace.tokens), 'trace-tokens'),
       statBox('Cost', usd(trace.cost), 'trace-cost'),
-      statBox('Agent', trace.agentName ?? trace.agentId ?? '–'),
-      statBox('Model group', [trace.modelGroup, trace.deployment].filter(Boolean).join(' → ') || '–'),
-      statBox('HTTP status', trace.statusCode === null ? '–' : String(trace.statusCode)),
-      statBox('Cache', trace.cacheHit === null ? '–' : trace.cacheHit ? 'hit' : 'miss'),
+      isGateway
+        ? [
+            statBox('Agent', trace.agentName ?? trace.agentId ?? '–'),
+            statBox('Model group', [trace.modelGroup, trace.deployment].filter(Boolean).join(' → ') || '–'),
+            statBox('HTTP status', trace.statusCode === null ? '–' : String(trace.statusCode)),
+            statBox('Cache', trace.cacheHit === null ? '–' : trace.cacheHit ? 'hit' : 'miss'),
+          ]
+        : statBox('Observations', num(trace.spans.length), 'trace-observations'),
       trace.gatewayCalls.length
         ? statBox(
             'Gateway calls',
@@ -282,6 +383,7 @@ export async function tracePage(ctx: ViewContext): Promise<Node> {
           )
         : null,
     ),
+    section('Trace', traceFacts(trace, ctx.project)),
     trace.parentTraceId
       ? h(
           'p',
@@ -295,27 +397,29 @@ export async function tracePage(ctx: ViewContext): Promise<Node> {
         )
       : null,
     section(
-      'Spans',
+      'Observations',
       spans.length === 0
         ? empty('This trace has no spans.')
         : h('div', { class: 'spans-layout' }, waterfall(trace, spans, details, ctx.project), details),
     ),
-    section(
-      'Attempts',
-      table(
-        trace.attempts,
-        [
-          { title: 'Deployment', cell: (a) => h('code', null, a.d) },
-          { title: 'Provider', cell: (a) => a.provider ?? '–' },
-          { title: 'Model', cell: (a) => a.model ?? '–' },
-          { title: 'Outcome', cell: (a) => outcome(a.o) },
-          { title: 'Provider status', cell: (a) => (a.st === undefined ? '–' : String(a.st)), class: 'num' },
-          { title: 'Time', cell: attemptTime, class: 'num' },
-          { title: 'Why', cell: (a) => a.why ?? '' },
-        ],
-        { testid: 'attempts', emptyText: 'No provider attempts (answered before routing, or not a gateway trace).' },
-      ),
-    ),
+    isGateway || attempts.length
+      ? section(
+          isGateway ? 'Attempts' : 'Attempts of its gateway calls',
+          table(
+            attempts,
+            [
+              { title: 'Deployment', cell: (a) => h('code', null, a.d) },
+              { title: 'Provider', cell: (a) => a.provider ?? '–' },
+              { title: 'Model', cell: (a) => a.model ?? '–' },
+              { title: 'Outcome', cell: (a) => outcome(a.o) },
+              { title: 'Provider status', cell: (a) => (a.st === undefined ? '–' : String(a.st)), class: 'num' },
+              { title: 'Time', cell: attemptTime, class: 'num' },
+              { title: 'Why', cell: (a) => a.why ?? '' },
+            ],
+            { testid: 'attempts', emptyText: 'No provider attempts (answered before routing).' },
+          ),
+        )
+      : null,
     h(
       'div',
       { class: 'grid-2' },
@@ -337,15 +441,8 @@ export async function tracePage(ctx: ViewContext): Promise<Node> {
         { testid: 'scores', emptyText: 'No scores.' },
       ),
     ),
-    Object.keys(trace.tags ?? {}).length || Object.keys(trace.metadata ?? {}).length
-      ? section(
-          'Tags and metadata',
-          h(
-            'pre',
-            { class: 'io' },
-            asText({ tags: trace.tags, metadata: trace.metadata, userId: trace.userId, sessionId: trace.sessionId }),
-          ),
-        )
+    Object.keys(trace.metadata ?? {}).length
+      ? section('Metadata', h('pre', { class: 'io', 'data-testid': 'trace-metadata' }, asText(trace.metadata)))
       : null,
   );
 }
