@@ -2,7 +2,8 @@
 // sent through the Langfuse ingestion API (nested spans, a generation, tags, user, session) shows each observation's
 // input, output, usage and level when selected, its tags as a list and its user and session as links to the filtered
 // trace list; a gateway call made with a traceparent of that trace appears in its tree with its attempt; a gateway
-// trace keeps its gateway cards. Screenshots go to test-artifacts/screenshots/.
+// trace keeps its gateway cards; a trace of 2,000 observations shows every one (its render time is printed, not
+// asserted). Screenshots go to test-artifacts/screenshots/.
 import t from 'tap';
 import { createApiKey } from '../../src/store/repos/api-keys.ts';
 import { addUser } from '../../src/users/add-user.ts';
@@ -235,6 +236,49 @@ t.test('one trace page for an SDK trace, its linked gateway call, and a gateway 
     t.equal(await page.getByTestId('span-pill').textContent(), 'ok');
     await screenshot(page, 'trace-gateway');
   });
+
+  await t.test(
+    'a trace of 2,000 observations: every one in the tree (its render time noted, not asserted)',
+    async (t) => {
+      const big = 'f2'.repeat(16);
+      const batch = [event('big-trace', 'trace-create', { id: big, name: 'big agent run', timestamp: at(0) })];
+      // 20 steps of 99 tool calls each.
+      for (let i = 0; i < 2000; i++) {
+        const parent = i % 100 === 0 ? undefined : `big-${i - (i % 100)}`;
+        const start = i * 2;
+        batch.push(
+          event(`big-e-${i}`, 'span-create', {
+            id: `big-${i}`,
+            traceId: big,
+            ...(parent ? { parentObservationId: parent } : {}),
+            name: parent ? `tool call ${i}` : `step ${i / 100}`,
+            startTime: at(start),
+            endTime: at(start + (parent ? 2 : 200)),
+            input: { i },
+          }),
+        );
+      }
+      const r = await fetch(`${s.adminUrl}/api/public/ingestion`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: basicAuth(apiKey) },
+        body: JSON.stringify({ batch }),
+      });
+      t.equal(r.status, 207);
+      const started = Date.now();
+      await openTrace(big);
+      await page.getByTestId('waterfall').waitFor();
+      const fetched = await page.evaluate(
+        (id) => performance.getEntriesByType('resource').find((e) => e.name.endsWith(`/traces/${id}`))!,
+        big,
+      );
+      const shown = await page.evaluate(() => performance.now());
+      t.comment(
+        `2,000 observations: shown ${Date.now() - started} ms after navigation; the data route answered in ` +
+          `${Math.round(fetched.duration)} ms, the page rendered it in about ${Math.round(shown - fetched.responseEnd)} ms`,
+      );
+      t.equal(await page.getByTestId('waterfall-row').count(), 2000);
+    },
+  );
 
   t.same(pageErrors, [], 'no script errors in the page');
 });
