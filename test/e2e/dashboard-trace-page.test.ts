@@ -179,7 +179,9 @@ t.test('one trace page for an SDK trace, its linked gateway call, and a gateway 
     t.match(await details.getByTestId('span-output').textContent(), /retrieve/);
     t.equal(await details.getByTestId('span-pill').textContent(), 'DEFAULT', 'a span without status shows its level');
 
-    details = await select('retrieve policy');
+    await row('retrieve policy').focus();
+    await page.keyboard.press('Enter');
+    details = page.getByTestId('span-details');
     t.match(await details.getByTestId('span-input').textContent(), /refund policy days/);
     t.match(await details.getByTestId('span-metadata').textContent(), /policies-v2/);
 

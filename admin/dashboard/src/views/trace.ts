@@ -201,7 +201,11 @@ function waterfall(trace: Trace, spans: Span[], details: HTMLElement, project: s
         'data-testid': 'waterfall-row',
         'data-span': span.id,
         onclick: select,
-        onkeydown: (e: KeyboardEvent) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), select()),
+        onkeydown: (e: KeyboardEvent) => {
+          if (e.key !== 'Enter' && e.key !== ' ') return;
+          e.preventDefault();
+          select();
+        },
       },
       h(
         'div',
