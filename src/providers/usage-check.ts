@@ -24,6 +24,9 @@ function notACount(value: unknown): string | undefined {
   return undefined;
 }
 
+/** True when `value` is a token count the gateway books as it is. */
+export const isTokenCount = (value: unknown): value is number => notACount(value) === undefined;
+
 class InvalidUsage extends Error {}
 
 /** A required count: a field absent, null or of any other kind makes the usage invalid. */

@@ -38,6 +38,8 @@ export type AnthropicBehaviour =
   | { type: 'json'; body: unknown; status?: number }
   /** Streams an SSE fixture; `cutAfter` destroys the socket after that many frames. */
   | { type: 'sse'; fixture: string; cutAfter?: number; gapMs?: number }
+  /** Streams these events (each an object whose `type` names it) as the SSE frames Anthropic writes. */
+  | { type: 'events'; events: Array<{ type: string }> }
   /** An error envelope fixture (error-<status>.json unless `fixture` or `text` says otherwise). */
   | { type: 'error'; status: number; fixture?: string; text?: string; headers?: Record<string, string> }
   | { type: 'reset' }
@@ -55,7 +57,7 @@ export interface FakeAnthropic {
 async function writeSse(
   res: ServerResponse,
   req: IncomingMessage,
-  fixture: string,
+  frames: string[],
   cutAfter?: number,
   gapMs = 0,
 ): Promise<void> {
@@ -64,7 +66,6 @@ async function writeSse(
     'cache-control': 'no-cache',
     'request-id': 'req_fake_stream',
   });
-  const frames = sseFrames(anthropicFixtureText(fixture));
   for (let i = 0; i < frames.length; i++) {
     if (cutAfter !== undefined && i === cutAfter) {
       // Let the frames written so far reach the gateway; then the connection drops mid-stream.
@@ -104,9 +105,15 @@ async function play(b: AnthropicBehaviour, req: IncomingMessage, body: any, res:
       return;
     }
     case 'sse':
-      return writeSse(res, req, b.fixture, b.cutAfter, b.gapMs);
+      return writeSse(res, req, sseFrames(anthropicFixtureText(b.fixture)), b.cutAfter, b.gapMs);
+    case 'events':
+      return writeSse(
+        res,
+        req,
+        b.events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`),
+      );
     case 'ok':
-      if (body?.stream === true) return writeSse(res, req, b.sse ?? 'text-stream.sse');
+      if (body?.stream === true) return writeSse(res, req, sseFrames(anthropicFixtureText(b.sse ?? 'text-stream.sse')));
       res.writeHead(200, { 'content-type': 'application/json', 'request-id': 'req_fake_json' });
       res.end(anthropicFixtureText(b.json ?? 'text-response.json'));
       return;

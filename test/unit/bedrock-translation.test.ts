@@ -192,10 +192,10 @@ t.test('response: every documented stopReason has a finish_reason', async (t) =>
   // No counts is no usage, not zero tokens: the gateway estimates it (docs/api.md "Provider usage").
   t.equal(bedrockUsage(undefined), undefined);
   t.equal(bedrockUsage({}), undefined);
+  // outputTokens is a count Bedrock always sends: left out, it is carried as null for the router's check to refuse.
   t.same(bedrockUsage({ inputTokens: 3 }), {
     prompt_tokens: 3,
-    completion_tokens: 0,
-    total_tokens: 3,
+    completion_tokens: null,
     prompt_tokens_details: { cached_tokens: 0 },
   });
   t.ok(

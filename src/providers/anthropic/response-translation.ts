@@ -2,7 +2,7 @@
 import type { JsonObject, Usage } from '../../openai/wire-types.ts';
 import { isObject } from '../../validation/json-object.ts';
 import { UpstreamError } from '../upstream-error.ts';
-import { normalizedUsage, reportedUsage } from '../usage-rule.ts';
+import { nullableCount, reportedUsage, requiredCount, translatedUsage, zeroUsage } from '../usage-rule.ts';
 import { JSON_RESPONSE_TOOL } from './request-translation.ts';
 
 export interface AnthropicResponseOptions {
@@ -27,29 +27,28 @@ export function finishReasonOf(stopReason: unknown): string {
   return (typeof stopReason === 'string' && FINISH_REASONS[stopReason]) || 'stop';
 }
 
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
-}
-
 /**
- * Anthropic usage (input_tokens excludes cache reads and writes) by the one usage rule (src/providers/usage-rule.ts);
- * `cache_creation` splits the writes into 5-minute and 1-hour ones, which are priced apart. Undefined when the
- * message carried no token counts.
+ * Anthropic usage (input_tokens excludes cache reads and writes) by the one usage rule (src/providers/usage-rule.ts),
+ * uncoerced: the router checks it. `cache_creation` splits the writes into 5-minute and 1-hour ones, which are priced
+ * apart. The cache counts may be null (none); input_tokens and output_tokens may not. Undefined when the message
+ * carried no token counts.
  */
 export function usageOf(usage: unknown): Usage | undefined {
   const u = reportedUsage(usage, ['input_tokens', 'output_tokens']);
-  if (!u) return undefined;
+  if (!isObject(u)) return u as Usage | undefined;
+  const cacheRead = nullableCount(u.cache_read_input_tokens);
+  const cacheWrite = nullableCount(u.cache_creation_input_tokens);
   const byDuration = isObject(u.cache_creation) ? u.cache_creation : undefined;
-  return normalizedUsage({
-    input: count(u.input_tokens),
-    output: count(u.output_tokens),
-    cacheRead: count(u.cache_read_input_tokens),
-    cacheWrite: count(u.cache_creation_input_tokens),
+  return translatedUsage({
+    prompt: [requiredCount(u.input_tokens), cacheRead, cacheWrite],
+    completion: [requiredCount(u.output_tokens)],
+    cacheRead,
+    cacheWrite,
     ...(byDuration
       ? {
           cacheWriteSplit: {
-            ephemeral5m: count(byDuration.ephemeral_5m_input_tokens),
-            ephemeral1h: count(byDuration.ephemeral_1h_input_tokens),
+            ephemeral5m: nullableCount(byDuration.ephemeral_5m_input_tokens),
+            ephemeral1h: nullableCount(byDuration.ephemeral_1h_input_tokens),
           },
         }
       : {}),
@@ -116,7 +115,7 @@ export function fromAnthropicResponse(
       },
     ],
     // The client's answer keeps OpenAI's shape; the gateway books an estimate when the provider sent no usage.
-    usage: usage ?? normalizedUsage({ input: 0, output: 0 }),
+    usage: usage ?? zeroUsage(),
   };
   return { body, usage };
 }

@@ -46,7 +46,8 @@ class AnthropicChunks implements AnthropicStreamDecoder {
   #jsonAnswer = false;
   #toolCount = 0;
   readonly #tools = new Map<number, ToolBlock>();
-  readonly #usage: Record<string, unknown> = {};
+  /** The usage fields the events carried, merged; or usage that was not an object, as it came. */
+  #usage: unknown;
 
   constructor(options: AnthropicStreamOptions) {
     this.#created = options.created;
@@ -172,11 +173,22 @@ class AnthropicChunks implements AnthropicStreamDecoder {
     });
   }
 
-  /** Usage fields are cumulative: a later event's value replaces an earlier one (counts, and the cache-write split). */
+  /**
+   * Usage fields are cumulative: a later event's value replaces an earlier one (counts, and the cache-write split); a
+   * null field says nothing new. Values are kept as they came, for the router to check.
+   */
   #takeUsage(u: unknown): void {
-    if (typeof u !== 'object' || u === null) return;
-    for (const [k, v] of Object.entries(u))
-      if (typeof v === 'number' || (k === 'cache_creation' && typeof v === 'object' && v !== null)) this.#usage[k] = v;
+    if (u === undefined || u === null) return;
+    if (typeof u !== 'object' || Array.isArray(u)) {
+      this.#usage = u;
+      return;
+    }
+    const merged: Record<string, unknown> =
+      typeof this.#usage === 'object' && this.#usage !== null && !Array.isArray(this.#usage)
+        ? (this.#usage as Record<string, unknown>)
+        : {};
+    for (const [k, v] of Object.entries(u)) if (v !== null) merged[k] = v;
+    this.#usage = merged;
   }
 }
 

@@ -2,7 +2,7 @@
 import type { JsonObject, Usage } from '../../openai/wire-types.ts';
 import { isObject } from '../../validation/json-object.ts';
 import { UpstreamError } from '../upstream-error.ts';
-import { normalizedUsage, reportedUsage } from '../usage-rule.ts';
+import { reportedUsage, requiredCount, translatedUsage, zeroUsage } from '../usage-rule.ts';
 
 const FINISH_REASONS: Record<string, string> = {
   end_turn: 'stop',
@@ -19,20 +19,18 @@ export function finishReason(stopReason: unknown): string {
   return (typeof stopReason === 'string' && FINISH_REASONS[stopReason]) || 'stop';
 }
 
-const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-
 /**
- * Bedrock usage by the one usage rule: Bedrock's inputTokens excludes cache reads and writes. Undefined when the
- * response carried no token counts.
+ * Bedrock usage by the one usage rule, uncoerced: the router checks it. Bedrock's inputTokens excludes cache reads and
+ * writes. Undefined when the response carried no token counts.
  */
 export function bedrockUsage(usage: unknown): Usage | undefined {
   const u = reportedUsage(usage, ['inputTokens', 'outputTokens']);
-  if (!u) return undefined;
-  return normalizedUsage({
-    input: count(u.inputTokens),
-    output: count(u.outputTokens),
-    cacheRead: count(u.cacheReadInputTokens),
-    cacheWrite: count(u.cacheWriteInputTokens),
+  if (!isObject(u)) return u as Usage | undefined;
+  return translatedUsage({
+    prompt: [requiredCount(u.inputTokens), u.cacheReadInputTokens, u.cacheWriteInputTokens],
+    completion: [requiredCount(u.outputTokens)],
+    cacheRead: u.cacheReadInputTokens,
+    cacheWrite: u.cacheWriteInputTokens,
   });
 }
 
@@ -84,7 +82,7 @@ export function chatCompletion(converse: JsonObject, meta: ResponseMeta): { body
       },
     ],
     // The client's answer keeps OpenAI's shape; the gateway books an estimate when the provider sent no usage.
-    usage: usage ?? normalizedUsage({ input: 0, output: 0 }),
+    usage: usage ?? zeroUsage(),
   };
   return { body, usage };
 }

@@ -2,7 +2,7 @@
 // docs/providers/vertex.md). Also the pieces the stream decoder shares: finish reasons, usage, tool-call ids.
 import { randomBytes } from 'node:crypto';
 import type { JsonObject, Usage } from '../../openai/wire-types.ts';
-import { normalizedUsage } from '../usage-rule.ts';
+import { reportedUsage, translatedUsage, zeroUsage } from '../usage-rule.ts';
 import { isObject } from '../../validation/json-object.ts';
 
 const CONTENT_FILTER_REASONS = new Set([
@@ -23,18 +23,29 @@ export function finishReason(reason: string, hasToolCalls: boolean): string {
   return hasToolCalls ? 'tool_calls' : 'stop';
 }
 
-/** Gemini counts: prompt includes cached content, candidates exclude thoughts (usage rule, usage-rule.ts). */
+const GEMINI_COUNTS = [
+  'promptTokenCount',
+  'candidatesTokenCount',
+  'totalTokenCount',
+  'cachedContentTokenCount',
+  'thoughtsTokenCount',
+  'toolUsePromptTokenCount',
+];
+
+/**
+ * Gemini counts by the usage rule (usage-rule.ts), uncoerced: the router checks them. The prompt includes cached
+ * content, the candidates exclude thoughts. Gemini leaves zero counts out, so a count left out is 0; it never sends
+ * null. Undefined when the metadata carries no counts: stream events may carry usageMetadata with only
+ * `trafficType`, nothing to replace earlier counts with.
+ */
 export function geminiUsage(meta: unknown): Usage | undefined {
-  // Stream events may carry usageMetadata with only `trafficType`: no counts, nothing to replace earlier ones with.
-  if (!isObject(meta) || (typeof meta.promptTokenCount !== 'number' && typeof meta.totalTokenCount !== 'number'))
-    return undefined;
-  const n = (key: string) => (typeof meta[key] === 'number' ? (meta[key] as number) : 0);
-  const cached = n('cachedContentTokenCount');
-  return normalizedUsage({
-    input: n('promptTokenCount') - cached + n('toolUsePromptTokenCount'),
-    cacheRead: cached,
-    output: n('candidatesTokenCount'),
-    reasoning: n('thoughtsTokenCount'),
+  const m = reportedUsage(meta, GEMINI_COUNTS);
+  if (!isObject(m)) return m as Usage | undefined;
+  return translatedUsage({
+    prompt: [m.promptTokenCount, m.toolUsePromptTokenCount],
+    completion: [m.candidatesTokenCount, m.thoughtsTokenCount],
+    cacheRead: m.cachedContentTokenCount,
+    reasoning: m.thoughtsTokenCount,
   });
 }
 
@@ -121,7 +132,7 @@ export function geminiResponse(response: JsonObject, ctx: ResponseContext): { bo
     created: ctx.created,
     model: typeof response.modelVersion === 'string' ? response.modelVersion : ctx.model,
     choices,
-    usage: usage ?? normalizedUsage({ input: 0, output: 0 }),
+    usage: usage ?? zeroUsage(),
   };
   return { body, usage };
 }
