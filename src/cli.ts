@@ -11,11 +11,13 @@ import { ConfigError, formatIssue } from './config/config-error.ts';
 import { inspectConfigFile } from './config/load-config.ts';
 import { StoreInUseError } from './control/control-socket.ts';
 import { exitWhenFlushed } from './control/exit-when-flushed.ts';
+import { watchLauncher } from './control/launcher-watch.ts';
 import { storeCommand, UsageError } from './control/store-cli.ts';
 import { automationsCommand } from './control/automations-cli.ts';
 import { usersCommand } from './control/users-cli.ts';
 import { keyExpiryWarnings } from './keys/expiry-warnings.ts';
 import { systemClock } from './pipeline/clock.ts';
+import { PortInUseError } from './runtime/port-in-use.ts';
 import { checkConfig } from './pipeline/load-pipeline.ts';
 
 const USAGE = `usage:
@@ -46,7 +48,20 @@ function boundText(a: AddressInfo): string {
       : isLoopback(a.address)
         ? 'loopback only'
         : 'this address only';
-  return `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port} (${scope})`;
+  return `${hostOf(a.address)}:${a.port} (${scope})`;
+}
+
+/** A URL that reaches a listener from this machine: `localhost` for one bound to every interface. */
+function reachUrl(a: AddressInfo): string {
+  const wildcard = a.address === '0.0.0.0' || a.address === '::';
+  return `http://${wildcard ? 'localhost' : hostOf(a.address)}:${a.port}`;
+}
+
+const hostOf = (address: string) => (address.includes(':') ? `[${address}]` : address);
+
+/** `svc gateway listening on 0.0.0.0:8080 (all interfaces): http://localhost:8080/v1`, then what the line adds. */
+function listeningLine(name: string, bound: AddressInfo, path: string, note: string): string {
+  return `svc ${name} listening on ${boundText(bound)}: ${reachUrl(bound)}${path} (${note})`;
 }
 
 function isLoopback(address: string): boolean {
@@ -115,31 +130,32 @@ async function start(args: string[]): Promise<void> {
       for (const issue of err.issues) console.error(`  ${formatIssue(issue)}`);
       return exitWhenFlushed(1);
     }
-    if (err instanceof StoreInUseError) {
+    if (err instanceof StoreInUseError || err instanceof PortInUseError) {
       console.error(`svc: cannot start: ${err.message}`);
       return exitWhenFlushed(1);
     }
     throw err;
   }
-  // Test helpers and the SDKs' test fixtures read `listening on <url>/v1, admin on <url>` from role all's first line.
-  if (service.gatewayBound === undefined) {
-    console.log(`svc admin listening on ${service.adminUrl} (role admin; no gateway listener)`);
-    console.log(`  bound: admin ${boundText(service.adminBound)}`);
-  } else if (service.role === 'gateway') {
+  // Test helpers and the SDKs' test fixtures read the URLs after `: ` in these lines.
+  if (service.gatewayBound !== undefined)
+    console.log(listeningLine('gateway', service.gatewayBound, '/v1', `role ${service.role}`));
+  if (service.role === 'gateway')
+    console.log(listeningLine('status', service.adminBound, '', '/health, /ready, /metrics only'));
+  else
     console.log(
-      `svc gateway listening on ${service.gatewayUrl}/v1 (role gateway), status on ${service.adminUrl} (/health, /ready, /metrics only)`,
+      listeningLine(
+        'admin',
+        service.adminBound,
+        '',
+        service.role === 'admin' ? 'role admin; no gateway listener' : 'dashboard, REST and public APIs',
+      ),
     );
-    console.log(`  bound: gateway ${boundText(service.gatewayBound)}, status ${boundText(service.adminBound)}`);
-  } else {
-    console.log(`svc gateway listening on ${service.gatewayUrl}/v1, admin on ${service.adminUrl} (role all)`);
-    console.log(`  bound: gateway ${boundText(service.gatewayBound)}, admin ${boundText(service.adminBound)}`);
-  }
   process.on('SIGHUP', () => void service.reload());
   let stopping = false;
-  const shutdown = (signal: string) => {
+  const shutdown = (why: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`svc: ${signal} received, draining`);
+    console.log(`svc: ${why}, draining`);
     service.stop().then(
       () => exitWhenFlushed(0),
       (err: unknown) => {
@@ -148,8 +164,9 @@ async function start(args: string[]): Promise<void> {
       },
     );
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM received'));
+  process.on('SIGINT', () => shutdown('SIGINT received'));
+  watchLauncher(process.env, () => shutdown('the npm process that started svc has exited'));
 }
 
 /** parseArgs refusals (an unknown flag, a flag without its value, a stray word) are usage errors, not crashes. */

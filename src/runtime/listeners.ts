@@ -7,6 +7,7 @@ import { createAdminServer, type AdminHost } from '../../admin/server.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import { createGatewayServer, type GatewayHost } from '../server/gateway-server.ts';
 import type { ConfigLifecycle } from './config-lifecycle.ts';
+import { portInUse } from './port-in-use.ts';
 import type { RequestDrain } from './drain.ts';
 import type { ServiceParts } from './service-parts.ts';
 import type { RoleWork } from './service-role.ts';
@@ -63,9 +64,12 @@ export async function openListeners(
 ): Promise<Listeners> {
   const gateway = work.gateway ? createGatewayServer(host, server) : undefined;
   const admin = await createAdminServer(adminHost(parts, lifecycle, host, options), work.adminSurfaces);
+  const gatewayAt = { port: options.port ?? server.port, host: options.host ?? server.host };
+  const adminAt = { port: options.adminPort ?? server.admin_port, host: options.host ?? server.admin_host };
   try {
-    if (gateway) await listen(gateway, options.port ?? server.port, options.host ?? server.host);
-    await admin.listen({ port: options.adminPort ?? server.admin_port, host: options.host ?? server.admin_host });
+    if (gateway)
+      await listen(gateway, gatewayAt.port, gatewayAt.host).catch(portInUse('gateway', gatewayAt.port, gatewayAt.host));
+    await admin.listen(adminAt).catch(portInUse('admin', adminAt.port, adminAt.host));
   } catch (err) {
     gateway?.close();
     await admin.close();

@@ -52,11 +52,12 @@ export function svcStart(configPath: string, env: NodeJS.ProcessEnv = cleanEnv()
   };
 }
 
-/** The URLs of the listening line of each role (src/cli.ts); role `gateway` has a status port where `admin` is. */
-const LISTENING: Record<'all' | 'gateway' | 'admin', RegExp> = {
-  all: /svc gateway listening on (?<gateway>\S+)\/v1, admin on (?<admin>\S+)/,
-  gateway: /svc gateway listening on (?<gateway>\S+)\/v1 \(role gateway\), status on (?<admin>\S+)/,
-  admin: /svc admin listening on (?<admin>\S+)/,
+/** The URLs in the listening lines of each role (src/cli.ts); role `gateway` has a status port where `admin` is. */
+export const LISTENING: Record<'all' | 'gateway' | 'admin', RegExp> = {
+  all: /svc gateway listening on \S+ \([^)]*\): (?<gateway>\S+)\/v1 \(role all\)\nsvc admin listening on \S+ \([^)]*\): (?<admin>\S+)/,
+  gateway:
+    /svc gateway listening on \S+ \([^)]*\): (?<gateway>\S+)\/v1 \(role gateway\)\nsvc status listening on \S+ \([^)]*\): (?<admin>\S+)/,
+  admin: /svc admin listening on \S+ \([^)]*\): (?<admin>\S+) \(role admin/,
 };
 
 /**

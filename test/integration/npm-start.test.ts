@@ -1,25 +1,17 @@
 // `npm start` as a process manager runs it: the package's real `start` script, in a package of its own (the built
 // service linked in, the default gateway.yaml, ports chosen by the system). The banner names what each listener is
-// bound to, the admin listener stays on loopback by default, and SIGTERM to the npm process drains the server and
-// frees both ports.
+// bound to and a URL that reaches it, the admin listener stays on loopback by default, and SIGTERM to the npm process
+// drains the server and frees both ports.
 import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { ROOT, cleanEnv } from '../helpers/cli.ts';
+import { portIsFree } from '../helpers/ports.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const startScript = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start as string;
-
-function portIsFree(port: number, host: string): Promise<boolean> {
-  return new Promise((done) => {
-    const server = createServer();
-    server.once('error', () => done(false));
-    server.listen(port, host, () => server.close(() => done(true)));
-  });
-}
 
 /** A non-loopback IPv4 address of this machine, if it has one. */
 const externalAddress = Object.values(networkInterfaces())
@@ -52,12 +44,16 @@ t.test(
       if (npm.exitCode === null) npm.kill('SIGKILL');
     });
 
-    const bound = await waitFor(
-      'the bound line',
-      async () => /bound: gateway (\S+):(\d+) \(([^)]+)\), admin (\S+):(\d+) \(([^)]+)\)/.exec(stdout),
+    const listening = await waitFor(
+      'the listening lines',
+      async () =>
+        /svc gateway listening on (\S+):(\d+) \(([^)]+)\): (\S+)\/v1 \(role all\)\nsvc admin listening on (\S+):(\d+) \(([^)]+)\): (\S+)/.exec(
+          stdout,
+        ),
       90_000,
     );
-    const [, gatewayAddress, gatewayPort, gatewayScope, adminAddress, adminPort, adminScope] = bound;
+    const [, gatewayAddress, gatewayPort, gatewayScope, gatewayUrl, adminAddress, adminPort, adminScope, adminUrl] =
+      listening;
     t.same(
       [gatewayAddress, gatewayScope],
       ['0.0.0.0', 'all interfaces'],
@@ -68,11 +64,10 @@ t.test(
       ['127.0.0.1', 'loopback only'],
       'the admin listener stays on loopback by default',
     );
-    t.match(
-      stdout,
-      new RegExp(`listening on http://127\\.0\\.0\\.1:${gatewayPort}/v1, admin on http://127\\.0\\.0\\.1:${adminPort}`),
-    );
-    t.equal((await fetch(`http://127.0.0.1:${adminPort}/health`)).status, 200);
+    t.equal(gatewayUrl, `http://localhost:${gatewayPort}`, 'the gateway URL printed for every interface is localhost');
+    t.equal(adminUrl, `http://127.0.0.1:${adminPort}`);
+    t.equal((await fetch(`${gatewayUrl}/health`)).status, 200, 'the printed gateway URL answers');
+    t.equal((await fetch(`${adminUrl}/health`)).status, 200, 'the printed admin URL answers');
 
     if (externalAddress) {
       t.equal(

@@ -279,7 +279,11 @@ t.test('svc start: SIGHUP reloads, SIGTERM drains in-flight requests and exits 0
   const cli = await startCli(t, configPath, port, adminPort);
   const gatewayUrl = `http://127.0.0.1:${port}`;
   const adminUrl = `http://127.0.0.1:${adminPort}`;
-  t.match(cli.stdout(), `svc gateway listening on ${gatewayUrl}/v1, admin on ${adminUrl}`);
+  t.match(
+    cli.stdout(),
+    `svc gateway listening on 127.0.0.1:${port} (loopback only): ${gatewayUrl}/v1 (role all)\n` +
+      `svc admin listening on 127.0.0.1:${adminPort} (loopback only): ${adminUrl}`,
+  );
   t.same(await modelIds(gatewayUrl, TEST_KEY), ['demo']);
 
   // SIGHUP: the rewritten file goes live (file watching is off, so only the signal can do it).

@@ -147,7 +147,7 @@ t.test('two gateway and two admin processes on one PostgreSQL and one Redis beha
     for (const g of [gatewayA, gatewayB]) {
       t.match(
         g.process.output().stdout,
-        /svc gateway listening on \S+\/v1 \(role gateway\), status on \S+ \(\/health, \/ready, \/metrics only\)/,
+        /svc gateway listening on \S+ \([^)]*\): \S+\/v1 \(role gateway\)\nsvc status listening on \S+ \([^)]*\): \S+ \(\/health, \/ready, \/metrics only\)/,
       );
       t.notMatch(g.process.output().stdout, /Dashboard sign-in/, 'no dashboard owner printed by a gateway');
       t.equal((await fetch(`${g.gatewayUrl}/ready`)).status, 200, 'gateway port: /ready');
@@ -165,7 +165,10 @@ t.test('two gateway and two admin processes on one PostgreSQL and one Redis beha
       }
     }
     for (const a of [admin1, admin2]) {
-      t.match(a.process.output().stdout, /svc admin listening on \S+ \(role admin; no gateway listener\)/);
+      t.match(
+        a.process.output().stdout,
+        /svc admin listening on \S+ \([^)]*\): \S+ \(role admin; no gateway listener\)/,
+      );
       t.notMatch(a.process.output().stdout, /gateway listening/);
       t.equal((await fetch(`${a.adminUrl}/ready`)).status, 200);
       t.equal((await fetch(`${a.adminUrl}/v1/traces`)).status, 401, 'the REST API is served (and asks for a key)');

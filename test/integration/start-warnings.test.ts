@@ -6,12 +6,11 @@ import { join } from 'node:path';
 import t from 'tap';
 import { stringify } from 'yaml';
 import { ROOT } from '../helpers/cli.ts';
-import { svcStart } from '../helpers/service-process.ts';
+import { LISTENING, svcStart } from '../helpers/service-process.ts';
 import { storeSection } from '../helpers/store.ts';
 import { baseConfig, TEST_KEY } from '../helpers/test-config.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
-const LISTENING = /svc gateway listening on \S+\/v1, admin on \S+/;
 const DAY_MS = 86_400_000;
 
 /** The log records (JSON lines on stderr) of level warn. */
@@ -35,7 +34,7 @@ t.test('the shipped gateway.yaml on a fresh data directory starts without a warn
   copyFileSync(join(ROOT, 'gateway.yaml'), configPath);
   const svc = svcStart(configPath, undefined, ['--port', '0', '--admin-port', '0']);
   t.teardown(() => svc.stop());
-  await svc.waitFor(LISTENING);
+  await svc.waitFor(LISTENING.all);
   t.match(svc.output().stdout, /Generated gateway key for 'demo'/, 'a first start on an empty data directory');
   t.same(warnLines(svc.output().stderr), [], 'no warn line');
   t.equal(await svc.stop(), 0);
@@ -73,7 +72,7 @@ t.test('keys that expired or expire within 7 days: a warning each at start and a
   ];
   const svc = svcStart(configPath);
   t.teardown(() => svc.stop());
-  await svc.waitFor(LISTENING);
+  await svc.waitFor(LISTENING.all);
   t.same(warnLines(svc.output().stderr), expected, 'at start; the key 8 days ahead is not announced');
 
   // Saving the file reloads it.

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 NODE = ROOT / "node_modules" / ".bin" / "node"
 CLI = ROOT / "src" / "cli.ts"
 
-_LISTENING = re.compile(r"listening on (\S+)/v1, admin on (\S+)")
+_LISTENING = re.compile(r"svc gateway listening on \S+ \([^)]*\): (\S+)/v1 \(role all\)\nsvc admin listening on \S+ \([^)]*\): (\S+)")
 _PUBLIC = re.compile(r"public key: (\S+)")
 _SECRET = re.compile(r"secret key: (\S+)")
 _GATEWAY_KEY = re.compile(r"Generated gateway key for 'demo' \(shown once; keep it\): (\S+)")
@@ -81,7 +81,7 @@ def start_service(workdir: Path | None = None, timeout_s: float = 60.0, postgres
         assert process.stdout is not None
         for line in process.stdout:
             stdout.append(line)
-            if _LISTENING.search(line):
+            if _LISTENING.search("".join(stdout)):
                 listening.set()
 
     def read_stderr() -> None:

@@ -22,7 +22,8 @@ import java.util.stream.Stream;
 final class SvcService implements AutoCloseable {
     static final Path ROOT = Path.of(System.getProperty("user.dir")).resolve("../..").normalize();
 
-    private static final Pattern LISTENING = Pattern.compile("svc gateway listening on (\\S+)/v1, admin on (\\S+)");
+    private static final Pattern LISTENING = Pattern.compile(
+            "svc gateway listening on \\S+ \\([^)]*\\): (\\S+)/v1 \\(role all\\)\nsvc admin listening on \\S+ \\([^)]*\\): (\\S+)");
     private static final Pattern PUBLIC = Pattern.compile("public key: (\\S+)");
     private static final Pattern SECRET = Pattern.compile("secret key: (\\S+)");
     private static final Pattern GATEWAY_KEY = Pattern.compile("Generated gateway key for 'demo' \\(shown once; keep it\\): (\\S+)");
@@ -70,7 +71,7 @@ final class SvcService implements AutoCloseable {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line; (line = r.readLine()) != null; ) {
                     out.append(line).append('\n');
-                    if (LISTENING.matcher(line).find()) listening.countDown();
+                    if (LISTENING.matcher(out).find()) listening.countDown();
                 }
             } catch (IOException closed) {
                 // the process ended

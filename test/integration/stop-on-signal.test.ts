@@ -1,0 +1,144 @@
+// Every documented way to start svc stops on SIGTERM and SIGINT sent to the process the user started: `npm start`,
+// `npx svc start`, `npm run svc -- start`, `node dist/src/cli.js start` (with or without the Node flags) and the `svc`
+// bin itself. Each runs as a user runs it, in a package of its own (the real bin and scripts of package.json, the built
+// service linked in, the default gateway.yaml), one after the other on the same two ports and the same data directory:
+// after the signal, the whole process tree is gone, both ports are free, and the next start gets the store.
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { ROOT, cleanEnv } from '../helpers/cli.ts';
+import { freePort, portIsFree } from '../helpers/ports.ts';
+import { waitFor } from '../helpers/wait-for.ts';
+
+// npx installs the package into a fresh cache on its first run here; every start creates or opens the store.
+t.setTimeout(900_000);
+
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  bin: Record<string, string>;
+  scripts: Record<string, string>;
+};
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-stop-on-signal-'));
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+writeFileSync(
+  join(dir, 'package.json'),
+  JSON.stringify({
+    name: 'svc',
+    version: '0.0.0',
+    private: true,
+    bin: pkg.bin,
+    scripts: { start: pkg.scripts.start, svc: pkg.scripts.svc },
+  }),
+);
+symlinkSync(join(ROOT, 'dist'), join(dir, 'dist'));
+symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+cpSync(join(ROOT, 'gateway.yaml'), join(dir, 'gateway.yaml'));
+mkdirSync(join(dir, 'npm-cache'));
+const env = cleanEnv({
+  // npx installs the package it runs into npm's cache: a cache of this test's own, removed with it.
+  npm_config_cache: join(dir, 'npm-cache'),
+  npm_config_update_notifier: 'false',
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+});
+
+/** The processes descended from `root` (by /proc), the root included. */
+function processTree(root: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // pid (comm) state ppid …: comm may hold spaces, so read from the last ')'.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++)
+    for (const [pid, ppid] of parents) if (ppid === tree[i] && !tree.includes(pid)) tree.push(pid);
+  return tree;
+}
+
+/** Whether a process still runs (a zombie has ended: it only waits for its parent to read its exit status). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+const ways: { how: string; command: string[]; signal: NodeJS.Signals; to?: 'group' }[] = [
+  { how: 'npm start', command: ['npm', 'start', '--'], signal: 'SIGINT' },
+  { how: 'npx svc start', command: ['npx', 'svc', 'start'], signal: 'SIGTERM' },
+  // Ctrl-C at a terminal: SIGINT to the foreground process group, npm, its shell and the server alike (npm passes a
+  // SIGINT sent to it alone to its shell only, which dash, waiting for the server, ignores: docs/operations.md).
+  { how: 'npx svc start', command: ['npx', 'svc', 'start'], signal: 'SIGINT', to: 'group' },
+  { how: 'npm run svc -- start', command: ['npm', 'run', 'svc', '--', 'start'], signal: 'SIGTERM' },
+  { how: 'node dist/src/cli.js start', command: [process.execPath, 'dist/src/cli.js', 'start'], signal: 'SIGTERM' },
+  {
+    how: 'node <flags> dist/src/cli.js start',
+    command: [process.execPath, '--max-semi-space-size=16', '--heap-growing-percent=50', 'dist/src/cli.js', 'start'],
+    signal: 'SIGINT',
+  },
+  // The `svc` bin as a process manager or a shell runs it: the file itself, through its #! line.
+  { how: 'svc start (the bin)', command: [join(dir, pkg.bin.svc!), 'start'], signal: 'SIGTERM' },
+];
+
+const [port, adminPort] = [await freePort(), await freePort()];
+
+for (const way of ways)
+  t.test(`${way.how}: ${way.signal} to it stops the whole process tree and frees the ports and the store`, (t) =>
+    startAndStop(t, way),
+  );
+
+// The store and the ports the last one held.
+t.test('a start after the last one gets the ports and the store', (t) => startAndStop(t, ways[0]!));
+
+async function startAndStop(t: Test, { how, command, signal, to }: (typeof ways)[number]): Promise<void> {
+  const [file, ...args] = command;
+  const started = spawn(file!, [...args, '--port', String(port), '--admin-port', String(adminPort)], {
+    cwd: dir,
+    env,
+    // A process group of its own, so the teardown can end whatever is left; the signal goes to the process alone.
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  started.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+  started.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  const exited = new Promise<void>((done) => started.on('exit', () => done()));
+  t.teardown(() => {
+    try {
+      process.kill(-started.pid!, 'SIGKILL');
+    } catch {
+      // the group has ended
+    }
+  });
+
+  await waitFor(
+    `${how} serving /health (stdout: ${stdout}, stderr: ${stderr})`,
+    () =>
+      fetch(`http://127.0.0.1:${adminPort}/health`).then(
+        (r) => r.status === 200,
+        () => false,
+      ),
+    240_000,
+  );
+  t.match(stdout, /listening on/, `${how} started`);
+  const tree = processTree(started.pid!);
+
+  process.kill(to === 'group' ? -started.pid! : started.pid!, signal);
+  await exited;
+  await waitFor(`every process of ${how} ended (${tree.join(', ')})`, () => !tree.some(running), 30_000);
+  t.pass(`the ${tree.length} processes of ${how} have ended`);
+  t.match(stdout, /draining/, 'the server drained');
+  t.ok(await portIsFree(port, '0.0.0.0'), 'the gateway port is free');
+  t.ok(await portIsFree(adminPort, '127.0.0.1'), 'the admin port is free');
+}
