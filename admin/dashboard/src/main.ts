@@ -15,6 +15,7 @@ import { keysPage } from './views/keys.ts';
 import { metricsPage } from './views/metrics.ts';
 import { modelGroupsPage } from './views/model-groups.ts';
 import { passwordPage } from './views/password.ts';
+import { projectSettingsPage } from './views/project-settings.ts';
 import { promptPage, promptsPage } from './views/prompts.ts';
 import { seriesPage } from './views/series.ts';
 import { signInPage } from './views/sign-in.ts';
@@ -37,6 +38,7 @@ const ROUTES: { pattern: string; nav: string; view: View }[] = [
   { pattern: '/p/:project/budgets', nav: 'budgets', view: budgetsPage },
   { pattern: '/p/:project/audit', nav: 'audit', view: auditPage },
   { pattern: '/p/:project/users', nav: 'users', view: usersPage },
+  { pattern: '/p/:project/settings', nav: 'settings', view: projectSettingsPage },
   { pattern: '/p/:project/password', nav: 'password', view: passwordPage },
 ];
 

@@ -27,6 +27,7 @@ export const NAV: { section?: string; items: { id: string; label: string }[] }[]
     items: [
       { id: 'users', label: 'Users' },
       { id: 'audit', label: 'Audit log' },
+      { id: 'settings', label: 'Project settings' },
     ],
   },
 ];

@@ -8,7 +8,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import apiKeyCreateSchema from '../../../schemas/api/public-project-api-key-create.json' with { type: 'json' };
 import projectSchema from '../../../schemas/api/public-project-create.json' with { type: 'json' };
 import { addApiKey } from '../../../src/api-keys/add-api-key.ts';
-import { deleteProjectApiKey, listApiKeys, type ApiKey } from '../../../src/store/repos/api-keys.ts';
+import { revokeApiKey } from '../../../src/api-keys/revoke-api-key.ts';
+import { apiKeyBody, listApiKeys } from '../../../src/store/repos/api-keys.ts';
 import { writeAudit, type AuditEntry } from '../../../src/store/repos/audit-log.ts';
 import {
   createProject,
@@ -57,19 +58,6 @@ async function nameIsFree(db: Queryable, organizationId: string, name: string, e
       'ConflictError',
       `A project named ${JSON.stringify(name)} already exists in this organization`,
     );
-}
-
-/** A project API key as listed: never the secret (Langfuse's ApiKeySummary, plus expiresAt). */
-function apiKeyBody(k: ApiKey) {
-  return {
-    id: k.id,
-    createdAt: k.createdAt,
-    expiresAt: k.expiresAt,
-    lastUsedAt: k.lastUsedAt ?? null,
-    note: k.note ?? null,
-    publicKey: k.publicKey,
-    displaySecretKey: k.displaySecretKey,
-  };
 }
 
 async function audit(
@@ -214,15 +202,8 @@ async function removeKey(ctx: AdminContext, req: FastifyRequest<{ Params: Projec
   const { projectId, apiKeyId } = req.params;
   await ctx.db.transaction(async (tx) => {
     await ownProject(tx, organizationId, projectId);
-    if (!(await deleteProjectApiKey(tx, projectId, apiKeyId)))
+    if (!(await revokeApiKey(tx, { id: projectId, organizationId }, apiKeyId, callerOf(req))))
       throw new PublicApiError('NotFoundError', `API key ${apiKeyId} not found in project ${projectId}`);
-    await audit(tx, req, {
-      projectId,
-      action: 'api_key.delete',
-      resourceType: 'api_key',
-      resourceId: apiKeyId,
-      details: { kind: 'project' },
-    });
   });
   return { success: true };
 }

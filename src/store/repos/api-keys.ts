@@ -32,6 +32,19 @@ export function sixMonthsAfter(ms: number): Date {
   return d;
 }
 
+/** A key as listed by the organization API (Langfuse's ApiKeySummary, plus expiresAt) and the dashboard: never its secret or hash. */
+export function apiKeyBody(k: ApiKey) {
+  return {
+    id: k.id,
+    createdAt: k.createdAt,
+    expiresAt: k.expiresAt,
+    lastUsedAt: k.lastUsedAt ?? null,
+    note: k.note ?? null,
+    publicKey: k.publicKey,
+    displaySecretKey: k.displaySecretKey,
+  };
+}
+
 export const secretSha256 = (secret: string) => hash('sha256', secret, 'hex');
 
 export interface NewApiKey {
