@@ -7,7 +7,7 @@
 import t from 'tap';
 import { createApiKey } from '../../src/store/repos/api-keys.ts';
 import { addUser } from '../../src/users/add-user.ts';
-import { ensureDashboardBuild, launchBrowser, screenshot } from '../helpers/browser.ts';
+import { ensureDashboardBuild, screenshot, signedInPage } from '../helpers/browser.ts';
 import { basicAuth } from '../helpers/public-api.ts';
 import { baseConfig, chatBody, startTestService, TEST_KEY } from '../helpers/service.ts';
 import { waitFor } from '../helpers/wait-for.ts';
@@ -124,17 +124,7 @@ t.test('one trace page for an SDK trace, its linked gateway call, and a gateway 
   await call.arrayBuffer();
   const callId = call.headers.get('x-svc-request-id')!;
 
-  const browser = await launchBrowser(t);
-  const page = await (await browser.newContext({ viewport: { width: 1360, height: 900 } })).newPage();
-  page.setDefaultTimeout(10_000);
-  const pageErrors: string[] = [];
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  const dash = `${s.adminUrl}/dashboard/`;
-  await page.goto(dash);
-  await page.getByLabel('Email').fill('owner@example.test');
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByTestId('current-user').waitFor();
+  const { page, pageErrors, dash } = await signedInPage(t, s.adminUrl, 'owner@example.test', password);
   await waitFor('the agent trace with its gateway call', async () => {
     const r = await page.request.get(`${s.adminUrl}/dashboard/api/projects/default/traces/${TRACE}`);
     return r.ok() && ((await r.json()) as any).gatewayCalls.length === 1;
@@ -270,7 +260,10 @@ t.test('one trace page for an SDK trace, its linked gateway call, and a gateway 
       await openTrace(big);
       await page.getByTestId('waterfall').waitFor();
       const fetched = await page.evaluate(
-        (id) => performance.getEntriesByType('resource').find((e) => e.name.endsWith(`/traces/${id}`))!,
+        (id) =>
+          (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).find((e) =>
+            e.name.endsWith(`/traces/${id}`),
+          )!,
         big,
       );
       const shown = await page.evaluate(() => performance.now());

@@ -57,3 +57,22 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path, fullPage: true });
   return path;
 }
+
+/**
+ * A chromium page (1360×900) signed in to the dashboard of the service at `adminUrl`, with the script errors it
+ * reports collected in `pageErrors`; `dash` is the dashboard's URL.
+ */
+export async function signedInPage(t: Teardown, adminUrl: string, email: string, password: string) {
+  const browser = await launchBrowser(t);
+  const page = await (await browser.newContext({ viewport: { width: 1360, height: 900 } })).newPage();
+  page.setDefaultTimeout(10_000);
+  const pageErrors: string[] = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  const dash = `${adminUrl}/dashboard/`;
+  await page.goto(dash);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByTestId('current-user').waitFor();
+  return { page, pageErrors, dash };
+}

@@ -11,6 +11,7 @@ import { agentsPage } from './views/agents.ts';
 import { auditPage } from './views/audit.ts';
 import { automationPage, automationsPage } from './views/automations.ts';
 import { budgetsPage } from './views/budgets.ts';
+import { endUserPage, endUsersPage } from './views/end-users.ts';
 import { keysPage } from './views/keys.ts';
 import { metricsPage } from './views/metrics.ts';
 import { modelGroupsPage } from './views/model-groups.ts';
@@ -18,6 +19,7 @@ import { passwordPage } from './views/password.ts';
 import { projectSettingsPage } from './views/project-settings.ts';
 import { promptPage, promptsPage } from './views/prompts.ts';
 import { seriesPage } from './views/series.ts';
+import { sessionPage, sessionsPage } from './views/sessions.ts';
 import { signInPage } from './views/sign-in.ts';
 import { tracePage } from './views/trace.ts';
 import { tracesPage } from './views/traces.ts';
@@ -29,6 +31,10 @@ const ROUTES: { pattern: string; nav: string; view: View }[] = [
   { pattern: '/p/:project/agents', nav: 'agents', view: agentsPage },
   { pattern: '/p/:project/traces', nav: 'traces', view: tracesPage },
   { pattern: '/p/:project/traces/:id', nav: 'traces', view: tracePage },
+  { pattern: '/p/:project/sessions', nav: 'sessions', view: sessionsPage },
+  { pattern: '/p/:project/sessions/:id', nav: 'sessions', view: sessionPage },
+  { pattern: '/p/:project/end-users', nav: 'end-users', view: endUsersPage },
+  { pattern: '/p/:project/end-users/:id', nav: 'end-users', view: endUserPage },
   { pattern: '/p/:project/prompts', nav: 'prompts', view: promptsPage },
   { pattern: '/p/:project/prompts/:name', nav: 'prompts', view: promptPage },
   { pattern: '/p/:project/automations', nav: 'automations', view: automationsPage },

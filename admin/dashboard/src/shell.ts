@@ -10,6 +10,8 @@ export const NAV: { section?: string; items: { id: string; label: string }[] }[]
       { id: 'metrics', label: 'Metrics' },
       { id: 'agents', label: 'Agents' },
       { id: 'traces', label: 'Traces' },
+      { id: 'sessions', label: 'Sessions' },
+      { id: 'end-users', label: 'End users' },
       { id: 'prompts', label: 'Prompts' },
       { id: 'automations', label: 'Automations' },
     ],
