@@ -7,22 +7,23 @@ import t from 'tap';
 import { ms, num, usd } from '../../admin/dashboard/src/format.ts';
 import { addUser } from '../../src/users/add-user.ts';
 import { ensureDashboardBuild, launchBrowser, screenshot } from '../helpers/browser.ts';
-import { baseConfig, chatBody, startTestService } from '../helpers/service.ts';
-import { ALICE_SESSION, ALICE_TURNS, BOB_SESSION, BOB_TURN, seedSessionTraces } from '../helpers/session-traces.ts';
+import { baseConfig, startTestService } from '../helpers/service.ts';
+import {
+  ALICE_SESSION,
+  ALICE_TURNS,
+  BOB_SESSION,
+  BOB_TURN,
+  callGatewayInAliceSession,
+  seedSessionTraces,
+  sessionGatewayConfig,
+} from '../helpers/session-traces.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
-const GATEWAY_KEY = 'sk-svc-session-budget-key-0002';
 const enc = encodeURIComponent;
 
 t.test('sessions and end users in the browser', async (t) => {
   await ensureDashboardBuild();
-  const s = await startTestService(
-    t,
-    baseConfig({
-      keys: [{ alias: 'budgeted', key: GATEWAY_KEY, project: 'default', model_groups: ['demo'], budget_usd: 10 }],
-      plugins: [{ use: 'auth' }, { use: 'budget' }, { use: 'router' }, { use: 'tracing' }],
-    }),
-  );
+  const s = await startTestService(t, baseConfig(sessionGatewayConfig()));
   const password = 'correct horse battery staple';
   await addUser(
     s.service.db,
@@ -30,18 +31,7 @@ t.test('sessions and end users in the browser', async (t) => {
     { actor: 'test', organizationId: 'default' },
   );
   await seedSessionTraces(s.adminUrl, s.service.db, Date.now() - 3_600_000);
-  const call = await fetch(`${s.gatewayUrl}/v1/chat/completions`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      authorization: `Bearer ${GATEWAY_KEY}`,
-      'svc-session-id': ALICE_SESSION,
-      'svc-user-id': 'alice',
-    },
-    body: JSON.stringify(chatBody({ messages: [{ role: 'user', content: 'Summarise our chat.' }] })),
-  });
-  t.equal(call.status, 200);
-  await call.arrayBuffer();
+  t.equal(await callGatewayInAliceSession(s.gatewayUrl), 200, 'the gateway call in the session');
 
   const browser = await launchBrowser(t);
   const page = await (await browser.newContext({ viewport: { width: 1360, height: 900 } })).newPage();

@@ -4,6 +4,7 @@
 import { createApiKey } from '../../src/store/repos/api-keys.ts';
 import type { Queryable } from '../../src/store/database.ts';
 import { basicAuth } from './public-api.ts';
+import { chatBody } from './service.ts';
 
 export interface SeededTurn {
   id: string;
@@ -124,4 +125,29 @@ export async function seedSessionTraces(adminUrl: string, db: Queryable, base: n
   if (res.status !== 207 || body.errors.length > 0)
     throw new Error(`ingestion answered ${res.status}: ${JSON.stringify(body)}`);
   return apiKey;
+}
+
+/** The gateway key of `sessionGatewayConfig`, with a hard budget of $10 over its life. */
+export const BUDGETED_KEY = 'sk-svc-session-budget-key-0001';
+
+/** The keys and plugins for a gateway call in alice's session with a budgeted key (merged into baseConfig). */
+export const sessionGatewayConfig = () => ({
+  keys: [{ alias: 'budgeted', key: BUDGETED_KEY, project: 'default', model_groups: ['demo'], budget_usd: 10 }],
+  plugins: [{ use: 'auth' }, { use: 'budget' }, { use: 'router' }, { use: 'tracing' }],
+});
+
+/** One chat call through the gateway in alice's session, as alice, with the budgeted key; answers its status. */
+export async function callGatewayInAliceSession(gatewayUrl: string): Promise<number> {
+  const res = await fetch(`${gatewayUrl}/v1/chat/completions`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${BUDGETED_KEY}`,
+      'svc-session-id': ALICE_SESSION,
+      'svc-user-id': 'alice',
+    },
+    body: JSON.stringify(chatBody({ messages: [{ role: 'user', content: 'Summarise our chat.' }] })),
+  });
+  await res.arrayBuffer();
+  return res.status;
 }

@@ -5,28 +5,25 @@
 // unknown session or user, 401 without a session cookie.
 import t from 'tap';
 import { dashboardRequest, signIn } from '../helpers/dashboard.ts';
-import { baseConfig, chatBody, startTestService } from '../helpers/service.ts';
+import { baseConfig, startTestService } from '../helpers/service.ts';
 import {
   ALICE_LONE,
   ALICE_SESSION,
   ALICE_TURNS,
   BOB_SESSION,
   BOB_TURN,
+  callGatewayInAliceSession,
   seedSessionTraces,
+  sessionGatewayConfig,
 } from '../helpers/session-traces.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const P = '/projects/default';
-const GATEWAY_KEY = 'sk-svc-session-budget-key-0001';
 const enc = encodeURIComponent;
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
-const config = () =>
-  baseConfig({
-    keys: [{ alias: 'budgeted', key: GATEWAY_KEY, project: 'default', model_groups: ['demo'], budget_usd: 10 }],
-    plugins: [{ use: 'auth' }, { use: 'budget' }, { use: 'router' }, { use: 'tracing' }],
-  });
+const config = () => baseConfig(sessionGatewayConfig());
 
 for (const backend of STORE_BACKENDS) {
   t.test(`sessions and end users on ${backend}`, async (t) => {
@@ -35,18 +32,7 @@ for (const backend of STORE_BACKENDS) {
     await seedSessionTraces(s.adminUrl, s.service.db, base);
     const owner = await signIn(s, 'owner@localhost', s.service.firstOwner!.password);
 
-    // One gateway call in alice's session, with the budgeted key.
-    const call = await fetch(`${s.gatewayUrl}/v1/chat/completions`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        authorization: `Bearer ${GATEWAY_KEY}`,
-        'svc-session-id': ALICE_SESSION,
-        'svc-user-id': 'alice',
-      },
-      body: JSON.stringify(chatBody()),
-    });
-    t.equal(call.status, 200);
+    t.equal(await callGatewayInAliceSession(s.gatewayUrl), 200, 'the gateway call in the session');
     const gatewayTrace = await waitFor('the gateway trace', async () => {
       const r = await owner.call('GET', `${P}/traces?sessionId=${enc(ALICE_SESSION)}&limit=10`);
       return r.body.data.find((x: any) => x.source === 'gateway');
