@@ -65,12 +65,19 @@ t.test(
     t.match(gatewayTrace.observations, [{ type: 'GENERATION', model: 'mock-small' }]);
 
     await processor.forceFlush();
-    const agentTrace = await storedTrace(run.traceId, (found) => found.observations.length === 2);
+    // The public API reads the gateway call's attempt into the agent trace too (docs/public-api.md).
+    const viaGateway = (o: any) => o.metadata['gateway.trace_id'] === run.requestId;
+    const agentTrace = await storedTrace(
+      run.traceId,
+      (found) =>
+        found.observations.filter((o: any) => !viaGateway(o)).length === 2 && found.observations.some(viaGateway),
+    );
     t.match(agentTrace, { name: 'agent-turn', userId: 'user-9', sessionId: 'conversation-3' });
     t.ok(
       agentTrace.observations.some((o: any) => o.id === run.spanId && o.parentObservationId === run.agentSpanId),
       'the calling span is in the agent trace',
     );
+    t.match(agentTrace.observations.find(viaGateway), { type: 'GENERATION', parentObservationId: run.spanId });
   },
 );
 
