@@ -6,7 +6,7 @@
 import t from 'tap';
 import { ms, num, usd } from '../../admin/dashboard/src/format.ts';
 import { addUser } from '../../src/users/add-user.ts';
-import { ensureDashboardBuild, launchBrowser, screenshot } from '../helpers/browser.ts';
+import { ensureDashboardBuild, screenshot, signedInPage } from '../helpers/browser.ts';
 import { baseConfig, startTestService } from '../helpers/service.ts';
 import {
   ALICE_SESSION,
@@ -15,6 +15,7 @@ import {
   BOB_TURN,
   callGatewayInAliceSession,
   seedSessionTraces,
+  sendTurns,
   sessionGatewayConfig,
 } from '../helpers/session-traces.ts';
 import { waitFor } from '../helpers/wait-for.ts';
@@ -30,20 +31,11 @@ t.test('sessions and end users in the browser', async (t) => {
     { email: 'owner@example.test', name: 'The owner', role: 'owner', password },
     { actor: 'test', organizationId: 'default' },
   );
-  await seedSessionTraces(s.adminUrl, s.service.db, Date.now() - 3_600_000);
+  const base = Date.now() - 3_600_000;
+  const apiKey = await seedSessionTraces(s.adminUrl, s.service.db, base);
   t.equal(await callGatewayInAliceSession(s.gatewayUrl), 200, 'the gateway call in the session');
 
-  const browser = await launchBrowser(t);
-  const page = await (await browser.newContext({ viewport: { width: 1360, height: 900 } })).newPage();
-  page.setDefaultTimeout(10_000);
-  const pageErrors: string[] = [];
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  const dash = `${s.adminUrl}/dashboard/`;
-  await page.goto(dash);
-  await page.getByLabel('Email').fill('owner@example.test');
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByTestId('current-user').waitFor();
+  const { page, pageErrors } = await signedInPage(t, s.adminUrl, 'owner@example.test', password);
   const gatewayTrace: any = await waitFor('the gateway call traced in the session', async () => {
     const r = await page.request.get(
       `${s.adminUrl}/dashboard/api/projects/default/traces?sessionId=${enc(ALICE_SESSION)}`,
@@ -144,6 +136,23 @@ t.test('sessions and end users in the browser', async (t) => {
     await page.goto(`${s.adminUrl}/project/default/sessions/${enc(ALICE_SESSION)}`);
     await page.getByTestId('conversation').waitFor();
     t.equal(await page.getByRole('heading', { level: 1 }).textContent(), `Session ${ALICE_SESSION}`);
+  });
+
+  // Page timing, reported and not asserted: a session of 200 turns, from the address to the last turn drawn.
+  await t.test('a session of 200 traces', async (t) => {
+    const turns = Array.from({ length: 200 }, (_, i) => ({
+      turn: { ...BOB_TURN, id: `long-${i}`, name: `turn ${i}`, startMs: -30 * 60_000 + i * 1000 },
+      userId: 'carol',
+      sessionId: 'long-conversation',
+    }));
+    await sendTurns(s.adminUrl, apiKey, base, turns);
+    await page.goto(`${s.adminUrl}/dashboard/#/p/default/metrics`);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    const started = Date.now();
+    await page.goto(`${s.adminUrl}/dashboard/#/p/default/sessions/long-conversation`);
+    await page.getByTestId('session-turn').nth(199).waitFor();
+    t.comment(`a session of 200 traces rendered in ${Date.now() - started} ms`);
+    t.equal(await page.getByTestId('session-traces').textContent(), '200');
   });
 
   t.same(pageErrors, [], 'no script errors');

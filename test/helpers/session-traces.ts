@@ -75,6 +75,22 @@ export async function seedSessionTraces(adminUrl: string, db: Queryable, base: n
     projectId: 'default',
     now: Date.now(),
   });
+  const lone: SeededTurn = { ...ALICE_TURNS[0]!, id: ALICE_LONE, name: 'lone', startMs: 5 * MINUTE };
+  await sendTurns(adminUrl, apiKey, base, [
+    ...ALICE_TURNS.map((turn) => ({ turn, userId: 'alice', sessionId: ALICE_SESSION })),
+    { turn: lone, userId: 'alice' },
+    { turn: BOB_TURN, userId: 'bob', sessionId: BOB_SESSION },
+  ]);
+  return apiKey;
+}
+
+/** Sends each turn as a trace (chat input and output) with one generation, through the ingestion API. */
+export async function sendTurns(
+  adminUrl: string,
+  apiKey: Parameters<typeof basicAuth>[0],
+  base: number,
+  turns: { turn: SeededTurn; userId: string; sessionId?: string }[],
+): Promise<void> {
   const at = (ms: number) => new Date(base + ms).toISOString();
   const turnEvents = (turn: SeededTurn, userId: string, sessionId: string | undefined) => [
     {
@@ -110,12 +126,7 @@ export async function seedSessionTraces(adminUrl: string, db: Queryable, base: n
       },
     },
   ];
-  const lone: SeededTurn = { ...ALICE_TURNS[0]!, id: ALICE_LONE, name: 'lone', startMs: 5 * MINUTE };
-  const batch = [
-    ...ALICE_TURNS.flatMap((turn) => turnEvents(turn, 'alice', ALICE_SESSION)),
-    ...turnEvents(lone, 'alice', undefined),
-    ...turnEvents(BOB_TURN, 'bob', BOB_SESSION),
-  ];
+  const batch = turns.flatMap(({ turn, userId, sessionId }) => turnEvents(turn, userId, sessionId));
   const res = await fetch(`${adminUrl}/api/public/ingestion`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: basicAuth(apiKey) },
@@ -124,7 +135,6 @@ export async function seedSessionTraces(adminUrl: string, db: Queryable, base: n
   const body = (await res.json()) as { errors: unknown[] };
   if (res.status !== 207 || body.errors.length > 0)
     throw new Error(`ingestion answered ${res.status}: ${JSON.stringify(body)}`);
-  return apiKey;
 }
 
 /** The gateway key of `sessionGatewayConfig`, with a hard budget of $10 over its life. */
