@@ -1,7 +1,7 @@
 // The users of a project's traces (traces.user_id; no table of their own), with their totals, for the dashboard's
 // users pages.
 import type { Queryable } from '../database.ts';
-import { countAhead, type PageWindow } from './page.ts';
+import { COUNT_AHEAD, type PageWindow } from './page.ts';
 import { iso, num } from './rows.ts';
 import { traceSelect } from './traces.ts';
 
@@ -66,21 +66,42 @@ export async function summarizeTraceUsers(
   );
 }
 
+/**
+ * The project's distinct trace users, counted up to `bound` by skipping from one user id to the next along
+ * traces_project_user_time (one index probe per user), where counting the latest traces of each user along the time
+ * index would walk every trace of a project with few users.
+ */
+async function countTraceUsers(db: Queryable, projectId: string, bound: number): Promise<number> {
+  const r = await db.query<{ n: unknown }>(
+    `WITH RECURSIVE u(user_id) AS (
+        (SELECT t.user_id FROM traces t WHERE t.project_id = $1 AND t.user_id IS NOT NULL ORDER BY t.user_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT t.user_id FROM traces t WHERE t.project_id = $1 AND t.user_id > u.user_id
+                ORDER BY t.user_id LIMIT 1)
+          FROM u WHERE u.user_id IS NOT NULL)
+      SELECT count(*) AS n FROM (SELECT 1 FROM u WHERE u.user_id IS NOT NULL LIMIT ${Number(bound)}) c`,
+    [projectId],
+  );
+  return num(r.rows[0]!.n);
+}
+
 /** A page of the project's trace users, most recently seen first, with their totals; `total` counted ahead. */
 export async function listTraceUsers(
   db: Queryable,
   projectId: string,
   page: PageWindow,
 ): Promise<{ data: TraceUserSummary[]; total: number }> {
-  const matching = `FROM traces t WHERE t.project_id = $1 AND ${ENDS_USER}`;
-  const orderBy = 't.start_time DESC, t.user_id DESC';
-  const options = { indexOrder: true };
-  const params = [projectId];
-  const total = await countAhead(db, { matching, params, orderBy, options }, page);
+  const bound = Number(page.offset) + COUNT_AHEAD;
+  const total = await countTraceUsers(db, projectId, bound);
+  // Asking for no more users than remain lets the walk stop at the last one, not read on to the project's first trace;
+  // the order is traces_project_time's own, so no sort waits for a tie that never comes.
+  const limit = total < bound ? Math.min(Number(page.limit), total - Number(page.offset)) : Number(page.limit);
+  if (limit <= 0) return { data: [], total };
   const ids = await db.query<{ user_id: string }>(
-    `SELECT t.user_id ${matching} ORDER BY ${orderBy} LIMIT ${Number(page.limit)} OFFSET ${Number(page.offset)}`,
-    params,
-    options,
+    `SELECT t.user_id FROM traces t WHERE t.project_id = $1 AND ${ENDS_USER}
+      ORDER BY t.start_time DESC, t.id LIMIT ${limit} OFFSET ${Number(page.offset)}`,
+    [projectId],
+    { indexOrder: true },
   );
   const order = ids.rows.map((r) => r.user_id);
   const sums = await summarizeTraceUsers(db, projectId, order);
