@@ -98,6 +98,11 @@ t.test('sessions and end users in the browser', async (t) => {
     );
     const budget = (await page.getByTestId('session-budgets').locator('tbody tr').allTextContents()).join('\n');
     t.match(budget, /budgeted.*hard · total.*\$10\.00/, "the key's budget");
+    t.match(
+      await page.getByTestId('session-budgets-hint').textContent(),
+      `gateway calls cost ${usd(gatewayTrace.cost)}`,
+      "the session's own spend through the gateway",
+    );
     await screenshot(page, 'session-page');
 
     await turns.nth(1).getByTestId('trace-link').click();

@@ -17,6 +17,7 @@ interface SessionTurn {
   id: string;
   name: string | null;
   status: string;
+  source: string;
   startTime: string;
   duration: number | null;
   userId: string | null;
@@ -108,14 +109,18 @@ function turn(project: string, t: SessionTurn, index: number): HTMLElement {
 }
 
 /** The budgets of the gateway keys the session's calls went through: what each key has spent of its limit. */
-async function keyBudgets(project: string, keys: string[], sessionCost: number): Promise<HTMLElement | null> {
+async function keyBudgets(project: string, keys: string[], gatewayCost: number): Promise<HTMLElement | null> {
   if (keys.length === 0) return null;
   const budgets = await get<Page<BudgetRow>>(inProject(project, '/budgets'));
   const rows = budgets.data.filter((b) => b.scope === 'key' && keys.includes(b.name));
   if (rows.length === 0) return null;
   return section(
     'Gateway key budgets',
-    h('p', { class: 'hint' }, `This session cost ${usd(sessionCost)} through these keys' calls.`),
+    h(
+      'p',
+      { class: 'hint', 'data-testid': 'session-budgets-hint' },
+      `This session's gateway calls cost ${usd(gatewayCost)}; each key's spend is over all its calls.`,
+    ),
     table(
       rows,
       [
@@ -144,7 +149,8 @@ async function keyBudgets(project: string, keys: string[], sessionCost: number):
 export async function sessionPage(ctx: ViewContext): Promise<Node> {
   const id = ctx.params.id!;
   const s = await get<SessionDetail>(inProject(ctx.project, `/sessions/${seg(id)}`));
-  const budgets = await keyBudgets(ctx.project, s.gatewayKeys, s.cost);
+  const gatewayCost = s.traces.filter((t) => t.source === 'gateway').reduce((n, t) => n + t.cost, 0);
+  const budgets = await keyBudgets(ctx.project, s.gatewayKeys, gatewayCost);
   return h(
     'div',
     { class: 'page' },
