@@ -4,14 +4,14 @@
 import { get, inProject } from '../api.ts';
 import { timeChart } from '../charts.ts';
 import { h } from '../dom.ts';
-import { dateTime, ms, num, usd } from '../format.ts';
+import { dateTime, num, usd } from '../format.ts';
 import { href, seg } from '../router.ts';
 import type { Page } from '../types.ts';
 import { pageHeader, pager, section, stat, table } from '../ui.ts';
 import type { ViewContext } from '../view.ts';
 import type { TraceUserDay, TraceUserSummary } from '../../../../src/store/repos/trace-users.ts';
 import { sessionLink, sessionTable, traceUserLink, type SessionSummary } from './sessions.ts';
-import { statusBadge, type TraceSummary } from './traces.ts';
+import { traceTable, type TraceSummary } from './traces.ts';
 
 interface TraceUserDetail extends TraceUserSummary {
   days: TraceUserDay[];
@@ -121,25 +121,10 @@ export async function endUserPage(ctx: ViewContext): Promise<Node> {
     section('Latest sessions', sessionTable(ctx.project, u.sessions, 'user-sessions-table')),
     section(
       'Latest traces',
-      table(
+      traceTable(
+        ctx.project,
         latest.data,
-        [
-          { title: 'Started', cell: (t) => h('span', { class: 'mono nowrap' }, dateTime(t.startTime)) },
-          {
-            title: 'Name',
-            cell: (t) =>
-              h(
-                'a',
-                { href: href(`/p/${seg(ctx.project)}/traces/${seg(t.id)}`), 'data-testid': 'trace-link' },
-                t.name ?? t.id,
-              ),
-          },
-          { title: 'Status', cell: (t) => statusBadge(t.status, t.errorCode) },
-          { title: 'Session', cell: (t) => (t.sessionId ? sessionLink(ctx.project, t.sessionId) : '–') },
-          { title: 'Duration', cell: (t) => ms(t.duration), class: 'num' },
-          { title: 'Tokens', cell: (t) => num(t.tokens), class: 'num' },
-          { title: 'Cost', cell: (t) => usd(t.cost), class: 'num' },
-        ],
+        [{ title: 'Session', cell: (t) => (t.sessionId ? sessionLink(ctx.project, t.sessionId) : '–') }],
         { testid: 'user-latest-traces', emptyText: 'No traces.' },
       ),
       h('a', { href: tracesOfUser }, 'All their traces in the trace list →'),

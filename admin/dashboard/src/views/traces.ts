@@ -4,7 +4,7 @@ import { h } from '../dom.ts';
 import { dateTime, ms, num, usd } from '../format.ts';
 import { href, seg } from '../router.ts';
 import type { Page } from '../types.ts';
-import { badge, field, pageHeader, pager, section, table } from '../ui.ts';
+import { badge, field, pageHeader, pager, section, table, type Column } from '../ui.ts';
 import type { ViewContext } from '../view.ts';
 
 export interface TraceSummary {
@@ -43,6 +43,35 @@ export function statusBadge(status: string, errorCode?: string | null): HTMLElem
   if (status === 'error') return badge(errorCode ? `error · ${errorCode}` : 'error', 'bad');
   if (status === 'in_progress') return badge('in progress', 'warn');
   return badge(status, 'ok');
+}
+
+/**
+ * A table of traces, on the trace list and a user's page: start, name (linking to the trace) and status first, then
+ * the columns the page adds, then duration, tokens and cost.
+ */
+export function traceTable(
+  project: string,
+  rows: TraceSummary[],
+  middle: Column<TraceSummary>[],
+  options: { testid: string; emptyText: string },
+): HTMLElement {
+  return table(
+    rows,
+    [
+      { title: 'Started', cell: (t) => h('span', { class: 'mono nowrap' }, dateTime(t.startTime)) },
+      {
+        title: 'Name',
+        cell: (t) =>
+          h('a', { href: href(`/p/${seg(project)}/traces/${seg(t.id)}`), 'data-testid': 'trace-link' }, t.name ?? t.id),
+      },
+      { title: 'Status', cell: (t) => statusBadge(t.status, t.errorCode) },
+      ...middle,
+      { title: 'Duration', cell: (t) => ms(t.duration), class: 'num' },
+      { title: 'Tokens', cell: (t) => num(t.tokens), class: 'num' },
+      { title: 'Cost', cell: (t) => usd(t.cost), class: 'num' },
+    ],
+    options,
+  );
 }
 
 const isoOrUndefined = (local: string) => (local ? new Date(local).toISOString() : undefined);
@@ -110,27 +139,14 @@ export async function tracesPage(ctx: ViewContext): Promise<Node> {
     section('Filters', filters),
     section(
       'Traces',
-      table(
+      traceTable(
+        ctx.project,
         page.data,
         [
-          { title: 'Started', cell: (t) => h('span', { class: 'mono nowrap' }, dateTime(t.startTime)) },
-          {
-            title: 'Name',
-            cell: (t) =>
-              h(
-                'a',
-                { href: href(`/p/${seg(ctx.project)}/traces/${seg(t.id)}`), 'data-testid': 'trace-link' },
-                t.name ?? t.id,
-              ),
-          },
-          { title: 'Status', cell: (t) => statusBadge(t.status, t.errorCode) },
           { title: 'Agent', cell: (t) => t.agentName ?? t.agentId ?? '–' },
           { title: 'Model group', cell: (t) => t.modelGroup ?? '–' },
           { title: 'Deployment', cell: (t) => t.deployment ?? '–' },
           { title: 'User', cell: (t) => t.userId ?? '–' },
-          { title: 'Duration', cell: (t) => ms(t.duration), class: 'num' },
-          { title: 'Tokens', cell: (t) => num(t.tokens), class: 'num' },
-          { title: 'Cost', cell: (t) => usd(t.cost), class: 'num' },
         ],
         { testid: 'traces', emptyText: 'No traces match.' },
       ),
