@@ -82,7 +82,7 @@ async function ledgerNano(db: Database): Promise<number> {
 }
 
 /** Sends the case to model group `model` as key ALIAS and checks the answer the client gets; returns the request id. */
-export async function sendCase(t: Test, gatewayUrl: string, model: string, c: UsageCase): Promise<string> {
+async function sendCase(t: Test, gatewayUrl: string, model: string, c: UsageCase): Promise<string> {
   const res = await fetch(`${gatewayUrl}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key(ALIAS)}` },
@@ -118,7 +118,7 @@ function saneDetails(t: Test, label: string, details: Record<string, number>): v
  * Checks the stored trace of a case; returns the nano-USD its generation booked. Prices must make one token cost
  * $0.001, whatever kind of token (budget-fixtures PRICE), so the cost reads as the token count.
  */
-export async function checkCaseTrace(t: Test, db: Database, c: UsageCase, id: string): Promise<number> {
+async function checkCaseTrace(t: Test, db: Database, c: UsageCase, id: string): Promise<number> {
   const label = usageLabel(c);
   const trace = await waitFor(`${label}: trace stored`, () => getTrace(db, 'default', id), 15_000);
   t.equal(trace.status, 'completed', `${label}: trace completed`);
@@ -149,7 +149,7 @@ export async function checkCaseTrace(t: Test, db: Database, c: UsageCase, id: st
 }
 
 /** /metrics counts the cases whose usage was estimated, clamped or missing, and no trace was dropped. */
-export async function checkUsageMetrics(t: Test, adminUrl: string, cases: readonly UsageCase[]): Promise<void> {
+async function checkUsageMetrics(t: Test, adminUrl: string, cases: readonly UsageCase[]): Promise<void> {
   const metrics = (await (await fetch(`${adminUrl}/metrics`)).json()) as any;
   const count = (kind: Kind) => cases.filter((c) => c.kind === kind).length;
   t.same(
@@ -165,12 +165,36 @@ export async function checkUsageMetrics(t: Test, adminUrl: string, cases: readon
 }
 
 /** Waits for the ledger to hold `booked` nano-USD and checks that the live budget counter holds the same. */
-export async function checkLedgerIsCounter(t: Test, svc: TestService, booked: number): Promise<void> {
+async function checkLedgerIsCounter(t: Test, svc: TestService, booked: number): Promise<void> {
   const settled = await waitFor('the ledger holds what the traces booked', async () =>
     (await ledgerNano(svc.service.db)) === booked ? booked : undefined,
   );
   const [counter] = await svc.service.counters.readPeriods(COUNTER);
   t.equal(counter, settled, 'the live counter holds what the ledger holds');
+}
+
+/**
+ * Sends every case as key ALIAS to the model group `modelOf` names, after `queue` has put its answer at the fake
+ * provider; then checks each stored trace, what /metrics counts, and that the ledger and the live counter hold what
+ * the traces booked. Returns that spend, in nano-USD.
+ */
+export async function runUsageCases<C extends UsageCase>(
+  t: Test,
+  svc: TestService,
+  cases: readonly C[],
+  queue: (c: C) => void,
+  modelOf: (c: C) => string,
+): Promise<number> {
+  const ids: string[] = [];
+  for (const c of cases) {
+    queue(c);
+    ids.push(await sendCase(t, svc.gatewayUrl, modelOf(c), c));
+  }
+  let booked = 0;
+  for (const [i, c] of cases.entries()) booked += await checkCaseTrace(t, svc.service.db, c, ids[i]);
+  await checkUsageMetrics(t, svc.adminUrl, cases);
+  await checkLedgerIsCounter(t, svc, booked);
+  return booked;
 }
 
 /**

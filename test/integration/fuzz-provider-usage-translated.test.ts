@@ -24,10 +24,7 @@ import {
   caseContent,
   caseRandom,
   checkAfterRestart,
-  checkCaseTrace,
-  checkLedgerIsCounter,
-  checkUsageMetrics,
-  sendCase,
+  runUsageCases,
   type Kind,
   type UsageCase,
 } from '../helpers/usage-fuzz.ts';
@@ -292,15 +289,13 @@ t.test(`translated provider usage fuzz (seed ${SEED}, ${CASES} cases)`, async (t
   const first = await startTestService(t, config);
 
   const cases = Array.from({ length: CASES }, (_, n) => familyCase(n));
-  const ids: string[] = [];
-  for (const c of cases) {
-    queueCase(fakes, c);
-    ids.push(await sendCase(t, first.gatewayUrl, c.family, c));
-  }
-  let booked = 0;
-  for (const [i, c] of cases.entries()) booked += await checkCaseTrace(t, first.service.db, c, ids[i]);
-  await checkUsageMetrics(t, first.adminUrl, cases);
-  await checkLedgerIsCounter(t, first, booked);
+  const booked = await runUsageCases(
+    t,
+    first,
+    cases,
+    (c) => queueCase(fakes, c),
+    (c) => c.family,
+  );
   await first.service.stop();
 
   // A restart on the same database; Bedrock's default answer counts 12 + 5 tokens.

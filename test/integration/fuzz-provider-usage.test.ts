@@ -19,10 +19,7 @@ import {
   caseContent,
   caseRandom,
   checkAfterRestart,
-  checkCaseTrace,
-  checkLedgerIsCounter,
-  checkUsageMetrics,
-  sendCase,
+  runUsageCases,
   type Kind,
   type UsageCase,
 } from '../helpers/usage-fuzz.ts';
@@ -116,15 +113,13 @@ t.test(`provider usage fuzz (seed ${SEED}, ${CASES} cases)`, async (t) => {
   const first = await startTestService(t, config(up.url, postgresUrl));
 
   const cases = Array.from({ length: CASES }, (_, n) => usageCase(n));
-  const ids: string[] = [];
-  for (const c of cases) {
-    up.queue.push(behaviour(c));
-    ids.push(await sendCase(t, first.gatewayUrl, 'up', c));
-  }
-  let booked = 0;
-  for (const [i, c] of cases.entries()) booked += await checkCaseTrace(t, first.service.db, c, ids[i]);
-  await checkUsageMetrics(t, first.adminUrl, cases);
-  await checkLedgerIsCounter(t, first, booked);
+  const booked = await runUsageCases(
+    t,
+    first,
+    cases,
+    (c) => up.queue.push(behaviour(c)),
+    () => 'up',
+  );
   await first.service.stop();
 
   // A restart on the same database: the counter is seeded from the ledger when the next request is admitted.
