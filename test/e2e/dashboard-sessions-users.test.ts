@@ -13,7 +13,6 @@ import {
   ALICE_TURNS,
   BOB_SESSION,
   BOB_TURN,
-  callGatewayInAliceSession,
   seedSessionTraces,
   sendTurns,
   sessionGatewayConfig,
@@ -31,9 +30,7 @@ t.test('sessions and end users in the browser', async (t) => {
     { email: 'owner@example.test', name: 'The owner', role: 'owner', password },
     { actor: 'test', organizationId: 'default' },
   );
-  const base = Date.now() - 3_600_000;
-  const apiKey = await seedSessionTraces(s.adminUrl, s.service.db, base);
-  t.equal(await callGatewayInAliceSession(s.gatewayUrl), 200, 'the gateway call in the session');
+  const { base, apiKey } = await seedSessionTraces(t, s);
 
   const { page, pageErrors } = await signedInPage(t, s.adminUrl, 'owner@example.test', password);
   const gatewayTrace: any = await waitFor('the gateway call traced in the session', async () => {

@@ -1,10 +1,10 @@
 // Two users' conversations sent through the Langfuse ingestion API, for the sessions and users pages: alice's session
 // of three chat turns (each trace with a generation carrying usage and cost) plus one trace of hers outside any
-// session, and bob's session of one turn, ten minutes after alice's began.
+// session, and bob's session of one turn, ten minutes after alice's began; then a gateway call in alice's session.
+import type { Test } from 'tap';
 import { createApiKey } from '../../src/store/repos/api-keys.ts';
-import type { Queryable } from '../../src/store/database.ts';
 import { basicAuth } from './public-api.ts';
-import { chatBody } from './service.ts';
+import { chatBody, type TestService } from './service.ts';
 
 export interface SeededTurn {
   id: string;
@@ -67,21 +67,26 @@ export const BOB_TURN: SeededTurn = {
 /** Alice's trace without a session. */
 export const ALICE_LONE = 'lone-a';
 
-/** Sends the traces; `base` is alice's first turn's start. Answers the project key used. */
-export async function seedSessionTraces(adminUrl: string, db: Queryable, base: number) {
-  const apiKey = await createApiKey(db, {
+/**
+ * Sends the traces, alice's first turn starting an hour ago, then makes the gateway call in alice's session (which
+ * must answer 200). Answers that start (`base`) and the project key used.
+ */
+export async function seedSessionTraces(t: Test, s: TestService) {
+  const base = Date.now() - 3_600_000;
+  const apiKey = await createApiKey(s.service.db, {
     kind: 'project',
     organizationId: 'default',
     projectId: 'default',
     now: Date.now(),
   });
   const lone: SeededTurn = { ...ALICE_TURNS[0]!, id: ALICE_LONE, name: 'lone', startMs: 5 * MINUTE };
-  await sendTurns(adminUrl, apiKey, base, [
+  await sendTurns(s.adminUrl, apiKey, base, [
     ...ALICE_TURNS.map((turn) => ({ turn, userId: 'alice', sessionId: ALICE_SESSION })),
     { turn: lone, userId: 'alice' },
     { turn: BOB_TURN, userId: 'bob', sessionId: BOB_SESSION },
   ]);
-  return apiKey;
+  t.equal(await callGatewayInAliceSession(s.gatewayUrl), 200, 'the gateway call in the session');
+  return { base, apiKey };
 }
 
 /** Sends each turn as a trace (chat input and output) with one generation, through the ingestion API. */
@@ -147,7 +152,7 @@ export const sessionGatewayConfig = () => ({
 });
 
 /** One chat call through the gateway in alice's session, as alice, with the budgeted key; answers its status. */
-export async function callGatewayInAliceSession(gatewayUrl: string): Promise<number> {
+async function callGatewayInAliceSession(gatewayUrl: string): Promise<number> {
   const res = await fetch(`${gatewayUrl}/v1/chat/completions`, {
     method: 'POST',
     headers: {

@@ -12,7 +12,6 @@ import {
   ALICE_TURNS,
   BOB_SESSION,
   BOB_TURN,
-  callGatewayInAliceSession,
   seedSessionTraces,
   sessionGatewayConfig,
 } from '../helpers/session-traces.ts';
@@ -28,11 +27,9 @@ const config = () => baseConfig(sessionGatewayConfig());
 for (const backend of STORE_BACKENDS) {
   t.test(`sessions and end users on ${backend}`, async (t) => {
     const s = await startTestService(t, config(), { backend });
-    const base = Date.now() - 3_600_000;
-    await seedSessionTraces(s.adminUrl, s.service.db, base);
+    const { base } = await seedSessionTraces(t, s);
     const owner = await signIn(s, 'owner@localhost', s.service.firstOwner!.password);
 
-    t.equal(await callGatewayInAliceSession(s.gatewayUrl), 200, 'the gateway call in the session');
     const gatewayTrace = await waitFor('the gateway trace', async () => {
       const r = await owner.call('GET', `${P}/traces?sessionId=${enc(ALICE_SESSION)}&limit=10`);
       return r.body.data.find((x: any) => x.source === 'gateway');
