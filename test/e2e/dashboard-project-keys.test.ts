@@ -139,7 +139,10 @@ t.test('project API keys and members in project settings', async (t) => {
     page.once('dialog', (d) => void d.accept());
     await row.getByTestId('revoke-api-key').click();
     await row.waitFor({ state: 'detached' });
-    t.equal(await page.getByTestId('api-keys').locator('tbody tr').count(), 1, 'the other key stays');
+    // The list is drawn again after the revocation: wait for it before counting its rows.
+    const rows = page.getByTestId('api-keys').locator('tbody tr');
+    await rows.first().waitFor();
+    t.equal(await rows.count(), 1, 'the other key stays');
     const refused = await projects(pair);
     t.equal(refused.status, 401);
     t.match(await refused.json(), { error: 'UnauthorizedError' });
