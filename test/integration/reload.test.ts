@@ -3,11 +3,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import t, { type Test } from 'tap';
 import { stringify } from 'yaml';
+import { freePort } from '../helpers/ports.ts';
 import { baseConfig, chatBody, postJson, startTestService, TEST_KEY } from '../helpers/service.ts';
 import { sleep, waitFor } from '../helpers/wait-for.ts';
 
@@ -204,17 +205,6 @@ t.test('with watch: true a rewrite of the file is picked up', async (t) => {
   await waitFor('a fixed file is picked up', async () => (await modelIds(gatewayUrl, TEST_KEY)) instanceof Array, 2000);
   t.equal((await metricsOf(adminUrl)).configuration.status, 'ok');
 });
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 interface Cli {
   child: ChildProcess;
