@@ -248,7 +248,7 @@ async function startCli(t: Test, configPath: string, port: number, adminPort: nu
       return true;
     })(),
     exited.then(() => false),
-    deadline(15_000).then(() => false),
+    deadline(60_000).then(() => false),
   ]);
   if (!up) throw new Error(`the CLI did not start:\n${out}\n${err}`);
   return { child, stdout: () => out, stderr: () => err, exited };
