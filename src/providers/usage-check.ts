@@ -2,6 +2,7 @@
 // provider family's usage reaches the gateway through the router (a JSON answer's usage, a stream's usage chunks),
 // which checks it here before it is priced, charged to budgets and rate limits, or traced.
 import type { Usage } from '../openai/wire-types.ts';
+import { isObject } from '../validation/json-object.ts';
 
 /** The most tokens one field of one response may count; more is not a count a provider can mean. */
 export const USAGE_TOKENS_MAX = 10_000_000;
@@ -11,8 +12,6 @@ export const USAGE_TOKENS_MAX = 10_000_000;
  * the sum replaced); or `invalid` saying why there is nothing to book (then the gateway estimates the usage).
  */
 export type CheckedUsage = { usage: Usage; repaired?: string } | { invalid: string };
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Why `value` is not a token count, or undefined when it is one. */
 function notACount(value: unknown): string | undefined {

@@ -9,6 +9,7 @@
 // provider sent exactly as it judges an OpenAI-compatible provider's usage: estimated and flagged, or clamped and
 // flagged.
 import type { Usage } from '../openai/wire-types.ts';
+import { isObject } from '../validation/json-object.ts';
 import { isTokenCount } from './usage-check.ts';
 
 /** A provider's counts by what they are; `undefined` is a count the provider left out (0), anything else is read. */
@@ -36,9 +37,8 @@ type PromptDetails = NonNullable<Usage['prompt_tokens_details']>;
  */
 export function reportedUsage(usage: unknown, counts: readonly string[]): unknown {
   if (usage === undefined || usage === null) return undefined;
-  if (typeof usage !== 'object' || Array.isArray(usage)) return usage;
-  const u = usage as Record<string, unknown>;
-  return counts.some((field) => u[field] !== undefined && u[field] !== null) ? u : undefined;
+  if (!isObject(usage)) return usage;
+  return counts.some((field) => usage[field] !== undefined && usage[field] !== null) ? usage : undefined;
 }
 
 /** A count the provider must send: left out, it reads as null, which the usage check refuses. */

@@ -2,6 +2,7 @@
 // usage). Stays on the main thread (ARCHITECTURE.md section 4); pure apart from that state, so Vertex reuses it.
 import { createParser } from 'eventsource-parser';
 import type { ChatChunk } from '../../openai/wire-types.ts';
+import { isObject } from '../../validation/json-object.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { anthropicStreamError } from './error-mapping.ts';
 import { JSON_RESPONSE_TOOL } from './request-translation.ts';
@@ -179,14 +180,11 @@ class AnthropicChunks implements AnthropicStreamDecoder {
    */
   #takeUsage(u: unknown): void {
     if (u === undefined || u === null) return;
-    if (typeof u !== 'object' || Array.isArray(u)) {
+    if (!isObject(u)) {
       this.#usage = u;
       return;
     }
-    const merged: Record<string, unknown> =
-      typeof this.#usage === 'object' && this.#usage !== null && !Array.isArray(this.#usage)
-        ? (this.#usage as Record<string, unknown>)
-        : {};
+    const merged = isObject(this.#usage) ? this.#usage : {};
     for (const [k, v] of Object.entries(u)) if (v !== null) merged[k] = v;
     this.#usage = merged;
   }

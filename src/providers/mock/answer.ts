@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { JsonObject, Usage } from '../../openai/wire-types.ts';
 import { estimateChatPromptTokens, estimateTextTokens, outputAllowance } from '../../pricing/token-estimate.ts';
+import { isObject } from '../../validation/json-object.ts';
 import { sampleFromSchema } from './schema-sample.ts';
 
 export interface MockAnswer {
@@ -21,8 +22,6 @@ interface FunctionTool {
 }
 
 type Message = { role?: unknown; content?: unknown; tool_call_id?: unknown; tool_calls?: unknown; name?: unknown };
-
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Quoted text is cut here, so an answer stays short whatever was sent. */
 const QUOTE_LIMIT = 200;

@@ -1,5 +1,6 @@
 // A deterministic JSON value that validates against a JSON Schema: the mock provider's tool arguments and
 // structured answers. Strings are the caller's text (the user's last message), fitted to the schema's constraints.
+import { isObject } from '../../validation/json-object.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -42,17 +43,15 @@ export function sampleFromSchema(schema: unknown, text: string): unknown {
   return sample(schema, { root: schema, text }, 'value', 0);
 }
 
-const isSchema = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 function sample(schema: unknown, s: Sampling, name: string, depth: number): unknown {
   if (depth > MAX_DEPTH || schema === false) return null;
-  if (!isSchema(schema)) return fitString({}, s, name);
+  if (!isObject(schema)) return fitString({}, s, name);
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
   if (typeof schema.$ref === 'string') return sample(deref(schema, s.root), s, name, depth + 1);
   if (Array.isArray(schema.allOf)) {
     const { allOf, ...rest } = schema;
-    const parts = allOf.filter(isSchema).map((part) => deref(part, s.root));
+    const parts = allOf.filter(isObject).map((part) => deref(part, s.root));
     return sample(parts.reduce(mergeSchemas, rest), s, name, depth);
   }
   for (const union of ['anyOf', 'oneOf'] as const) {
@@ -92,16 +91,16 @@ function resolvePointer(root: unknown, ref: string): Schema {
   let at = root;
   for (const raw of ref.slice(1).split('/').filter(Boolean)) {
     const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    at = isSchema(at) ? at[key] : undefined;
+    at = isObject(at) ? at[key] : undefined;
   }
-  return isSchema(at) ? at : {};
+  return isObject(at) ? at : {};
 }
 
 /** Both schemas' constraints on one value: properties and required lists joined, other keywords from `b`. */
 function mergeSchemas(a: Schema, b: unknown): Schema {
-  if (!isSchema(b)) return a;
+  if (!isObject(b)) return a;
   const merged: Schema = { ...a, ...b };
-  if (isSchema(a.properties) && isSchema(b.properties)) merged.properties = { ...a.properties, ...b.properties };
+  if (isObject(a.properties) && isObject(b.properties)) merged.properties = { ...a.properties, ...b.properties };
   if (Array.isArray(a.required) && Array.isArray(b.required))
     merged.required = [...new Set([...a.required, ...b.required])];
   return merged;
@@ -197,7 +196,7 @@ function fitArray(schema: Schema, s: Sampling, name: string, depth: number): unk
 
 /** The required properties, then optional ones in order while fewer than minProperties. */
 function fitObject(schema: Schema, s: Sampling, depth: number): Record<string, unknown> {
-  const properties = isSchema(schema.properties) ? schema.properties : {};
+  const properties = isObject(schema.properties) ? schema.properties : {};
   const required = Array.isArray(schema.required) ? schema.required.filter((r) => typeof r === 'string') : [];
   const minProperties = typeof schema.minProperties === 'number' ? schema.minProperties : 0;
   const names = [...required];
