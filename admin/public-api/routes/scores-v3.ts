@@ -4,7 +4,7 @@
 // {timestamp, id} of the page's last score (newest first, ties on id), so a page never repeats or skips a score.
 import type { FastifyInstance } from 'fastify';
 import { withStatementTimeout } from '../../../src/store/database.ts';
-import { listScores, type StoredScore } from '../../../src/store/repos/scores.ts';
+import { listScoresWithoutTotal, type StoredScore } from '../../../src/store/repos/scores.ts';
 import type { FilterCondition } from '../../../src/store/repos/structured-filter.ts';
 import type { AdminContext } from '../../context.ts';
 import { commaList } from '../list-param.ts';
@@ -157,7 +157,7 @@ export function registerPublicScoresV3(app: FastifyInstance, ctx: AdminContext):
     if (f.noAuthor) return { data: [], meta: { limit } };
     const db = withStatementTimeout(ctx.db, ctx.config().store.query_timeout_ms);
     // One more than the page says whether a next page exists.
-    const { data } = await listScores(db, projectOf(req).id, {
+    const data = await listScoresWithoutTotal(db, projectOf(req).id, {
       conditions: f.conditions,
       configId: f.configId,
       queueId: f.queueId,

@@ -101,8 +101,9 @@ async function upsertDistinctScores(db: Queryable, rows: readonly ScoreRow[]): P
   );
 }
 
+const SCORES_WITH_TRACE = 'FROM scores s LEFT JOIN traces t ON t.project_id = s.project_id AND t.id = s.trace_id';
 const SCORE_SELECT = `SELECT s.*, t.id AS t_id, t.user_id AS t_user_id, t.session_id AS t_session_id, t.tags AS t_tags, t.environment AS t_environment
-  FROM scores s LEFT JOIN traces t ON t.project_id = s.project_id AND t.id = s.trace_id`;
+  ${SCORES_WITH_TRACE}`;
 
 function toScore(r: Record<string, any>): StoredScore {
   return {
@@ -182,12 +183,10 @@ export interface ScoreFilter {
   offset: number;
 }
 
-/** Newest first (ties on id). */
-export async function listScores(
-  db: Queryable,
-  projectId: string,
-  f: ScoreFilter,
-): Promise<{ data: StoredScore[]; total: number }> {
+const SCORE_LIST_ORDER = 's.timestamp DESC, s.id DESC';
+
+/** The filter as one SQL condition over SCORES_WITH_TRACE, with its parameters. */
+function scoreListCondition(projectId: string, f: ScoreFilter): { condition: string; params: unknown[] } {
   const { add, params, sql } = conditions('s.project_id = $1', projectId);
   if (f.traceScoresOnly) add(() => TRACE_SCORES_ONLY);
   if (f.name) add((p) => `s.name = ${p}`, f.name);
@@ -216,15 +215,33 @@ export async function listScores(
       f.after.timestamp,
       f.after.id,
     );
-  const condition = sql();
-  const from = 'FROM scores s LEFT JOIN traces t ON t.project_id = s.project_id AND t.id = s.trace_id';
-  const orderBy = 's.timestamp DESC, s.id DESC';
-  const total = await countAhead(db, { matching: `${from} WHERE ${condition}`, params, orderBy }, f);
+  return { condition: sql(), params };
+}
+
+async function scorePage(db: Queryable, condition: string, params: unknown[], f: ScoreFilter): Promise<StoredScore[]> {
   const page = await db.query(
-    `${SCORE_SELECT} WHERE ${condition} ORDER BY ${orderBy} LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
+    `${SCORE_SELECT} WHERE ${condition} ORDER BY ${SCORE_LIST_ORDER} LIMIT ${Number(f.limit)} OFFSET ${Number(f.offset)}`,
     params,
   );
-  return { data: page.rows.map(toScore), total };
+  return page.rows.map(toScore);
+}
+
+/** Newest first (ties on id), with the total counted ahead. */
+export async function listScores(
+  db: Queryable,
+  projectId: string,
+  f: ScoreFilter,
+): Promise<{ data: StoredScore[]; total: number }> {
+  const { condition, params } = scoreListCondition(projectId, f);
+  const matching = `${SCORES_WITH_TRACE} WHERE ${condition}`;
+  const total = await countAhead(db, { matching, params, orderBy: SCORE_LIST_ORDER }, f);
+  return { data: await scorePage(db, condition, params, f), total };
+}
+
+/** Newest first (ties on id), without a count: a keyset page (`after`) says whether more follow by reading one more. */
+export async function listScoresWithoutTotal(db: Queryable, projectId: string, f: ScoreFilter): Promise<StoredScore[]> {
+  const { condition, params } = scoreListCondition(projectId, f);
+  return scorePage(db, condition, params, f);
 }
 
 /** True when a score was deleted. */
