@@ -1,17 +1,20 @@
 // `svc start` on a port another process holds: one line on stderr naming the port, the setting and the flag that
-// choose it (and how the flag passes through npm start), exit 1, no stack trace.
+// choose it (and how the flag passes through npm start), exit 1, no stack trace. The store is a fresh PostgreSQL
+// database both starts share (an embedded PGlite store would cost its creation before the ports are bound).
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { ROOT, runCli } from '../helpers/cli.ts';
+import { ROOT, cleanEnv, runCli } from '../helpers/cli.ts';
 import { freePort } from '../helpers/ports.ts';
+import { freshPostgresDatabase } from '../helpers/store.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-port-in-use-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 const configPath = join(dir, 'gateway.yaml');
 copyFileSync(join(ROOT, 'gateway.yaml'), configPath);
+const env = cleanEnv({ DATABASE_URL: await freshPostgresDatabase(t) });
 
 /** Holds a port on every interface, as another program would. */
 async function holdPort(t: { teardown(fn: () => unknown): void }): Promise<number> {
@@ -24,7 +27,7 @@ async function holdPort(t: { teardown(fn: () => unknown): void }): Promise<numbe
 
 t.test('the gateway port taken', async (t) => {
   const taken = await holdPort(t);
-  const run = await runCli(['start', '--config', configPath, '--port', String(taken), '--admin-port', '0']);
+  const run = await runCli(['start', '--config', configPath, '--port', String(taken), '--admin-port', '0'], { env });
   t.equal(run.code, 1);
   t.equal(
     run.stderr.trim(),
@@ -37,7 +40,7 @@ t.test('the gateway port taken', async (t) => {
 
 t.test('the admin port taken', async (t) => {
   const taken = await holdPort(t);
-  const run = await runCli(['start', '--config', configPath, '--port', '0', '--admin-port', String(taken)]);
+  const run = await runCli(['start', '--config', configPath, '--port', '0', '--admin-port', String(taken)], { env });
   t.equal(run.code, 1);
   t.equal(
     run.stderr.trim(),
