@@ -33,15 +33,6 @@ interface Teardown {
   teardown(fn: () => unknown): void;
 }
 
-/** A port on 127.0.0.1 where nothing listens (bound, then let go): connecting is refused, until a proxy starts there. */
-export async function refusingPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /**
  * Starts a proxy on 127.0.0.1 in front of `target` (default: the host and port of the test Postgres), on `port`
  * (default: one the system picks).

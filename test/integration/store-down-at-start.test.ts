@@ -13,9 +13,10 @@ import { getTrace } from '../../src/store/repos/traces.ts';
 import { dashboardRequest } from '../helpers/dashboard.ts';
 import { bearer, call, checkError } from '../helpers/rest-api.ts';
 import { baseConfig, chatBody, postJson, TEST_KEY } from '../helpers/service.ts';
+import { freePort } from '../helpers/ports.ts';
 import { startServiceProcess } from '../helpers/service-process.ts';
 import { freshPostgresDatabase } from '../helpers/store.ts';
-import { refusingPort, startTcpProxy } from '../helpers/tcp-proxy.ts';
+import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 import { sleep, waitFor } from '../helpers/wait-for.ts';
 
 const BUDGET_KEY = 'sk-test-budgeted-0123456789abcdef';
@@ -28,7 +29,8 @@ const probe = async (url: string, path: string) => {
 
 t.test('a process started while PostgreSQL is down starts not ready and becomes ready by itself', async (t) => {
   const url = await freshPostgresDatabase(t);
-  const port = await refusingPort();
+  // Nothing listens there (connecting is refused) until the proxy starts on it.
+  const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'svc-store-down-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const configPath = join(dir, 'gateway.yaml');
