@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core';
 import t from 'tap';
 import { listUsers } from '../../src/store/repos/users.ts';
 import { addUser } from '../../src/users/add-user.ts';
-import { ensureDashboardBuild, launchBrowser, screenshot } from '../helpers/browser.ts';
+import { ensureDashboardBuild, screenshot, signedInPage } from '../helpers/browser.ts';
 import { signIn } from '../helpers/dashboard.ts';
 import { basicAuth } from '../helpers/public-api.ts';
 import { baseConfig, startTestService } from '../helpers/service.ts';
@@ -26,19 +26,8 @@ t.test('project API keys and members in project settings', async (t) => {
       { actor: 'test', organizationId: 'default' },
     );
 
-  const browser = await launchBrowser(t);
-  const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: s.adminUrl });
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  const pageErrors: string[] = [];
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  const settings = `${s.adminUrl}/dashboard/#/p/default/settings`;
-  await page.goto(`${s.adminUrl}/dashboard/`);
-  await page.getByLabel('Email').fill('owner@example.test');
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByTestId('current-user').waitFor();
+  const { page, pageErrors } = await signedInPage(t, s.adminUrl, 'owner@example.test', password);
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: s.adminUrl });
 
   const projects = (pair: { publicKey: string; secretKey: string }) =>
     fetch(`${s.adminUrl}/api/public/projects`, { headers: { authorization: basicAuth(pair) } });
