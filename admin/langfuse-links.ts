@@ -25,6 +25,14 @@ const NO_DATASET_PAGE = (project: string) => `<!doctype html>
 </body></html>
 `;
 
+/** Langfuse's list pages of a project (`/project/{projectId}/…`, each with item pages `…/{id}`) and the dashboard's. */
+const LIST_PAGES: [langfuse: string, dashboard: string][] = [
+  ['traces', 'traces'],
+  ['sessions', 'sessions'],
+  ['users', 'end-users'],
+  ['prompts', 'prompts'],
+];
+
 type ProjectParams = { projectId: string };
 type ItemParams = ProjectParams & { id: string };
 
@@ -56,30 +64,14 @@ export function registerLangfuseLinks(app: FastifyInstance, db: Queryable): void
   app.get<{ Params: ProjectParams }>('/project/:projectId', (req, reply) =>
     to(reply, dashboardHref(req.params.projectId, 'metrics')),
   );
-  app.get<{ Params: ProjectParams }>('/project/:projectId/traces', (req, reply) =>
-    to(reply, dashboardHref(req.params.projectId, 'traces')),
-  );
-  app.get<{ Params: ItemParams }>('/project/:projectId/traces/:id', (req, reply) =>
-    to(reply, dashboardHref(req.params.projectId, `traces/${seg(req.params.id)}`)),
-  );
-  app.get<{ Params: ProjectParams }>('/project/:projectId/sessions', (req, reply) =>
-    to(reply, dashboardHref(req.params.projectId, 'sessions')),
-  );
-  app.get<{ Params: ItemParams }>('/project/:projectId/sessions/:id', (req, reply) =>
-    to(reply, dashboardHref(req.params.projectId, `sessions/${seg(req.params.id)}`)),
-  );
-  app.get<{ Params: ProjectParams }>('/project/:projectId/users', (req, reply) =>
-    to(reply, dashboardHref(req.params.projectId, 'end-users')),
-  );
-  app.get<{ Params: ItemParams }>('/project/:projectId/users/:id', (req, reply) =>
-    to(reply, dashboardHref(req.params.projectId, `end-users/${seg(req.params.id)}`)),
-  );
-  app.get<{ Params: ProjectParams }>('/project/:projectId/prompts', (req, reply) =>
-    to(reply, dashboardHref(req.params.projectId, 'prompts')),
-  );
-  app.get<{ Params: ItemParams }>('/project/:projectId/prompts/:id', (req, reply) =>
-    to(reply, dashboardHref(req.params.projectId, `prompts/${seg(req.params.id)}`)),
-  );
+  for (const [langfuse, page] of LIST_PAGES) {
+    app.get<{ Params: ProjectParams }>(`/project/:projectId/${langfuse}`, (req, reply) =>
+      to(reply, dashboardHref(req.params.projectId, page)),
+    );
+    app.get<{ Params: ItemParams }>(`/project/:projectId/${langfuse}/:id`, (req, reply) =>
+      to(reply, dashboardHref(req.params.projectId, `${page}/${seg(req.params.id)}`)),
+    );
+  }
   const noDatasetPage = (req: { params: ProjectParams }, reply: FastifyReply) =>
     reply
       .code(404)
