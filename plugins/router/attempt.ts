@@ -15,7 +15,7 @@ import {
   type RequestContext,
 } from '../../src/plugin-api.ts';
 import { costOf, costOfTokens } from '../../src/pricing/cost.ts';
-import { answerChars } from '../../src/pricing/token-estimate.ts';
+import { choicesAnswerChars } from '../../src/pricing/token-estimate.ts';
 import { benchIfAllowed } from './bench.ts';
 import { judgeFailure } from './outcome.ts';
 import { bookEstimatedUsage, bookMissingUsage, takeProviderUsage } from './provider-usage.ts';
@@ -111,9 +111,7 @@ function bookAnswerUsage(ctx: RequestContext, result: ProviderResult, price: Pri
     ctx.cost = costOf(usage, price);
     return;
   }
-  const choices = Array.isArray(result.body.choices) ? (result.body.choices as unknown[]) : [];
-  let outputChars = 0;
-  for (const choice of choices) outputChars += answerChars((choice as { message?: unknown } | null)?.message);
+  const outputChars = choicesAnswerChars(result.body.choices, 'message');
   const promptTokens = ctx.estimate().promptTokens;
   if (result.usage === undefined) bookMissingUsage(ctx, promptTokens, outputChars, price);
   else bookEstimatedUsage(ctx, 'provider_usage_invalid', promptTokens, outputChars, price);

@@ -4,7 +4,7 @@
 // prompt (the provider's count when a chunk carried a sane one) and the output streamed so far.
 import type { ChatChunk, RequestContext, Usage } from '../../src/plugin-api.ts';
 import { costOf } from '../../src/pricing/cost.ts';
-import { answerChars } from '../../src/pricing/token-estimate.ts';
+import { choicesAnswerChars } from '../../src/pricing/token-estimate.ts';
 import { bookEstimatedUsage, bookMissingUsage, takeProviderUsage } from './provider-usage.ts';
 
 /** How long and how far the upstream is read after the client left (`disconnect_drain_ms`, `_chunks`). */
@@ -49,7 +49,7 @@ export async function* relay(
         lastUsage = ctx.usage = takeProviderUsage(ctx, chunk.usage);
         saneUsage = lastUsage ?? saneUsage;
       }
-      outputChars += deltaChars(chunk);
+      outputChars += choicesAnswerChars(chunk.choices, 'delta');
       let pass = true;
       if (!ctx.clientWantsUsage && 'usage' in chunk) {
         if (chunk.usage && (!Array.isArray(chunk.choices) || chunk.choices.length === 0)) pass = false;
@@ -84,13 +84,4 @@ export async function* relay(
 function withoutUsage(chunk: ChatChunk): ChatChunk {
   const { usage: _usage, ...rest } = chunk;
   return rest;
-}
-
-/** Characters of answer text in a chunk, over all its choices. */
-function deltaChars(chunk: ChatChunk): number {
-  const choices = chunk.choices;
-  if (!Array.isArray(choices)) return 0;
-  let chars = 0;
-  for (const choice of choices) chars += answerChars((choice as { delta?: unknown } | null)?.delta);
-  return chars;
 }

@@ -15,7 +15,7 @@ const textLength = (v: unknown) => (typeof v === 'string' ? v.length : 0);
  * Characters of answer text in an assistant message or a stream's delta: content, refusal, reasoning, and tool-call
  * names and arguments. Output tokens are estimated from them when the provider's count is missing.
  */
-export function answerChars(message: unknown): number {
+function answerChars(message: unknown): number {
   if (!message || typeof message !== 'object') return 0;
   const m = message as { content?: unknown; refusal?: unknown; reasoning_content?: unknown; tool_calls?: unknown };
   let chars = textLength(m.content) + textLength(m.refusal) + textLength(m.reasoning_content);
@@ -24,6 +24,14 @@ export function answerChars(message: unknown): number {
       const f = (call as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
       chars += textLength(f?.name) + textLength(f?.arguments);
     }
+  return chars;
+}
+
+/** Characters of answer text over all `choices`: their messages (a JSON answer) or their deltas (a stream's chunk). */
+export function choicesAnswerChars(choices: unknown, part: 'message' | 'delta'): number {
+  if (!Array.isArray(choices)) return 0;
+  let chars = 0;
+  for (const choice of choices) chars += answerChars((choice as Record<string, unknown> | null)?.[part]);
   return chars;
 }
 
