@@ -9,7 +9,7 @@ import type { Page } from '../types.ts';
 import { pageHeader, pager, section, stat, table } from '../ui.ts';
 import type { ViewContext } from '../view.ts';
 import type { SessionSummary } from '../../../../src/store/repos/session-summaries.ts';
-import { statusBadge } from './traces.ts';
+import { statusBadge, traceLink } from './traces.ts';
 
 export type { SessionSummary };
 
@@ -96,7 +96,7 @@ function turn(project: string, t: SessionTurn, index: number): HTMLElement {
       'header',
       { class: 'turn-head' },
       h('span', { class: 'turn-index' }, `#${index + 1}`),
-      h('a', { href: href(`/p/${seg(project)}/traces/${seg(t.id)}`), 'data-testid': 'trace-link' }, t.name ?? t.id),
+      traceLink(project, t),
       statusBadge(t.status),
       h('span', { class: 'spacer' }),
       h('span', { class: 'mono nowrap hint' }, dateTime(t.startTime)),

@@ -45,6 +45,10 @@ export function statusBadge(status: string, errorCode?: string | null): HTMLElem
   return badge(status, 'ok');
 }
 
+/** A trace's name (its id when it has none), linking to its page. */
+export const traceLink = (project: string, t: { id: string; name: string | null }) =>
+  h('a', { href: href(`/p/${seg(project)}/traces/${seg(t.id)}`), 'data-testid': 'trace-link' }, t.name ?? t.id);
+
 /**
  * A table of traces, on the trace list and a user's page: start, name (linking to the trace) and status first, then
  * the columns the page adds, then duration, tokens and cost.
@@ -59,11 +63,7 @@ export function traceTable(
     rows,
     [
       { title: 'Started', cell: (t) => h('span', { class: 'mono nowrap' }, dateTime(t.startTime)) },
-      {
-        title: 'Name',
-        cell: (t) =>
-          h('a', { href: href(`/p/${seg(project)}/traces/${seg(t.id)}`), 'data-testid': 'trace-link' }, t.name ?? t.id),
-      },
+      { title: 'Name', cell: (t) => traceLink(project, t) },
       { title: 'Status', cell: (t) => statusBadge(t.status, t.errorCode) },
       ...middle,
       { title: 'Duration', cell: (t) => ms(t.duration), class: 'num' },
