@@ -41,7 +41,7 @@ export function partsOf(spans: ReadableSpan[], maxBytes: number): ReadableSpan[]
 }
 
 /** The HTTP status of a failed OTLP export (OTLPExporterError carries it as `code`). */
-const statusOf = (result: ExportResult) => (result.error as { code?: unknown } | undefined)?.code;
+export const statusOf = (result: ExportResult) => (result.error as { code?: unknown } | undefined)?.code;
 
 const exportOnce = (inner: SpanExporter, spans: ReadableSpan[]) =>
   new Promise<ExportResult>((resolve) => {

@@ -14,7 +14,7 @@ import {
 import { countOption, positiveNumber, resolveConnection, type ConnectionOptions } from '../config.ts';
 import { propagatedAttributes } from '../trace-context.ts';
 import { traceAttributes } from './attributes.ts';
-import { estimatedBytes, exportSized } from './sized-export.ts';
+import { estimatedBytes, exportSized, statusOf } from './sized-export.ts';
 
 export interface SvcSpanProcessorOptions extends ConnectionOptions {
   /** Spans waiting for export at most; further spans are dropped (and counted). Default 2048. */
@@ -59,7 +59,7 @@ class ReportingExporter implements SpanExporter {
     void exportSized(this.#inner, spans, this.#maxBytes, (part, result) => {
       if (result.code === ExportResultCode.SUCCESS) return;
       lastError = result.error;
-      if (part.length === 1 && (result.error as { code?: unknown } | undefined)?.code === 413) this.#tooLarge(part[0]);
+      if (part.length === 1 && statusOf(result) === 413) this.#tooLarge(part[0]);
       this.#report(0, part.length, result.error);
     }).then((delivered) =>
       done(delivered ? { code: ExportResultCode.SUCCESS } : { code: ExportResultCode.FAILED, error: lastError }),
