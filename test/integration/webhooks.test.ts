@@ -17,6 +17,10 @@ import { baseConfig, startTestService, type TestService } from '../helpers/servi
 import { STORE_BACKENDS } from '../helpers/store.ts';
 import { sleep, waitFor } from '../helpers/wait-for.ts';
 
+// Both store backends run real retry backoffs and restarts: about 100 s on a quiet 2-core run, past tap's 120 s
+// default on a busy one. The limit guards a hang.
+t.setTimeout(300_000);
+
 interface Received {
   path: string;
   headers: IncomingHttpHeaders;
