@@ -2,10 +2,12 @@
 // `npx svc start`, `npm run svc -- start`, `node dist/src/cli.js start` (with or without the Node flags) and the `svc`
 // bin itself. Each runs as a user runs it, in a package of its own (the real bin and scripts of package.json, the built
 // service linked in, the default gateway.yaml), one after the other on the same two ports and the same data directory:
-// after the signal, the whole process tree is gone, both ports are free, and the next start gets the store.
+// after the signal, the whole process tree is gone, both ports are free, and the next start gets the store. The last
+// start is `npm start` as a process manager runs it: its banner names what each listener is bound to and a URL that
+// reaches it, the admin listener stays on loopback by default, and SIGTERM to npm drains the server and exits 0.
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { ROOT, cleanEnv } from '../helpers/cli.ts';
@@ -92,15 +94,70 @@ const ways: { how: string; command: string[]; signal: NodeJS.Signals; to?: 'grou
 
 const [port, adminPort] = [await freePort(), await freePort()];
 
+/** A non-loopback IPv4 address of this machine, if it has one. */
+const externalAddress = Object.values(networkInterfaces())
+  .flat()
+  .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+
 for (const way of ways)
   t.test(`${way.how}: ${way.signal} to it stops the whole process tree and frees the ports and the store`, (t) =>
     startAndStop(t, way),
   );
 
 // The store and the ports the last one held.
-t.test('a start after the last one gets the ports and the store', (t) => startAndStop(t, ways[0]!));
+t.test('a start after the last one gets the ports and the store; npm start says what is bound', async (t) => {
+  const { code, stdout } = await startAndStop(
+    t,
+    { how: 'npm start', command: ['npm', 'start', '--'], signal: 'SIGTERM' },
+    (stdout) => checkBanner(t, stdout),
+  );
+  t.equal(code, 0, 'npm exits once the server has drained');
+  t.match(stdout, /SIGTERM received, draining/, 'the server itself received the signal');
+});
 
-async function startAndStop(t: Test, { how, command, signal, to }: (typeof ways)[number]): Promise<void> {
+/** The listening lines: each listener's address and scope, and a URL that reaches it. */
+async function checkBanner(t: Test, stdout: () => string): Promise<void> {
+  const listening = await waitFor('the listening lines', async () =>
+    /svc gateway listening on (\S+):(\d+) \(([^)]+)\): (\S+)\/v1 \(role all\)\nsvc admin listening on (\S+):(\d+) \(([^)]+)\): (\S+)/.exec(
+      stdout(),
+    ),
+  );
+  const [, gatewayAddress, gatewayPort, gatewayScope, gatewayUrl, adminAddress, adminPort, adminScope, adminUrl] =
+    listening;
+  t.same(
+    [gatewayAddress, gatewayScope],
+    ['0.0.0.0', 'all interfaces'],
+    'the gateway listens on every interface, and says so',
+  );
+  t.same([adminAddress, adminScope], ['127.0.0.1', 'loopback only'], 'the admin listener stays on loopback by default');
+  t.equal(gatewayUrl, `http://localhost:${gatewayPort}`, 'the gateway URL printed for every interface is localhost');
+  t.equal(adminUrl, `http://127.0.0.1:${adminPort}`);
+  t.equal((await fetch(`${gatewayUrl}/health`)).status, 200, 'the printed gateway URL answers');
+  t.equal((await fetch(`${adminUrl}/health`)).status, 200, 'the printed admin URL answers');
+
+  if (externalAddress) {
+    t.equal(
+      (await fetch(`http://${externalAddress}:${gatewayPort}/health`)).status,
+      200,
+      `the gateway answers on ${externalAddress}`,
+    );
+    const refused = await fetch(`http://${externalAddress}:${adminPort}/health`).then(
+      () => false,
+      () => true,
+    );
+    t.ok(refused, `the admin listener does not answer on ${externalAddress}`);
+  } else t.skip('reaching the listeners from a non-loopback address: this machine has none', () => {});
+}
+
+/**
+ * Starts one way, waits for /health, runs `whileServing` (given its stdout so far), sends the signal and checks that
+ * everything ended and let go; returns the exit code of the process started and its stdout.
+ */
+async function startAndStop(
+  t: Test,
+  { how, command, signal, to }: (typeof ways)[number],
+  whileServing?: (stdout: () => string) => Promise<void>,
+): Promise<{ code: number | null; stdout: string }> {
   const [file, ...args] = command;
   const started = spawn(file!, [...args, '--port', String(port), '--admin-port', String(adminPort)], {
     cwd: dir,
@@ -113,7 +170,7 @@ async function startAndStop(t: Test, { how, command, signal, to }: (typeof ways)
   let stderr = '';
   started.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));
   started.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  const exited = new Promise<void>((done) => started.on('exit', () => done()));
+  const exited = new Promise<number | null>((done) => started.on('exit', (code) => done(code)));
   t.teardown(() => {
     try {
       process.kill(-started.pid!, 'SIGKILL');
@@ -132,13 +189,15 @@ async function startAndStop(t: Test, { how, command, signal, to }: (typeof ways)
     240_000,
   );
   t.match(stdout, /listening on/, `${how} started`);
+  await whileServing?.(() => stdout);
   const tree = processTree(started.pid!);
 
   process.kill(to === 'group' ? -started.pid! : started.pid!, signal);
-  await exited;
+  const code = await exited;
   await waitFor(`every process of ${how} ended (${tree.join(', ')})`, () => !tree.some(running), 30_000);
   t.pass(`the ${tree.length} processes of ${how} have ended`);
   t.match(stdout, /draining/, 'the server drained');
   t.ok(await portIsFree(port, '0.0.0.0'), 'the gateway port is free');
   t.ok(await portIsFree(adminPort, '127.0.0.1'), 'the admin port is free');
+  return { code, stdout };
 }
