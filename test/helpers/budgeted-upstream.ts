@@ -1,18 +1,8 @@
 // One key with a total budget in front of one priced upstream, for tests of what a request is charged: the service,
 // a chat request through it, and what the spend ledger and the live budget counter hold for the key.
-import type { Database } from '../../src/store/database.ts';
-import { PRICE, key } from './budget-fixtures.ts';
+import { PRICE, key, ledgerSpend } from './budget-fixtures.ts';
 import { baseConfig, chatBody, openaiDeployment, startTestService, type TestService } from './service.ts';
 import { waitFor } from './wait-for.ts';
-
-/** What the spend ledger holds for one budget: its request count and nano-USD, summed over its periods. */
-async function ledgerSpend(db: Database, budgetId: string): Promise<{ requests: number; nano: number }> {
-  const r = await db.query<{ requests: unknown; nano: unknown }>(
-    'SELECT COALESCE(sum(requests), 0) AS requests, COALESCE(sum(usd_nano), 0) AS nano FROM budget_spend WHERE budget_id = $1',
-    [budgetId],
-  );
-  return { requests: Number(r.rows[0].requests), nano: Number(r.rows[0].nano) };
-}
 
 /** The service: key `alias` (budget $5) on model group `up`, one deployment at `upUrl` priced at PRICE. */
 export function startBudgetedService(

@@ -5,7 +5,7 @@ import type { Test } from 'tap';
 import type { Database } from '../../src/store/database.ts';
 import { listObservationsOfTrace } from '../../src/store/repos/observations.ts';
 import { getTrace } from '../../src/store/repos/traces.ts';
-import { HELLO_PROMPT, NANO, key } from './budget-fixtures.ts';
+import { HELLO_PROMPT, NANO, key, ledgerSpend } from './budget-fixtures.ts';
 import { chatBody, type TestService } from './service.ts';
 import { waitFor } from './wait-for.ts';
 
@@ -71,14 +71,6 @@ export const caseContent = (n: number, words: number) => `case ${n}: ${'word '.r
 
 export function usageLabel(c: UsageCase): string {
   return `case ${c.n} (${c.kind}, ${c.stream ? 'stream' : 'json'}, usage ${JSON.stringify(c.usage)})`;
-}
-
-async function ledgerNano(db: Database): Promise<number> {
-  const r = await db.query<{ nano: unknown }>(
-    'SELECT COALESCE(sum(usd_nano), 0) AS nano FROM budget_spend WHERE budget_id = $1',
-    [BUDGET_ID],
-  );
-  return Number(r.rows[0].nano);
 }
 
 /** Sends the case to model group `model` as key ALIAS and checks the answer the client gets; returns the request id. */
@@ -167,7 +159,7 @@ async function checkUsageMetrics(t: Test, adminUrl: string, cases: readonly Usag
 /** Waits for the ledger to hold `booked` nano-USD and checks that the live budget counter holds the same. */
 async function checkLedgerIsCounter(t: Test, svc: TestService, booked: number): Promise<void> {
   const settled = await waitFor('the ledger holds what the traces booked', async () =>
-    (await ledgerNano(svc.service.db)) === booked ? booked : undefined,
+    (await ledgerSpend(svc.service.db, BUDGET_ID)).nano === booked ? booked : undefined,
   );
   const [counter] = await svc.service.counters.readPeriods(COUNTER);
   t.equal(counter, settled, 'the live counter holds what the ledger holds');
@@ -217,7 +209,7 @@ export async function checkAfterRestart(
   await after.text();
   const expected = before + tokens * 1e6;
   await waitFor('the ledger after the restart', async () =>
-    (await ledgerNano(svc.service.db)) === expected ? true : undefined,
+    (await ledgerSpend(svc.service.db, BUDGET_ID)).nano === expected ? true : undefined,
   );
   const [reseeded] = await svc.service.counters.readPeriods(COUNTER);
   t.equal(reseeded, expected, 'after the restart the counter holds the ledger: the spend did not fall');

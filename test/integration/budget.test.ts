@@ -4,8 +4,8 @@
 // (also after the client left). The plugin's decisions (worst case, settlement, seeding from the ledger, retry-after
 // at period resets on a fake clock) are tested on the plugin in test/unit/plugins/budget.test.ts.
 import t, { type Test } from 'tap';
-import type { Database } from '../../src/store/database.ts';
 import { getTrace } from '../../src/store/repos/traces.ts';
+import { ledgerSpend } from '../helpers/budget-fixtures.ts';
 import { startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { startGateways } from '../helpers/gateways.ts';
 import { baseConfig, chatBody, openaiDeployment } from '../helpers/service.ts';
@@ -44,15 +44,6 @@ function chat(
     body: JSON.stringify(chatBody({ model: GROUP_OF[name] ?? 'demo', ...extra })),
     ...init,
   });
-}
-
-/** Requests and nano-USD in the ledger for a budget. */
-async function ledger(db: Database, budgetId: string): Promise<{ requests: number; nano: number }> {
-  const r = await db.query<{ requests: unknown; nano: unknown }>(
-    'SELECT COALESCE(sum(requests), 0) AS requests, COALESCE(sum(usd_nano), 0) AS nano FROM budget_spend WHERE budget_id = $1',
-    [budgetId],
-  );
-  return { requests: Number(r.rows[0].requests), nano: Number(r.rows[0].nano) };
 }
 
 /** Longest a period can still run: a day, or 31 days. */
@@ -162,7 +153,7 @@ t.test('two gateway processes sharing Redis', async (t) => {
     const perRequest = (await passed[0].json()).usage.total_tokens * 0.001;
     await Promise.all(passed.slice(1).map((r) => r.arrayBuffer()));
     const settled = await waitFor('ten requests in the ledger', async () => {
-      const l = await ledger(db, 'key:k10:total');
+      const l = await ledgerSpend(db, 'key:k10:total');
       return l.requests === 10 && l;
     });
     t.equal(settled.nano, Math.round(10 * perRequest * NANO), 'the ledger holds the real cost of the ten');
@@ -177,10 +168,10 @@ t.test('two gateway processes sharing Redis', async (t) => {
       }
       await res.arrayBuffer();
       served++;
-      await waitFor('settled', async () => (await ledger(db, 'key:k10:total')).requests === 10 + served);
+      await waitFor('settled', async () => (await ledgerSpend(db, 'key:k10:total')).requests === 10 + served);
       if (served > 100) throw new Error('never refused');
     }
-    const total = await ledger(db, 'key:k10:total');
+    const total = await ledgerSpend(db, 'key:k10:total');
     t.equal(served, Math.floor((1 - 0.1 - 10 * perRequest) / perRequest + 1e-9) + 1, 'as many as fit');
     t.ok(total.nano <= NANO, `spent ${total.nano / NANO} <= $1: no overshoot`);
     t.ok(total.nano > NANO - 0.1 * NANO - perRequest * NANO, 'and the budget was used up to the last worst case');
@@ -202,16 +193,16 @@ t.test('two gateway processes sharing Redis', async (t) => {
       }
       perRequest = (await res.json()).usage.total_tokens * 0.001;
       served++;
-      await waitFor('settled', async () => (await ledger(db, 'unit:eng:daily')).requests === served);
+      await waitFor('settled', async () => (await ledgerSpend(db, 'unit:eng:daily')).requests === served);
       if (served > 50) throw new Error('never refused');
     }
     t.equal(served, Math.floor((0.25 - 0.1) / perRequest + 1e-9) + 1);
     const day = `d${Math.floor(Date.now() / 86_400_000)}`;
     const soft = await waitFor('the soft unit budget recorded too', async () => {
-      const l = await ledger(db, 'unit:team-a:monthly:soft');
+      const l = await ledgerSpend(db, 'unit:team-a:monthly:soft');
       return l.requests === served && l;
     });
-    t.equal(soft.nano, (await ledger(db, 'unit:eng:daily')).nano, 'the soft budget of team-a saw the same spend');
+    t.equal(soft.nano, (await ledgerSpend(db, 'unit:eng:daily')).nano, 'the soft budget of team-a saw the same spend');
     const rows = await db.query<{ period_id: string }>(
       "SELECT DISTINCT period_id FROM budget_spend WHERE budget_id = 'unit:eng:daily'",
     );
@@ -301,13 +292,13 @@ t.test('two gateway processes sharing Redis', async (t) => {
   });
 
   t.test('settlement: streamed, a client that leaves mid-stream, and a failed request', async (t) => {
-    const before = (await ledger(db, 'key:stream-key:total')).nano;
+    const before = (await ledgerSpend(db, 'key:stream-key:total')).nano;
     const streamed = await chat(a, 'stream-key', { stream: true, max_tokens: 100 });
     t.equal(streamed.status, 200);
     t.equal(streamed.headers.get('x-svc-cost-estimated'), 'true');
     await streamed.text();
     const after1 = await waitFor('stream settled', async () => {
-      const l = await ledger(db, 'key:stream-key:total');
+      const l = await ledgerSpend(db, 'key:stream-key:total');
       return l.requests === 1 && l;
     });
     // The fake upstream's stream usage: 12 prompt tokens, one completion token per piece (3 pieces).
@@ -326,7 +317,7 @@ t.test('two gateway processes sharing Redis', async (t) => {
     controller.abort();
     await reader.cancel().catch(() => {});
     const after2 = await waitFor('disconnect settled', async () => {
-      const l = await ledger(db, 'key:stream-key:total');
+      const l = await ledgerSpend(db, 'key:stream-key:total');
       return l.requests === 2 && l;
     });
     t.equal(

@@ -11,6 +11,7 @@ import OpenAI from 'openai';
 import t, { type Test } from 'tap';
 import type { Queryable } from '../../src/store/database.ts';
 import { getTrace, type StoredTrace } from '../../src/store/repos/traces.ts';
+import { ledgerSpend } from '../helpers/budget-fixtures.ts';
 import { startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { roomInMinute } from '../helpers/gateways.ts';
 import { baseConfig, chatBody, openaiDeployment, startTestService } from '../helpers/service.ts';
@@ -112,19 +113,10 @@ function sdkStream(gatewayUrl: string, alias: string, includeUsage: boolean) {
 const traceOf = (db: Queryable, res: Response): Promise<StoredTrace> =>
   waitFor('trace stored', () => getTrace(db, 'default', res.headers.get('x-svc-request-id')!), 15_000);
 
-/** Requests and nano-USD in the budget ledger for a key's total budget. */
-async function ledger(db: Queryable, alias: string): Promise<{ requests: number; nano: number }> {
-  const r = await db.query<{ requests: unknown; nano: unknown }>(
-    'SELECT COALESCE(sum(requests), 0) AS requests, COALESCE(sum(usd_nano), 0) AS nano FROM budget_spend WHERE budget_id = $1',
-    [`key:${alias}:total`],
-  );
-  return { requests: Number(r.rows[0].requests), nano: Number(r.rows[0].nano) };
-}
-
 /** Waits until the key's ledger has `requests` requests; answers its nano-USD. */
 const settled = (db: Queryable, alias: string, requests: number) =>
   waitFor(`${requests} requests of ${alias} settled`, async () => {
-    const l = await ledger(db, alias);
+    const l = await ledgerSpend(db, `key:${alias}:total`);
     return l.requests === requests && l.nano;
   });
 
