@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getUser, listUsers, UserExistsError, type User } from '../../src/store/repos/users.ts';
+import { STORE_UNREACHABLE_MESSAGE, storeUnreachable } from '../../src/store/store-unreachable.ts';
 import { addUser } from '../../src/users/add-user.ts';
 import { changeUser, LastOwnerError, removeUser } from '../../src/users/change-user.ts';
 import { roleAtLeast } from '../../src/users/roles.ts';
@@ -28,6 +29,7 @@ function toScimError(err: FastifyError): ScimError | undefined {
   if (err instanceof PublicApiError) return new ScimError(err.status, err.message);
   if (err instanceof UserExistsError) return new ScimError(409, err.message, 'uniqueness');
   if (err instanceof LastOwnerError) return new ScimError(409, err.message, 'mutability');
+  if (storeUnreachable(err)) return new ScimError(503, STORE_UNREACHABLE_MESSAGE);
   // Fastify's own 4xx: a body that is not JSON, an unsupported media type, a body too large.
   if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500)
     return new ScimError(err.statusCode, err.message, err.statusCode === 400 ? 'invalidSyntax' : undefined);

@@ -84,6 +84,19 @@ t.test('a process started while PostgreSQL is down starts not ready and becomes 
     { message: 'The store is unreachable; retry shortly.', error: 'ServiceUnavailableError' },
     'in its envelope',
   );
+  const scim = await fetch(`${adminUrl}/api/public/scim/Users`, {
+    headers: { authorization: `Basic ${Buffer.from('pk-lf-x:sk-lf-x').toString('base64')}` },
+  });
+  t.equal(scim.status, 503, 'SCIM: 503');
+  t.same(
+    await scim.json(),
+    {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+      status: '503',
+      detail: 'The store is unreachable; retry shortly.',
+    },
+    'in the SCIM error schema',
+  );
   const signIn = await dashboardRequest({ adminUrl }, 'POST', '/session', {}, { email: 'a@b.c', password: 'secret' });
   t.same(
     { status: signIn.status, body: signIn.body },
