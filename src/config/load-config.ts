@@ -128,11 +128,15 @@ function entriesMissingFields(errors: readonly ErrorObject[] | null | undefined)
   );
 }
 
+/** The inspected configuration when it may go live; a ConfigError with every schema and reference problem otherwise. */
+function liveConfig({ loaded, issues }: InspectedConfig): LoadedConfig {
+  if (issues.length > 0) throw new ConfigError(issues, loaded.path);
+  return loaded;
+}
+
 /** A configuration that may go live; a ConfigError with every schema and reference problem otherwise. */
 export function parseConfig(text: string, options: { env: Env; path?: string; baseDir?: string }): LoadedConfig {
-  const { loaded, issues } = inspectConfig(text, options);
-  if (issues.length > 0) throw new ConfigError(issues, options.path);
-  return loaded;
+  return liveConfig(inspectConfig(text, options));
 }
 
 /** `inspectConfig` of a file; an unreadable file is a ConfigError. */
@@ -148,9 +152,7 @@ export async function inspectConfigFile(path: string, env: Env): Promise<Inspect
 }
 
 export async function loadConfigFile(path: string, env: Env): Promise<LoadedConfig> {
-  const { loaded, issues } = await inspectConfigFile(path, env);
-  if (issues.length > 0) throw new ConfigError(issues, loaded.path);
-  return loaded;
+  return liveConfig(await inspectConfigFile(path, env));
 }
 
 type PendingIssue = Omit<ConfigIssue, 'path'> & { segments: (string | number)[] };
