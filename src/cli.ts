@@ -15,7 +15,7 @@ import { watchLauncher } from './control/launcher-watch.ts';
 import { storeCommand, UsageError } from './control/store-cli.ts';
 import { automationsCommand } from './control/automations-cli.ts';
 import { usersCommand } from './control/users-cli.ts';
-import { keyExpiryWarnings } from './keys/expiry-warnings.ts';
+import { configWarnings } from './keys/expiry-warnings.ts';
 import { systemClock } from './pipeline/clock.ts';
 import { PortInUseError } from './runtime/port-in-use.ts';
 import { checkConfig } from './pipeline/load-pipeline.ts';
@@ -79,8 +79,7 @@ function portOption(value: string | undefined, name: string): number | undefined
 async function validate(file: string): Promise<number> {
   try {
     const { loaded } = await checkConfig(await inspectConfigFile(file, process.env));
-    for (const w of [...loaded.warnings, ...keyExpiryWarnings(loaded.config.keys, systemClock.now())])
-      console.log(`warning: ${w}`);
+    for (const w of configWarnings(loaded, systemClock.now())) console.log(`warning: ${w}`);
     console.log(`${file}: valid`);
     return 0;
   } catch (err) {

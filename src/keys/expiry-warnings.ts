@@ -1,5 +1,6 @@
 // Warnings about keys of gateway.yaml that have expired or soon will: a key past its expiry is refused with
 // 401 key_expired, and nothing else tells the operator before the first refused request.
+import type { LoadedConfig } from '../config/load-config.ts';
 import type { KeyConfig } from '../config/types.ts';
 import { keyExpiry } from './key-store.ts';
 
@@ -25,6 +26,11 @@ export function keyExpiryWarnings(keys: readonly ExpiringKey[], now: number): st
     );
   }
   return warnings;
+}
+
+/** What a configuration warns about as of `now`: its own warnings, then its keys that expired or soon will. */
+export function configWarnings(loaded: LoadedConfig, now: number): string[] {
+  return [...loaded.warnings, ...keyExpiryWarnings(loaded.config.keys, now)];
 }
 
 /** `3 days`, `1 day`, `5 hours`, `under an hour`. */

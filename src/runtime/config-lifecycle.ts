@@ -4,7 +4,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { formatIssue, ConfigError } from '../config/config-error.ts';
 import type { LoadedConfig } from '../config/load-config.ts';
-import { keyExpiryWarnings } from '../keys/expiry-warnings.ts';
+import { configWarnings } from '../keys/expiry-warnings.ts';
 import { configKeyStore } from '../keys/key-store.ts';
 import { combinedKeyStore } from '../keys/stored-key-store.ts';
 import { setupPipeline, type CheckedConfig, type ResolvedPlugin } from '../pipeline/load-pipeline.ts';
@@ -153,7 +153,7 @@ export class ConfigLifecycle {
 
 /** A configuration's warnings, and its keys' expiry as of now, in the log. */
 function announceWarnings(loaded: LoadedConfig, { log, clock }: ServiceParts): void {
-  for (const w of [...loaded.warnings, ...keyExpiryWarnings(loaded.config.keys, clock.now())]) log.warn(w);
+  for (const w of configWarnings(loaded, clock.now())) log.warn(w);
 }
 
 /** Closes a replaced configuration's pipeline now, or when its last request finishes. */
