@@ -4,14 +4,17 @@
 // process that started svc going away therefore means "stop". Outside npm it does not: `nohup svc start &` from a
 // shell that then exits must keep running.
 
+/** How often the parent process is looked at. */
+const CHECK_MS = 250;
+
 /** Calls `onGone` once if svc was started by an npm script or `npx` and its parent process then exits. */
-export function watchLauncher(env: NodeJS.ProcessEnv, onGone: () => void, intervalMs = 250): void {
+export function watchLauncher(env: NodeJS.ProcessEnv, onGone: () => void): void {
   if (env.npm_lifecycle_event === undefined) return;
   const parent = process.ppid;
   const timer = setInterval(() => {
     if (process.ppid === parent) return;
     clearInterval(timer);
     onGone();
-  }, intervalMs);
+  }, CHECK_MS);
   timer.unref();
 }
