@@ -294,16 +294,6 @@ export class GatewayMetrics {
     }
   }
 
-  async #providerUsageInvalidJson(): Promise<{ total: number; estimated: number; repaired: number }> {
-    const out = { total: 0, estimated: 0, repaired: 0 };
-    for (const v of (await this.providerUsageInvalid.get()).values) {
-      out.total += v.value;
-      if (v.labels.action === 'estimated') out.estimated += v.value;
-      else out.repaired += v.value;
-    }
-    return out;
-  }
-
   async json(extra: Record<string, unknown>): Promise<Record<string, unknown>> {
     const byLabel = async (metric: Counter<string>, label: string) => {
       const out: Record<string, number> = {};
@@ -311,6 +301,7 @@ export class GatewayMetrics {
         out[String(v.labels[label])] = (out[String(v.labels[label])] ?? 0) + v.value;
       return out;
     };
+    const { estimated = 0, repaired = 0 } = await byLabel(this.providerUsageInvalid, 'action');
     const requests = await this.requests.get();
     const byStatus: Record<string, number> = {};
     const byRoute: Record<string, number> = {};
@@ -333,7 +324,7 @@ export class GatewayMetrics {
       },
       refusals: { by_code: await byLabel(this.refusals, 'code') },
       errors: { by_code: await byLabel(this.errors, 'code') },
-      provider_usage_invalid: await this.#providerUsageInvalidJson(),
+      provider_usage_invalid: { total: estimated + repaired, estimated, repaired },
       provider_usage_missing: (await this.providerUsageMissing.get()).values[0]?.value ?? 0,
       latency_ms: { window_requests: this.recentLatency.count, p50, p95, p99 },
       overhead_ms: {
