@@ -7,7 +7,7 @@ import { createAdminServer, type AdminHost } from '../../admin/server.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import { createGatewayServer, type GatewayHost } from '../server/gateway-server.ts';
 import type { ConfigLifecycle } from './config-lifecycle.ts';
-import { portInUse } from './port-in-use.ts';
+import { portInUse, type ListenAddress } from './port-in-use.ts';
 import type { RequestDrain } from './drain.ts';
 import type { ServiceParts } from './service-parts.ts';
 import type { RoleWork } from './service-role.ts';
@@ -67,9 +67,8 @@ export async function openListeners(
   const gatewayAt = { port: options.port ?? server.port, host: options.host ?? server.host };
   const adminAt = { port: options.adminPort ?? server.admin_port, host: options.host ?? server.admin_host };
   try {
-    if (gateway)
-      await listen(gateway, gatewayAt.port, gatewayAt.host).catch(portInUse('gateway', gatewayAt.port, gatewayAt.host));
-    await admin.listen(adminAt).catch(portInUse('admin', adminAt.port, adminAt.host));
+    if (gateway) await listen(gateway, gatewayAt).catch(portInUse('gateway', gatewayAt));
+    await admin.listen(adminAt).catch(portInUse('admin', adminAt));
   } catch (err) {
     gateway?.close();
     await admin.close();
@@ -122,7 +121,7 @@ function adminHost(
   };
 }
 
-function listen(server: Server, port: number, host: string): Promise<void> {
+function listen(server: Server, { port, host }: ListenAddress): Promise<void> {
   return new Promise((resolveListen, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

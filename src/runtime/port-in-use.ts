@@ -1,7 +1,13 @@
 // A listener that cannot bind because its port is taken: one line that names the port and what chooses it, in place
 // of the raw EADDRINUSE stack.
 
-export type ListenerName = 'gateway' | 'admin';
+type ListenerName = 'gateway' | 'admin';
+
+/** The address a listener binds. */
+export interface ListenAddress {
+  port: number;
+  host: string;
+}
 
 /** Where each listener's port is chosen: its `gateway.yaml` setting and the `svc start` flag that overrides it. */
 const CHOSEN_BY: Record<ListenerName, { setting: string; flag: string }> = {
@@ -10,7 +16,7 @@ const CHOSEN_BY: Record<ListenerName, { setting: string; flag: string }> = {
 };
 
 export class PortInUseError extends Error {
-  constructor(listener: ListenerName, port: number, host: string) {
+  constructor(listener: ListenerName, { port, host }: ListenAddress) {
     const { setting, flag } = CHOSEN_BY[listener];
     super(
       `the ${listener} port ${port} (on ${host}) is in use by another process; ` +
@@ -20,9 +26,9 @@ export class PortInUseError extends Error {
 }
 
 /** Rethrows a bind failure for a taken port as a PortInUseError; any other error as it is. */
-export function portInUse(listener: ListenerName, port: number, host: string): (err: unknown) => never {
+export function portInUse(listener: ListenerName, at: ListenAddress): (err: unknown) => never {
   return (err) => {
-    if ((err as { code?: unknown }).code === 'EADDRINUSE') throw new PortInUseError(listener, port, host);
+    if ((err as { code?: unknown }).code === 'EADDRINUSE') throw new PortInUseError(listener, at);
     throw err;
   };
 }
