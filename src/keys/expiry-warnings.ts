@@ -5,7 +5,7 @@ import type { KeyConfig } from '../config/types.ts';
 import { keyExpiry } from './key-store.ts';
 
 /** How far ahead an expiry is announced. */
-export const EXPIRY_NOTICE_DAYS = 7;
+const EXPIRY_NOTICE_DAYS = 7;
 const DAY_MS = 86_400_000;
 
 type ExpiringKey = Pick<KeyConfig, 'alias' | 'expires_at' | 'rotated_at' | 'rotation_grace_hours'>;

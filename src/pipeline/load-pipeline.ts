@@ -116,7 +116,7 @@ function importProblem(use: string, err: unknown): string {
 }
 
 /** The plugins that load and whose config is valid, and every problem with the others, each with its YAML path. */
-export async function checkPlugins(
+async function checkPlugins(
   loaded: LoadedConfig,
 ): Promise<{ resolved: ResolvedPlugin[]; issues: ConfigIssue[] }> {
   const issues: ConfigIssue[] = [];

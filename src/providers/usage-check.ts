@@ -11,7 +11,7 @@ export const USAGE_TOKENS_MAX = 10_000_000;
  * The usage to book, with `repaired` saying what was changed (parts above their totals clamped, a total that is not
  * the sum replaced); or `invalid` saying why there is nothing to book (then the gateway estimates the usage).
  */
-export type CheckedUsage = { usage: Usage; repaired?: string } | { invalid: string };
+type CheckedUsage = { usage: Usage; repaired?: string } | { invalid: string };
 
 /** Why `value` is not a token count, or undefined when it is one. */
 function notACount(value: unknown): string | undefined {

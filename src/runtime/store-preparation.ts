@@ -5,7 +5,7 @@
 import { storeUnreachable } from '../store/store-unreachable.ts';
 import type { Logger } from '../telemetry/logger.ts';
 
-export const STORE_RETRY_MS = 1_000;
+const STORE_RETRY_MS = 1_000;
 
 export class StorePreparation<T> {
   readonly #prepare: () => Promise<T>;
