@@ -123,6 +123,8 @@ export interface GetPromptOptions {
   cacheTtlSeconds?: number;
   /** Served when the prompt cannot be fetched and no version of it was fetched before: a text, or chat messages. */
   fallback?: string | ChatEntry[];
+  /** The type the prompt must have: the answer is then a `TextPrompt` or `ChatPrompt`, and a version of the other type throws `SvcError`. */
+  type?: 'text' | 'chat';
 }
 
 export interface CreatePromptBody {
@@ -160,7 +162,17 @@ export class PromptsClient {
    * `cacheTtlSeconds`; when a later fetch fails (server unreachable, or any error), the last version fetched is
    * served, and when there is none, `fallback` (with `isFallback` true). Without either, the error is thrown.
    */
+  async get(name: string, options: GetPromptOptions & { type: 'text'; fallback?: string }): Promise<TextPrompt>;
+  async get(name: string, options: GetPromptOptions & { type: 'chat'; fallback?: ChatEntry[] }): Promise<ChatPrompt>;
+  async get(name: string, options?: GetPromptOptions): Promise<Prompt>;
   async get(name: string, options: GetPromptOptions = {}): Promise<Prompt> {
+    const prompt = await this.#getAnyType(name, options);
+    if (options.type !== undefined && prompt.type !== options.type)
+      throw new SvcError(`prompt "${name}" version ${prompt.version} is a ${prompt.type} prompt, not ${options.type}`);
+    return prompt;
+  }
+
+  async #getAnyType(name: string, options: GetPromptOptions): Promise<Prompt> {
     if (options.version !== undefined && options.label !== undefined)
       throw new SvcError('prompts.get: give a version or a label, not both');
     const selector =

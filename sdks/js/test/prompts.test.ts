@@ -3,7 +3,7 @@
 // when the server is down: the last good version, else the explicit fallback, else the error.
 import t from 'tap';
 import { startTcpProxy } from '../../../test/helpers/tcp-proxy.ts';
-import { ChatPrompt, SvcApiError, SvcClient, SvcConnectionError, TextPrompt } from '../src/index.ts';
+import { ChatPrompt, SvcApiError, SvcClient, SvcConnectionError, SvcError, TextPrompt } from '../src/index.ts';
 import { deadUrl, sendPublic, startSdkTestService } from './service.ts';
 
 const svc = await startSdkTestService(t);
@@ -84,6 +84,21 @@ t.test('chat prompt in a folder: compile fills variables and placeholders', asyn
     { type: 'placeholder', name: 'history' },
     'a placeholder not given stays',
   );
+});
+
+t.test('type: the answer is that type, and a version of the other type throws SvcError', async (t) => {
+  await client.prompts.create({ name: 'typed/text', prompt: 'Hi {{who}}', labels: ['production'] });
+  const text = await client.prompts.get('typed/text', { type: 'text' });
+  t.equal(text.compile({ who: 'Ada' }), 'Hi Ada', 'a TextPrompt: compile answers a string');
+  await t.rejects(client.prompts.get('typed/text', { type: 'chat' }), {
+    constructor: SvcError,
+    message: 'prompt "typed/text" version 1 is a text prompt, not chat',
+  });
+  const fallback = await client.prompts.get('typed/missing', {
+    type: 'chat',
+    fallback: [{ role: 'user', content: 'x' }],
+  });
+  t.match(fallback, { type: 'chat', isFallback: true });
 });
 
 t.test('updateLabels moves production, and the client refetches its cached versions of the name', async (t) => {
