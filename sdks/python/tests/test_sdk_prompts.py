@@ -124,6 +124,18 @@ def test_unknown_prompt_with_a_fallback(client: svc.Svc, unique: Callable[[str],
     assert prompt.compile(name="Bo") == "Hi Bo"
 
 
+def test_type_answers_that_type_and_refuses_a_version_of_the_other(client: svc.Svc,
+                                                                  unique: Callable[[str], str]) -> None:
+    name = unique("typed")
+    client.create_prompt(name, "Hi {{who}}", labels=["production"])
+    text = client.get_prompt(name, type="text")
+    assert text.compile(who="Ada") == "Hi Ada"
+    with pytest.raises(svc.SvcError, match=f"prompt '{name}' version 1 is a text prompt, not chat"):
+        client.get_prompt(name, type="chat")
+    fallback = client.get_prompt(unique("missing"), type="chat", fallback=[{"role": "user", "content": "x"}])
+    assert isinstance(fallback, svc.ChatPrompt) and fallback.is_fallback
+
+
 def test_a_refused_create_carries_the_server_message(client: svc.Svc, unique: Callable[[str], str]) -> None:
     with pytest.raises(svc.ApiError) as caught:
         client.create_prompt(unique("bad"), "x", labels=["Not A Label"])

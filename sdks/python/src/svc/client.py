@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import httpx
 from opentelemetry import trace
 
 from . import config
 from .datasets import Dataset, DatasetItem, DatasetRun, DatasetRunItem, DatasetsApi
+from .errors import SvcError
 from .prompt import ChatPrompt, Prompt, TextPrompt
 from .prompts import PromptsApi
 from .rest import RestClient
@@ -82,14 +83,33 @@ class Svc:
 
     # --- prompts -------------------------------------------------------------------------------------------------
 
+    @overload
     def get_prompt(self, name: str, *, version: int | None = None, label: str | None = None,
-                   cache_ttl_s: float | None = None,
-                   fallback: str | Sequence[Mapping[str, Any]] | None = None) -> Prompt:
+                   cache_ttl_s: float | None = None, fallback: str | None = None,
+                   type: Literal["text"]) -> TextPrompt: ...
+
+    @overload
+    def get_prompt(self, name: str, *, version: int | None = None, label: str | None = None,
+                   cache_ttl_s: float | None = None, fallback: Sequence[Mapping[str, Any]] | None = None,
+                   type: Literal["chat"]) -> ChatPrompt: ...
+
+    @overload
+    def get_prompt(self, name: str, *, version: int | None = None, label: str | None = None,
+                   cache_ttl_s: float | None = None, fallback: str | Sequence[Mapping[str, Any]] | None = None,
+                   type: None = None) -> Prompt: ...
+
+    def get_prompt(self, name: str, *, version: int | None = None, label: str | None = None,
+                   cache_ttl_s: float | None = None, fallback: str | Sequence[Mapping[str, Any]] | None = None,
+                   type: Literal["text", "chat"] | None = None) -> Prompt:
         """A prompt version by `version` or `label` (default `production`), from the cache while fresh
         (`cache_ttl_s`, default the client's `prompt_cache_ttl_s`). When the service is unreachable or failing, the
         last version fetched is served however old; when none was, `fallback` (a text, or chat messages) is returned
-        as a prompt with `is_fallback` True; without a fallback the error is raised."""
-        return self._prompts.get(name, version=version, label=label, cache_ttl_s=cache_ttl_s, fallback=fallback)
+        as a prompt with `is_fallback` True; without a fallback the error is raised. With `type` the answer is typed
+        as a `TextPrompt` or `ChatPrompt`, and a version of the other type raises `SvcError`."""
+        prompt = self._prompts.get(name, version=version, label=label, cache_ttl_s=cache_ttl_s, fallback=fallback)
+        if type is not None and prompt.type != type:
+            raise SvcError(f"prompt {name!r} version {prompt.version} is a {prompt.type} prompt, not {type}")
+        return prompt
 
     def create_prompt(self, name: str, prompt: str | Sequence[Mapping[str, Any]], *,
                       type: Literal["text", "chat"] | None = None, config: Mapping[str, Any] | None = None,
