@@ -43,3 +43,19 @@ export async function callAdmin(
   const text = await res.text();
   return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
 }
+
+/** Sends events to the Langfuse ingestion API; throws unless every one was taken (207 without errors). */
+export async function ingest(
+  adminUrl: string,
+  key: Pick<CreatedApiKey, 'publicKey' | 'secretKey'>,
+  batch: unknown[],
+): Promise<void> {
+  const res = await fetch(`${adminUrl}/api/public/ingestion`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: basicAuth(key) },
+    body: JSON.stringify({ batch }),
+  });
+  const body = (await res.json()) as { errors: unknown[] };
+  if (res.status !== 207 || body.errors.length > 0)
+    throw new Error(`ingestion answered ${res.status}: ${JSON.stringify(body)}`);
+}

@@ -3,7 +3,7 @@
 // session, and bob's session of one turn, ten minutes after alice's began; then a gateway call in alice's session.
 import type { Test } from 'tap';
 import { createApiKey } from '../../src/store/repos/api-keys.ts';
-import { basicAuth } from './public-api.ts';
+import { ingest } from './public-api.ts';
 import { chatBody, type TestService } from './service.ts';
 
 export interface SeededTurn {
@@ -92,7 +92,7 @@ export async function seedSessionTraces(t: Test, s: TestService) {
 /** Sends each turn as a trace (chat input and output) with one generation, through the ingestion API. */
 export async function sendTurns(
   adminUrl: string,
-  apiKey: Parameters<typeof basicAuth>[0],
+  apiKey: Parameters<typeof ingest>[1],
   base: number,
   turns: { turn: SeededTurn; userId: string; sessionId?: string }[],
 ): Promise<void> {
@@ -132,14 +132,7 @@ export async function sendTurns(
     },
   ];
   const batch = turns.flatMap(({ turn, userId, sessionId }) => turnEvents(turn, userId, sessionId));
-  const res = await fetch(`${adminUrl}/api/public/ingestion`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: basicAuth(apiKey) },
-    body: JSON.stringify({ batch }),
-  });
-  const body = (await res.json()) as { errors: unknown[] };
-  if (res.status !== 207 || body.errors.length > 0)
-    throw new Error(`ingestion answered ${res.status}: ${JSON.stringify(body)}`);
+  await ingest(adminUrl, apiKey, batch);
 }
 
 /** The gateway key of `sessionGatewayConfig`, with a hard budget of $10 over its life. */

@@ -4,7 +4,7 @@
 // the repository calls and explained with the settings it ran with. After ANALYZE, a rare tag or metadata value is
 // found through its GIN index.
 import t, { type Test } from 'tap';
-import { withStatementTimeout, type Database, type Queryable, type QueryOptions } from '../../src/store/database.ts';
+import type { Database } from '../../src/store/database.ts';
 import { TRACE_FILTER_COLUMNS } from '../../src/store/repos/filter-columns.ts';
 import { listObservations, listObservationsOfTrace } from '../../src/store/repos/observations.ts';
 import { listScoresOfTrace } from '../../src/store/repos/scores.ts';
@@ -12,79 +12,20 @@ import { listSessions } from '../../src/store/repos/sessions.ts';
 import { parseFilter } from '../../src/store/repos/structured-filter.ts';
 import { getTrace, getTracesByIds, listTraces, type TraceFilter } from '../../src/store/repos/traces.ts';
 import { freshStoreWithProject, generateTraces, RARE } from '../helpers/generated-traces.ts';
+import {
+  describe,
+  indexesOf,
+  lastStatement,
+  plansOf,
+  readsInOrder,
+  statement,
+  type Planned,
+} from '../helpers/query-plans.ts';
 import { testDatabase } from '../helpers/store.ts';
 
 const PROJECT = 'p';
 const TRACES = 20_000;
 const FROM = '2026-01-01T00:00:00Z';
-
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  'Relation Name'?: string;
-  Plans?: PlanNode[];
-}
-
-interface Planned {
-  sql: string;
-  nodes: PlanNode[];
-}
-
-const flatten = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(flatten)];
-
-/** Runs `work` on a Queryable that records each statement, then explains each with the options it ran with. */
-async function plansOf(db: Database, work: (q: Queryable) => Promise<unknown>): Promise<Planned[]> {
-  const reads = withStatementTimeout(db, 60_000);
-  const ran: { sql: string; params?: readonly unknown[]; options?: QueryOptions }[] = [];
-  await work({
-    query: (sql, params, options) => {
-      ran.push({ sql, params, options });
-      return reads.query(sql, params, options);
-    },
-    exec: (sql) => reads.exec(sql),
-  });
-  const planned: Planned[] = [];
-  for (const { sql, params, options } of ran) {
-    if (sql.includes('pg_stats')) continue;
-    // Explained with the settings it ran with, but not a probe's short time limit (planning alone may outlast it).
-    const r = await reads.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${sql}`, params, {
-      ...options,
-      statementTimeoutMs: undefined,
-    });
-    planned.push({ sql, nodes: flatten(r.rows[0]['QUERY PLAN'][0].Plan) });
-  }
-  return planned;
-}
-
-const indexesOf = (p: Planned) => p.nodes.flatMap((n) => (n['Index Name'] ? [n['Index Name']] : []));
-const describe = (p: Planned) =>
-  p.nodes.map((n) => `${n['Node Type']}${n['Index Name'] ? ` (${n['Index Name']})` : ''}`).join(' > ');
-
-/** The statement whose SQL starts with `start` (after whitespace). */
-const lastStatement = (planned: Planned[], start: string): Planned => statement([...planned].reverse(), start);
-
-function statement(planned: Planned[], start: string): Planned {
-  const found = planned.find((p) => p.sql.trimStart().startsWith(start));
-  if (!found) throw new Error(`no statement starting ${start}: ${planned.map((p) => p.sql.slice(0, 60)).join(' | ')}`);
-  return found;
-}
-
-/** The statement reads `index` in list order: an index scan on it, no sequential scan, no sort of every match. */
-function readsInOrder(t: Test, p: Planned, index: string, what: string) {
-  const scans = p.nodes.filter((n) => n['Index Name'] === index);
-  t.ok(
-    scans.some((n) => n['Node Type'] === 'Index Scan' || n['Node Type'] === 'Index Only Scan'),
-    `${what}: index scan on ${index} (${describe(p)})`,
-  );
-  t.notOk(
-    p.nodes.some((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] !== 'agents'),
-    `${what}: no sequential scan`,
-  );
-  t.notOk(
-    p.nodes.some((n) => n['Node Type'] === 'Sort'),
-    `${what}: no sort of the matching rows (incremental sorts of ties are fine)`,
-  );
-}
 
 /** The statement finds each trace by its primary key: traces_pkey probed, no other index or scan of the traces. */
 function probesEachTrace(t: Test, p: Planned, what: string) {

@@ -6,12 +6,13 @@ import { withStatementTimeout, type Queryable } from '../../../src/store/databas
 import { getAgent } from '../../../src/store/repos/agents.ts';
 import { listScoresOfTrace, type StoredScore } from '../../../src/store/repos/scores.ts';
 import {
-  getTrace,
-  listTraces,
-  type StoredTrace,
-  type TraceFilter,
-  type TraceStatus,
-} from '../../../src/store/repos/traces.ts';
+  decodeCursor,
+  listTracePage,
+  type TraceLevel,
+  type TraceOrder,
+  type TracePageQuery,
+} from '../../../src/store/repos/trace-page.ts';
+import { getTrace, listTraces, type StoredTrace, type TraceStatus } from '../../../src/store/repos/traces.ts';
 import {
   listObservationsOfTrace,
   listObservationsOfTraces,
@@ -19,44 +20,70 @@ import {
 } from '../../../src/store/repos/observations.ts';
 import type { AdminContext } from '../../context.ts';
 import { restSpanReceipt, restTrace } from '../../rest-api/representations.ts';
-import { countedAheadPagination, PAGING_QUERY_SCHEMA } from '../paging.ts';
+import { pagination, PAGING_QUERY_SCHEMA } from '../paging.ts';
+import { tracePreview } from '../trace-preview.ts';
 import { found, projectOf } from '../project-scope.ts';
-import { requireSession } from '../session-guard.ts';
+import { DashboardApiError, requireSession } from '../session-guard.ts';
 
 interface ListQuery {
   status?: TraceStatus;
   agent?: string;
   modelGroup?: string;
+  name?: string;
   userId?: string;
   sessionId?: string;
   tag?: string | string[];
+  tags?: string;
+  level?: TraceLevel;
+  minLatencyMs?: number;
+  maxLatencyMs?: number;
+  minCost?: number;
+  maxCost?: number;
   from?: string;
   to?: string;
   q?: string;
+  sort: TraceOrder;
+  order: 'asc' | 'desc';
+  after?: string;
+  before?: string;
   limit: number;
   offset: number;
 }
 
 const text = { type: 'string', minLength: 1 };
+const tag = { type: 'string', pattern: '^[^:]' };
+const bound = { type: 'number', minimum: 0 };
 const listQuery = {
   type: 'object',
   properties: {
     status: { enum: ['in_progress', 'completed', 'error'] },
     agent: text,
     modelGroup: text,
+    name: text,
     userId: text,
     sessionId: text,
-    tag: {
-      anyOf: [
-        { type: 'string', pattern: '^[^:]' },
-        { type: 'array', items: { type: 'string', pattern: '^[^:]' } },
-      ],
-    },
+    tag: { anyOf: [tag, { type: 'array', items: tag }] },
+    tags: { type: 'string', pattern: '^[^:,][^,]*(,[^:,][^,]*)*$' },
+    level: { enum: ['ERROR', 'WARNING'] },
+    minLatencyMs: bound,
+    maxLatencyMs: bound,
+    minCost: bound,
+    maxCost: bound,
     from: { type: 'string', format: 'date-time' },
     to: { type: 'string', format: 'date-time' },
     q: text,
+    sort: { enum: ['time', 'latency', 'cost'], default: 'time' },
+    order: { enum: ['asc', 'desc'], default: 'desc' },
+    after: text,
+    before: text,
     ...PAGING_QUERY_SCHEMA.properties,
   },
+};
+
+/** The tag filters: each `tag` given, and each of the comma-separated `tags`. */
+const tagsOf = (q: ListQuery) => {
+  const all = [...(q.tag === undefined ? [] : [q.tag].flat()), ...(q.tags?.split(',') ?? [])];
+  return all.length > 0 ? all : undefined;
 };
 
 /** A trace as the list shows it: the REST shape (duration in ms) plus the gateway facts the columns and filters use. */
@@ -172,25 +199,49 @@ export function registerDashboardTraces(app: FastifyInstance, ctx: AdminContext)
       const project = await projectOf(ctx, req);
       const db = reads();
       const q = req.query;
-      const filter: TraceFilter = {
+      const cursor = q.after ?? q.before;
+      if (cursor !== undefined && !decodeCursor(cursor))
+        throw new DashboardApiError('invalid_request', 'Unknown page cursor');
+      const page: TracePageQuery = {
         status: q.status,
         modelGroup: q.modelGroup,
+        name: q.name,
         userId: q.userId,
         sessionId: q.sessionId,
-        tags: q.tag === undefined ? undefined : [q.tag].flat(),
+        tags: tagsOf(q),
+        level: q.level,
+        minLatencyMs: q.minLatencyMs,
+        maxLatencyMs: q.maxLatencyMs,
+        minCost: q.minCost,
+        maxCost: q.maxCost,
         from: q.from,
         to: q.to,
         nameContains: q.q,
+        order: q.sort,
+        direction: q.order,
+        after: q.after,
+        before: q.after === undefined ? q.before : undefined,
         limit: q.limit,
         offset: q.offset,
       };
       // The agent filter takes an agent's id (what the agents page links with) or its name.
       if (q.agent !== undefined) {
-        if (await getAgent(db, project.id, q.agent)) filter.agentId = q.agent;
-        else filter.agentName = q.agent;
+        if (await getAgent(db, project.id, q.agent)) page.agentId = q.agent;
+        else page.agentName = q.agent;
       }
-      const { data, total } = await listTraces(db, project.id, filter);
-      return { data: data.map(traceSummary), pagination: countedAheadPagination(q, total) };
+      const { data, total, totalIsLowerBound, next, previous, rankedNewest } = await listTracePage(
+        db,
+        project.id,
+        page,
+      );
+      return {
+        data: data.map((t) => ({
+          ...traceSummary(t),
+          inputPreview: tracePreview(t.input, 'in'),
+          outputPreview: tracePreview(t.output, 'out'),
+        })),
+        pagination: { ...pagination(q, total), totalIsLowerBound, next, previous, rankedNewest: rankedNewest ?? null },
+      };
     },
   );
 

@@ -1,25 +1,9 @@
 // A trace's input and output as chat bubbles: chat messages (`[{role, content}]`, `{messages: […]}`, `{role, content}`)
 // as what each role said, plain text as itself, any other value as JSON. A chat input repeats the conversation so far;
 // only its last message is new in this turn, so the earlier ones are folded away.
+import { messagesOf } from '../../dashboard-api/chat-messages.ts';
 import { h } from './dom.ts';
 import { asText } from './format.ts';
-
-interface Message {
-  role: string;
-  content: unknown;
-}
-
-const isMessage = (v: unknown): v is Message =>
-  typeof v === 'object' && v !== null && typeof (v as Message).role === 'string' && 'content' in v;
-
-/** The chat messages a value holds, or undefined when it is not a chat. */
-function messagesOf(v: unknown): Message[] | undefined {
-  if (Array.isArray(v)) return v.length > 0 && v.every(isMessage) ? v : undefined;
-  if (isMessage(v)) return [v];
-  if (typeof v === 'object' && v !== null && Array.isArray((v as { messages?: unknown }).messages))
-    return messagesOf((v as { messages: unknown }).messages);
-  return undefined;
-}
 
 /** A message's content as text: a string, or the text parts of OpenAI's content-part list, else JSON. */
 function contentText(content: unknown): string {

@@ -81,7 +81,7 @@ export interface StoredTrace extends Required<Pick<TraceRow, 'projectId' | 'id' 
  * ids for most of the project and read all of its traces. LIMIT keeps the subquery from being merged into a join the
  * planner could then run as a scan of the project.
  */
-const eachOfIds = (select: string) => `SELECT t.* FROM unnest($2::text[]) AS k(id)
+export const eachOfIds = (select: string) => `SELECT t.* FROM unnest($2::text[]) AS k(id)
   CROSS JOIN LATERAL (${select} WHERE t.project_id = $1 AND t.id = k.id LIMIT 1) t`;
 
 /** The stored traces among `ids` (each id once). */
@@ -209,13 +209,13 @@ export interface TraceFilter {
   offset: number;
 }
 
-export async function listTraces(
-  db: Queryable,
-  projectId: string,
-  f: TraceFilter,
-  probeMs = TIME_ORDER_PROBE_MS,
-): Promise<{ data: StoredTrace[]; total: number }> {
-  const { add, params, sql } = conditions('t.project_id = $1', projectId);
+/** The filters of a trace list, without its order and page. */
+export type TraceConditions = Omit<TraceFilter, 'orderBy' | 'withLinkedIds' | 'limit' | 'offset'>;
+
+/** The WHERE clause of a list of the project's traces (aliased `t`) matching `f`; more conditions may be added. */
+export function traceWhere(projectId: string, f: TraceConditions) {
+  const where = conditions('t.project_id = $1', projectId);
+  const { add } = where;
   if (f.status) add((p) => `t.status = ${p}`, f.status);
   if (f.agentId) add((p) => `t.agent_id = ${p}`, f.agentId);
   if (f.agentName)
@@ -234,6 +234,16 @@ export async function listTraces(
   if (f.from) add((p) => `t.start_time >= ${p}::timestamptz`, f.from);
   if (f.to) add((p) => `t.start_time < ${p}::timestamptz`, f.to);
   if (f.conditions) applyFilter(f.conditions, TRACE_FILTER_COLUMNS, add);
+  return where;
+}
+
+export async function listTraces(
+  db: Queryable,
+  projectId: string,
+  f: TraceFilter,
+  probeMs = TIME_ORDER_PROBE_MS,
+): Promise<{ data: StoredTrace[]; total: number }> {
+  const { params, sql } = traceWhere(projectId, f);
   const matching = `FROM traces t WHERE ${sql()}`;
   const dir = f.orderBy?.direction === 'asc' ? 'ASC' : 'DESC';
   const order =
@@ -261,7 +271,7 @@ export async function listTraces(
 }
 
 /** Tags and metadata filters, which only the GIN indexes traces_tags and traces_metadata serve (by bitmap scans). */
-const filtersByGinIndex = (f: TraceFilter) =>
+export const filtersByGinIndex = (f: TraceConditions) =>
   Boolean(f.tagKeys?.length || f.tags?.length || f.conditions?.some((c) => c.column === 'metadata'));
 
 /**
@@ -277,7 +287,7 @@ export const TIME_ORDER_PROBE_MS = 250;
  * of a rare value). Without statistics the planner guesses, so its choice cannot be left to it for common values. On
  * the embedded store, which has no statement time limit, the time order is always read to the end.
  */
-async function probingTimeOrder<T>(read: (options: QueryOptions) => Promise<T>, probeMs: number): Promise<T> {
+export async function probingTimeOrder<T>(read: (options: QueryOptions) => Promise<T>, probeMs: number): Promise<T> {
   try {
     return await read({ indexOrder: true, statementTimeoutMs: probeMs });
   } catch (err) {
