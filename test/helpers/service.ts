@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { startService, type RunningService, type StartOptions } from '../../src/service.ts';
 import { silentLogger } from '../../src/telemetry/logger.ts';
+import { seedMigratedPglite } from './pglite-template.ts';
 import { storeSection, type StoreBackend } from './store.ts';
 import { TEST_KEY } from './test-config.ts';
 
@@ -48,6 +49,8 @@ export async function startTestService(
   const withStore = (c: Record<string, any>) => ({ ...c, store: { ...store, ...c.store } });
   const writeConfig = (c: Record<string, unknown>) => writeFileSync(configPath, stringify(withStore(c)));
   writeConfig(config);
+  const { postgres_url: postgresUrl, data_dir: dataDir } = withStore(config).store;
+  if (!postgresUrl) await seedMigratedPglite(dataDir);
   const service = await startService({
     configPath,
     log: silentLogger,

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { openDatabase, type Database, type Queryable } from '../../src/store/database.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { ensureOrganization, upsertProject } from '../../src/store/repos/projects.ts';
+import { seedMigratedPglite } from './pglite-template.ts';
 
 export type StoreBackend = 'pglite' | 'postgres';
 export const STORE_BACKENDS: readonly StoreBackend[] = ['pglite', 'postgres'];
@@ -54,6 +55,7 @@ export async function testDatabase(t: Teardown, backend: StoreBackend): Promise<
   if (backend === 'postgres') db = await openDatabase({ postgresUrl: await freshPostgresDatabase(t), dataDir: '' });
   else {
     const dir = mkdtempSync(join(tmpdir(), 'svc-pglite-'));
+    await seedMigratedPglite(dir);
     db = await openDatabase({ dataDir: dir });
     t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   }
