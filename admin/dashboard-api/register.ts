@@ -6,6 +6,7 @@ import type { AdminContext } from '../context.ts';
 import { registerDashboardAgents } from './routes/agents.ts';
 import { registerDashboardAutomations } from './routes/automations.ts';
 import { registerDashboardBudgets } from './routes/budgets.ts';
+import { registerDashboardDatasets } from './routes/datasets.ts';
 import { registerDashboardKeys } from './routes/keys.ts';
 import { registerDashboardMetrics } from './routes/metrics.ts';
 import { registerDashboardModelGroups } from './routes/model-groups.ts';
@@ -40,4 +41,5 @@ export function registerDashboardApi(app: FastifyInstance, ctx: AdminContext): v
   registerDashboardProjectApiKeys(app, ctx);
   registerDashboardSessions(app, ctx);
   registerDashboardTraceUsers(app, ctx);
+  registerDashboardDatasets(app, ctx);
 }

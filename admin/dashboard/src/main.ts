@@ -11,6 +11,8 @@ import { agentsPage } from './views/agents.ts';
 import { auditPage } from './views/audit.ts';
 import { automationPage, automationsPage } from './views/automations.ts';
 import { budgetsPage } from './views/budgets.ts';
+import { datasetComparePage } from './views/dataset-compare.ts';
+import { datasetPage, datasetsPage } from './views/datasets.ts';
 import { endUserPage, endUsersPage } from './views/end-users.ts';
 import { keysPage } from './views/keys.ts';
 import { metricsPage } from './views/metrics.ts';
@@ -37,6 +39,9 @@ const ROUTES: { pattern: string; nav: string; view: View }[] = [
   { pattern: '/p/:project/end-users/:id', nav: 'end-users', view: endUserPage },
   { pattern: '/p/:project/prompts', nav: 'prompts', view: promptsPage },
   { pattern: '/p/:project/prompts/:name', nav: 'prompts', view: promptPage },
+  { pattern: '/p/:project/datasets', nav: 'datasets', view: datasetsPage },
+  { pattern: '/p/:project/datasets/:name', nav: 'datasets', view: datasetPage },
+  { pattern: '/p/:project/datasets/:name/compare', nav: 'datasets', view: datasetComparePage },
   { pattern: '/p/:project/automations', nav: 'automations', view: automationsPage },
   { pattern: '/p/:project/automations/:id', nav: 'automations', view: automationPage },
   { pattern: '/p/:project/model-groups', nav: 'model-groups', view: modelGroupsPage },

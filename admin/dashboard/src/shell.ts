@@ -13,6 +13,7 @@ export const NAV: { section?: string; items: { id: string; label: string }[] }[]
       { id: 'sessions', label: 'Sessions' },
       { id: 'end-users', label: 'End users' },
       { id: 'prompts', label: 'Prompts' },
+      { id: 'datasets', label: 'Datasets' },
       { id: 'automations', label: 'Automations' },
     ],
   },

@@ -110,16 +110,24 @@ export interface DatasetItemFilter {
   datasetId?: string;
   sourceTraceId?: string;
   sourceObservationId?: string;
+  /** Archived items too (the dashboard shows them with their status). */
+  includeArchived?: boolean;
 }
 
-/** The project's ACTIVE items (archived ones are left out, as Langfuse lists them), newest first, ties on id. */
+/**
+ * The project's ACTIVE items (archived ones are left out, as Langfuse lists them, unless `includeArchived`), newest
+ * first, ties on id.
+ */
 export function listDatasetItems(
   db: Queryable,
   projectId: string,
   f: DatasetItemFilter,
   page: PageWindow,
 ): Promise<{ data: StoredDatasetItem[]; total: number }> {
-  const where = conditions("i.project_id = $1 AND i.status = 'ACTIVE'", projectId);
+  const where = conditions(
+    f.includeArchived ? 'i.project_id = $1' : "i.project_id = $1 AND i.status = 'ACTIVE'",
+    projectId,
+  );
   if (f.datasetId) where.add((p) => `i.dataset_id = ${p}`, f.datasetId);
   if (f.sourceTraceId) where.add((p) => `i.source_trace_id = ${p}`, f.sourceTraceId);
   if (f.sourceObservationId) where.add((p) => `i.source_observation_id = ${p}`, f.sourceObservationId);

@@ -9,6 +9,7 @@ import { href, seg } from '../router.ts';
 import { badge, empty, pageHeader, section, table } from '../ui.ts';
 import type { ViewContext } from '../view.ts';
 import { gatewayCallSpans, type Trace } from './trace-model.ts';
+import { addToDataset } from './trace-add-to-dataset.ts';
 import { attemptTime, fact, waterfall } from './trace-observations.ts';
 import { statusBadge } from './traces.ts';
 
@@ -71,7 +72,7 @@ export async function tracePage(ctx: ViewContext): Promise<Node> {
       ' › ',
       h('span', { class: 'mono' }, trace.id),
     ),
-    pageHeader(trace.name ?? trace.id, statusBadge(trace.status, trace.errorCode)),
+    pageHeader(trace.name ?? trace.id, statusBadge(trace.status, trace.errorCode), addToDataset(ctx, trace)),
     h(
       'div',
       { class: 'stats', 'data-testid': 'trace-cards' },
