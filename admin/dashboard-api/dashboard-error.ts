@@ -1,4 +1,5 @@
 // Errors of the dashboard data routes (/dashboard/api): `{ error: { code, message } }` (docs/dashboard.md "Error envelope").
+import type { ValidationIssue } from '../../src/validation/validation-issue.ts';
 
 export const DASHBOARD_ERROR_STATUS = {
   invalid_request: 400,
@@ -43,3 +44,10 @@ export class DashboardApiError extends Error {
     return { error: { code: this.code, message: this.message } };
   }
 }
+
+/** 400 invalid_request naming each problem a store rule found (`path: message; …`). */
+export const invalidIssues = (issues: readonly ValidationIssue[]) =>
+  new DashboardApiError(
+    'invalid_request',
+    issues.map((i) => `${i.path.join('.') || 'request'}: ${i.message}`).join('; '),
+  );

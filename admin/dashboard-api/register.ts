@@ -4,6 +4,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AdminContext } from '../context.ts';
 import { registerDashboardAgents } from './routes/agents.ts';
+import { registerDashboardAnnotationQueueItems } from './routes/annotation-queue-items.ts';
+import { registerDashboardAnnotationQueues } from './routes/annotation-queues.ts';
 import { registerDashboardAutomations } from './routes/automations.ts';
 import { registerDashboardBudgets } from './routes/budgets.ts';
 import { registerDashboardDatasets } from './routes/datasets.ts';
@@ -13,6 +15,8 @@ import { registerDashboardModelGroups } from './routes/model-groups.ts';
 import { registerDashboardProjectApiKeys } from './routes/project-api-keys.ts';
 import { registerDashboardProjectServing } from './routes/project-serving.ts';
 import { registerDashboardPrompts } from './routes/prompts.ts';
+import { registerDashboardScoreConfigs } from './routes/score-configs.ts';
+import { registerDashboardScores } from './routes/scores.ts';
 import { registerDashboardTraces } from './routes/traces.ts';
 import { registerDashboardSessions } from './routes/trace-sessions.ts';
 import { registerDashboardTraceUsers } from './routes/trace-users.ts';
@@ -41,5 +45,9 @@ export function registerDashboardApi(app: FastifyInstance, ctx: AdminContext): v
   registerDashboardProjectApiKeys(app, ctx);
   registerDashboardSessions(app, ctx);
   registerDashboardTraceUsers(app, ctx);
+  registerDashboardScores(app, ctx);
+  registerDashboardScoreConfigs(app, ctx);
+  registerDashboardAnnotationQueues(app, ctx);
+  registerDashboardAnnotationQueueItems(app, ctx);
   registerDashboardDatasets(app, ctx);
 }

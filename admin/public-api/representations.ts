@@ -120,7 +120,7 @@ export function publicScore(s: StoredScore) {
     metadata: s.metadata,
     configId: s.configId,
     queueId: s.queueId,
-    authorUserId: null,
+    authorUserId: s.authorUserId,
     environment: s.environment,
     timestamp: s.timestamp,
     createdAt: s.createdAt,

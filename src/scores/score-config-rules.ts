@@ -48,3 +48,25 @@ export const withServerCategories = (c: ScoreConfigFields): ScoreConfigFields =>
 /** The client's view of a stored config, for a PATCH merged over it: a BOOLEAN config's categories are not its own. */
 export const withoutServerCategories = (c: ScoreConfigFields): ScoreConfigFields =>
   c.dataType === 'BOOLEAN' ? { ...c, categories: null } : c;
+
+/** The config as stored, or the problems of the one the client gave. */
+export function storableScoreConfig(
+  c: ScoreConfigFields,
+): { config: ScoreConfigFields } | { issues: ValidationIssue[] } {
+  const issues = scoreConfigIssues(c);
+  return issues.length > 0 ? { issues } : { config: withServerCategories(c) };
+}
+
+/** What a create request gives, with Langfuse's defaults for the rest (active, no bounds, categories or description). */
+export type NewScoreConfig = Pick<ScoreConfigFields, 'name' | 'dataType'> &
+  Partial<Pick<ScoreConfigFields, 'minValue' | 'maxValue' | 'categories' | 'description'>>;
+
+export const newScoreConfigFields = (b: NewScoreConfig): ScoreConfigFields => ({
+  name: b.name,
+  dataType: b.dataType,
+  isArchived: false,
+  minValue: b.minValue ?? null,
+  maxValue: b.maxValue ?? null,
+  categories: b.categories ?? null,
+  description: b.description ?? null,
+});

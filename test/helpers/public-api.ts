@@ -7,6 +7,10 @@ import type { StoreBackend } from './store.ts';
 export const basicAuth = (k: Pick<CreatedApiKey, 'publicKey' | 'secretKey'>) =>
   `Basic ${Buffer.from(`${k.publicKey}:${k.secretKey}`).toString('base64')}`;
 
+/** A new key of the project `default`. */
+export const defaultProjectKey = (s: Pick<TestService, 'service'>) =>
+  createApiKey(s.service.db, { kind: 'project', organizationId: 'default', projectId: 'default', now: Date.now() });
+
 /** Projects `default` and `ingest` (ingestion-only), with a key for each and an organization key. */
 export async function startPublicApiService(t: { teardown(fn: () => unknown): void }, backend: StoreBackend) {
   const s = await startTestService(

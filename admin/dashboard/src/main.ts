@@ -8,6 +8,8 @@ import type { Page, Project, SessionAnswer } from './types.ts';
 import { errorBox } from './ui.ts';
 import type { View, ViewContext } from './view.ts';
 import { agentsPage } from './views/agents.ts';
+import { annotationQueuePage } from './views/annotation-queue.ts';
+import { annotationQueuesPage } from './views/annotation-queues.ts';
 import { auditPage } from './views/audit.ts';
 import { automationPage, automationsPage } from './views/automations.ts';
 import { budgetsPage } from './views/budgets.ts';
@@ -20,6 +22,8 @@ import { modelGroupsPage } from './views/model-groups.ts';
 import { passwordPage } from './views/password.ts';
 import { projectSettingsPage } from './views/project-settings.ts';
 import { promptPage, promptsPage } from './views/prompts.ts';
+import { scoreConfigsPage } from './views/score-configs.ts';
+import { scoresPage } from './views/scores.ts';
 import { seriesPage } from './views/series.ts';
 import { sessionPage, sessionsPage } from './views/sessions.ts';
 import { signInPage } from './views/sign-in.ts';
@@ -39,6 +43,10 @@ const ROUTES: { pattern: string; nav: string; view: View }[] = [
   { pattern: '/p/:project/end-users/:id', nav: 'end-users', view: endUserPage },
   { pattern: '/p/:project/prompts', nav: 'prompts', view: promptsPage },
   { pattern: '/p/:project/prompts/:name', nav: 'prompts', view: promptPage },
+  { pattern: '/p/:project/scores', nav: 'scores', view: scoresPage },
+  { pattern: '/p/:project/score-configs', nav: 'scores', view: scoreConfigsPage },
+  { pattern: '/p/:project/annotation-queues', nav: 'annotation-queues', view: annotationQueuesPage },
+  { pattern: '/p/:project/annotation-queues/:id', nav: 'annotation-queues', view: annotationQueuePage },
   { pattern: '/p/:project/datasets', nav: 'datasets', view: datasetsPage },
   { pattern: '/p/:project/datasets/:name', nav: 'datasets', view: datasetPage },
   { pattern: '/p/:project/datasets/:name/compare', nav: 'datasets', view: datasetComparePage },

@@ -13,6 +13,8 @@ export const NAV: { section?: string; items: { id: string; label: string }[] }[]
       { id: 'sessions', label: 'Sessions' },
       { id: 'end-users', label: 'End users' },
       { id: 'prompts', label: 'Prompts' },
+      { id: 'scores', label: 'Scores' },
+      { id: 'annotation-queues', label: 'Annotation queues' },
       { id: 'datasets', label: 'Datasets' },
       { id: 'automations', label: 'Automations' },
     ],

@@ -28,7 +28,7 @@ export async function pageWindow(ctx: Pick<ViewContext, 'project' | 'query'>): P
   return { window };
 }
 
-const toLocalInput = (iso: string | null) => {
+export const toLocalInput = (iso: string | null) => {
   if (!iso) return '';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return '';

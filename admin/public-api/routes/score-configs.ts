@@ -5,9 +5,10 @@ import createSchema from '../../../schemas/api/public-score-config-create.json' 
 import updateSchema from '../../../schemas/api/public-score-config-update.json' with { type: 'json' };
 import pageQuerySchema from '../../../schemas/api/public-page-query.json' with { type: 'json' };
 import {
-  scoreConfigIssues,
+  newScoreConfigFields,
+  storableScoreConfig,
   withoutServerCategories,
-  withServerCategories,
+  type NewScoreConfig,
 } from '../../../src/scores/score-config-rules.ts';
 import {
   createScoreConfig,
@@ -22,8 +23,6 @@ import { pageMeta, pageOffset, type PageQuery } from '../paging.ts';
 import { invalidRequestData, PublicApiError } from '../public-error.ts';
 import { projectOf, requireKey } from '../route-access.ts';
 
-type CreateBody = Pick<ScoreConfigFields, 'name' | 'dataType'> &
-  Partial<Omit<ScoreConfigFields, 'name' | 'dataType' | 'isArchived'>>;
 type UpdateBody = Partial<Omit<ScoreConfigFields, 'dataType'>>;
 type ConfigParams = { configId: string };
 
@@ -45,9 +44,9 @@ export function publicScoreConfig(c: StoredScoreConfig) {
 }
 
 function checked(fields: ScoreConfigFields): ScoreConfigFields {
-  const issues = scoreConfigIssues(fields);
-  if (issues.length > 0) throw invalidRequestData(issues);
-  return withServerCategories(fields);
+  const storable = storableScoreConfig(fields);
+  if ('issues' in storable) throw invalidRequestData(storable.issues);
+  return storable.config;
 }
 
 const configNotFound = () => new PublicApiError('NotFoundError', 'Score config not found within authorized project');
@@ -55,17 +54,8 @@ const configNotFound = () => new PublicApiError('NotFoundError', 'Score config n
 export function registerPublicScoreConfigs(app: FastifyInstance, ctx: AdminContext): void {
   const onRequest = requireKey(ctx, 'project');
 
-  app.post<{ Body: CreateBody }>('/score-configs', { schema: { body: createSchema }, onRequest }, async (req) => {
-    const b = req.body;
-    const fields = checked({
-      name: b.name,
-      dataType: b.dataType,
-      isArchived: false,
-      minValue: b.minValue ?? null,
-      maxValue: b.maxValue ?? null,
-      categories: b.categories ?? null,
-      description: b.description ?? null,
-    });
+  app.post<{ Body: NewScoreConfig }>('/score-configs', { schema: { body: createSchema }, onRequest }, async (req) => {
+    const fields = checked(newScoreConfigFields(req.body));
     return publicScoreConfig(await createScoreConfig(ctx.db, projectOf(req).id, fields));
   });
 

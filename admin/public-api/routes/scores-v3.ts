@@ -109,8 +109,7 @@ function filterOf(q: Query) {
     configId: single('configId'),
     queueId: single('queueId'),
     datasetRunId: single('experimentId'),
-    // Scores here carry no author: asking for one matches none.
-    noAuthor: one(q, 'authorUserId') !== undefined,
+    authorUserId: single('authorUserId'),
     from: timestamp('fromTimestamp'),
     to: timestamp('toTimestamp'),
   };
@@ -143,7 +142,7 @@ function scoreV3(s: StoredScore, groups: Set<string>) {
     updatedAt: s.updatedAt,
     ...(groups.has('details') ? { comment: s.comment, configId: s.configId, metadata: s.metadata } : {}),
     ...(groups.has('subject') ? { subject: subjectOf(s) } : {}),
-    ...(groups.has('annotation') ? { authorUserId: null, queueId: s.queueId } : {}),
+    ...(groups.has('annotation') ? { authorUserId: s.authorUserId, queueId: s.queueId } : {}),
   };
 }
 
@@ -154,12 +153,12 @@ export function registerPublicScoresV3(app: FastifyInstance, ctx: AdminContext):
     const groups = groupsOf(q);
     const after = cursorOf(q);
     const f = filterOf(q);
-    if (f.noAuthor) return { data: [], meta: { limit } };
     const db = withStatementTimeout(ctx.db, ctx.config().store.query_timeout_ms);
     // One more than the page says whether a next page exists.
     const data = await listScoresWithoutTotal(db, projectOf(req).id, {
       conditions: f.conditions,
       configId: f.configId,
+      authorUserId: f.authorUserId,
       queueId: f.queueId,
       datasetRunId: f.datasetRunId,
       from: f.from,

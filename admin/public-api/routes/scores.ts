@@ -74,7 +74,7 @@ const scoreNotFound = () => new PublicApiError('NotFoundError', 'Score not found
 type ScoresRequest = FastifyRequest<{ Querystring: ScoresQuery }>;
 
 /** Rows for score bodies, or the issues of each refused one (by its index). */
-async function rowsOf(ctx: AdminContext, projectId: string, bodies: readonly unknown[]) {
+export async function scoreRowsOf(ctx: AdminContext, projectId: string, bodies: readonly unknown[]) {
   const checked = bodies.map(checkScoreBody).map((c) => {
     const unstorable = 'body' in c ? storableScoreIssues(c.body) : [];
     return unstorable.length > 0 ? { issues: unstorable } : c;
@@ -90,7 +90,7 @@ async function rowsOf(ctx: AdminContext, projectId: string, bodies: readonly unk
 async function createScores(ctx: AdminContext, req: FastifyRequest, reply: FastifyReply) {
   const project = projectOf(req);
   if (!Array.isArray(req.body)) {
-    const [score] = await rowsOf(ctx, project.id, [req.body]);
+    const [score] = await scoreRowsOf(ctx, project.id, [req.body]);
     if ('issues' in score) throw invalidRequestData(score.issues);
     await upsertScores(ctx.db, [score.row]);
     return { id: score.row.id };
@@ -98,7 +98,7 @@ async function createScores(ctx: AdminContext, req: FastifyRequest, reply: Fasti
   // A batch (Langfuse's CreateScoresRequest): the valid scores are stored before the answer; 202 when all were,
   // else 207 with a message per refused score. The SDK does not retry a 207.
   if (req.body.length === 0) throw invalidRequestData([{ path: [], message: 'must hold at least one score' }]);
-  const scores = await rowsOf(ctx, project.id, req.body);
+  const scores = await scoreRowsOf(ctx, project.id, req.body);
   const rows = scores.flatMap((s) => ('row' in s ? [s.row] : []));
   // One transaction: an id repeated in the batch takes more than one statement (later values win).
   if (rows.length > 0) await ctx.db.transaction((tx) => upsertScores(tx, rows));

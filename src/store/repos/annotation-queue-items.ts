@@ -2,7 +2,7 @@
 // stored as given (Langfuse does not check that it exists either).
 import type { Queryable } from '../database.ts';
 import { selectPage, type PageWindow } from './page.ts';
-import { conditions, iso } from './rows.ts';
+import { conditions, iso, num } from './rows.ts';
 
 export type ItemStatus = 'PENDING' | 'COMPLETED';
 export type ItemObjectType = 'TRACE' | 'OBSERVATION' | 'SESSION';
@@ -111,4 +111,43 @@ export async function deleteQueueItem(db: Queryable, projectId: string, queueId:
     id,
   ]);
   return r.rowCount > 0;
+}
+
+/** Pending and completed items of each of the project's queues that has any (or of one queue), by queue id. */
+export async function countItemsByQueue(
+  db: Queryable,
+  projectId: string,
+  queueId?: string,
+): Promise<Map<string, Record<ItemStatus, number>>> {
+  const where = conditions('project_id = $1', projectId);
+  if (queueId) where.add((p) => `queue_id = ${p}`, queueId);
+  const r = await db.query(
+    `SELECT queue_id, count(*) FILTER (WHERE status = 'PENDING') AS pending, count(*) FILTER (WHERE status = 'COMPLETED') AS completed
+     FROM annotation_queue_items WHERE ${where.sql()} GROUP BY queue_id`,
+    where.params,
+  );
+  return new Map(
+    r.rows.map((row) => [row.queue_id as string, { PENDING: num(row.pending), COMPLETED: num(row.completed) }]),
+  );
+}
+
+/** The first pending item of the queue (oldest first, ties on id) after the item `afterId`, or from the start. */
+export async function nextPendingItem(
+  db: Queryable,
+  projectId: string,
+  queueId: string,
+  afterId?: string,
+): Promise<StoredQueueItem | undefined> {
+  const where = conditions("project_id = $1 AND queue_id = $2 AND status = 'PENDING'", projectId, queueId);
+  if (afterId)
+    where.add(
+      (id) =>
+        `(created_at, id) > (SELECT a.created_at, a.id FROM annotation_queue_items a WHERE a.project_id = $1 AND a.queue_id = $2 AND a.id = ${id})`,
+      afterId,
+    );
+  const r = await db.query(
+    `SELECT * FROM annotation_queue_items WHERE ${where.sql()} ORDER BY created_at, id LIMIT 1`,
+    where.params,
+  );
+  return r.rows[0] ? toItem(r.rows[0]) : undefined;
 }

@@ -28,6 +28,8 @@ export interface ScoreRow {
   source: ScoreSource;
   configId?: string | null;
   queueId?: string | null;
+  /** The dashboard user who made an annotation; absent keeps the stored author. */
+  authorUserId?: string | null;
   environment: string;
   timestamp: string;
 }
@@ -72,6 +74,7 @@ async function upsertDistinctScores(db: Queryable, rows: readonly ScoreRow[]): P
     source: r.source,
     config_id: r.configId ?? null,
     queue_id: r.queueId ?? null,
+    author_user_id: r.authorUserId ?? null,
     environment: r.environment,
     timestamp: r.timestamp,
   }));
@@ -79,12 +82,12 @@ async function upsertDistinctScores(db: Queryable, rows: readonly ScoreRow[]): P
     `WITH r AS (
        SELECT * FROM jsonb_to_recordset($1::text::jsonb) AS r(project_id text, id text, trace_id text, observation_id text, session_id text,
          dataset_run_id text, name text, data_type text, value double precision, string_value text, comment text, comment_given boolean,
-         metadata jsonb, source text, config_id text, queue_id text, environment text, timestamp timestamptz)
+         metadata jsonb, source text, config_id text, queue_id text, author_user_id text, environment text, timestamp timestamptz)
      )
      INSERT INTO scores (project_id, id, trace_id, observation_id, session_id, dataset_run_id, name, data_type, value, string_value,
-       comment, metadata, source, config_id, queue_id, environment, timestamp)
+       comment, metadata, source, config_id, queue_id, author_user_id, environment, timestamp)
      SELECT project_id, id, trace_id, observation_id, session_id, dataset_run_id, name, data_type, value, string_value,
-       comment, metadata, source, config_id, queue_id, environment, timestamp
+       comment, metadata, source, config_id, queue_id, author_user_id, environment, timestamp
      FROM r
      ON CONFLICT (project_id, id) DO UPDATE SET
        observation_id = COALESCE(EXCLUDED.observation_id, scores.observation_id),
@@ -96,6 +99,7 @@ async function upsertDistinctScores(db: Queryable, rows: readonly ScoreRow[]): P
        source = EXCLUDED.source,
        config_id = COALESCE(EXCLUDED.config_id, scores.config_id),
        queue_id = COALESCE(EXCLUDED.queue_id, scores.queue_id),
+       author_user_id = COALESCE(EXCLUDED.author_user_id, scores.author_user_id),
        updated_at = now()`,
     [json(records)],
   );
@@ -122,6 +126,7 @@ function toScore(r: Record<string, any>): StoredScore {
     source: r.source,
     configId: r.config_id,
     queueId: r.queue_id,
+    authorUserId: r.author_user_id,
     environment: r.environment,
     timestamp: iso(r.timestamp)!,
     createdAt: iso(r.created_at)!,
@@ -162,6 +167,7 @@ export interface ScoreFilter {
   datasetRunId?: string;
   queueId?: string;
   configId?: string;
+  authorUserId?: string;
   source?: ScoreSource;
   dataType?: ScoreDataType;
   scoreIds?: string[];
@@ -197,6 +203,7 @@ function scoreListCondition(projectId: string, f: ScoreFilter): { condition: str
   if (f.datasetRunId) add((p) => `s.dataset_run_id = ${p}`, f.datasetRunId);
   if (f.queueId) add((p) => `s.queue_id = ${p}`, f.queueId);
   if (f.configId) add((p) => `s.config_id = ${p}`, f.configId);
+  if (f.authorUserId) add((p) => `s.author_user_id = ${p}`, f.authorUserId);
   if (f.source) add((p) => `s.source = ${p}`, f.source);
   if (f.dataType) add((p) => `s.data_type = ${p}`, f.dataType);
   if (f.scoreIds?.length) add((p) => `s.id = ANY(${p}::text[])`, f.scoreIds);

@@ -10,6 +10,7 @@ import { badge, empty, pageHeader, section, table } from '../ui.ts';
 import type { ViewContext } from '../view.ts';
 import { gatewayCallSpans, type Trace } from './trace-model.ts';
 import { addToDataset } from './trace-add-to-dataset.ts';
+import { annotateTrace } from './trace-annotate.ts';
 import { attemptTime, fact, waterfall } from './trace-observations.ts';
 import { statusBadge } from './traces.ts';
 
@@ -153,6 +154,7 @@ export async function tracePage(ctx: ViewContext): Promise<Node> {
         ],
         { testid: 'scores', emptyText: 'No scores.' },
       ),
+      annotateTrace(ctx, trace),
     ),
     Object.keys(trace.metadata ?? {}).length
       ? section('Metadata', h('pre', { class: 'io', 'data-testid': 'trace-metadata' }, asText(trace.metadata)))
