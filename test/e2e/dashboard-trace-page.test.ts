@@ -1,7 +1,8 @@
 // The trace page in a real browser (Debian chromium through playwright-core) for every kind of trace: an agent trace
 // sent through the Langfuse ingestion API (nested spans, a generation, tags, user, session) shows each observation's
 // input, output, usage and level when selected, its tags as a list and its user and session as links to the filtered
-// trace list; a gateway call made with a traceparent of that trace appears in its tree with its attempt; a gateway
+// trace list; a gateway call made with a traceparent of that trace appears in its tree with its attempt and its
+// guardrail verdict; a gateway
 // trace keeps its gateway cards; a trace of 2,000 observations shows every one (its render time is printed, not
 // asserted). Screenshots go to test-artifacts/screenshots/.
 import t from 'tap';
@@ -23,7 +24,26 @@ t.test('one trace page for an SDK trace, its linked gateway call, and a gateway 
   await ensureDashboardBuild();
   const s = await startTestService(
     t,
-    baseConfig({ plugins: [{ use: 'auth' }, { use: 'router' }, { use: 'tracing' }] }),
+    baseConfig({
+      plugins: [
+        { use: 'auth' },
+        // A flag-mode policy: the linked call is served, and its verdict shows in the agent's tree.
+        {
+          use: 'guardrails',
+          config: {
+            policies: [
+              {
+                name: 'refund-watch',
+                mode: 'flag',
+                detectors: [{ type: 'regex', name: 'refund', patterns: ['refund'] }],
+              },
+            ],
+          },
+        },
+        { use: 'router' },
+        { use: 'tracing' },
+      ],
+    }),
   );
   const db = s.service.db;
   const password = 'correct horse battery staple';
@@ -193,7 +213,24 @@ t.test('one trace page for an SDK trace, its linked gateway call, and a gateway 
     await row('gateway demo').click();
     const call = page.getByTestId('gateway-call-details');
     t.match(await call.textContent(), new RegExp(callId));
-    t.match(await call.getByTestId('span-input').textContent(), /check the refund answer/, 'the call’s input');
+    t.match(
+      await call.getByTestId('span-input').textContent(),
+      /check the \[REDACTED:regex\.refund\] answer/,
+      'the call’s input, as the flag policy redacted it in the trace',
+    );
+    t.same(
+      await call.getByTestId('gateway-call-guardrails').locator('li').allTextContents(),
+      ['flagged: refund-watch / regex.refund ×1 in prompt', 'flagged: refund-watch / regex.refund ×1 in response'],
+      'the guardrail verdicts on the call (the demo model repeats the word in its answer)',
+    );
+    const stored: any = await (
+      await page.request.get(`${s.adminUrl}/dashboard/api/projects/default/traces/${TRACE}`)
+    ).json();
+    t.equal(
+      await call.getByTestId('gateway-call-redactions').textContent(),
+      String(stored.gatewayCalls[0].governance['gateway.redactions'].length),
+      'how many places it redacted',
+    );
     t.match(await page.getByTestId('attempts').textContent(), /demo-mock/, 'the linked call’s attempt is listed');
     t.equal(await page.getByText('No provider attempts').count(), 0);
     await screenshot(page, 'trace-agent-gateway-call');

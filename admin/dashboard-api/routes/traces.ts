@@ -19,6 +19,7 @@ import {
   type StoredObservation,
 } from '../../../src/store/repos/observations.ts';
 import type { AdminContext } from '../../context.ts';
+import { governanceFacts } from '../gateway-call-facts.ts';
 import { restSpanReceipt, restTrace } from '../../rest-api/representations.ts';
 import { pagination, PAGING_QUERY_SCHEMA } from '../paging.ts';
 import { tracePreview } from '../trace-preview.ts';
@@ -118,6 +119,7 @@ function attemptOf(o: StoredObservation) {
     provider: a['gateway.provider'] ?? null,
     model: o.model,
     usage: o.usageDetails,
+    costDetails: o.costDetails,
     cost: o.totalCost,
     startTime: o.startTime,
     endTime: o.endTime,
@@ -169,6 +171,7 @@ async function gatewayCallsOf(db: Queryable, projectId: string, traceId: string)
     input: t.input ?? null,
     output: t.output ?? null,
     parentSpanId: t.parentSpanId,
+    governance: governanceFacts(t.metadata),
     attempts: observations
       .filter((o) => o.traceId === t.id && o.attributes['gateway.deployment'] !== undefined)
       .map(attemptOf),
@@ -240,7 +243,14 @@ export function registerDashboardTraces(app: FastifyInstance, ctx: AdminContext)
           inputPreview: tracePreview(t.input, 'in'),
           outputPreview: tracePreview(t.output, 'out'),
         })),
-        pagination: { ...pagination(q, total), totalIsLowerBound, next, previous, rankedNewest: rankedNewest ?? null },
+        // A page reached back at the start is the first page, whatever offset was asked for.
+        pagination: {
+          ...pagination({ limit: q.limit, offset: previous === null ? 0 : q.offset }, total),
+          totalIsLowerBound,
+          next,
+          previous,
+          rankedNewest: rankedNewest ?? null,
+        },
       };
     },
   );

@@ -42,6 +42,7 @@ export interface Attempt {
   provider: string | null;
   model: string | null;
   usage?: Record<string, number>;
+  costDetails?: Record<string, number>;
   cost?: number;
   startTime: string;
   endTime: string | null;
@@ -64,6 +65,8 @@ export interface GatewayCall extends TraceSummary {
   input: unknown;
   output: unknown;
   parentSpanId: string | null;
+  /** The gateway's decisions: fallback, guardrail verdicts, redactions, cache, soft budget limits, estimated usage. */
+  governance: Record<string, unknown>;
   attempts: Attempt[];
 }
 

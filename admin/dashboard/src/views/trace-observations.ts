@@ -1,9 +1,11 @@
 // The observation tree on a timeline, and the selected node's details: input, output, metadata, model, usage and cost
-// per part, level and timings; a gateway call's status, model group, cache and attempts.
+// per part, level and timings; a gateway call's status, model group, cost parts, cache, fallback, attempts and
+// guardrail verdicts.
 import { h, replace, type Child } from '../dom.ts';
 import { asText, dateTime, ms, num, usd } from '../format.ts';
 import { href, seg } from '../router.ts';
 import { badge } from '../ui.ts';
+import { callCostDetails, verdictList } from './gateway-call-facts.ts';
 import { endOf, treeOrder, type Attempt, type GatewayCall, type Span, type Trace } from './trace-model.ts';
 import { statusBadge } from './traces.ts';
 
@@ -144,6 +146,14 @@ function spanDetails(s: Span): HTMLElement {
 }
 
 function gatewayCallDetails(c: GatewayCall, project: string): HTMLElement {
+  const costDetails = callCostDetails(c.attempts);
+  const guardrails = verdictList(c.governance);
+  const {
+    'gateway.fallback_from': fallbackFrom,
+    'gateway.redactions': redactions,
+    'gateway.budget_soft_exceeded': softLimits,
+    'gateway.usage_estimated': usageEstimated,
+  } = c.governance as Record<string, unknown> & { 'gateway.redactions'?: unknown[] };
   return h(
     'div',
     { 'data-testid': 'gateway-call-details' },
@@ -157,8 +167,16 @@ function gatewayCallDetails(c: GatewayCall, project: string): HTMLElement {
       fact('Duration', ms(c.duration)),
       fact('Tokens', num(c.tokens)),
       fact('Cost', usd(c.cost), 'gateway-call-cost'),
+      Object.keys(costDetails).length > 1
+        ? fact('Cost parts', parts(costDetails, usd), 'gateway-call-cost-parts')
+        : null,
       fact('Cache', c.cacheHit === null ? '–' : c.cacheHit ? 'hit' : 'miss'),
+      fallbackFrom ? fact('Fell back from', String(fallbackFrom), 'gateway-call-fallback') : null,
       fact('Attempts', c.attempts.map((a) => `${a.d} ${a.o} ${attemptTime(a)}`).join(', ') || '–'),
+      guardrails ? fact('Guardrails', guardrails) : null,
+      redactions ? fact('Redactions', num(redactions.length), 'gateway-call-redactions') : null,
+      softLimits ? fact('Soft budget passed', asText(softLimits)) : null,
+      usageEstimated ? fact('Usage estimated', String(usageEstimated)) : null,
     ),
     block('Input', c.input, 'span-input'),
     block('Output', c.output, 'span-output'),
