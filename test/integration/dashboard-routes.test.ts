@@ -459,11 +459,11 @@ for (const backend of STORE_BACKENDS) {
         labels: ['production', 'staging'],
       });
       t.equal(moved.status, 200);
-      t.match(moved.body, { name: 'folder/greeting', version: 2, labels: ['production', 'staging', 'latest'] });
+      t.match(moved.body, { name: 'folder/greeting', version: 2, labels: ['latest', 'production', 'staging'] });
       const after = await viewer.call('GET', `${P}/prompts/folder%2Fgreeting`);
       t.same(
         after.body.versions.map((v: any) => v.labels),
-        [[], ['production', 'staging', 'latest']],
+        [[], ['latest', 'production', 'staging']],
         'production left version 1',
       );
       const got = await waitFor('two updated events', async () => hook.at('/main').length >= 2 && hook.at('/main'));
@@ -485,7 +485,7 @@ for (const backend of STORE_BACKENDS) {
       const exact = await member.call('PUT', `${P}/prompts/folder%2Fgreeting/versions/2/labels`, {
         labels: ['production'],
       });
-      t.same(exact.body.labels, ['production', 'latest']);
+      t.same(exact.body.labels, ['latest', 'production']);
       t.match(await member.call('PUT', `${P}/prompts/folder%2Fgreeting/versions/1/labels`, { labels: ['latest'] }), {
         status: 400,
         body: error('invalid_request'),

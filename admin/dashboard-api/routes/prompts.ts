@@ -1,11 +1,22 @@
-// Dashboard prompts: names (a name holding `/` sits in folders), every version of a name, and setting the exact label
-// set of a version. Label moves go through the repository the public API uses, so they fire the same prompt-version
-// webhooks (an `updated` event per version touched).
-import type { FastifyInstance } from 'fastify';
+// Dashboard prompts: names (a name holding `/` sits in folders), every version of a name, what used each version
+// (generations linked by promptName/promptVersion), and setting the exact label set of a version. Label moves go
+// through the repository the public API uses, so they fire the same prompt-version webhooks (an `updated` event per
+// version touched); each is audited as `dashboard:<email>`.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { withStatementTimeout, type Queryable } from '../../../src/store/database.ts';
+import { promptVersionGenerations, promptVersionUsage } from '../../../src/store/repos/prompt-usage.ts';
 import publicLabels from '../../../schemas/api/public-prompt-labels.json' with { type: 'json' };
-import { listPrompts, listPromptVersions, PromptError, setPromptLabels } from '../../../src/store/repos/prompts.ts';
+import {
+  listPrompts,
+  listPromptVersions,
+  PromptError,
+  setPromptLabels,
+  type Relabelled,
+} from '../../../src/store/repos/prompts.ts';
+import type { Project } from '../../../src/store/repos/projects.ts';
 import type { AdminContext } from '../../context.ts';
 import { publicPrompt } from '../../public-api/routes/prompts.ts';
+import { auditDashboardChange } from '../dashboard-audit.ts';
 import { projectOf } from '../project-scope.ts';
 import { DashboardApiError, requireSession } from '../session-guard.ts';
 
@@ -31,6 +42,8 @@ const labelsBody = {
 
 /** Every name at once: the dashboard groups them into folders itself. */
 const ALL_NAMES = 100_000;
+/** The newest generations of a version listed on its page. */
+const GENERATIONS_SHOWN = 20;
 
 const folderOf = (name: string) => (name.includes('/') ? name.slice(0, name.lastIndexOf('/')) : null);
 
@@ -39,8 +52,24 @@ const fromRepo = (err: unknown) =>
     ? new DashboardApiError(err.kind === 'not_found' ? 'not_found' : 'invalid_request', err.message, { cause: err })
     : err;
 
+/** The audit row of a label change: the version's labels before and after, and the versions a moved label left. */
+const auditLabels = (req: FastifyRequest, project: Project) => (tx: Queryable, c: Relabelled) =>
+  auditDashboardChange(tx, req, project, {
+    action: 'prompt.labels',
+    resourceType: 'prompt',
+    resourceId: c.after.id,
+    details: {
+      name: c.after.name,
+      version: c.after.version,
+      from: c.before.labels,
+      to: c.after.labels,
+      movedFrom: c.others.map((p) => ({ version: p.version, labels: p.labels })),
+    },
+  });
+
 export function registerDashboardPrompts(app: FastifyInstance, ctx: AdminContext): void {
   const read = requireSession(ctx, 'viewer');
+  const reads = () => withStatementTimeout(ctx.db, ctx.config().store.query_timeout_ms);
 
   app.get('/projects/:project/prompts', { onRequest: read }, async (req) => {
     const project = await projectOf(ctx, req);
@@ -66,15 +95,30 @@ export function registerDashboardPrompts(app: FastifyInstance, ctx: AdminContext
     return { name: req.params.name, versions: versions.map(publicPrompt) };
   });
 
+  app.get<{ Params: NameParams }>('/projects/:project/prompts/:name/usage', { onRequest: read }, async (req) => {
+    const project = await projectOf(ctx, req);
+    return { data: await promptVersionUsage(reads(), project.id, req.params.name) };
+  });
+
+  app.get<{ Params: VersionParams }>(
+    '/projects/:project/prompts/:name/versions/:version/generations',
+    { onRequest: read, schema: { params: versionParams } },
+    async (req) => {
+      const project = await projectOf(ctx, req);
+      return { data: await promptVersionGenerations(reads(), project.id, req.params, GENERATIONS_SHOWN) };
+    },
+  );
+
   app.put<{ Params: VersionParams; Body: { labels: string[] } }>(
     '/projects/:project/prompts/:name/versions/:version/labels',
     { onRequest: requireSession(ctx, 'member'), schema: { params: versionParams, body: labelsBody } },
     async (req) => {
       const project = await projectOf(ctx, req);
       const { name, version } = req.params;
-      const updated = await setPromptLabels(ctx.db, project.id, name, version, req.body.labels, ctx.promptEvents).catch(
-        (err) => Promise.reject(fromRepo(err)),
-      );
+      const updated = await setPromptLabels(ctx.db, project.id, name, version, req.body.labels, {
+        events: ctx.promptEvents,
+        audit: auditLabels(req, project),
+      }).catch((err) => Promise.reject(fromRepo(err)));
       return publicPrompt(updated);
     },
   );

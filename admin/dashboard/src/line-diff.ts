@@ -1,14 +1,13 @@
-// A line diff (longest common subsequence) between two prompt versions' texts.
+// A diff (longest common subsequence) between two sequences: the lines of two prompt texts, or the messages of two
+// chat prompts compared whole.
 
 export type DiffLine = { kind: 'same' | 'add' | 'del'; text: string };
 
-/** Lines beyond this many on either side are compared as one block: prompts are small, the table is n × m. */
-const MAX_LINES = 2000;
+/** Items beyond this many on either side are compared as one block: prompts are small, the table is n × m. */
+const MAX_ITEMS = 2000;
 
-export function lineDiff(before: string, after: string): DiffLine[] {
-  const a = before.split('\n');
-  const b = after.split('\n');
-  if (a.length > MAX_LINES || b.length > MAX_LINES)
+export function sequenceDiff(a: readonly string[], b: readonly string[]): DiffLine[] {
+  if (a.length > MAX_ITEMS || b.length > MAX_ITEMS)
     return [...a.map((text) => ({ kind: 'del' as const, text })), ...b.map((text) => ({ kind: 'add' as const, text }))];
   const lcs: Uint32Array[] = Array.from({ length: a.length + 1 }, () => new Uint32Array(b.length + 1));
   for (let i = a.length - 1; i >= 0; i--)
@@ -29,3 +28,6 @@ export function lineDiff(before: string, after: string): DiffLine[] {
   while (j < b.length) out.push({ kind: 'add', text: b[j++]! });
   return out;
 }
+
+export const lineDiff = (before: string, after: string): DiffLine[] =>
+  sequenceDiff(before.split('\n'), after.split('\n'));

@@ -73,7 +73,8 @@ export const TRACE_FILTER_COLUMNS: Record<string, FilterColumn> = {
 
 const traceOf = (column: string) =>
   `(SELECT ${column} FROM traces p WHERE p.project_id = o.project_id AND p.id = o.trace_id)`;
-const usageSum = (part: string) =>
+/** The sum of the usage parts of observation `o` whose key holds `part` (input, output, …). */
+export const usageSum = (part: string) =>
   `(SELECT COALESCE(sum(u.value::numeric), 0) FROM jsonb_each_text(o.usage_details) u WHERE u.key LIKE '%${part}%')`;
 const costSum = (part: string) =>
   `(SELECT COALESCE(sum(c.value::numeric), 0) FROM jsonb_each_text(o.cost_details) c WHERE c.key LIKE '%${part}%')`;

@@ -192,6 +192,19 @@ export async function createPromptVersion(
   });
 }
 
+/** A label change as its audit row tells it: the version before and after, and the other versions it changed. */
+export interface Relabelled {
+  before: StoredPrompt;
+  after: StoredPrompt;
+  others: StoredPrompt[];
+}
+
+export interface RelabelHooks {
+  events?: PromptVersionEvents;
+  /** Writes the change's audit row in its transaction. */
+  audit?: (tx: Queryable, change: Relabelled) => Promise<void>;
+}
+
 /**
  * Puts `given` on the version and takes them off every other version; `labelsOf` says what the version ends up with.
  * The version asked for is written (and reported) even when nothing changed on it: the caller touched it.
@@ -201,7 +214,7 @@ async function relabel(
   at: { projectId: string; name: string; version: number },
   given: readonly string[],
   labelsOf: (target: StoredPrompt) => string[],
-  events?: PromptVersionEvents,
+  hooks: RelabelHooks = {},
 ): Promise<StoredPrompt> {
   if (given.includes(LATEST))
     throw new PromptError(
@@ -221,9 +234,10 @@ async function relabel(
     const updated = await setLabelsAndTags(tx, target, labelsOf(target), target.tags);
     await record(
       tx,
-      events,
+      hooks.events,
       [updated, ...others].map((p) => event('updated', p)),
     );
+    await hooks.audit?.(tx, { before: target, after: updated, others });
     return updated;
   });
 }
@@ -237,13 +251,9 @@ export function addPromptLabels(
   newLabels: readonly string[],
   events?: PromptVersionEvents,
 ): Promise<StoredPrompt> {
-  return relabel(
-    db,
-    { projectId, name, version },
-    newLabels,
-    (target) => unique([...target.labels, ...newLabels]),
+  return relabel(db, { projectId, name, version }, newLabels, (target) => unique([...target.labels, ...newLabels]), {
     events,
-  );
+  });
 }
 
 /**
@@ -256,14 +266,15 @@ export function setPromptLabels(
   name: string,
   version: number,
   labels: readonly string[],
-  events?: PromptVersionEvents,
+  hooks: RelabelHooks = {},
 ): Promise<StoredPrompt> {
   return relabel(
     db,
     { projectId, name, version },
     labels,
-    (target) => unique([...labels, ...target.labels.filter((l) => l === LATEST)]),
-    events,
+    // The labels it keeps in their order, then the new ones: a move without removals ends as the public PATCH's.
+    (target) => unique([...target.labels.filter((l) => l === LATEST || labels.includes(l)), ...labels]),
+    hooks,
   );
 }
 

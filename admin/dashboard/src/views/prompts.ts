@@ -1,13 +1,23 @@
-// Prompts: names grouped into folders; a prompt's versions with their labels, text or chat messages, a diff between
-// two versions, and (members and up) setting a version's labels, which moves them off the version that had them.
-import { get, inProject, put } from '../api.ts';
+// Prompts: names grouped into folders; a prompt's versions with their labels, text or chat messages and config, a
+// diff between any two versions, what used each version, and (members and up) its labels, which move off the version
+// that had them.
+import { get, inProject } from '../api.ts';
 import { h } from '../dom.ts';
-import { asText, dateTime } from '../format.ts';
-import { lineDiff } from '../line-diff.ts';
+import { asText, dateTime, ms, num, usd } from '../format.ts';
 import { href, seg } from '../router.ts';
 import type { Page } from '../types.ts';
-import { actionButton, badge, empty, field, pageHeader, section, table } from '../ui.ts';
+import { badge, empty, field, pageHeader, section, stat, table } from '../ui.ts';
 import type { ViewContext } from '../view.ts';
+import { promptDiff } from './prompt-diff.ts';
+import { labelEditor } from './prompt-labels.ts';
+import {
+  isPlaceholder,
+  labelBadge,
+  type PromptGeneration,
+  type PromptVersion,
+  type PromptVersionUsage,
+} from './prompt-model.ts';
+import { generationsTable, versionMetrics } from './prompt-usage.ts';
 
 interface PromptName {
   name: string;
@@ -17,22 +27,6 @@ interface PromptName {
   labels: string[];
   tags?: string[];
   lastUpdatedAt: string;
-}
-
-type ChatMessage = { role?: string; content?: unknown; type?: string; name?: string };
-
-interface PromptVersion {
-  id: string;
-  name: string;
-  version: number;
-  type: 'text' | 'chat';
-  prompt: string | ChatMessage[];
-  config: unknown;
-  labels: string[];
-  tags: string[];
-  commitMessage: string | null;
-  createdAt: string;
-  createdBy?: string | null;
 }
 
 const promptHref = (ctx: ViewContext, name: string, query: Record<string, string | undefined> = {}) =>
@@ -68,12 +62,7 @@ export async function promptsPage(ctx: ViewContext): Promise<Node> {
                   { title: 'Versions', cell: (p) => String(p.versions.length), class: 'num' },
                   {
                     title: 'Labels',
-                    cell: (p) =>
-                      h(
-                        'span',
-                        { class: 'actions' },
-                        p.labels.map((l) => badge(l, l === 'production' ? 'ok' : 'muted')),
-                      ),
+                    cell: (p) => h('span', { class: 'actions' }, p.labels.map(labelBadge)),
                   },
                   { title: 'Updated', cell: (p) => dateTime(p.lastUpdatedAt) },
                 ],
@@ -82,14 +71,6 @@ export async function promptsPage(ctx: ViewContext): Promise<Node> {
             ),
           ),
   );
-}
-
-/** What a diff compares: the text, or each chat message as `role: content`. */
-function promptText(v: PromptVersion): string {
-  if (typeof v.prompt === 'string') return v.prompt;
-  return v.prompt
-    .map((m) => (m.type === 'placeholder' ? `[placeholder ${m.name ?? ''}]` : `${m.role ?? '?'}: ${asText(m.content)}`))
-    .join('\n');
 }
 
 function content(v: PromptVersion): HTMLElement {
@@ -101,79 +82,99 @@ function content(v: PromptVersion): HTMLElement {
       h(
         'div',
         { class: 'msg' },
-        h('div', { class: 'msg-role' }, m.type === 'placeholder' ? `placeholder ${m.name ?? ''}` : (m.role ?? '?')),
-        m.type === 'placeholder' ? null : h('pre', { class: 'io' }, asText(m.content)),
+        h('div', { class: 'msg-role' }, isPlaceholder(m) ? `placeholder ${m.name ?? ''}` : (m.role ?? '?')),
+        isPlaceholder(m) ? null : h('pre', { class: 'io' }, asText(m.content)),
       ),
     ),
   );
 }
 
-function labelEditor(ctx: ViewContext, v: PromptVersion): HTMLElement {
-  // `latest` follows the newest version on its own.
-  const editable = v.labels.filter((l) => l !== 'latest');
-  const input = h('input', {
-    type: 'text',
-    value: editable.join(', '),
-    'aria-label': 'Labels',
-    'data-testid': 'labels-input',
-    placeholder: 'production, staging',
-  });
-  return h(
-    'div',
-    { class: 'row' },
-    field('Labels of this version (comma-separated)', input),
-    actionButton(
-      'Save labels',
-      async () => {
-        const labels = [
-          ...new Set(
-            input.value
-              .split(',')
-              .map((s) => s.trim())
-              .filter(Boolean),
-          ),
-        ];
-        await put(inProject(ctx.project, `/prompts/${encodeURIComponent(v.name)}/versions/${v.version}/labels`), {
-          labels,
-        });
-        ctx.refresh();
+/** A select of versions that sets `key` in the page's query; `pick` is the text of an empty first option. */
+function versionSelect(
+  ctx: ViewContext,
+  key: 'base' | 'v',
+  versions: PromptVersion[],
+  chosen: number | undefined,
+  pick?: string,
+) {
+  const label = key === 'v' ? 'with' : 'Compare';
+  return field(
+    label,
+    h(
+      'select',
+      {
+        'aria-label': label,
+        'data-testid': `diff-${key === 'v' ? 'target' : 'base'}`,
+        onchange: (e: Event) => ctx.setQuery({ [key]: (e.target as HTMLSelectElement).value || undefined }),
       },
-      { class: 'primary', testid: 'save-labels' },
+      pick ? h('option', { value: '' }, pick) : null,
+      versions.map((v) => h('option', { value: String(v.version), selected: v.version === chosen }, `v${v.version}`)),
     ),
   );
 }
+
+/** The selected version against `?base=` (by default the version before it). */
+function compareSection(ctx: ViewContext, sorted: PromptVersion[], selected: PromptVersion): HTMLElement {
+  const others = sorted.filter((v) => v !== selected);
+  const base =
+    others.find((v) => String(v.version) === ctx.query.get('base')) ?? others.find((v) => v.version < selected.version);
+  return section(
+    'Compare versions',
+    h(
+      'div',
+      { class: 'row' },
+      versionSelect(ctx, 'base', others, base?.version, base ? undefined : 'a version'),
+      versionSelect(ctx, 'v', sorted, selected.version),
+    ),
+    base
+      ? promptDiff(base, selected)
+      : h(
+          'p',
+          { class: 'hint' },
+          others.length
+            ? `v${selected.version} is the first version: pick another one to compare with.`
+            : 'This prompt has one version.',
+        ),
+  );
+}
+
+function usageSection(
+  ctx: ViewContext,
+  v: PromptVersion,
+  u: PromptVersionUsage | undefined,
+  latest: PromptGeneration[],
+) {
+  return section(
+    `Generations using v${v.version}`,
+    h(
+      'div',
+      { class: 'stats' },
+      stat('Generations', num(u?.generations ?? 0), 'usage-generations'),
+      stat('Avg latency', ms(u?.avgLatencyMs), 'usage-avg-latency'),
+      stat('p50 latency', ms(u?.p50LatencyMs), 'usage-p50-latency'),
+      stat('Tokens (in / out)', `${num(u?.inputTokens ?? 0)} / ${num(u?.outputTokens ?? 0)}`, 'usage-tokens'),
+      stat('Total cost', usd(u?.totalCost ?? 0), 'usage-cost'),
+    ),
+    h('h3', null, 'Newest'),
+    generationsTable(ctx, latest),
+  );
+}
+
+const generationCount = (n: number) => `${num(n)} generation${n === 1 ? '' : 's'}`;
 
 export async function promptPage(ctx: ViewContext): Promise<Node> {
   const name = ctx.params.name!;
-  const { versions } = await get<{ name: string; versions: PromptVersion[] }>(
-    inProject(ctx.project, `/prompts/${encodeURIComponent(name)}`),
-  );
+  const path = inProject(ctx.project, `/prompts/${encodeURIComponent(name)}`);
+  const [{ versions }, usage] = await Promise.all([
+    get<{ name: string; versions: PromptVersion[] }>(path),
+    get<Page<PromptVersionUsage>>(`${path}/usage`),
+  ]);
   const sorted = [...versions].sort((a, b) => b.version - a.version);
   const selected = sorted.find((v) => String(v.version) === ctx.query.get('v')) ?? sorted[0]!;
-  const against = sorted.find((v) => String(v.version) === ctx.query.get('diff'));
-  const compare = h(
-    'select',
-    {
-      'aria-label': 'Compare with',
-      'data-testid': 'diff-select',
-      onchange: (e: Event) => ctx.setQuery({ diff: (e.target as HTMLSelectElement).value || undefined }),
-    },
-    h('option', { value: '' }, 'No comparison'),
-    sorted
-      .filter((v) => v.version !== selected.version)
-      .map((v) =>
-        h('option', { value: String(v.version), selected: v.version === against?.version }, `version ${v.version}`),
-      ),
-  );
-  const diff = against
-    ? h(
-        'div',
-        { class: 'diff', 'data-testid': 'prompt-diff' },
-        lineDiff(promptText(against), promptText(selected)).map((d) =>
-          h('div', { class: d.kind }, `${d.kind === 'add' ? '+ ' : d.kind === 'del' ? '- ' : '  '}${d.text}`),
-        ),
-      )
-    : null;
+  const latest = await get<Page<PromptGeneration>>(`${path}/versions/${selected.version}/generations`);
+  const used = new Map(usage.data.map((u) => [u.version, u]));
+  const link = (v: PromptVersion) =>
+    promptHref(ctx, name, { v: String(v.version), base: ctx.query.get('base') ?? undefined });
   return h(
     'div',
     { class: 'page' },
@@ -195,16 +196,15 @@ export async function promptPage(ctx: ViewContext): Promise<Node> {
           sorted.map((v) =>
             h(
               'li',
-              null,
+              { 'data-version': String(v.version) },
               h(
                 'a',
-                {
-                  href: promptHref(ctx, name, { v: String(v.version), diff: ctx.query.get('diff') ?? undefined }),
-                  class: v.version === selected.version ? 'active' : '',
-                },
-                `v${v.version} `,
-                v.labels.map((l) => badge(l, l === 'production' ? 'ok' : 'muted')),
+                { href: link(v), class: v.version === selected.version ? 'active' : '' },
+                h('span', { class: 'version-no' }, `v${v.version}`),
+                ' ',
+                v.labels.map(labelBadge),
                 v.commitMessage ? h('div', { class: 'hint' }, v.commitMessage) : null,
+                h('div', { class: 'hint' }, generationCount(used.get(v.version)?.generations ?? 0)),
               ),
             ),
           ),
@@ -220,27 +220,17 @@ export async function promptPage(ctx: ViewContext): Promise<Node> {
             { class: 'hint' },
             `Created ${dateTime(selected.createdAt)}${selected.createdBy ? ` by ${selected.createdBy}` : ''}${selected.commitMessage ? ` · ${selected.commitMessage}` : ''}`,
           ),
-          h(
-            'div',
-            { class: 'row' },
-            'Labels: ',
-            selected.labels.length
-              ? selected.labels.map((l) => badge(l, l === 'production' ? 'ok' : 'muted'))
-              : h('span', { class: 'hint' }, 'none'),
-          ),
-          ctx.canChange ? labelEditor(ctx, selected) : null,
+          labelEditor(ctx, selected, sorted),
           h('h3', null, selected.type === 'chat' ? 'Messages' : 'Text'),
           content(selected),
           selected.config && Object.keys(selected.config as object).length
             ? [h('h3', null, 'Config'), h('pre', { class: 'io' }, asText(selected.config))]
             : null,
         ),
-        section(
-          `Diff against another version`,
-          h('div', { class: 'row' }, compare),
-          diff ?? h('p', { class: 'hint' }, 'Pick a version to see what changed from it to this one.'),
-        ),
+        compareSection(ctx, sorted, selected),
+        usageSection(ctx, selected, used.get(selected.version), latest.data),
       ),
     ),
+    section('Versions and their generations', versionMetrics(sorted, usage.data, link)),
   );
 }
