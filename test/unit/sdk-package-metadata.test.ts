@@ -101,3 +101,12 @@ t.test('Java: sdks/java/pom.xml', async (t) => {
     t.notOk(element(p, 'phase'), `${artifactId}: runs in package`);
   }
 });
+
+t.test('each package ships the Apache-2.0 text the repository carries', async (t) => {
+  const text = read('LICENSE');
+  t.match(text, /Apache License\s+Version 2\.0, January 2004/);
+  for (const sdk of ['sdks/python', 'sdks/js', 'sdks/java']) t.equal(read(`${sdk}/LICENSE`), text, `${sdk}/LICENSE`);
+  const root = JSON.parse(read('package.json'));
+  t.equal(root.license, LICENSE);
+  t.same(root.repository, { type: 'git', url: `git+${REPOSITORY}.git` }, 'the service names its repository too');
+});
