@@ -192,18 +192,10 @@ export async function createPromptVersion(
   });
 }
 
-/** A label change as its audit row tells it: the version before and after, and the other versions it changed. */
-export interface Relabelled {
-  before: StoredPrompt;
-  after: StoredPrompt;
-  others: StoredPrompt[];
-}
-
-export interface RelabelHooks {
-  events?: PromptVersionEvents;
-  /** Writes the change's audit row in its transaction. */
-  audit?: (tx: Queryable, change: Relabelled) => Promise<void>;
-}
+/** A label change: the version before and after, and the other versions it changed. */
+export type Relabelled = { before: StoredPrompt; after: StoredPrompt; others: StoredPrompt[] };
+/** What a label change also does in its transaction: record its events, write its audit row. */
+export type RelabelHooks = { events?: PromptVersionEvents; audit?: (tx: Queryable, c: Relabelled) => Promise<void> };
 
 /**
  * Puts `given` on the version and takes them off every other version; `labelsOf` says what the version ends up with.
@@ -232,11 +224,8 @@ async function relabel(
       (p) => ({ labels: p.labels.filter((l) => !moved.has(l)), tags: p.tags }),
     );
     const updated = await setLabelsAndTags(tx, target, labelsOf(target), target.tags);
-    await record(
-      tx,
-      hooks.events,
-      [updated, ...others].map((p) => event('updated', p)),
-    );
+    const updates = [updated, ...others].map((p) => event('updated', p));
+    await record(tx, hooks.events, updates);
     await hooks.audit?.(tx, { before: target, after: updated, others });
     return updated;
   });
