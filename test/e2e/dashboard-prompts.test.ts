@@ -77,6 +77,9 @@ t.test('prompt versions, diffs, labels and usage in the browser', async (t) => {
       ['+ Answer briefly and kindly.', '+ Cite the help center.', '+   "model": "gpt-4o-mini",'],
       'the added system lines and config line',
     );
+    const marked = (kind: 'add' | 'del') => page.getByTestId('prompt-diff').locator(`.${kind} .word`).allTextContents();
+    t.equal((await marked('add')).join(''), ' and kindly', 'the words added to the changed line are marked');
+    t.same(await marked('del'), [], 'it lost none');
     t.match(await page.getByTestId('diff-summary').textContent(), '+3−1 lines from v1 to v2 · config changed');
     t.equal(await page.getByTestId('config-diff').locator('.diff-head').textContent(), 'configchanged');
     t.match(page.url(), /v=2&base=1|base=1&v=2/, 'the comparison is in the address');

@@ -31,3 +31,18 @@ export function sequenceDiff(a: readonly string[], b: readonly string[]): DiffLi
 
 export const lineDiff = (before: string, after: string): DiffLine[] =>
   sequenceDiff(before.split('\n'), after.split('\n'));
+
+/** A piece of a changed line: `changed` when the other side of the pair does not have it. */
+export type WordPart = { text: string; changed: boolean };
+
+/** Words, runs of spaces and single punctuation marks: what a word diff compares. */
+const words = (line: string) => line.match(/[\p{L}\p{N}_]+|\s+|[^\p{L}\p{N}_\s]/gu) ?? [];
+
+/** A removed line and the added line that took its place, split into the words they share and those they do not. */
+export function wordDiff(before: string, after: string): { before: WordPart[]; after: WordPart[] } {
+  const ops = sequenceDiff(words(before), words(after));
+  return {
+    before: ops.filter((o) => o.kind !== 'add').map((o) => ({ text: o.text, changed: o.kind === 'del' })),
+    after: ops.filter((o) => o.kind !== 'del').map((o) => ({ text: o.text, changed: o.kind === 'add' })),
+  };
+}

@@ -1,15 +1,45 @@
 // Two versions of a prompt side by side as one unified diff: a text prompt line by line; a chat prompt message by
-// message (matched whole, then a changed message's role and content line by line); then the config as JSON lines.
+// message (matched whole, then a changed message's role and content line by line); then the config as JSON lines. A
+// removed line followed by the added line that replaced it has the words that differ marked.
 import { h } from '../dom.ts';
 import { asText } from '../format.ts';
-import { lineDiff, sequenceDiff, type DiffLine } from '../line-diff.ts';
+import { lineDiff, sequenceDiff, wordDiff, type DiffLine, type WordPart } from '../line-diff.ts';
 import { badge } from '../ui.ts';
 import { isPlaceholder, type ChatMessage, type PromptVersion } from './prompt-model.ts';
 
 const SIGN = { add: '+ ', del: '- ', same: '  ' } as const;
 
-const lines = (diff: DiffLine[]) =>
-  diff.map((d) => h('div', { class: d.kind }, h('span', { class: 'sign' }, SIGN[d.kind]), d.text));
+/**
+ * The words of each removed line that an added line replaced: in a run of removed lines followed by added ones, the
+ * n-th removed pairs with the n-th added.
+ */
+function pairedWords(diff: DiffLine[]): Map<number, WordPart[]> {
+  const parts = new Map<number, WordPart[]>();
+  for (let i = 0; i < diff.length;) {
+    const start = i;
+    while (diff[i]?.kind === 'del') i++;
+    const added = i;
+    while (diff[i]?.kind === 'add') i++;
+    for (let p = 0; p < Math.min(added - start, i - added); p++) {
+      const pair = wordDiff(diff[start + p]!.text, diff[added + p]!.text);
+      parts.set(start + p, pair.before).set(added + p, pair.after);
+    }
+    if (i === start) i++;
+  }
+  return parts;
+}
+
+function lines(diff: DiffLine[]): HTMLElement[] {
+  const parts = pairedWords(diff);
+  return diff.map((d, i) =>
+    h(
+      'div',
+      { class: d.kind },
+      h('span', { class: 'sign' }, SIGN[d.kind]),
+      parts.get(i)?.map((w) => (w.changed ? h('span', { class: 'word' }, w.text) : w.text)) ?? d.text,
+    ),
+  );
+}
 
 const roleOf = (m: ChatMessage) => (isPlaceholder(m) ? `placeholder ${m.name ?? ''}` : (m.role ?? '?'));
 const textOf = (m: ChatMessage) => (isPlaceholder(m) ? '' : asText(m.content));
