@@ -2,8 +2,8 @@
 // items and two runs of it are made through the Langfuse public API, each run item linked to a trace (sent through
 // ingestion) with its own output, latency, cost and score; then the datasets list, the dataset page (items, runs with
 // their averages), the comparison of the two runs (outputs and scores per item, differences marked, a row of
-// averages), "Add to dataset" from a trace page (the item then on the dataset page and in the public API), and a
-// viewer without the button and refused by the route. Screenshots go to test-artifacts/screenshots/.
+// averages), "Add to dataset" from a trace page (the item then on the dataset page and in the public API), archiving
+// and restoring an item, and a viewer without the write controls and refused by the routes. Screenshots go to test-artifacts/screenshots/.
 import t from 'tap';
 import { ms, usd } from '../../admin/dashboard/src/format.ts';
 import { createApiKey } from '../../src/store/repos/api-keys.ts';
@@ -110,8 +110,21 @@ t.test('datasets and experiments in the browser', async (t) => {
     await screenshot(page, 'dashboard-datasets');
   });
 
+  await t.test('a new dataset from the list', async (t) => {
+    await page.getByText('New dataset').click();
+    await page.getByTestId('new-dataset-name').fill('scratch');
+    await page.getByTestId('new-dataset-description').fill('Made in the dashboard');
+    await page.getByRole('button', { name: 'Create dataset' }).click();
+    await page.getByTestId('dataset-page').waitFor();
+    t.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'scratch', 'its page opens');
+    t.equal(await page.getByTestId('dataset-item-count').textContent(), '0');
+    t.match(await publicApi('GET', '/v2/datasets/scratch'), { name: 'scratch', description: 'Made in the dashboard' });
+    await page.getByRole('link', { name: 'Datasets', exact: true }).first().click();
+    await page.getByTestId('datasets').getByRole('link', { name: DATASET }).waitFor();
+  });
+
   await t.test('the dataset page: its runs with their averages and its items', async (t) => {
-    await page.getByTestId('dataset-link').click();
+    await page.getByTestId('datasets').getByRole('link', { name: DATASET }).click();
     await page.getByTestId('dataset-page').waitFor();
     t.equal(await page.getByTestId('dataset-item-count').textContent(), '2');
     t.same(
@@ -132,7 +145,7 @@ t.test('datasets and experiments in the browser', async (t) => {
         `${runName}: items, average accuracy, latency and cost`,
       );
     }
-    await screenshot(page, 'dashboard-dataset');
+    await screenshot(page, 'dashboard-dataset-seeded');
 
     await page.getByTestId('dataset-runs').getByRole('link', { name: 'prompt-v2' }).click();
     await page.getByTestId('compare-page').waitFor();
@@ -208,6 +221,7 @@ t.test('datasets and experiments in the browser', async (t) => {
     const added = page.getByTestId('dataset-items').locator('tbody tr').first();
     t.equal(await added.getByTestId('item-source-trace').getAttribute('href'), `#/p/default/traces/${SOURCE.id}`);
     t.match(await added.getByTestId('item-expected').getAttribute('title'), SOURCE.answer);
+    await screenshot(page, 'dashboard-dataset');
 
     const listed = await publicApi('GET', `/dataset-items?datasetName=${encodeURIComponent(DATASET)}`);
     const item = listed.data.find((i: any) => i.sourceTraceId === SOURCE.id);
@@ -219,6 +233,21 @@ t.test('datasets and experiments in the browser', async (t) => {
     });
   });
 
+  await t.test('archiving an item and restoring it', async (t) => {
+    const activeInPublicApi = async () =>
+      (await publicApi('GET', `/dataset-items?datasetName=${encodeURIComponent(DATASET)}`)).data.map((i: any) => i.id);
+    const row = () => page.getByTestId('dataset-items').locator('tbody tr').first();
+    const id = await row().getAttribute('data-item');
+    await row().getByRole('button', { name: 'Archive' }).click();
+    await row().getByText('archived', { exact: true }).waitFor();
+    t.equal(await page.getByTestId('dataset-item-count').textContent(), '2', 'the count is of active items');
+    t.notOk((await activeInPublicApi()).includes(id), 'the public API leaves it out');
+    await row().getByRole('button', { name: 'Restore' }).click();
+    await row().getByText('active', { exact: true }).waitFor();
+    t.equal(await page.getByTestId('dataset-item-count').textContent(), '3');
+    t.ok((await activeInPublicApi()).includes(id), 'listed again');
+  });
+
   await t.test('a viewer: no write controls, and the routes refuse', async (t) => {
     const viewer = await signedInPage(t, s.adminUrl, 'viewer@example.test', PASSWORD);
     await viewer.page.goto(`${s.adminUrl}/dashboard/#/p/default/traces/${SOURCE.id}`);
@@ -227,6 +256,9 @@ t.test('datasets and experiments in the browser', async (t) => {
     await viewer.page.goto(`${s.adminUrl}/dashboard/#/p/default/datasets`);
     await viewer.page.getByTestId('datasets').waitFor();
     t.equal(await viewer.page.getByText('New dataset').count(), 0, 'no "New dataset" form');
+    await viewer.page.getByTestId('datasets').getByRole('link', { name: DATASET }).click();
+    await viewer.page.getByTestId('dataset-items').waitFor();
+    t.equal(await viewer.page.getByTestId('item-status-toggle').count(), 0, 'no archive buttons');
     t.same(viewer.pageErrors, []);
 
     const client = await signIn(s, 'viewer@example.test', PASSWORD);
@@ -235,6 +267,7 @@ t.test('datasets and experiments in the browser', async (t) => {
     t.equal(refused.status, 403);
     t.equal(refused.body.error.code, 'permission_denied');
     t.equal((await client.call('POST', '/projects/default/datasets', { name: 'other' })).status, 403);
+    t.equal((await client.call('PATCH', `${path}/item-fr`, { status: 'ARCHIVED' })).status, 403);
     t.equal((await client.call('GET', path)).body.data.length, 3, 'the items unchanged, and readable by a viewer');
   });
 

@@ -1,16 +1,16 @@
 // Dashboard datasets and experiments: the datasets with their item and run counts, one dataset with its runs (each
 // with its averages) and its items, a comparison of runs item by item (each run's output, scores, latency and cost),
-// and, for members and above, creating a dataset and adding an item (from a trace: its input, its output as the
-// expected output). Datasets, items and runs are read and written with the public API's store queries; a `:name`
-// holding `/` arrives whole, percent-encoded as one segment.
+// and, for members and above, creating a dataset, adding an item (from a trace: its input, its output as the
+// expected output) and archiving or restoring one. Datasets, items and runs are read and written with the public
+// API's store queries; a `:name` holding `/` arrives whole, percent-encoded as one segment.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import createDatasetSchema from '../../../schemas/api/public-dataset-create.json' with { type: 'json' };
 import { withStatementTimeout, type Queryable } from '../../../src/store/database.ts';
 import {
   getDatasetItem,
   listDatasetItems,
   listItemsOfDatasets,
   upsertDatasetItem,
+  type DatasetItemStatus,
   type StoredDatasetItem,
 } from '../../../src/store/repos/dataset-items.ts';
 import { listRuns, type StoredDatasetRun } from '../../../src/store/repos/dataset-runs.ts';
@@ -23,7 +23,6 @@ import {
   getDatasetByName,
   listDatasets,
   upsertDataset,
-  type DatasetInput,
   type StoredDataset,
 } from '../../../src/store/repos/datasets.ts';
 import { getTrace } from '../../../src/store/repos/traces.ts';
@@ -58,6 +57,21 @@ const itemBody = {
     metadata: {},
     sourceTraceId: { type: 'string', minLength: 1 },
   },
+};
+const datasetBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 255 },
+    description: { type: 'string' },
+  },
+};
+const statusBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['status'],
+  properties: { status: { enum: ['ACTIVE', 'ARCHIVED'] } },
 };
 const compareQuery = {
   type: 'object',
@@ -103,12 +117,9 @@ export function registerDashboardDatasets(app: FastifyInstance, ctx: AdminContex
   const read = requireSession(ctx, 'viewer');
   const change = requireSession(ctx, 'member');
   const reads = () => withStatementTimeout(ctx.db, ctx.config().store.query_timeout_ms);
-  /** The `:name` dataset of the `:project`, and the time-limited reads to read more of it with. */
-  const readDataset = async (req: FastifyRequest<{ Params: NameParams }>) => {
-    const project = await projectOf(ctx, req);
-    const db = reads();
-    return { db, dataset: await datasetOf(db, project.id, req.params.name) };
-  };
+  /** The `:name` dataset of the `:project`, read with `db`. */
+  const datasetIn = async (req: FastifyRequest<{ Params: NameParams }>, db: Queryable) =>
+    datasetOf(db, (await projectOf(ctx, req)).id, req.params.name);
 
   app.get<{ Querystring: PagingQuery }>(
     '/projects/:project/datasets',
@@ -129,9 +140,9 @@ export function registerDashboardDatasets(app: FastifyInstance, ctx: AdminContex
     },
   );
 
-  app.post<{ Params: { project: string }; Body: DatasetInput }>(
+  app.post<{ Params: { project: string }; Body: { name: string; description?: string } }>(
     '/projects/:project/datasets',
-    { onRequest: change, schema: { body: createDatasetSchema } },
+    { onRequest: change, schema: { body: datasetBody } },
     async (req) => {
       const project = await projectOf(ctx, req);
       return publicDataset(await upsertDataset(ctx.db, project.id, req.body));
@@ -139,7 +150,8 @@ export function registerDashboardDatasets(app: FastifyInstance, ctx: AdminContex
   );
 
   app.get<{ Params: NameParams }>('/projects/:project/datasets/:name', { onRequest: read }, async (req) => {
-    const { db, dataset } = await readDataset(req);
+    const db = reads();
+    const dataset = await datasetIn(req, db);
     const counts = (await countDatasetContents(db, dataset.projectId, [dataset.id])).get(dataset.id)!;
     const runs = (await listRuns(db, dataset.projectId, dataset.id, { limit: RUNS_SHOWN, offset: 0 })).data;
     const results = await runItemResults(
@@ -155,7 +167,8 @@ export function registerDashboardDatasets(app: FastifyInstance, ctx: AdminContex
     '/projects/:project/datasets/:name/items',
     { onRequest: read, schema: { querystring: PAGING_QUERY_SCHEMA } },
     async (req) => {
-      const { db, dataset } = await readDataset(req);
+      const db = reads();
+      const dataset = await datasetIn(req, db);
       const filter = { datasetId: dataset.id, includeArchived: true };
       const { data, total } = await listDatasetItems(db, dataset.projectId, filter, req.query);
       return { data: data.map(publicDatasetItem), pagination: pagination(req.query, total) };
@@ -166,13 +179,26 @@ export function registerDashboardDatasets(app: FastifyInstance, ctx: AdminContex
     '/projects/:project/datasets/:name/items',
     { onRequest: change, schema: { body: itemBody } },
     async (req) => {
-      const project = await projectOf(ctx, req);
-      const dataset = await datasetOf(ctx.db, project.id, req.params.name);
+      const dataset = await datasetIn(req, ctx.db);
       const { sourceTraceId } = req.body;
       if (sourceTraceId !== undefined)
-        found(await getTrace(ctx.db, project.id, sourceTraceId), `trace '${sourceTraceId}'`);
-      const item = await upsertDatasetItem(ctx.db, project.id, dataset.id, req.body);
+        found(await getTrace(ctx.db, dataset.projectId, sourceTraceId), `trace '${sourceTraceId}'`);
+      const item = await upsertDatasetItem(ctx.db, dataset.projectId, dataset.id, req.body);
       return publicDatasetItem(item!);
+    },
+  );
+
+  // Archiving keeps the item and its run results; the public API and experiments leave it out.
+  app.patch<{ Params: NameParams & { id: string }; Body: { status: DatasetItemStatus } }>(
+    '/projects/:project/datasets/:name/items/:id',
+    { onRequest: change, schema: { body: statusBody } },
+    async (req) => {
+      const dataset = await datasetIn(req, ctx.db);
+      const { id } = req.params;
+      const item = await getDatasetItem(ctx.db, dataset.projectId, id);
+      found(item?.datasetId === dataset.id ? item : undefined, `item '${id}' in dataset '${dataset.name}'`);
+      const updated = await upsertDatasetItem(ctx.db, dataset.projectId, dataset.id, { id, status: req.body.status });
+      return publicDatasetItem(updated!);
     },
   );
 
@@ -180,7 +206,8 @@ export function registerDashboardDatasets(app: FastifyInstance, ctx: AdminContex
     '/projects/:project/datasets/:name/compare',
     { onRequest: read, schema: { querystring: compareQuery } },
     async (req) => {
-      const { db, dataset } = await readDataset(req);
+      const db = reads();
+      const dataset = await datasetIn(req, db);
       const wanted = [...new Set(req.query.runs.split(','))];
       if (wanted.length > MAX_COMPARED)
         throw new DashboardApiError('invalid_request', `At most ${MAX_COMPARED} runs can be compared`);

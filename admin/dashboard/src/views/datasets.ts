@@ -1,12 +1,12 @@
 // Datasets of a project: the list with each dataset's item and run counts (and, for members, a form to create one),
 // and one dataset: its runs with their averages (two or more picked for a comparison) and its items, each with its
-// input, expected output, metadata, status and the trace it was made from.
-import { get, inProject, post } from '../api.ts';
+// input, expected output, metadata, status and the trace it was made from (members archive and restore items).
+import { get, inProject, patch, post } from '../api.ts';
 import { h } from '../dom.ts';
 import { asText, dateTime, ms, num, truncate, usd } from '../format.ts';
 import { href, navigate, seg } from '../router.ts';
 import type { Page } from '../types.ts';
-import { badge, field, pageHeader, pager, section, stat, submitHandler, table } from '../ui.ts';
+import { actionButton, badge, field, pageHeader, pager, section, stat, submitHandler, table } from '../ui.ts';
 import type { ViewContext } from '../view.ts';
 import type { StoredDatasetItem } from '../../../../src/store/repos/dataset-items.ts';
 import type { StoredDatasetRun } from '../../../../src/store/repos/dataset-runs.ts';
@@ -38,7 +38,7 @@ export const datasetApi = (project: string, name: string, rest = '') =>
 /** A JSON value in a cell: on one line, clipped, the whole of it (indented) on hover. */
 export function jsonCell(value: unknown, testid?: string): HTMLElement {
   const line = value === null || value === undefined ? '–' : typeof value === 'string' ? value : JSON.stringify(value);
-  return h('span', { class: 'mono clip', title: asText(value), 'data-testid': testid }, truncate(line, 120));
+  return h('span', { class: 'mono clip json-cell', title: asText(value), 'data-testid': testid }, truncate(line, 120));
 }
 
 /** Score name → average, as chips; `–` without scores. */
@@ -70,7 +70,7 @@ function newDatasetForm(ctx: ViewContext): HTMLElement {
         onsubmit: submitHandler(message, submit, async () => {
           await post(inProject(ctx.project, '/datasets'), {
             name: name.value.trim(),
-            description: description.value.trim() || null,
+            description: description.value.trim() || undefined,
           });
           navigate(datasetPath(ctx.project, name.value.trim()));
         }),
@@ -188,12 +188,36 @@ function runsTable(ctx: ViewContext, dataset: DatasetDetail): HTMLElement {
   );
 }
 
-function itemsTable(ctx: ViewContext, items: DatasetItem[]): HTMLElement {
+/** Archives an active item (experiments and the public API then leave it out), or restores an archived one. */
+function statusToggle(ctx: ViewContext, datasetName: string, item: DatasetItem): HTMLElement {
+  const archive = item.status === 'ACTIVE';
+  return actionButton(
+    archive ? 'Archive' : 'Restore',
+    async () => {
+      await patch(datasetApi(ctx.project, datasetName, `/items/${encodeURIComponent(item.id)}`), {
+        status: archive ? 'ARCHIVED' : 'ACTIVE',
+      });
+      ctx.refresh();
+    },
+    { class: 'link', testid: 'item-status-toggle' },
+  );
+}
+
+function itemsTable(ctx: ViewContext, datasetName: string, items: DatasetItem[]): HTMLElement {
   return table(
     items,
     [
-      { title: 'Item', cell: (i) => h('span', { class: 'mono', title: i.id }, truncate(i.id, 14)) },
-      { title: 'Status', cell: (i) => badge(i.status.toLowerCase(), i.status === 'ACTIVE' ? 'ok' : 'muted') },
+      { title: 'Item', cell: (i) => h('span', { class: 'mono nowrap', title: i.id }, truncate(i.id, 10)) },
+      {
+        title: 'Status',
+        cell: (i) =>
+          h(
+            'span',
+            { class: 'nowrap item-status' },
+            badge(i.status.toLowerCase(), i.status === 'ACTIVE' ? 'ok' : 'muted'),
+            ctx.canChange ? statusToggle(ctx, datasetName, i) : null,
+          ),
+      },
       { title: 'Input', cell: (i) => jsonCell(i.input, 'item-input') },
       { title: 'Expected output', cell: (i) => jsonCell(i.expectedOutput, 'item-expected') },
       { title: 'Metadata', cell: (i) => (i.metadata == null ? '' : jsonCell(i.metadata)) },
@@ -205,10 +229,11 @@ function itemsTable(ctx: ViewContext, items: DatasetItem[]): HTMLElement {
                 'a',
                 {
                   href: href(`/p/${seg(ctx.project)}/traces/${seg(i.sourceTraceId)}`),
-                  class: 'mono',
+                  class: 'mono nowrap',
+                  title: i.sourceTraceId,
                   'data-testid': 'item-source-trace',
                 },
-                truncate(i.sourceTraceId, 14),
+                truncate(i.sourceTraceId, 12),
               )
             : '',
       },
@@ -253,7 +278,7 @@ export async function datasetPage(ctx: ViewContext): Promise<Node> {
     section('Runs', runsTable(ctx, dataset)),
     section(
       'Items',
-      itemsTable(ctx, items.data),
+      itemsTable(ctx, name, items.data),
       pager(offset, LIMIT, items.data.length, items.pagination, (o) => ctx.setQuery({ offset: String(o) })),
     ),
   );
