@@ -47,8 +47,16 @@ t.test('scores, score configs and annotation queues in the browser', async (t) =
       'newest first',
     );
     const first = (await rows.nth(0).locator('td').allTextContents()).join(' | ');
-    t.match(first, /accuracy \| 0\.9 \| NUMERIC \| API \| turn-a1 \| spot on/, 'value, type, source, trace, comment');
-    await shots(page, 'dashboard-scores');
+    t.match(
+      first,
+      /accuracy \| 0\.9 \| NUMERIC \| API \| greetturn-a1 \| spot on/,
+      'value, type, source, trace name and id, comment',
+    );
+    t.same(
+      await page.locator('#score-names option').evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value)),
+      ['accuracy', 'bulk', 'quality', 'tone', 'toxicity'],
+      "the name filter offers the project's score names",
+    );
     await page.getByTestId('scores-older').click();
     await page.getByTestId('pager-range').filter({ hasText: '51–' }).waitFor();
     t.equal(await rows.count(), 6 + BULK_SCORES - 50, 'the older page holds the rest');
@@ -144,6 +152,7 @@ t.test('scores, score configs and annotation queues in the browser', async (t) =
     const listed = page.locator('[data-queue="support review"]');
     await listed.waitFor();
     t.match(await listed.textContent(), /support reviewCheck the bot answersqualityverdicthelpful30/);
+    await screenshot(page, 'dashboard-annotation-queues');
     await listed.getByTestId('queue-link').click();
     await page.getByTestId('queue-item').waitFor();
     t.equal(await page.getByTestId('queue-item').getAttribute('data-item'), items[0].id, 'the oldest item first');
@@ -163,13 +172,24 @@ t.test('scores, score configs and annotation queues in the browser', async (t) =
     await page.getByTestId('queue-counts').filter({ hasText: '2 pending · 1 completed' }).waitFor();
     await page.locator(`[data-item="${items[1].id}"]`).waitFor();
     t.pass('saved, and the next item (the observation) shown');
-    await page.keyboard.press('Escape');
-    await page.keyboard.press('s');
+    await page.keyboard.type('2'); // quality alone
+    await page.keyboard.press('Enter');
     await page.locator(`[data-item="${items[2].id}"]`).waitFor();
-    t.pass('S skips to the third item');
+    await page.keyboard.press('s');
+    await page.getByText('No pending items after this one.').waitFor();
+    t.pass('S skips the third item: none is left after it');
+    t.equal(await page.getByTestId('queue-counts').textContent(), '1 pending · 2 completed');
 
     const scores = await callAdmin(s, 'GET', `/api/public/scores?queueId=${queue.body.id}`, auth);
-    const stored = Object.fromEntries(scores.body.data.map((x: any) => [x.name, x]));
+    const ofObservation = scores.body.data.filter((x: any) => x.observationId !== null);
+    t.same(
+      ofObservation.map((x: any) => [x.name, x.value, x.traceId, x.observationId, x.source]),
+      [['quality', 2, A2, `${A2}-gen`, 'ANNOTATION']],
+      "the observation item's score: of the observation, in its trace",
+    );
+    const stored = Object.fromEntries(
+      scores.body.data.filter((x: any) => x.observationId === null).map((x: any) => [x.name, x]),
+    );
     t.same(Object.keys(stored).sort(), ['helpful', 'quality', 'verdict']);
     const owner = (await signIn(s, 'owner@example.test', PASSWORD)).user;
     for (const x of Object.values(stored) as any[]) {
@@ -184,7 +204,7 @@ t.test('scores, score configs and annotation queues in the browser', async (t) =
     const status = async (i: number) =>
       (await callAdmin(s, 'GET', `/api/public/annotation-queues/${queue.body.id}/items/${items[i].id}`, auth)).body
         .status;
-    t.same([await status(0), await status(1), await status(2)], ['COMPLETED', 'PENDING', 'PENDING']);
+    t.same([await status(0), await status(1), await status(2)], ['COMPLETED', 'COMPLETED', 'PENDING']);
   });
 
   await t.test('a score added on the trace page, to a selected observation', async (t) => {
@@ -197,11 +217,33 @@ t.test('scores, score configs and annotation queues in the browser', async (t) =
     await page.getByTestId('annotate-save').click();
     await page.getByTestId('scores').locator('tbody tr').filter({ hasText: 'verdict' }).waitFor();
     t.match(await page.getByTestId('scores').textContent(), /verdictgoodCATEGORICALANNOTATION/, 'shown on the trace');
+    await screenshot(page, 'dashboard-trace-add-score');
     const scores = await callAdmin(s, 'GET', `/api/public/scores?traceId=${A3}`, auth);
     t.same(
       scores.body.data.map((x: any) => [x.name, x.observationId, x.source, x.configId]),
       [['verdict', `${A3}-gen`, 'ANNOTATION', verdictId]],
     );
+  });
+
+  await t.test('the annotations in the score list, with their author', async (t) => {
+    await page.goto(`${s.adminUrl}/dashboard/#/p/default/scores?source=ANNOTATION`);
+    await rows.filter({ hasText: 'verdict' }).first().waitFor();
+    t.same(
+      (await names()).sort(),
+      ['helpful', 'quality', 'quality', 'quality', 'verdict', 'verdict'],
+      'the seeded one and ours',
+    );
+    const authors = await rows.locator('td:nth-child(7)').allTextContents();
+    t.equal(authors.filter((a) => a.startsWith('owner@example.test')).length, 5, "the dashboard's five, by the owner");
+    t.match(
+      await rows.filter({ hasText: 'verdict' }).first().locator('td:nth-child(6)').textContent(),
+      `thanks${A3} › ${A3}-gen`,
+      'the trace page score: of the observation',
+    );
+    t.match(authors.join('|'), 'polite but vague', 'with the comment');
+    await page.goto(`${s.adminUrl}/dashboard/#/p/default/scores`);
+    await rows.first().waitFor();
+    await shots(page, 'dashboard-scores');
     t.same(pageErrors, [], 'no script errors');
   });
 

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { withStatementTimeout } from '../../../src/store/database.ts';
 import {
+  listScoreNames,
   listScoresWithoutTotal,
   upsertScores,
   type ScoreDataType,
@@ -74,6 +75,7 @@ const scoreRow = (s: StoredScore, authors: Map<string, string>) => ({
   stringValue: s.stringValue,
   source: s.source,
   traceId: s.traceId,
+  traceName: s.trace?.name ?? null,
   observationId: s.observationId,
   sessionId: s.sessionId,
   comment: s.comment,
@@ -83,14 +85,24 @@ const scoreRow = (s: StoredScore, authors: Map<string, string>) => ({
   timestamp: s.timestamp,
 });
 
+/** Names offered by the list's name filter. */
+const NAMES_OFFERED = 500;
+
 export function registerDashboardScores(app: FastifyInstance, ctx: AdminContext): void {
+  const reads = () => withStatementTimeout(ctx.db, ctx.config().store.query_timeout_ms);
+
+  app.get('/projects/:project/score-names', { onRequest: requireSession(ctx, 'viewer') }, async (req) => {
+    const project = await projectOf(ctx, req);
+    return { data: await listScoreNames(reads(), project.id, NAMES_OFFERED) };
+  });
+
   app.get<{ Querystring: ListQuery }>(
     '/projects/:project/scores',
     { onRequest: requireSession(ctx, 'viewer'), schema: { querystring: listQuery } },
     async (req) => {
       const project = await projectOf(ctx, req);
       const q = req.query;
-      const db = withStatementTimeout(ctx.db, ctx.config().store.query_timeout_ms);
+      const db = reads();
       // One more than the page says whether an older page exists.
       const rows = await listScoresWithoutTotal(db, project.id, {
         name: q.name,

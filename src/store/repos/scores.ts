@@ -38,7 +38,13 @@ export interface StoredScore extends Required<ScoreRow> {
   createdAt: string;
   updatedAt: string;
   /** Fields of the scored trace, when it is stored. */
-  trace: { userId: string | null; sessionId: string | null; tags: Record<string, string>; environment: string } | null;
+  trace: {
+    name: string | null;
+    userId: string | null;
+    sessionId: string | null;
+    tags: Record<string, string>;
+    environment: string;
+  } | null;
 }
 
 /**
@@ -106,7 +112,7 @@ async function upsertDistinctScores(db: Queryable, rows: readonly ScoreRow[]): P
 }
 
 const SCORES_WITH_TRACE = 'FROM scores s LEFT JOIN traces t ON t.project_id = s.project_id AND t.id = s.trace_id';
-const SCORE_SELECT = `SELECT s.*, t.id AS t_id, t.user_id AS t_user_id, t.session_id AS t_session_id, t.tags AS t_tags, t.environment AS t_environment
+const SCORE_SELECT = `SELECT s.*, t.id AS t_id, t.name AS t_name, t.user_id AS t_user_id, t.session_id AS t_session_id, t.tags AS t_tags, t.environment AS t_environment
   ${SCORES_WITH_TRACE}`;
 
 function toScore(r: Record<string, any>): StoredScore {
@@ -134,7 +140,13 @@ function toScore(r: Record<string, any>): StoredScore {
     trace:
       r.t_id === null || r.t_id === undefined
         ? null
-        : { userId: r.t_user_id, sessionId: r.t_session_id, tags: r.t_tags ?? {}, environment: r.t_environment },
+        : {
+            name: r.t_name,
+            userId: r.t_user_id,
+            sessionId: r.t_session_id,
+            tags: r.t_tags ?? {},
+            environment: r.t_environment,
+          },
   };
 }
 
@@ -249,6 +261,21 @@ export async function listScores(
 export async function listScoresWithoutTotal(db: Queryable, projectId: string, f: ScoreFilter): Promise<StoredScore[]> {
   const { condition, params } = scoreListCondition(projectId, f);
   return scorePage(db, condition, params, f);
+}
+
+/** The project's score names in order, at most `limit`: one index probe a name (a loose scan), not a read of every score. */
+export async function listScoreNames(db: Queryable, projectId: string, limit: number): Promise<string[]> {
+  const r = await db.query(
+    `WITH RECURSIVE n AS (
+       (SELECT name FROM scores WHERE project_id = $1 ORDER BY name LIMIT 1)
+       UNION ALL
+       SELECT (SELECT s.name FROM scores s WHERE s.project_id = $1 AND s.name > n.name ORDER BY s.name LIMIT 1)
+       FROM n WHERE n.name IS NOT NULL
+     )
+     SELECT name FROM n WHERE name IS NOT NULL LIMIT ${Number(limit)}`,
+    [projectId],
+  );
+  return r.rows.map((row) => row.name as string);
 }
 
 /** True when a score was deleted. */

@@ -11,7 +11,9 @@ export interface ReviewActions {
   skip(): void;
 }
 
-const typing = (el: Element | null) => el instanceof HTMLTextAreaElement || el instanceof HTMLInputElement;
+/** A field that takes letters: there S and C are typed, not keys (a number field takes no S or C). */
+const typing = (el: Element | null) =>
+  el instanceof HTMLTextAreaElement || (el instanceof HTMLInputElement && el.type !== 'number');
 
 /** Listens on the document; returns what stops listening (the page's cleanup). */
 export function reviewKeys(a: ReviewActions): () => void {
@@ -30,7 +32,7 @@ export function reviewKeys(a: ReviewActions): () => void {
       e.preventDefault();
       const step = e.key === 'ArrowDown' ? 1 : -1;
       fields[(Math.max(at, step > 0 ? -1 : 0) + step + fields.length) % fields.length]!.focus();
-    } else if (e.key === 'Escape' && typing(target)) {
+    } else if (e.key === 'Escape' && (target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement)) {
       (target as HTMLElement).blur();
     } else if (!typing(target) && (e.key === 's' || e.key === 'S')) {
       e.preventDefault();
@@ -50,7 +52,7 @@ const HINTS: [string, string, boolean][] = [
   ['Enter', 'save the scores and complete the item, then the next one', true],
   ['S', 'skip: leave the item pending and go to the next one', false],
   ['C', 'write a comment (saved with each score)', true],
-  ['Esc', 'leave a text field, so S and C act again', true],
+  ['Esc', 'leave a text field (the comment, a text score), so S and C act again', true],
 ];
 
 export function keyHints(canChange: boolean): HTMLElement {

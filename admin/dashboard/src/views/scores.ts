@@ -4,7 +4,7 @@ import { get, inProject, type Query } from '../api.ts';
 import { h } from '../dom.ts';
 import { dateTime, num } from '../format.ts';
 import { href, seg } from '../router.ts';
-import { scoreValueText, type ScoreConfig } from '../score-input.ts';
+import { scoreValueText } from '../score-input.ts';
 import { toLocalInput, WINDOWS } from '../time-window.ts';
 import { badge, field, pageHeader, section, table } from '../ui.ts';
 import type { ViewContext } from '../view.ts';
@@ -17,6 +17,7 @@ interface ScoreRow {
   stringValue: string | null;
   source: 'API' | 'ANNOTATION' | 'EVAL';
   traceId: string | null;
+  traceName: string | null;
   observationId: string | null;
   sessionId: string | null;
   comment: string | null;
@@ -63,10 +64,10 @@ function subject(project: string, s: ScoreRow): HTMLElement | string {
       null,
       h(
         'a',
-        { class: 'mono', href: href(`/p/${seg(project)}/traces/${seg(s.traceId)}`), 'data-testid': 'score-trace' },
-        s.traceId,
+        { href: href(`/p/${seg(project)}/traces/${seg(s.traceId)}`), 'data-testid': 'score-trace' },
+        s.traceName ?? s.traceId,
       ),
-      s.observationId ? h('div', { class: 'hint mono' }, `obs ${s.observationId}`) : null,
+      h('div', { class: 'hint mono' }, s.observationId ? `${s.traceId} › ${s.observationId}` : s.traceId),
     );
   if (s.sessionId)
     return h('a', { class: 'mono', href: href(`/p/${seg(project)}/sessions/${seg(s.sessionId)}`) }, s.sessionId);
@@ -163,11 +164,10 @@ function keysetPager(ctx: ViewContext, page: ScorePage): HTMLElement {
 }
 
 export async function scoresPage(ctx: ViewContext): Promise<Node> {
-  const [page, configs] = await Promise.all([
+  const [page, names] = await Promise.all([
     get<ScorePage>(inProject(ctx.project, '/scores'), listQuery(ctx.query)),
-    get<{ data: ScoreConfig[] }>(inProject(ctx.project, '/score-configs')),
+    get<{ data: string[] }>(inProject(ctx.project, '/score-names')),
   ]);
-  const names = [...new Set(configs.data.map((c) => c.name))].sort();
   return h(
     'div',
     { class: 'page' },
@@ -180,7 +180,7 @@ export async function scoresPage(ctx: ViewContext): Promise<Node> {
       ),
       h('a', { href: href(`/p/${seg(ctx.project)}/annotation-queues`) }, 'Annotation queues'),
     ),
-    section('Filters', filterForm(ctx, names)),
+    section('Filters', filterForm(ctx, names.data)),
     section(
       'Scores, newest first',
       table(
