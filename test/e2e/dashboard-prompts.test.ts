@@ -146,7 +146,7 @@ t.test('prompt versions, diffs, labels and usage in the browser', async (t) => {
     await page.getByTestId('remove-label-staging').waitFor();
     t.notMatch(await page.getByTestId('versions').locator('li[data-version="3"]').textContent(), /staging/);
     await page.getByTestId('label-input').fill('canary');
-    await page.getByTestId('add-label').click();
+    await page.getByTestId('label-input').press('Enter');
     await page.getByTestId('remove-label-canary').click();
     await page.getByTestId('remove-label-canary').waitFor({ state: 'detached' });
     t.match(

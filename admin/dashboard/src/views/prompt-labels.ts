@@ -76,6 +76,9 @@ function addLabelForm(ctx: ViewContext, v: PromptVersion, versions: PromptVersio
     },
     { class: 'secondary', testid: 'add-label' },
   );
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') add.querySelector('button')!.click();
+  });
   const known = [...new Set([...USUAL_LABELS, ...where.keys()])].filter((l) => !v.labels.includes(l));
   return h(
     'div',
