@@ -68,6 +68,7 @@ for (const backend of STORE_BACKENDS) {
         newestFirst((x) => x.tags.includes('prod') && x.tags.includes('team:a')),
       );
       t.same(await ids('tags=team:b'), ['tl-checkout-2'], 'one tag');
+      t.same(await ids('tags=%20prod,%20team:a'), await ids('tags=prod,team:a'), 'spaces around tags dropped');
       t.same(await ids('tag=prod&tags=team:a'), await ids('tags=prod,team:a'), 'tag and tags together');
       t.same(await ids('level=ERROR'), ['tl-checkout-2'], 'ERROR: the trace with an ERROR observation');
       t.same(await ids('level=WARNING'), ['tl-checkout-2', 'tl-search-1'], 'WARNING: warnings and errors');

@@ -64,7 +64,7 @@ const listQuery = {
     userId: text,
     sessionId: text,
     tag: { anyOf: [tag, { type: 'array', items: tag }] },
-    tags: { type: 'string', pattern: '^[^:,][^,]*(,[^:,][^,]*)*$' },
+    tags: { type: 'string', pattern: '^ *[^ :,][^,]*(, *[^ :,][^,]*)*$' },
     level: { enum: ['ERROR', 'WARNING'] },
     minLatencyMs: bound,
     maxLatencyMs: bound,
@@ -81,9 +81,10 @@ const listQuery = {
   },
 };
 
-/** The tag filters: each `tag` given, and each of the comma-separated `tags`. */
+/** The tag filters: each `tag` given, and each of the comma-separated `tags` (spaces around them dropped). */
 const tagsOf = (q: ListQuery) => {
-  const all = [...(q.tag === undefined ? [] : [q.tag].flat()), ...(q.tags?.split(',') ?? [])];
+  const listed = q.tags?.split(',').map((tag) => tag.trim()) ?? [];
+  const all = [...(q.tag === undefined ? [] : [q.tag].flat()), ...listed.filter(Boolean)];
   return all.length > 0 ? all : undefined;
 };
 

@@ -50,16 +50,34 @@ export function empty(text: string): HTMLElement {
   return h('p', { class: 'empty' }, text);
 }
 
+/** A column the table can be ordered by: its header is a button, and says the order in `aria-sort`. */
+export interface ColumnSort {
+  direction: 'ascending' | 'descending' | 'none';
+  toggle: () => void;
+}
+
 export interface Column<T> {
   title: string;
   cell: (row: T) => Child;
   class?: string;
+  sort?: ColumnSort;
+}
+
+const SORT_ARROWS = { ascending: ' ↑', descending: ' ↓', none: ' ↕' };
+
+function columnHead<T>(c: Column<T>): HTMLElement {
+  if (!c.sort) return h('th', { class: c.class }, c.title);
+  return h(
+    'th',
+    { class: c.class, 'aria-sort': c.sort.direction },
+    h('button', { type: 'button', class: 'sort', onclick: c.sort.toggle }, c.title, SORT_ARROWS[c.sort.direction]),
+  );
 }
 
 export function table<T>(
   rows: T[],
   columns: Column<T>[],
-  options: { testid?: string; emptyText?: string; rowAttrs?: (row: T) => Record<string, string> } = {},
+  options: { testid?: string; emptyText?: string; rowAttrs?: (row: T) => Record<string, string>; class?: string } = {},
 ): HTMLElement {
   if (rows.length === 0) return empty(options.emptyText ?? 'Nothing yet.');
   return h(
@@ -67,16 +85,8 @@ export function table<T>(
     { class: 'table-wrap' },
     h(
       'table',
-      { 'data-testid': options.testid },
-      h(
-        'thead',
-        null,
-        h(
-          'tr',
-          null,
-          columns.map((c) => h('th', { class: c.class }, c.title)),
-        ),
-      ),
+      { 'data-testid': options.testid, class: options.class },
+      h('thead', null, h('tr', null, columns.map(columnHead))),
       h(
         'tbody',
         null,
@@ -158,6 +168,7 @@ export function pager(
   shown: number,
   pagination: Pagination | undefined,
   go: (offset: number) => void,
+  labels: [previous: string, next: string] = ['← Newer', 'Older →'],
 ): HTMLElement {
   if (shown === 0 && offset === 0) return h('span');
   const last = offset + shown;
@@ -170,13 +181,13 @@ export function pager(
     h(
       'button',
       { type: 'button', class: 'secondary', disabled: offset === 0, onclick: () => go(Math.max(0, offset - limit)) },
-      '← Newer',
+      labels[0],
     ),
     h('span', { 'data-testid': 'pager-range' }, shown === 0 ? 'none' : `${num(offset + 1)}–${num(last)}${of}`),
     h(
       'button',
       { type: 'button', class: 'secondary', disabled: !hasNext, onclick: () => go(offset + limit) },
-      'Older →',
+      labels[1],
     ),
   );
 }

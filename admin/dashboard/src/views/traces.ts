@@ -1,11 +1,13 @@
-// Traces of a project: filters kept in the page's query, newest first, paged.
+// Traces of a project: filters and order kept in the page's query, newest first unless a column header says
+// otherwise, paged by the cursors the data route gives (a deep page reads what the first does).
 import { get, inProject } from '../api.ts';
 import { h } from '../dom.ts';
 import { dateTime, ms, num, usd } from '../format.ts';
 import { href, seg } from '../router.ts';
-import type { Page } from '../types.ts';
-import { badge, field, pageHeader, pager, section, table, type Column } from '../ui.ts';
+import type { Pagination } from '../types.ts';
+import { badge, pageHeader, pager, section, table, type Column, type ColumnSort } from '../ui.ts';
 import type { ViewContext } from '../view.ts';
+import { filterQuery, traceFilters } from './trace-filters.ts';
 
 export interface TraceSummary {
   id: string;
@@ -29,15 +31,25 @@ export interface TraceSummary {
   cacheHit: boolean | null;
 }
 
+/** A row of the trace list: a summary with one-line previews of its input and output (cut by the server). */
+export interface ListedTrace extends TraceSummary {
+  inputPreview: string | null;
+  outputPreview: string | null;
+}
+
+interface TraceListPage {
+  data: ListedTrace[];
+  pagination: Pagination & {
+    next: string | null;
+    previous: string | null;
+    /** Set when the order or filters ranked only the newest this many matching traces. */
+    rankedNewest: number | null;
+  };
+}
+
+type TraceOrder = 'time' | 'latency' | 'cost';
+
 const LIMIT = 50;
-const TEXT_FILTERS = [
-  { id: 'q', label: 'Name contains' },
-  { id: 'agent', label: 'Agent' },
-  { id: 'modelGroup', label: 'Model group' },
-  { id: 'userId', label: 'User' },
-  { id: 'sessionId', label: 'Session' },
-  { id: 'tag', label: 'Tag (key or key:value)' },
-] as const;
 
 export function statusBadge(status: string, errorCode?: string | null): HTMLElement {
   if (status === 'error') return badge(errorCode ? `error · ${errorCode}` : 'error', 'bad');
@@ -74,83 +86,87 @@ export function traceTable(
   );
 }
 
-const isoOrUndefined = (local: string) => (local ? new Date(local).toISOString() : undefined);
-const toLocal = (iso: string | null) => {
-  if (!iso) return '';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime())
-    ? ''
-    : new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
-};
+const preview = (text: string | null, testid: string) =>
+  h('span', { class: 'preview', title: text ?? '', 'data-testid': testid }, text ?? '–');
 
 export async function tracesPage(ctx: ViewContext): Promise<Node> {
   const q = ctx.query;
-  const offset = Math.max(0, Number(q.get('offset') ?? 0) || 0);
-  const query: Record<string, string | number | undefined> = {
+  const order: TraceOrder =
+    q.get('sort') === 'latency' || q.get('sort') === 'cost' ? (q.get('sort') as TraceOrder) : 'time';
+  const direction = q.get('order') === 'asc' ? 'asc' : 'desc';
+  const page = await get<TraceListPage>(inProject(ctx.project, '/traces'), {
     limit: LIMIT,
-    offset,
-    status: q.get('status') ?? undefined,
-    from: q.get('from') ?? undefined,
-    to: q.get('to') ?? undefined,
-  };
-  for (const f of TEXT_FILTERS) query[f.id] = q.get(f.id) ?? undefined;
-  const page = await get<Page<TraceSummary>>(inProject(ctx.project, '/traces'), query);
-
-  const inputs = Object.fromEntries(
-    TEXT_FILTERS.map((f) => [f.id, h('input', { type: 'search', name: f.id, value: q.get(f.id) ?? '' })]),
-  );
-  const status = h(
-    'select',
-    { name: 'status' },
-    ['', 'completed', 'error', 'in_progress'].map((s) =>
-      h('option', { value: s, selected: (q.get('status') ?? '') === s }, s === '' ? 'Any' : s.replace('_', ' ')),
-    ),
-  );
-  const from = h('input', { type: 'datetime-local', name: 'from', value: toLocal(q.get('from')) });
-  const to = h('input', { type: 'datetime-local', name: 'to', value: toLocal(q.get('to')) });
-  const filters = h(
-    'form',
+    offset: q.get('offset') ?? undefined,
+    after: q.get('after') ?? undefined,
+    before: q.get('before') ?? undefined,
+    sort: order === 'time' ? undefined : order,
+    order: direction === 'asc' ? 'asc' : undefined,
+    ...filterQuery(q),
+  });
+  const restart = { offset: undefined, after: undefined, before: undefined };
+  /** The header of an order: the active one says its direction, and a click turns it; another starts descending. */
+  const orderedBy = (column: TraceOrder): ColumnSort => ({
+    direction: order !== column ? 'none' : direction === 'asc' ? 'ascending' : 'descending',
+    toggle: () =>
+      ctx.setQuery({
+        ...restart,
+        sort: column === 'time' ? undefined : column,
+        order: order === column && direction === 'desc' ? 'asc' : undefined,
+      }),
+  });
+  const columns: Column<ListedTrace>[] = [
     {
-      class: 'filters',
-      'data-testid': 'trace-filters',
-      onsubmit: (e: Event) => {
-        e.preventDefault();
-        const next: Record<string, string | undefined> = {
-          offset: undefined,
-          status: status.value || undefined,
-          from: isoOrUndefined(from.value),
-          to: isoOrUndefined(to.value),
-        };
-        for (const f of TEXT_FILTERS) next[f.id] = inputs[f.id]!.value.trim() || undefined;
-        ctx.setQuery(next);
-      },
+      title: 'Started',
+      cell: (t) => h('span', { class: 'mono' }, dateTime(t.startTime)),
+      class: 'col-time',
+      sort: orderedBy('time'),
     },
-    field('Status', status),
-    TEXT_FILTERS.map((f) => field(f.label, inputs[f.id]!)),
-    field('From', from),
-    field('To', to),
-    h('button', { type: 'submit', class: 'primary' }, 'Filter'),
-    h('a', { href: href(`/p/${seg(ctx.project)}/traces`), class: 'hint' }, 'Clear'),
-  );
+    { title: 'Name', cell: (t) => traceLink(ctx.project, t), class: 'col-name' },
+    { title: 'Input', cell: (t) => preview(t.inputPreview, 'trace-input-preview'), class: 'col-preview' },
+    { title: 'Output', cell: (t) => preview(t.outputPreview, 'trace-output-preview'), class: 'col-preview' },
+    { title: 'Status', cell: (t) => statusBadge(t.status, t.errorCode), class: 'col-status' },
+    { title: 'Latency', cell: (t) => ms(t.duration), class: 'num col-latency', sort: orderedBy('latency') },
+    { title: 'Tokens', cell: (t) => num(t.tokens), class: 'num col-tokens' },
+    { title: 'Cost', cell: (t) => usd(t.cost), class: 'num col-cost', sort: orderedBy('cost') },
+  ];
+  const p = page.pagination;
+  const offset = p.offset ?? 0;
+  const turn = (to: number) =>
+    ctx.setQuery(
+      to === 0
+        ? restart
+        : to > offset
+          ? { offset: String(to), after: p.next ?? undefined, before: undefined }
+          : { offset: String(to), before: p.previous ?? undefined, after: undefined },
+    );
   return h(
     'div',
     { class: 'page' },
     pageHeader('Traces'),
-    section('Filters', filters),
+    section('Filters', traceFilters(ctx)),
     section(
       'Traces',
-      traceTable(
-        ctx.project,
-        page.data,
-        [
-          { title: 'Agent', cell: (t) => t.agentName ?? t.agentId ?? '–' },
-          { title: 'Model group', cell: (t) => t.modelGroup ?? '–' },
-          { title: 'Deployment', cell: (t) => t.deployment ?? '–' },
-          { title: 'User', cell: (t) => t.userId ?? '–' },
-        ],
-        { testid: 'traces', emptyText: 'No traces match.' },
+      p.rankedNewest
+        ? h(
+            'p',
+            { class: 'hint', 'data-testid': 'ranked-newest' },
+            `Level, cost and the cost order look at the newest ${num(p.rankedNewest)} matching traces; narrow the time range to reach older ones.`,
+          )
+        : null,
+      table(page.data, columns, {
+        testid: 'traces',
+        emptyText: 'No traces match.',
+        class: 'trace-list',
+        rowAttrs: (t) => ({ 'data-id': t.id }),
+      }),
+      pager(
+        offset,
+        LIMIT,
+        page.data.length,
+        p,
+        turn,
+        order === 'time' && direction === 'desc' ? undefined : ['← Previous', 'Next →'],
       ),
-      pager(offset, LIMIT, page.data.length, page.pagination, (o) => ctx.setQuery({ offset: String(o) })),
     ),
   );
 }
