@@ -145,6 +145,13 @@ t.test('datasets and experiments in the browser', async (t) => {
         `${runName}: items, average accuracy, latency and cost`,
       );
     }
+    const accuracy = page.locator('[data-testid=run-bars][data-metric=accuracy]');
+    t.same(await accuracy.locator('.run-bar-value').allTextContents(), ['1', '0.5'], 'a bar per run, the oldest first');
+    t.match(
+      await accuracy.locator('[data-run=prompt-v2] .run-bar-fill').getAttribute('style'),
+      'width: 50.0%',
+      "half the best run's",
+    );
     await screenshot(page, 'dashboard-dataset-seeded');
 
     await page.getByTestId('dataset-runs').getByRole('link', { name: 'prompt-v2' }).click();

@@ -9,11 +9,11 @@ import { href, seg } from '../router.ts';
 import { pageHeader, section, table } from '../ui.ts';
 import type { ViewContext } from '../view.ts';
 import type { RunItemResult, RunItemScore } from '../../../../src/store/repos/dataset-summaries.ts';
+import { roundScore } from './dataset-run-bars.ts';
 import {
   datasetApi,
   datasetCrumbs,
   jsonCell,
-  roundScore,
   scoreChips,
   type Dataset,
   type DatasetItem,

@@ -13,6 +13,7 @@ import type { StoredDatasetRun } from '../../../../src/store/repos/dataset-runs.
 import type { DatasetCounts } from '../../../../src/store/repos/dataset-summaries.ts';
 import type { StoredDataset } from '../../../../src/store/repos/datasets.ts';
 import type { RunSummary } from '../../../dashboard-api/run-summary.ts';
+import { roundScore, runBars } from './dataset-run-bars.ts';
 
 export type Dataset = DatasetCounts & Pick<StoredDataset, 'id' | 'name' | 'description' | 'metadata' | 'createdAt'>;
 
@@ -51,8 +52,6 @@ export function scoreChips(scores: Record<string, number>): HTMLElement {
     names.map((n) => h('span', { class: 'chip', 'data-score': n }, `${n}: ${roundScore(scores[n]!)}`)),
   );
 }
-
-export const roundScore = (v: number) => String(Number(v.toFixed(3)));
 
 function newDatasetForm(ctx: ViewContext): HTMLElement {
   const name = h('input', { type: 'text', required: true, 'data-testid': 'new-dataset-name' });
@@ -275,7 +274,7 @@ export async function datasetPage(ctx: ViewContext): Promise<Node> {
       stat('Last run', dateTime(dataset.lastRunAt), 'dataset-last-run', true),
       stat('Created', dateTime(dataset.createdAt), 'dataset-created', true),
     ),
-    section('Runs', runsTable(ctx, dataset)),
+    section('Runs', runBars(dataset.runs), runsTable(ctx, dataset)),
     section(
       'Items',
       itemsTable(ctx, name, items.data),
