@@ -13,8 +13,10 @@
 // - with --touched: the modules and folders one non-streamed chat request runs code in, measured in this process with
 //   V8's precise coverage (see structure/touched.ts), and the per-chunk hooks one streamed request runs.
 //
-//   node scripts/structure-report.ts [--top 15] [--json] [--touched] [--root DIR]
-// --root reads another tree laid out like this one (the unit test's fixtures).
+//   node scripts/structure-report.ts [--top 15] [--json] [--touched] [--config FILE] [--root DIR]
+// --config: the config whose plugins are read and started (default gateway.yaml, relative to the root; one that
+// grants its key with ${SVC_DEMO_KEY} and a group `demo`). --root reads another tree laid out like this one (the
+// unit test's fixtures).
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { bandCrossings, crossingTotals, unitBands } from './structure/bands.ts';
@@ -34,6 +36,7 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
     touched: { type: 'boolean', default: false },
     root: { type: 'string', default: resolve(import.meta.dirname, '..') },
+    config: { type: 'string', default: 'gateway.yaml' },
   },
 });
 
@@ -54,9 +57,9 @@ const report = {
     totals: crossingTotals(crossings),
   },
   pluginContract: pluginContract(graph),
-  chunkHooks: chunkHooks(graph),
+  chunkHooks: chunkHooks(graph, values.config),
   longestFunctions: longestFunctions(graph, Number(values.top)),
-  touched: values.touched ? await touchedByOneChat(root) : undefined,
+  touched: values.touched ? await touchedByOneChat(root, values.config) : undefined,
 };
 export type StructureReport = typeof report;
 

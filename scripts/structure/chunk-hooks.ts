@@ -2,7 +2,7 @@
 // or `observeEvent` (reads them). Read from the source, so a hook a plugin returns only under some config (guardrails
 // with a policy that checks answers) counts as present.
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import ts from 'typescript';
 import { parse } from 'yaml';
 import type { SourceGraph } from './source-graph.ts';
@@ -41,7 +41,7 @@ function unitOfPlugin(use: string): string {
 }
 
 export function chunkHooks(graph: SourceGraph, config = 'gateway.yaml'): ChunkHooksReport {
-  const path = join(graph.root, config);
+  const path = resolve(graph.root, config);
   const plugins: string[] = existsSync(path)
     ? ((parse(readFileSync(path, 'utf8')) as { plugins?: { use: string }[] }).plugins ?? []).map((p) => p.use)
     : [];

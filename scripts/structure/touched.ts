@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Session, type Profiler } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { unitOf } from './units.ts';
 
@@ -78,7 +78,7 @@ export async function touchedByOneChat(root: string, config = 'gateway.yaml'): P
   const dir = mkdtempSync(join(tmpdir(), 'structure-report-'));
   const key = `sk-structure-${randomBytes(12).toString('hex')}`;
   const service = await startService({
-    configText: readFileSync(join(root, config), 'utf8'),
+    configText: readFileSync(resolve(root, config), 'utf8'),
     baseDir: dir,
     env: { DATABASE_URL: process.env.DATABASE_URL ?? '', SVC_DEMO_KEY: key },
     host: '127.0.0.1',
