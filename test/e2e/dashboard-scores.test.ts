@@ -191,7 +191,8 @@ t.test('scores, score configs and annotation queues in the browser', async (t) =
       scores.body.data.filter((x: any) => x.observationId === null).map((x: any) => [x.name, x]),
     );
     t.same(Object.keys(stored).sort(), ['helpful', 'quality', 'verdict']);
-    const owner = (await signIn(s, 'owner@example.test', PASSWORD)).user;
+    const api = await signIn(s, 'owner@example.test', PASSWORD);
+    const owner = api.user;
     for (const x of Object.values(stored) as any[]) {
       t.equal(x.source, 'ANNOTATION', `${x.name}: an annotation`);
       t.equal(x.authorUserId, owner.id, `${x.name}: by the reviewer`);
@@ -205,6 +206,20 @@ t.test('scores, score configs and annotation queues in the browser', async (t) =
       (await callAdmin(s, 'GET', `/api/public/annotation-queues/${queue.body.id}/items/${items[i].id}`, auth)).body
         .status;
     t.same([await status(0), await status(1), await status(2)], ['COMPLETED', 'COMPLETED', 'PENDING']);
+
+    await callAdmin(s, 'POST', `/api/public/annotation-queues/${queue.body.id}/items`, auth, {
+      objectId: 'conv',
+      objectType: 'SESSION',
+    });
+    const next = await api.call(
+      'GET',
+      `/projects/default/annotation-queues/${queue.body.id}/next?after=${items[2].id}`,
+    );
+    t.same(
+      [next.body.object.kind, next.body.object.turns.map((x: any) => x.traceId)],
+      ['session', [A1, A2, A3]],
+      "a session item: the session's traces in order",
+    );
   });
 
   await t.test('a score added on the trace page, to a selected observation', async (t) => {
@@ -214,10 +229,23 @@ t.test('scores, score configs and annotation queues in the browser', async (t) =
     t.equal(await page.getByTestId('annotate-target').inputValue(), `${A3}-gen`, 'the selected observation is picked');
     await page.getByTestId('annotate-config').selectOption({ label: 'verdict' });
     await page.getByTestId('annotate-value').getByRole('radio', { name: 'good' }).click();
+    await screenshot(page, 'dashboard-trace-annotate-form');
     await page.getByTestId('annotate-save').click();
     await page.getByTestId('scores').locator('tbody tr').filter({ hasText: 'verdict' }).waitFor();
     t.match(await page.getByTestId('scores').textContent(), /verdictgoodCATEGORICALANNOTATION/, 'shown on the trace');
     await screenshot(page, 'dashboard-trace-add-score');
+
+    await page.getByTestId('add-to-queue').click();
+    await page.getByTestId('queue-picker').selectOption({ label: 'support review' });
+    await page.getByTestId('queue-add').click();
+    await page.getByTestId('queued').getByRole('link', { name: 'support review' }).waitFor();
+    const queues = await callAdmin(s, 'GET', '/api/public/annotation-queues', auth);
+    const queued = await callAdmin(s, 'GET', `/api/public/annotation-queues/${queues.body.data[0].id}/items`, auth);
+    t.same(
+      queued.body.data.slice(-1).map((i: any) => [i.objectId, i.objectType, i.status]),
+      [[A3, 'TRACE', 'PENDING']],
+      '"Add to queue" put the trace into the queue',
+    );
     const scores = await callAdmin(s, 'GET', `/api/public/scores?traceId=${A3}`, auth);
     t.same(
       scores.body.data.map((x: any) => [x.name, x.observationId, x.source, x.configId]),
@@ -271,6 +299,7 @@ t.test('scores, score configs and annotation queues in the browser', async (t) =
       ['POST', '/projects/default/score-configs', { name: 'x', dataType: 'NUMERIC' }],
       ['PUT', `/projects/default/score-configs/${verdictId}/archived`, { isArchived: true }],
       ['POST', '/projects/default/annotation-queues', { name: 'x' }],
+      ['POST', `/projects/default/annotation-queues/${q.id}/items`, { objectId: A1, objectType: 'TRACE' }],
       ['POST', `/projects/default/annotation-queues/${q.id}/items/${next.body.item.id}/complete`, { scores: [] }],
     ] as const) {
       const r = await api.call(method, path, body);

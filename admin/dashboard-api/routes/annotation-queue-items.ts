@@ -1,11 +1,16 @@
-// Working through an annotation queue in the dashboard: the next pending item with what it points at (a trace's or
+// Working through an annotation queue in the dashboard: adding an item (a trace from its page), the next pending item with what it points at (a trace's or
 // observation's input and output, a session's turns), and completing an item with the reviewer's scores, stored and
 // marked COMPLETED in one transaction.
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import itemCreateSchema from '../../../schemas/api/public-annotation-queue-item-create.json' with { type: 'json' };
 import {
   getQueueItem,
+  insertQueueItem,
   nextPendingItem,
   updateQueueItem,
+  type ItemObjectType,
+  type ItemStatus,
   type StoredQueueItem,
 } from '../../../src/store/repos/annotation-queue-items.ts';
 import type { Queryable } from '../../../src/store/database.ts';
@@ -72,6 +77,16 @@ async function itemObject(db: Queryable, projectId: string, item: StoredQueueIte
 }
 
 export function registerDashboardAnnotationQueueItems(app: FastifyInstance, ctx: AdminContext): void {
+  app.post<{ Params: QueueParams; Body: { objectId: string; objectType: ItemObjectType; status: ItemStatus } }>(
+    '/projects/:project/annotation-queues/:queue/items',
+    { onRequest: requireSession(ctx, 'member'), schema: { body: itemCreateSchema } },
+    async (req) => {
+      const { project, queue } = await queueOf(ctx, req);
+      const item = await insertQueueItem(ctx.db, project.id, { id: randomUUID(), queueId: queue.id, ...req.body });
+      return { id: item.id, status: item.status };
+    },
+  );
+
   app.get<{ Params: QueueParams; Querystring: { after?: string } }>(
     '/projects/:project/annotation-queues/:queue/next',
     {

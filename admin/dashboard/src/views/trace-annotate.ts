@@ -1,11 +1,13 @@
 // "Add score" on a trace page (members and above): an annotation of the trace or of one of its observations (the one
 // selected in the tree is picked as it is selected), with one of the project's active score configs or a free name
 // and value. Saved as an ANNOTATION score by the signed-in user; the page then shows it among the trace's scores.
+// Beside it, "Add to queue" puts the trace into an annotation queue for a reviewer.
 import { get, inProject, post } from '../api.ts';
 import { h, replace } from '../dom.ts';
 import { scoreField, type ScoreConfig, type ScoreField } from '../score-input.ts';
-import { field, submitHandler } from '../ui.ts';
+import { actionButton, field, submitHandler } from '../ui.ts';
 import type { ViewContext } from '../view.ts';
+import { queueHref, type QueueRow } from './annotation-queues.ts';
 
 interface AnnotatedTrace {
   id: string;
@@ -100,9 +102,42 @@ function annotateForm(ctx: ViewContext, trace: AnnotatedTrace, configs: ScoreCon
   );
 }
 
-/** "Add score", opening the form with the project's active configs; nothing for viewers. */
+/** A picker of the project's queues and a button that adds the trace to the one picked. */
+async function queuePicker(ctx: ViewContext, traceId: string): Promise<HTMLElement> {
+  const { data } = await get<{ data: QueueRow[] }>(inProject(ctx.project, '/annotation-queues'));
+  if (data.length === 0) return h('span', { class: 'hint' }, 'No annotation queues yet.');
+  const picker = h(
+    'select',
+    { 'aria-label': 'Annotation queue', 'data-testid': 'queue-picker' },
+    data.map((q) => h('option', { value: q.id }, q.name)),
+  );
+  const done = h('span', { 'data-testid': 'queued' });
+  const add = async () => {
+    await post(inProject(ctx.project, `/annotation-queues/${encodeURIComponent(picker.value)}/items`), {
+      objectId: traceId,
+      objectType: 'TRACE',
+    });
+    const queue = data.find((q) => q.id === picker.value)!;
+    replace(done, 'Added to ', h('a', { href: queueHref(ctx.project, queue.id) }, queue.name));
+  };
+  return h('span', { class: 'row' }, picker, actionButton('Add', add, { testid: 'queue-add' }), done);
+}
+
+/** "Add score", opening the form with the project's active configs, and "Add to queue"; nothing for viewers. */
 export function annotateTrace(ctx: ViewContext, trace: AnnotatedTrace): HTMLElement | null {
   if (!ctx.canChange) return null;
+  const queueBox = h('span', null);
+  const toQueue = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      'data-testid': 'add-to-queue',
+      onclick: async () => replace(queueBox, await queuePicker(ctx, trace.id)),
+    },
+    'Add to queue',
+  );
+  queueBox.append(toQueue);
   const box = h('div', { class: 'annotate-box' });
   const open = h(
     'button',
@@ -112,19 +147,18 @@ export function annotateTrace(ctx: ViewContext, trace: AnnotatedTrace): HTMLElem
       'data-testid': 'add-score',
       onclick: async () => {
         const { data } = await get<{ data: ScoreConfig[] }>(inProject(ctx.project, '/score-configs'));
-        replace(
-          box,
+        open.remove();
+        box.append(
           annotateForm(
             ctx,
             trace,
             data.filter((c) => !c.isArchived),
           ),
         );
-        open.remove();
       },
     },
     '+ Add score',
   );
-  box.append(open);
+  box.append(h('div', { class: 'row' }, open, queueBox));
   return box;
 }
