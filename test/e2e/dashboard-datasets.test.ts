@@ -240,6 +240,22 @@ t.test('datasets and experiments in the browser', async (t) => {
     });
   });
 
+  await t.test('"Add to dataset" into a new dataset', async (t) => {
+    await page.goto(`${s.adminUrl}/dashboard/#/p/default/traces/${SOURCE.id}`);
+    await page.getByTestId('add-to-dataset').click();
+    const dialog = page.getByTestId('add-to-dataset-dialog');
+    await dialog.getByTestId('dataset-picker').selectOption({ label: 'New dataset…' });
+    await dialog.getByTestId('add-item').click();
+    t.equal(await dialog.getByRole('alert').textContent(), 'Name the new dataset', 'a name is asked for');
+    await dialog.getByTestId('new-dataset-name').fill('from-traces');
+    await dialog.getByTestId('add-item').click();
+    await page.getByTestId('added-to-dataset').getByRole('link', { name: 'from-traces' }).click();
+    await page.getByTestId('dataset-page').waitFor();
+    t.equal(await page.getByTestId('dataset-item-count').textContent(), '1');
+    await page.goto(`${s.adminUrl}/dashboard/#/p/default/datasets/${encodeURIComponent(DATASET)}`);
+    await page.getByTestId('dataset-items').waitFor();
+  });
+
   await t.test('archiving an item and restoring it', async (t) => {
     const activeInPublicApi = async () =>
       (await publicApi('GET', `/dataset-items?datasetName=${encodeURIComponent(DATASET)}`)).data.map((i: any) => i.id);
