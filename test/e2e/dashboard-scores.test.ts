@@ -179,6 +179,21 @@ t.test('scores, score configs and annotation queues in the browser', async (t) =
     await page.getByText('No pending items after this one.').waitFor();
     t.pass('S skips the third item: none is left after it');
     t.equal(await page.getByTestId('queue-counts').textContent(), '1 pending · 2 completed');
+    const itemRows = page.getByTestId('queue-items').locator('tbody tr');
+    await page.locator(`[data-item-row="${items[1].id}"]`).getByText('completed').waitFor();
+    t.same(
+      await itemRows.locator('td:nth-child(4)').allTextContents(),
+      ['completed', 'completed', 'pending'],
+      'the items table follows',
+    );
+    t.equal(
+      await page.locator(`[data-item-row="${items[1].id}"] td:nth-child(3)`).textContent(),
+      `${A2} › ${A2}-gen`,
+      'an observation item links its trace',
+    );
+    await page.getByRole('group', { name: 'Item status' }).getByRole('button', { name: 'Pending' }).click();
+    await page.locator(`[data-item-row="${items[0].id}"]`).waitFor({ state: 'detached' });
+    t.same(await itemRows.evaluateAll((r) => r.map((x) => x.getAttribute('data-item-row'))), [items[2].id]);
 
     const scores = await callAdmin(s, 'GET', `/api/public/scores?queueId=${queue.body.id}`, auth);
     const ofObservation = scores.body.data.filter((x: any) => x.observationId !== null);

@@ -7,6 +7,7 @@ import itemCreateSchema from '../../../schemas/api/public-annotation-queue-item-
 import {
   getQueueItem,
   insertQueueItem,
+  listQueueItems,
   nextPendingItem,
   updateQueueItem,
   type ItemObjectType,
@@ -14,7 +15,7 @@ import {
   type StoredQueueItem,
 } from '../../../src/store/repos/annotation-queue-items.ts';
 import type { Queryable } from '../../../src/store/database.ts';
-import { getObservation } from '../../../src/store/repos/observations.ts';
+import { getObservation, getObservationsByIds } from '../../../src/store/repos/observations.ts';
 import { upsertScores } from '../../../src/store/repos/scores.ts';
 import { getSession } from '../../../src/store/repos/sessions.ts';
 import { getTrace } from '../../../src/store/repos/traces.ts';
@@ -26,6 +27,7 @@ import {
   type AnnotationTarget,
 } from '../annotation-scores.ts';
 import { DashboardApiError } from '../dashboard-error.ts';
+import { pagination, PAGING_QUERY_SCHEMA, type PagingQuery } from '../paging.ts';
 import { found } from '../project-scope.ts';
 import { requireSession } from '../session-guard.ts';
 import { queueOf, type QueueParams } from './annotation-queues.ts';
@@ -76,7 +78,38 @@ async function itemObject(db: Queryable, projectId: string, item: StoredQueueIte
   );
 }
 
+const itemsQuery = {
+  type: 'object',
+  properties: { status: { enum: ['PENDING', 'COMPLETED'] }, ...PAGING_QUERY_SCHEMA.properties },
+};
+
 export function registerDashboardAnnotationQueueItems(app: FastifyInstance, ctx: AdminContext): void {
+  // The queue's items oldest first, each with the trace it is in (an observation's is looked up) to link to.
+  app.get<{ Params: QueueParams; Querystring: PagingQuery & { status?: ItemStatus } }>(
+    '/projects/:project/annotation-queues/:queue/items',
+    { onRequest: requireSession(ctx, 'viewer'), schema: { querystring: itemsQuery } },
+    async (req) => {
+      const { project, queue } = await queueOf(ctx, req);
+      const q = req.query;
+      const { data, total } = await listQueueItems(ctx.db, project.id, queue.id, q.status, q);
+      const observationIds = data.filter((i) => i.objectType === 'OBSERVATION').map((i) => i.objectId);
+      const observations = await getObservationsByIds(ctx.db, project.id, observationIds);
+      const traceOf = new Map(observations.map((o) => [o.id, o.traceId]));
+      return {
+        data: data.map((i) => ({
+          id: i.id,
+          objectType: i.objectType,
+          objectId: i.objectId,
+          traceId: i.objectType === 'TRACE' ? i.objectId : (traceOf.get(i.objectId) ?? null),
+          status: i.status,
+          createdAt: i.createdAt,
+          completedAt: i.completedAt,
+        })),
+        pagination: pagination(q, total),
+      };
+    },
+  );
+
   app.post<{ Params: QueueParams; Body: { objectId: string; objectType: ItemObjectType; status: ItemStatus } }>(
     '/projects/:project/annotation-queues/:queue/items',
     { onRequest: requireSession(ctx, 'member'), schema: { body: itemCreateSchema } },

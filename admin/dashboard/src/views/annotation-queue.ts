@@ -10,6 +10,7 @@ import { configRange, scoreField, type ScoreField } from '../score-input.ts';
 import { empty, errorText, pageHeader, section } from '../ui.ts';
 import type { ViewContext } from '../view.ts';
 import { keyHints, reviewKeys } from './annotation-keys.ts';
+import { queueItems } from './annotation-queue-items.ts';
 import type { QueueRow } from './annotation-queues.ts';
 
 interface IoView {
@@ -89,6 +90,7 @@ export async function annotationQueuePage(ctx: ViewContext): Promise<Node> {
   let fields: ScoreField[] = [];
   let comment: HTMLTextAreaElement | null = null;
   let counted = { pending: queue.pending, completed: queue.completed };
+  const items = queueItems(ctx.project, path('/items'));
 
   const showCounts = () => {
     counts.textContent = `${num(counted.pending)} pending · ${num(counted.completed)} completed`;
@@ -97,6 +99,18 @@ export async function annotationQueuePage(ctx: ViewContext): Promise<Node> {
     status.className = `notice ${kind}`;
     status.textContent = text;
   };
+
+  /** Runs `fn` once `el` is in the document: the first item is drawn before the shell attaches the page. */
+  function whenShown(el: HTMLElement, fn: () => void): void {
+    if (el.isConnected) return fn();
+    const watch = new MutationObserver(() => {
+      if (!el.isConnected) return;
+      watch.disconnect();
+      fn();
+    });
+    watch.observe(document.body, { childList: true, subtree: true });
+    ctx.onCleanup(() => watch.disconnect());
+  }
 
   async function load(after?: string): Promise<void> {
     current = await get<NextItem>(path('/next'), { after });
@@ -163,8 +177,8 @@ export async function annotationQueuePage(ctx: ViewContext): Promise<Node> {
         h('div', { class: 'review-side' }, form, keyHints(ctx.canChange)),
       ),
     );
-    // On the first item the page is not attached yet: the shell puts it in place once this view resolves.
-    setTimeout(() => fields[0]?.focus());
+    const first = fields[0];
+    if (first) whenShown(first.element, () => first.focus());
   }
 
   async function complete(): Promise<void> {
@@ -188,7 +202,7 @@ export async function annotationQueuePage(ctx: ViewContext): Promise<Node> {
     counted = { pending: counted.pending - 1, completed: counted.completed + 1 };
     showCounts();
     say(`Saved ${scores.length} score${scores.length === 1 ? '' : 's'}; the item is completed.`, 'success');
-    await load(item.id);
+    await Promise.all([load(item.id), items.reload()]);
   }
 
   async function skip(): Promise<void> {
@@ -206,7 +220,7 @@ export async function annotationQueuePage(ctx: ViewContext): Promise<Node> {
     }),
   );
   showCounts();
-  await load();
+  await Promise.all([load(), items.reload()]);
   return h(
     'div',
     { class: 'page', 'data-testid': 'annotation-queue' },
@@ -220,5 +234,6 @@ export async function annotationQueuePage(ctx: ViewContext): Promise<Node> {
     queue.description ? h('p', { class: 'hint' }, queue.description) : null,
     status,
     body,
+    items.element,
   );
 }
