@@ -1,8 +1,9 @@
 // The modules one non-streamed chat request runs code in: the service started in this process with the repository's
 // gateway.yaml (embedded store in a temporary folder, or DATABASE_URL's when set), V8's precise coverage on, one
-// request to warm up, the counts reset, then exactly one POST /v1/chat/completions, counted until the service has no
-// request in flight (its log phase done). Work the request leaves for later (the trace writer's flush) is not counted
-// unless its timer ticks in that window, and neither is work on worker threads (the inspector covers this thread).
+// request to warm up, then exactly one POST /v1/chat/completions, counted from its arrival until its log phase is over
+// and the writes it leaves for later are done (the trace batch, flushed every 50 ms; the metric rollups, every second).
+// The service's timers tick meanwhile (the writers' journal, key and webhook polling): the functions that also run in
+// a quiet moment of the same length with no request are not the request's. Work on worker threads is not seen (the inspector covers this thread).
 // A streamed request after it tells which per-chunk hooks ran.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -16,6 +17,11 @@ const TOP_FOLDERS = ['src/', 'plugins/', 'admin/'];
 const CHUNK_HOOKS = new Set(['onEvent', 'observeEvent']);
 /** The service's in-flight gauge, polled below to see the request's log phase end; not the request's own work. */
 const IN_FLIGHT_PROBE = 'parts.metrics.inFlightNow';
+/**
+ * Longer than the service's slowest timer (rollup flush and webhook poll, 1 s): the request's writes are all done,
+ * and the quiet moment of this length sees every timer tick.
+ */
+const SETTLE_MS = 1200;
 
 export interface TouchedReport {
   config: string;
@@ -33,13 +39,17 @@ interface Coverage {
   functions: Profiler.FunctionCoverage[];
 }
 
-/** The repository's modules in a coverage take: functions called since the last take. */
-function called(root: string, result: Profiler.ScriptCoverage[]): Coverage[] {
+const functionId = (file: string, f: Profiler.FunctionCoverage) => `${file}:${f.ranges[0]!.startOffset}`;
+
+/** The repository's modules in a coverage take: functions called since the last take, but those in `quiet`. */
+function called(root: string, result: Profiler.ScriptCoverage[], quiet = new Set<string>()): Coverage[] {
   return result.flatMap((script) => {
     if (!script.url.startsWith('file:')) return [];
     const file = relative(root, fileURLToPath(script.url)).split('\\').join('/');
     if (!TOP_FOLDERS.some((t) => file.startsWith(t))) return [];
-    const functions = script.functions.filter((f) => f.ranges[0]!.count > 0 && f.functionName !== IN_FLIGHT_PROBE);
+    const functions = script.functions.filter(
+      (f) => f.ranges[0]!.count > 0 && f.functionName !== IN_FLIGHT_PROBE && !quiet.has(functionId(file, f)),
+    );
     return functions.length > 0 ? [{ file, functions }] : [];
   });
 }
@@ -50,7 +60,9 @@ interface ChatCall {
   inFlight(): number;
 }
 
-/** One chat request, answered and done: its hooks after the answer (onResponseEnd, onLog) have run too. */
+const settle = () => new Promise((r) => setTimeout(r, SETTLE_MS));
+
+/** One chat request, answered and done: its hooks after the answer (onResponseEnd, onLog) and its writes too. */
 async function chat({ gatewayUrl, key, inFlight }: ChatCall, content: string, stream: boolean): Promise<void> {
   const res = await fetch(`${gatewayUrl}/v1/chat/completions`, {
     method: 'POST',
@@ -61,6 +73,7 @@ async function chat({ gatewayUrl, key, inFlight }: ChatCall, content: string, st
   if (res.status !== 200) throw new Error(`chat request answered ${res.status}: ${text.slice(0, 300)}`);
   do await new Promise((r) => setImmediate(r));
   while (inFlight() > 0);
+  await settle();
 }
 
 export async function touchedByOneChat(root: string, config = 'gateway.yaml'): Promise<TouchedReport> {
@@ -91,12 +104,18 @@ export async function touchedByOneChat(root: string, config = 'gateway.yaml'): P
   try {
     const call = { gatewayUrl: service.gatewayUrl, key, inFlight: () => service.metrics.inFlightNow() };
     // Each request asks something new: the default config's cache would answer a repeated one from memory.
+    const take = async (quiet?: Set<string>) =>
+      called(root, (await session.post('Profiler.takePreciseCoverage')).result, quiet);
     await chat(call, 'Warm up, please.', false);
-    await session.post('Profiler.takePreciseCoverage');
+    // Its first writes are slow (the store's first statements): they are over before the quiet moment begins.
+    await settle();
+    await take();
+    await settle();
+    const quiet = new Set((await take()).flatMap((c) => c.functions.map((f) => functionId(c.file, f))));
     await chat(call, 'What is one request made of?', false);
-    const touched = called(root, (await session.post('Profiler.takePreciseCoverage')).result);
+    const touched = await take(quiet);
     await chat(call, 'And a streamed one?', true);
-    const streamed = called(root, (await session.post('Profiler.takePreciseCoverage')).result);
+    const streamed = await take();
     const files = touched.map((c) => c.file).sort();
     return {
       config,
