@@ -1,6 +1,7 @@
-// The structure of the service's code, as evidence anyone can rerun:
-// - file-level import cycles among src/, admin/ and plugins/ (value and type imports: type-only ones tie modules
-//   together for a reader as much as value ones do);
+// The structure of the service's code (src/, admin/ but the dashboard front end, plugins/, examples/plugins/), as
+// evidence anyone can rerun:
+// - file-level import cycles (value and type imports: type-only ones tie modules together for a reader as much as
+//   value ones do);
 // - folder-level loops: modules collapsed into units (each src/<folder>/, plugins/<name>/ and admin/<folder>/, each
 //   module directly in src/ or admin/), joined by value, type and lazy (`import('...')`) imports; a loop is a group of
 //   units that all reach one another;
@@ -8,10 +9,12 @@
 //   plugins, admin, runtime); imports into a higher band, or between gateway and observability, counted per unit pair;
 // - plugin imports past the contract: modules of plugins/ and examples/ importing anything but src/plugin-api.ts
 //   (`svc/plugin`) besides their own modules and packages;
-// - per-chunk stream hooks: the plugins of gateway.yaml whose definition has onEvent or observeEvent;
+// - per-chunk stream hooks: the plugins of gateway.yaml whose definition has onEvent or observeEvent (read from the
+//   source: a hook returned only under some config counts; --touched tells which ones run);
 // - the longest functions;
 // - with --touched: the modules and folders one non-streamed chat request runs code in, measured in this process with
 //   V8's precise coverage (see structure/touched.ts), and the per-chunk hooks one streamed request runs.
+// --json prints all of it as one object (the unit test reads it).
 //
 //   node scripts/structure-report.ts [--top 15] [--json] [--touched] [--config FILE] [--root DIR]
 // --config: the config whose plugins are read and started (default gateway.yaml, relative to the root; one that
@@ -65,5 +68,3 @@ export type StructureReport = typeof report;
 
 if (values.json) console.log(JSON.stringify(report, null, 2));
 else printReport(report);
-// The service's timers and sockets are closed, but a pool thread may linger a moment: the report is complete.
-if (values.touched) process.exit(0);
