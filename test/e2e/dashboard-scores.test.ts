@@ -235,6 +235,45 @@ t.test('scores, score configs and annotation queues in the browser', async (t) =
       ['session', [A1, A2, A3]],
       "a session item: the session's traces in order",
     );
+
+    // A completed item reopened: its scores shown, one changed with the keyboard, saved in place.
+    await page.getByRole('group', { name: 'Item status' }).getByRole('button', { name: 'All' }).click();
+    await page.locator(`[data-item-row="${items[0].id}"]`).getByTestId('open-item').click();
+    await page.locator(`[data-item="${items[0].id}"]`).waitFor();
+    t.equal(await page.getByRole('spinbutton', { name: 'quality' }).inputValue(), '4', 'its quality shown');
+    t.equal(
+      await page
+        .getByRole('radiogroup', { name: 'verdict' })
+        .getByRole('radio', { checked: true })
+        .getAttribute('data-choice'),
+      'bad',
+      'its verdict shown',
+    );
+    t.equal(await page.getByRole('textbox', { name: 'Comment' }).inputValue(), 'polite but vague', 'its comment shown');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('1'); // verdict: good
+    await page.keyboard.press('Enter');
+    await page.locator(`[data-item="${items[2].id}"]`).waitFor();
+    t.equal(await page.getByTestId('queue-counts').textContent(), '1 pending · 2 completed', 'the counts stay');
+    const again = await callAdmin(s, 'GET', `/api/public/scores?queueId=${queue.body.id}&traceId=${A1}`, auth);
+    const changed = again.body.data.filter((x: any) => x.observationId === null);
+    const byName = Object.fromEntries(changed.map((x: any) => [x.name, x]));
+    t.equal(changed.length, 3, 'still three scores of the item');
+    t.same(
+      [byName.quality.id, byName.verdict.id, byName.helpful.id],
+      [stored.quality.id, stored.verdict.id, stored.helpful.id],
+      'the same scores, changed in place',
+    );
+    t.equal(byName.verdict.stringValue, 'good', 'the verdict changed');
+    t.equal(byName.quality.value, 4, 'the quality kept');
+    const foreign = await api.call(
+      'POST',
+      `/projects/default/annotation-queues/${queue.body.id}/items/${items[2].id}/complete`,
+      {
+        scores: [{ id: 'eval-1', configId: quality.id, name: 'quality', value: 1 }],
+      },
+    );
+    t.same([foreign.status, foreign.body.error.code], [400, 'invalid_request'], "another score's id is refused");
   });
 
   await t.test('a score added on the trace page, to a selected observation', async (t) => {

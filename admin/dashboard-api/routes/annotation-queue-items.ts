@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import itemCreateSchema from '../../../schemas/api/public-annotation-queue-item-create.json' with { type: 'json' };
+import type { Queryable } from '../../../src/store/database.ts';
 import {
   getQueueItem,
   insertQueueItem,
@@ -14,68 +15,52 @@ import {
   type ItemStatus,
   type StoredQueueItem,
 } from '../../../src/store/repos/annotation-queue-items.ts';
-import type { Queryable } from '../../../src/store/database.ts';
-import { getObservation, getObservationsByIds } from '../../../src/store/repos/observations.ts';
+import { getObservationsByIds } from '../../../src/store/repos/observations.ts';
 import { upsertScores } from '../../../src/store/repos/scores.ts';
-import { getSession } from '../../../src/store/repos/sessions.ts';
-import { getTrace } from '../../../src/store/repos/traces.ts';
 import type { AdminContext } from '../../context.ts';
-import {
-  ANNOTATION_INPUT_SCHEMA,
-  annotationRows,
-  type AnnotationInput,
-  type AnnotationTarget,
-} from '../annotation-scores.ts';
+import { ANNOTATION_INPUT_SCHEMA, annotationRows, type AnnotationInput } from '../annotation-scores.ts';
 import { DashboardApiError } from '../dashboard-error.ts';
 import { pagination, PAGING_QUERY_SCHEMA, type PagingQuery } from '../paging.ts';
 import { found } from '../project-scope.ts';
+import { itemObject, itemScores } from '../queue-item-object.ts';
 import { requireSession } from '../session-guard.ts';
 import { queueOf, type QueueParams } from './annotation-queues.ts';
 
 type ItemParams = QueueParams & { item: string };
 
+// A score given again names its id (one of the item's scores): it is changed, not added.
 const completeBody = {
   type: 'object',
   additionalProperties: false,
   required: ['scores'],
-  properties: { scores: { type: 'array', maxItems: 100, items: ANNOTATION_INPUT_SCHEMA } },
+  properties: {
+    scores: {
+      type: 'array',
+      maxItems: 100,
+      items: {
+        ...ANNOTATION_INPUT_SCHEMA,
+        properties: { ...ANNOTATION_INPUT_SCHEMA.properties, id: { type: 'string', minLength: 1 } },
+      },
+    },
+  },
 };
 
-/** A trace's or an observation's input and output, as the reviewer reads them. */
-const ioView = (
-  kind: 'trace' | 'observation',
-  traceId: string,
-  x: { name: string | null; input?: unknown; output?: unknown },
-  time: string,
-) => ({ kind, traceId, name: x.name, time, input: x.input ?? null, output: x.output ?? null });
+type CompletedScore = AnnotationInput & { id?: string };
 
-/** What the item points at, as the reviewer reads it, and where its scores go; undefined when it is not stored. */
-async function itemObject(db: Queryable, projectId: string, item: StoredQueueItem) {
-  if (item.objectType === 'TRACE') {
-    const t = await getTrace(db, projectId, item.objectId);
-    return t && { target: { traceId: t.id } as AnnotationTarget, view: ioView('trace', t.id, t, t.startTime) };
-  }
-  if (item.objectType === 'OBSERVATION') {
-    const o = await getObservation(db, projectId, item.objectId);
-    return (
-      o && {
-        target: { traceId: o.traceId, observationId: o.id } as AnnotationTarget,
-        view: ioView('observation', o.traceId, o, o.startTime),
-      }
-    );
-  }
-  const s = await getSession(db, projectId, item.objectId);
-  return (
-    s && {
-      target: { sessionId: s.id } as AnnotationTarget,
-      view: {
-        kind: 'session',
-        sessionId: s.id,
-        time: s.createdAt,
-        turns: s.traces.map((t) => ({ traceId: t.id, name: t.name, input: t.input ?? null, output: t.output ?? null })),
-      },
-    }
-  );
+/** The item as the review panel shows it: what it points at and the scores the queue holds for it. */
+async function itemAnswer(db: Queryable, projectId: string, queueId: string, item: StoredQueueItem) {
+  const object = await itemObject(db, projectId, item);
+  return {
+    item: {
+      id: item.id,
+      objectType: item.objectType,
+      objectId: item.objectId,
+      status: item.status,
+      createdAt: item.createdAt,
+    },
+    object: object?.view ?? null,
+    scores: object ? await itemScores(db, projectId, queueId, object.target) : [],
+  };
 }
 
 const itemsQuery = {
@@ -129,16 +114,21 @@ export function registerDashboardAnnotationQueueItems(app: FastifyInstance, ctx:
     async (req) => {
       const { project, queue } = await queueOf(ctx, req);
       const item = await nextPendingItem(ctx.db, project.id, queue.id, req.query.after);
-      if (!item) return { item: null };
-      const object = await itemObject(ctx.db, project.id, item);
-      return {
-        item: { id: item.id, objectType: item.objectType, objectId: item.objectId, createdAt: item.createdAt },
-        object: object?.view ?? null,
-      };
+      return item ? itemAnswer(ctx.db, project.id, queue.id, item) : { item: null };
     },
   );
 
-  app.post<{ Params: ItemParams; Body: { scores: AnnotationInput[] } }>(
+  app.get<{ Params: ItemParams }>(
+    '/projects/:project/annotation-queues/:queue/items/:item',
+    { onRequest: requireSession(ctx, 'viewer') },
+    async (req) => {
+      const { project, queue } = await queueOf(ctx, req);
+      const item = await getQueueItem(ctx.db, project.id, queue.id, req.params.item);
+      return itemAnswer(ctx.db, project.id, queue.id, found(item, `item '${req.params.item}' in this queue`));
+    },
+  );
+
+  app.post<{ Params: ItemParams; Body: { scores: CompletedScore[] } }>(
     '/projects/:project/annotation-queues/:queue/items/:item/complete',
     { onRequest: requireSession(ctx, 'member'), schema: { body: completeBody } },
     async (req) => {
@@ -152,6 +142,11 @@ export function registerDashboardAnnotationQueueItems(app: FastifyInstance, ctx:
           `The ${item.objectType.toLowerCase()} '${item.objectId}' is not stored`,
         );
       const target = { ...object?.target, queueId: queue.id };
+      const held = new Set(
+        object ? (await itemScores(ctx.db, project.id, queue.id, object.target)).map((x) => x.id) : [],
+      );
+      const foreign = req.body.scores.find((x) => x.id !== undefined && !held.has(x.id));
+      if (foreign) throw new DashboardApiError('invalid_request', `Score '${foreign.id}' is not one of this item's`);
       const rows = await annotationRows(ctx, req, project.id, req.body.scores, target);
       const done = await ctx.db.transaction(async (tx) => {
         if (rows.length > 0) await upsertScores(tx, rows);

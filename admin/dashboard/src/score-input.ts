@@ -19,11 +19,14 @@ export interface ScoreField {
   focus(): void;
   /** What POST …/scores takes as `value` (a category's label, a BOOLEAN's 1 or 0); undefined when none is given. */
   value(): number | string | undefined;
+  /** Shows a score already given. */
+  set(score: ScoreValue): void;
 }
 
+type ScoreValue = { value: number | null; stringValue: string | null };
+
 /** A score's value as the lists show it: its category or True/False, else its number. */
-export const scoreValueText = (s: { value: number | null; stringValue: string | null }) =>
-  s.stringValue ?? (s.value === null ? '–' : String(s.value));
+export const scoreValueText = (s: ScoreValue) => s.stringValue ?? (s.value === null ? '–' : String(s.value));
 
 /** `0 – 10`, `good, bad`, or `True / False`: what a config allows. */
 export function configRange(c: ScoreConfig): string {
@@ -81,6 +84,7 @@ function choiceField(config: ScoreConfig): ScoreField {
   return {
     element: group,
     focus: () => group.focus(),
+    set: (s) => choose(categories.findIndex((c) => c.label === s.stringValue)),
     value: () => {
       const c = categories[chosen];
       if (!c) return undefined;
@@ -103,6 +107,9 @@ export function scoreField(config: ScoreConfig): ScoreField {
   return {
     element: input,
     focus: () => input.focus(),
+    set: (s) => {
+      input.value = (numeric ? s.value?.toString() : s.stringValue) ?? '';
+    },
     value: () => {
       const v = input.value.trim();
       if (v === '') return undefined;

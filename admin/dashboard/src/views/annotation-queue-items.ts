@@ -1,5 +1,6 @@
 // The items of an annotation queue as a table under the reviewer's panel: what each points at (linked), its status
-// and when it was added and completed; all, pending or completed ones, 50 a page, redrawn in place.
+// and when it was added and completed; all, pending or completed ones, 50 a page, redrawn in place. Any item opens
+// in the panel, a completed one with its scores, to change them.
 import { get } from '../api.ts';
 import { h, replace } from '../dom.ts';
 import { dateTime } from '../format.ts';
@@ -32,8 +33,12 @@ function objectLink(project: string, i: QueueItem): HTMLElement {
   return i.objectType === 'TRACE' ? link : h('span', null, link, h('span', { class: 'hint mono' }, ` › ${i.objectId}`));
 }
 
-/** The section and what redraws it (after an item is completed). */
-export function queueItems(project: string, itemsPath: string): { element: HTMLElement; reload(): Promise<void> } {
+/** The section and what redraws it (after an item is completed); "Open" shows an item in the review panel. */
+export function queueItems(
+  project: string,
+  itemsPath: string,
+  open: (id: string) => void,
+): { element: HTMLElement; reload(): Promise<void> } {
   let status = '';
   let offset = 0;
   const body = h('div');
@@ -73,6 +78,15 @@ export function queueItems(project: string, itemsPath: string): { element: HTMLE
             cell: (i) => (i.status === 'COMPLETED' ? badge('completed', 'ok') : badge('pending', 'warn')),
           },
           { title: 'Completed', cell: (i) => h('span', { class: 'mono nowrap' }, dateTime(i.completedAt)) },
+          {
+            title: '',
+            cell: (i) =>
+              h(
+                'button',
+                { type: 'button', class: 'secondary', 'data-testid': 'open-item', onclick: () => open(i.id) },
+                'Open',
+              ),
+          },
         ],
         { testid: 'queue-items', emptyText: 'No items.', rowAttrs: (i) => ({ 'data-item-row': i.id }) },
       ),

@@ -29,9 +29,19 @@ interface SessionView {
   turns: { traceId: string; name: string | null; input: unknown; output: unknown }[];
 }
 
+/** A score the queue already holds for the item: shown in its input, changed (not added) when saved again. */
+interface HeldScore {
+  id: string;
+  configId: string | null;
+  value: number | null;
+  stringValue: string | null;
+  comment: string | null;
+}
+
 interface NextItem {
-  item: { id: string; objectType: string; objectId: string; createdAt: string } | null;
+  item: { id: string; objectType: string; objectId: string; status: string; createdAt: string } | null;
   object?: IoView | SessionView | null;
+  scores?: HeldScore[];
 }
 
 const io = (title: string, value: unknown, testid: string) =>
@@ -89,8 +99,9 @@ export async function annotationQueuePage(ctx: ViewContext): Promise<Node> {
   let current: NextItem = { item: null };
   let fields: ScoreField[] = [];
   let comment: HTMLTextAreaElement | null = null;
+  let held = new Map<string, HeldScore>();
   let counted = { pending: queue.pending, completed: queue.completed };
-  const items = queueItems(ctx.project, path('/items'));
+  const items = queueItems(ctx.project, path('/items'), (id) => void open(id));
 
   const showCounts = () => {
     counts.textContent = `${num(counted.pending)} pending · ${num(counted.completed)} completed`;
@@ -113,7 +124,18 @@ export async function annotationQueuePage(ctx: ViewContext): Promise<Node> {
   }
 
   async function load(after?: string): Promise<void> {
-    current = await get<NextItem>(path('/next'), { after });
+    show(await get<NextItem>(path('/next'), { after }), after);
+  }
+
+  async function open(id: string): Promise<void> {
+    show(await get<NextItem>(path(`/items/${encodeURIComponent(id)}`)));
+    say('A completed item: Enter saves the scores as changed.', 'warn');
+    window.scrollTo(0, 0);
+  }
+
+  function show(next: NextItem, after?: string): void {
+    current = next;
+    held = new Map((next.scores ?? []).flatMap((x) => (x.configId ? [[x.configId, x]] : [])));
     if (!current.item) {
       fields = [];
       comment = null;
@@ -133,9 +155,14 @@ export async function annotationQueuePage(ctx: ViewContext): Promise<Node> {
       return;
     }
     fields = configs.map(scoreField);
+    configs.forEach((c, i) => {
+      const given = held.get(c.id);
+      if (given) fields[i]!.set(given);
+    });
     comment = ctx.canChange
       ? h('textarea', { rows: 2, class: 'wide', 'aria-label': 'Comment', placeholder: 'Comment (C)' })
       : null;
+    if (comment) comment.value = next.scores?.find((x) => x.comment)?.comment ?? '';
     const form = ctx.canChange
       ? section(
           'Scores',
@@ -187,7 +214,8 @@ export async function annotationQueuePage(ctx: ViewContext): Promise<Node> {
     const note = comment?.value.trim();
     const scores = configs.flatMap((c, i) => {
       const value = fields[i]!.value();
-      return value === undefined ? [] : [{ configId: c.id, name: c.name, value, ...(note ? { comment: note } : {}) }];
+      if (value === undefined) return [];
+      return [{ id: held.get(c.id)?.id, configId: c.id, name: c.name, value, ...(note ? { comment: note } : {}) }];
     });
     if (configs.length > 0 && scores.length === 0) {
       say('Choose at least one value first (or press S to skip this item).', 'warn');
@@ -199,7 +227,7 @@ export async function annotationQueuePage(ctx: ViewContext): Promise<Node> {
       say(errorText(err), 'error');
       return;
     }
-    counted = { pending: counted.pending - 1, completed: counted.completed + 1 };
+    if (item.status === 'PENDING') counted = { pending: counted.pending - 1, completed: counted.completed + 1 };
     showCounts();
     say(`Saved ${scores.length} score${scores.length === 1 ? '' : 's'}; the item is completed.`, 'success');
     await Promise.all([load(item.id), items.reload()]);

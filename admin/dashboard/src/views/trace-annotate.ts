@@ -18,7 +18,10 @@ interface AnnotatedTrace {
 const FREE = '';
 
 /** A free score: a name and a value, a number when it reads as one. */
-function freeField(): ScoreField & { name: HTMLInputElement } {
+/** What the form reads of a value control: a config's field or the free one. */
+type ValueControl = Omit<ScoreField, 'set'> & { name?: HTMLInputElement };
+
+function freeField(): ValueControl & { name: HTMLInputElement } {
   const name = h('input', {
     type: 'text',
     'aria-label': 'Score name',
@@ -53,7 +56,7 @@ function annotateForm(ctx: ViewContext, trace: AnnotatedTrace, configs: ScoreCon
   );
   const holder = h('div', { 'data-testid': 'annotate-value' });
   const comment = h('input', { type: 'text', 'aria-label': 'Comment', placeholder: 'comment (optional)' });
-  let value: ScoreField & { name?: HTMLInputElement } = freeField();
+  let value: ValueControl = freeField();
   const showValue = () => {
     const config = configs.find((c) => c.id === picker.value);
     value = config ? scoreField(config) : freeField();
