@@ -215,6 +215,17 @@ t.test('scores, score configs and annotation queues in the browser', async (t) =
       t.equal(x.comment, 'polite but vague');
     }
     t.equal(stored.quality.value, 4);
+    const byAuthor = await callAdmin(
+      s,
+      'GET',
+      `/api/public/v3/scores?authorUserId=${owner.id}&fields=annotation`,
+      auth,
+    );
+    t.same(
+      byAuthor.body.data.map((x: any) => [x.authorUserId, x.queueId]),
+      Array(4).fill([owner.id, queue.body.id]),
+      "v3: the reviewer's four scores by authorUserId",
+    );
     t.equal(stored.verdict.stringValue, 'bad');
     t.equal(stored.helpful.value, 1);
     const status = async (i: number) =>
