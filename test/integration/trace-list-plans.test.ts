@@ -48,6 +48,12 @@ t.test('the trace list reads its indexes in order on a fresh PostgreSQL store', 
   await pagesRead(t, db, { sessionId: 'gen-session-77', limit: 2 }, 'traces_project_session_time', 'session');
   await pagesRead(t, db, { name: 'name-3' }, 'traces_project_name_time', 'name');
   await pagesRead(t, db, { tags: ['tag-2'] }, 'traces_project_time', 'tag, no statistics');
+  // A user's traces by latency: found through the user's index and sorted, not by walking the latency index.
+  for (const start of ['SELECT t.id', 'SELECT count(*)']) {
+    const p = statement(await plansOf(db, pageOf({ userId: 'user-42', order: 'latency' })), start);
+    t.ok(indexesOf(p).includes('traces_project_user_time'), `user, slowest first (${start}): ${describe(p)}`);
+    t.notOk(indexesOf(p).includes('traces_project_latency'), `user, slowest first (${start}): not the latency index`);
+  }
 
   for (const [q, what] of [
     [{ order: 'cost' }, 'most expensive first'],

@@ -78,6 +78,14 @@ export function decodeCursor(text: string): Cursor | undefined {
   }
 }
 
+/**
+ * Filters with an index of their own in time order. With a latency order they leave the plan to the planner: a
+ * user's or a session's traces are few beside the project's, found through that index and sorted, where the latency
+ * index would be walked past every other trace to find them.
+ */
+const narrowsByIndex = (q: TracePageQuery) =>
+  Boolean(q.userId || q.sessionId || q.name || q.agentId || q.agentName || q.parentTraceId);
+
 const ranksObservations = (q: TracePageQuery) =>
   q.order === 'cost' || q.level !== undefined || q.minCost !== undefined || q.maxCost !== undefined;
 
@@ -162,7 +170,7 @@ export async function listTracePage(
   };
   const { total, rows } = filtersByGinIndex(q)
     ? await probingTimeOrder(read, probeMs)
-    : await read({ indexOrder: true });
+    : await read({ indexOrder: q.order !== 'latency' || !narrowsByIndex(q) });
   // Back at the start: the first page, whole.
   if (backwards && rows.length <= q.limit)
     return listTracePage(db, projectId, { ...q, before: undefined, offset: 0 }, probeMs);
