@@ -129,7 +129,9 @@ export async function annotationQueuePage(ctx: ViewContext): Promise<Node> {
 
   async function open(id: string): Promise<void> {
     show(await get<NextItem>(path(`/items/${encodeURIComponent(id)}`)));
-    say('A completed item: Enter saves the scores as changed.', 'warn');
+    if (ctx.canChange && current.item?.status === 'COMPLETED')
+      say('A completed item: Enter saves the scores as changed.', 'warn');
+    else status.className = 'notice hidden';
     window.scrollTo(0, 0);
   }
 
