@@ -116,9 +116,7 @@ function importProblem(use: string, err: unknown): string {
 }
 
 /** The plugins that load and whose config is valid, and every problem with the others, each with its YAML path. */
-async function checkPlugins(
-  loaded: LoadedConfig,
-): Promise<{ resolved: ResolvedPlugin[]; issues: ConfigIssue[] }> {
+async function checkPlugins(loaded: LoadedConfig): Promise<{ resolved: ResolvedPlugin[]; issues: ConfigIssue[] }> {
   const issues: ConfigIssue[] = [];
   const resolved: ResolvedPlugin[] = [];
   const issue = (segments: (string | number)[], message: string) =>
