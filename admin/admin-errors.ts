@@ -3,8 +3,8 @@
 // /v1, /api/public and /dashboard/api keep their own handlers (set in their scopes).
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { storeUnreachable } from '../src/store/store-unreachable.ts';
-import type { Logger } from '../src/telemetry/logger.ts';
+import { storeUnreachable } from '../src/platform/store/store-unreachable.ts';
+import type { Logger } from '../src/platform/telemetry/logger.ts';
 import { storeUnavailable } from './rest-api/error-handler.ts';
 import { RestApiError } from './rest-api/rest-error.ts';
 

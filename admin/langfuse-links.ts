@@ -5,7 +5,7 @@
 // The `langfuse` JS SDK v3 prints `/trace/{id}` without a project: the store says which project holds that trace.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { RestApiError } from './rest-api/rest-error.ts';
-import type { Queryable } from '../src/store/database.ts';
+import type { Queryable } from '../src/platform/store/database.ts';
 
 const seg = encodeURIComponent;
 

@@ -1,4 +1,4 @@
-// The admin port's answer to a request Node's HTTP parser refused (src/server/parse-refusal.ts), in the envelope of
+// The admin port's answer to a request Node's HTTP parser refused (src/gateway/server/parse-refusal.ts), in the envelope of
 // the surface its request line names: REST /v1, the public API, the dashboard's API; any other path, or a request
 // line that cannot be read, in the REST envelope, the admin port's own (docs/decisions.md "Requests the HTTP parser
 // refuses").
@@ -8,7 +8,7 @@ import {
   rawJsonResponse,
   type ClientError,
   type ParseRefusal,
-} from '../src/server/parse-refusal.ts';
+} from '../src/gateway/server/parse-refusal.ts';
 import { DashboardApiError, type DashboardErrorCode } from './dashboard-api/dashboard-error.ts';
 import { PublicApiError, type PublicErrorName } from './public-api/public-error.ts';
 import { requestIdFor } from './rest-api/request-id.ts';

@@ -2,9 +2,9 @@
 // the dashboard's data routes (/dashboard/api). A gateway replica (`svc start --role gateway`) serves only the
 // operational endpoints on it (/health, /ready, /metrics), as a status port for its load balancer and Prometheus.
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
-import { probeResult, type ProbePath } from '../src/server/probe.ts';
-import { exceedsJsonDepth, JSON_TOO_DEEP, tooDeepMessage } from '../src/validation/json-depth.ts';
-import type { GatewayHost } from '../src/server/gateway-server.ts';
+import { probeResult, type ProbePath } from '../src/gateway/server/probe.ts';
+import { exceedsJsonDepth, JSON_TOO_DEEP, tooDeepMessage } from '../src/platform/validation/json-depth.ts';
+import type { GatewayHost } from '../src/gateway/server/gateway-server.ts';
 import { adminClientErrorHandler } from './parse-refusal-answer.ts';
 import { adminErrorHandler, adminNotFoundHandler, undecodablePath } from './admin-errors.ts';
 import type { AdminContext } from './context.ts';

@@ -6,8 +6,8 @@
 import { performance } from 'node:perf_hooks';
 import { isMainThread } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { toAnthropicRequest } from '../src/providers/anthropic/request-translation.ts';
-import type { JsonObject } from '../src/pipeline/types.ts';
+import { toAnthropicRequest } from '../src/gateway/providers/anthropic/request-translation.ts';
+import type { JsonObject } from '../src/gateway/pipeline/types.ts';
 
 /** The worker task: translate and serialise, returning the bytes the adapter would send. */
 export function translate(body: JsonObject): string {

@@ -2,7 +2,7 @@
 // (what the signer does by default) against the worker pool's `sigv4PayloadHash` task (node:crypto in a thread).
 // Run: node bench/bedrock-sigv4-hash.ts. The result sets BEDROCK_HASH_IN_WORKER_BYTES (docs/providers/bedrock.md).
 import { Sha256 } from '@aws-crypto/sha256-js';
-import { createWorkerPool } from '../src/workers/pool.ts';
+import { createWorkerPool } from '../src/platform/workers/pool.ts';
 
 const ROUNDS = 50;
 const pool = createWorkerPool({ maxThreads: 1 });

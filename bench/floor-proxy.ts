@@ -13,7 +13,7 @@ export interface FloorProxy {
 
 /** `upstreamBaseUrl` is the upstream's OpenAI base URL, e.g. http://127.0.0.1:1234/v1. */
 export async function startFloorProxy(upstreamBaseUrl: string, port = 0): Promise<FloorProxy> {
-  // Same pool settings as the gateway's own dispatcher (src/service.ts).
+  // Same pool settings as the gateway's own dispatcher (src/runtime/service.ts).
   const agent = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
   const base = new URL(upstreamBaseUrl.replace(/\/+$/, ''));
   const origin = base.origin;

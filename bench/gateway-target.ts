@@ -11,8 +11,8 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
-import { startService } from '../src/service.ts';
-import { silentLogger } from '../src/telemetry/logger.ts';
+import { startService } from '../src/runtime/service.ts';
+import { silentLogger } from '../src/platform/telemetry/logger.ts';
 
 export const BENCH_KEY = 'sk-bench-0123456789abcdef0123456789';
 export const BENCH_GROUP = 'bench';

@@ -2,12 +2,12 @@
 // would leave (generated directly, at every bucket size, as the trace writer keeps them), and gateway trace items for
 // checking on a smaller sample that the real path (traces → rollups) gives the same totals.
 import { randomUUID } from 'node:crypto';
-import { record } from '../src/metrics/latency-histogram.ts';
-import { BUCKET_SECONDS } from '../src/metrics/metric-window.ts';
-import { emptyRollupRow, type RollupRow } from '../src/metrics/rollup-accumulator.ts';
-import { upsertRollups } from '../src/store/repos/metric-rollups.ts';
-import type { Queryable } from '../src/store/database.ts';
-import type { TraceItem } from '../src/tracing/trace-item.ts';
+import { record } from '../src/observability/metrics/latency-histogram.ts';
+import { BUCKET_SECONDS } from '../src/observability/metrics/metric-window.ts';
+import { emptyRollupRow, type RollupRow } from '../src/observability/metrics/rollup-accumulator.ts';
+import { upsertRollups } from '../src/platform/store/repos/metric-rollups.ts';
+import type { Queryable } from '../src/platform/store/database.ts';
+import type { TraceItem } from '../src/gateway/tracing/trace-item.ts';
 
 export const AGENTS = ['', 'planner', 'coder', 'reviewer', 'support', 'triage'];
 /** Model group, deployment, median latency (ms), USD per token, share of traffic. */

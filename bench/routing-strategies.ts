@@ -8,15 +8,15 @@ import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { choiceInputs, choose, countsInFlight, readFigures } from '../plugins/router/strategy.ts';
-import type { ModelGroupConfig, RoutingStrategy } from '../src/config/types.ts';
-import { memoizedEstimate } from '../src/pipeline/admission-estimate.ts';
-import { systemClock } from '../src/pipeline/clock.ts';
-import type { JsonObject, RequestContext } from '../src/pipeline/types.ts';
-import { routingBoard, type RoutingBoard } from '../src/routing/routing-board.ts';
-import type { Counters } from '../src/store/counters/counters.ts';
-import { MemoryCounters } from '../src/store/counters/memory-counters.ts';
-import { RedisCounters } from '../src/store/counters/redis-counters.ts';
-import { silentLogger } from '../src/telemetry/logger.ts';
+import type { ModelGroupConfig, RoutingStrategy } from '../src/platform/config/types.ts';
+import { memoizedEstimate } from '../src/gateway/pipeline/admission-estimate.ts';
+import { systemClock } from '../src/gateway/pipeline/clock.ts';
+import type { JsonObject, RequestContext } from '../src/gateway/pipeline/types.ts';
+import { routingBoard, type RoutingBoard } from '../src/gateway/routing/routing-board.ts';
+import type { Counters } from '../src/platform/store/counters/counters.ts';
+import { MemoryCounters } from '../src/platform/store/counters/memory-counters.ts';
+import { RedisCounters } from '../src/platform/store/counters/redis-counters.ts';
+import { silentLogger } from '../src/platform/telemetry/logger.ts';
 import { JSON_BODY } from './measure.ts';
 
 const { values: opts } = parseArgs({

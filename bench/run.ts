@@ -103,7 +103,7 @@ function startScriptFlags(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
     scripts: { start: string };
   };
-  return /\bnode (.*?)\s*dist\/src\/cli\.js/.exec(pkg.scripts.start)?.[1] ?? '';
+  return /\bnode (.*?)\s*dist\/src\/runtime\/cli\.js/.exec(pkg.scripts.start)?.[1] ?? '';
 }
 
 const BACKENDS: Backends = {

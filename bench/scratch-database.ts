@@ -1,6 +1,6 @@
 // A PostgreSQL database of a bench's own, created on the server at `adminUrl` and dropped with `drop()`.
 import pg from 'pg';
-import { openDatabase, type Database } from '../src/store/database.ts';
+import { openDatabase, type Database } from '../src/platform/store/database.ts';
 
 export interface ScratchDatabase {
   db: Database;

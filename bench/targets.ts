@@ -4,7 +4,7 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { ServerProcess, lastError } from './processes.ts';
-import type { RoutingStrategy } from '../src/config/types.ts';
+import type { RoutingStrategy } from '../src/platform/config/types.ts';
 import type { Role } from './server-process.ts';
 
 export interface Goals {

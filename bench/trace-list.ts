@@ -5,9 +5,9 @@
 // It creates a database of its own, fills it with generate_series, runs each query a few times and drops it.
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { migrate } from '../src/store/migrate.ts';
-import { listTracePage, type TracePageQuery } from '../src/store/repos/trace-page.ts';
-import { listTraces } from '../src/store/repos/traces.ts';
+import { migrate } from '../src/platform/store/migrate.ts';
+import { listTracePage, type TracePageQuery } from '../src/platform/store/repos/trace-page.ts';
+import { listTraces } from '../src/platform/store/repos/traces.ts';
 import { scratchPostgres } from './scratch-database.ts';
 
 const { values: opts } = parseArgs({

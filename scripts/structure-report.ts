@@ -7,7 +7,7 @@
 //   units that all reach one another;
 // - imports that run up a band: every unit is given a band in structure/bands.ts (ground, gateway, observability,
 //   plugins, admin, runtime); imports into a higher band, or between gateway and observability, counted per unit pair;
-// - plugin imports past the contract: modules of plugins/ and examples/ importing anything but src/plugin-api.ts
+// - plugin imports past the contract: modules of plugins/ and examples/ importing anything but src/plugin-api/index.ts
 //   (`svc/plugin`) besides their own modules and packages;
 // - per-chunk stream hooks: the plugins of gateway.yaml whose definition has onEvent or observeEvent (read from the
 //   source: a hook returned only under some config counts; --touched tells which ones run);

@@ -3,7 +3,7 @@
 // scores with the signed-in user as author. A score without a config is kept too: the API's rule that an
 // ANNOTATION names a config is for clients, while a reviewer may give a free name and value.
 import type { FastifyRequest } from 'fastify';
-import type { ScoreRow } from '../../src/store/repos/scores.ts';
+import type { ScoreRow } from '../../src/platform/store/repos/scores.ts';
 import type { AdminContext } from '../context.ts';
 import { scoreRowsOf } from '../public-api/routes/scores.ts';
 import { invalidIssues } from './dashboard-error.ts';

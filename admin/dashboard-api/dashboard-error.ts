@@ -1,5 +1,5 @@
 // Errors of the dashboard data routes (/dashboard/api): `{ error: { code, message } }` (docs/dashboard.md "Error envelope").
-import type { ValidationIssue } from '../../src/validation/validation-issue.ts';
+import type { ValidationIssue } from '../../src/platform/validation/validation-issue.ts';
 
 export const DASHBOARD_ERROR_STATUS = {
   invalid_request: 400,

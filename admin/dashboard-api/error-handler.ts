@@ -2,9 +2,9 @@
 // unexpected one is logged once here with an error id the caller also sees.
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { StatementTimeoutError } from '../../src/store/database.ts';
-import { STORE_UNREACHABLE_MESSAGE, storeUnreachable } from '../../src/store/store-unreachable.ts';
-import type { Logger } from '../../src/telemetry/logger.ts';
+import { StatementTimeoutError } from '../../src/platform/store/database.ts';
+import { STORE_UNREACHABLE_MESSAGE, storeUnreachable } from '../../src/platform/store/store-unreachable.ts';
+import type { Logger } from '../../src/platform/telemetry/logger.ts';
 import { DashboardApiError } from './dashboard-error.ts';
 
 function toDashboardError(err: FastifyError): DashboardApiError | undefined {

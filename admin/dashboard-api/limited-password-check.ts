@@ -1,7 +1,7 @@
-// A password check inside the sign-in limiter's bounds (src/users/sign-in-limiter.ts), shared by sign-in and the
+// A password check inside the sign-in limiter's bounds (src/observability/users/sign-in-limiter.ts), shared by sign-in and the
 // password change: one of the few hashing slots (else 429 with Retry-After 1), and the email's failure count (else
 // 429 until the oldest failure leaves the window). The attempt counts as a failure until the check succeeds.
-import type { SignInLimiter } from '../../src/users/sign-in-limiter.ts';
+import type { SignInLimiter } from '../../src/observability/users/sign-in-limiter.ts';
 import { DashboardApiError } from './dashboard-error.ts';
 
 /** What `check` answered; undefined (a failure, left counted) when it answered nothing. */

@@ -1,7 +1,7 @@
 // What the project-scoped dashboard routes share: the `:project` path parameter resolved to a project of the
 // organization the dashboard serves.
 import type { FastifyRequest } from 'fastify';
-import { getProject, type Project } from '../../src/store/repos/projects.ts';
+import { getProject, type Project } from '../../src/platform/store/repos/projects.ts';
 import type { AdminContext } from '../context.ts';
 import { DashboardApiError } from './session-guard.ts';
 

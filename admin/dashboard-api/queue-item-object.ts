@@ -1,11 +1,11 @@
 // What an annotation queue item points at, as the reviewer reads it (a trace's or observation's input and output, a
 // session's turns), where its scores go, and the scores the queue already holds for it (to show and to change).
-import type { Queryable } from '../../src/store/database.ts';
-import type { StoredQueueItem } from '../../src/store/repos/annotation-queue-items.ts';
-import { getObservation } from '../../src/store/repos/observations.ts';
-import { listScoresWithoutTotal } from '../../src/store/repos/scores.ts';
-import { getSession } from '../../src/store/repos/sessions.ts';
-import { getTrace } from '../../src/store/repos/traces.ts';
+import type { Queryable } from '../../src/platform/store/database.ts';
+import type { StoredQueueItem } from '../../src/platform/store/repos/annotation-queue-items.ts';
+import { getObservation } from '../../src/platform/store/repos/observations.ts';
+import { listScoresWithoutTotal } from '../../src/platform/store/repos/scores.ts';
+import { getSession } from '../../src/platform/store/repos/sessions.ts';
+import { getTrace } from '../../src/platform/store/repos/traces.ts';
 import type { AnnotationTarget } from './annotation-scores.ts';
 
 /** Scores one item may hold: a handful, one a config. */

@@ -1,6 +1,6 @@
 // The averages a dataset run is compared by: over its items, the latency and cost of their traces and each score's
 // numeric value (NUMERIC and BOOLEAN scores; categorical and text scores have no average).
-import type { RunItemResult } from '../../src/store/repos/dataset-summaries.ts';
+import type { RunItemResult } from '../../src/platform/store/repos/dataset-summaries.ts';
 
 export interface RunSummary {
   itemCount: number;

@@ -1,8 +1,8 @@
 // The dashboard session cookie `svc_session`: HttpOnly, SameSite=Strict, scoped to /dashboard. No `Secure` flag: the
 // admin listener speaks plain HTTP unless a TLS proxy fronts it (docs/dashboard.md).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { GatewayConfig } from '../../src/config/types.ts';
-import type { SessionUser } from '../../src/store/repos/dashboard-sessions.ts';
+import type { GatewayConfig } from '../../src/platform/config/types.ts';
+import type { SessionUser } from '../../src/platform/store/repos/dashboard-sessions.ts';
 
 export const SESSION_COOKIE = 'svc_session';
 

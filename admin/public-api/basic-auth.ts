@@ -1,8 +1,8 @@
 // Basic auth of the public API (spec part 5): `Authorization: Basic base64(<public key>:<secret key>)`. The key is found
 // by its public key and the secret compared in constant time; messages follow Langfuse's so SDK users recognise them.
-import type { Queryable } from '../../src/store/database.ts';
-import { findApiKeyByPublicKey, secretMatches, type ApiKey } from '../../src/store/repos/api-keys.ts';
-import { getProject, type Project } from '../../src/store/repos/projects.ts';
+import type { Queryable } from '../../src/platform/store/database.ts';
+import { findApiKeyByPublicKey, secretMatches, type ApiKey } from '../../src/platform/store/repos/api-keys.ts';
+import { getProject, type Project } from '../../src/platform/store/repos/projects.ts';
 import { PublicApiError } from './public-error.ts';
 
 /** The key a request authenticated with, and its project for a project key. */

@@ -2,11 +2,11 @@
 // (`{ message, error }`), and an unexpected one is logged once here with an error id the caller also sees.
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Logger } from '../../src/telemetry/logger.ts';
-import { StatementTimeoutError } from '../../src/store/database.ts';
-import { STORE_UNREACHABLE_MESSAGE, storeUnreachable } from '../../src/store/store-unreachable.ts';
+import type { Logger } from '../../src/platform/telemetry/logger.ts';
+import { StatementTimeoutError } from '../../src/platform/store/database.ts';
+import { STORE_UNREACHABLE_MESSAGE, storeUnreachable } from '../../src/platform/store/store-unreachable.ts';
 import { invalidRequestData, PublicApiError, REQUEST_TIMED_OUT, type PublicErrorBody } from './public-error.ts';
-import { describeAjvError } from '../../src/validation/ajv-errors.ts';
+import { describeAjvError } from '../../src/platform/validation/ajv-errors.ts';
 
 const FRAMING_ERRORS: Record<string, [number, PublicErrorBody['error']]> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'UnsupportedMediaTypeError'],

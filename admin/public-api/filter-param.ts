@@ -5,7 +5,7 @@ import {
   parseFilter,
   type FilterColumn,
   type FilterCondition,
-} from '../../src/store/repos/structured-filter.ts';
+} from '../../src/platform/store/repos/structured-filter.ts';
 import { invalidRequestData } from './public-error.ts';
 
 export interface ReadFilter<Q> {

@@ -1,10 +1,10 @@
 // The public API's read shapes of traces, observations and scores (Langfuse's Trace, ObservationsView and Score,
 // reference §6, §7), shared by the routes that answer them.
-import type { ModelDefinition } from '../../src/pricing/model-definition.ts';
-import { unitPrices } from '../../src/pricing/observation-model.ts';
-import type { StoredScore } from '../../src/store/repos/scores.ts';
-import type { StoredTrace } from '../../src/store/repos/traces.ts';
-import type { StoredObservation } from '../../src/store/repos/observations.ts';
+import type { ModelDefinition } from '../../src/platform/pricing/model-definition.ts';
+import { unitPrices } from '../../src/platform/pricing/observation-model.ts';
+import type { StoredScore } from '../../src/platform/store/repos/scores.ts';
+import type { StoredTrace } from '../../src/platform/store/repos/traces.ts';
+import type { StoredObservation } from '../../src/platform/store/repos/observations.ts';
 
 /** Our tags are an object; Langfuse's a string list: `k` for an empty value, else `k:v` (the filter accepts both). */
 export const tagList = (tags: Record<string, string>): string[] =>

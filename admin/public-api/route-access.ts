@@ -1,7 +1,7 @@
 // Which key kind each public API route takes (spec part 5 "Wrong-kind rules", "Ingestion-only deployments"). Every
 // route declares its class; the table in docs/public-api.md is this function.
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { noteApiKeyUse } from '../../src/store/api-key-use.ts';
+import { noteApiKeyUse } from '../../src/platform/store/api-key-use.ts';
 import type { AdminContext } from '../context.ts';
 import { authenticate, type PublicPrincipal } from './basic-auth.ts';
 import { PublicApiError } from './public-error.ts';

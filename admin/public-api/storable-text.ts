@@ -1,4 +1,4 @@
-// Text PostgreSQL cannot store (src/validation/storable-text.ts) anywhere in a public API request, and ids in paths or
+// Text PostgreSQL cannot store (src/platform/validation/storable-text.ts) anywhere in a public API request, and ids in paths or
 // indexed body fields (those a route's body schema marks `"x-indexed": true`) longer than an index entry holds: a 400
 // in the public API's envelope naming the field, instead of a failed statement (a 500). It runs after validation, so
 // unknown fields are already dropped and known ones have their types. Routes that check each item of a batch
@@ -11,7 +11,7 @@ import {
   printablePath,
   UNSTORABLE_REASON,
   unstorablePath,
-} from '../../src/validation/storable-text.ts';
+} from '../../src/platform/validation/storable-text.ts';
 import { PublicApiError } from './public-error.ts';
 
 export const CHECKS_ITS_OWN_BODY = { checksItsOwnBody: true } as const;

@@ -3,7 +3,7 @@
 // walk follows a schema where it is unambiguous (properties, items, additionalProperties, $ref) and, at anyOf / oneOf,
 // takes the first branch the value fits once stripped.
 import type { Ajv, ValidateFunction } from 'ajv';
-import { isObject } from '../../src/validation/json-object.ts';
+import { isObject } from '../../src/platform/validation/json-object.ts';
 
 type Schema = Record<string, any>;
 

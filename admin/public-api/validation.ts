@@ -2,7 +2,7 @@
 // coerced (`?limit=10`, a single `?tags=a` becomes ['a']), bodies are not. Parameters and fields a schema does not
 // name are dropped first, as Langfuse ignores them (unknown-fields.ts); the ones it names are checked strictly.
 import type { FastifySchemaCompiler } from 'fastify';
-import { createAjv } from '../../src/validation/ajv.ts';
+import { createAjv } from '../../src/platform/validation/ajv.ts';
 import { unknownFieldStripper } from './unknown-fields.ts';
 
 const queryAjv = createAjv({ allErrors: true, useDefaults: true, coerceTypes: 'array' });

@@ -1,14 +1,14 @@
 // Who a REST API request is (spec part 5): `Authorization: Bearer <secret key>`, or, as the public API takes it,
 // `Basic base64(<public key>:<secret key>)` with the same project keys. The spec leaves the relation between the two
 // schemes open; accepting both lets one key pair serve both surfaces.
-import type { Queryable } from '../../src/store/database.ts';
+import type { Queryable } from '../../src/platform/store/database.ts';
 import {
   findApiKeyByPublicKey,
   findApiKeyBySecret,
   secretMatches,
   type ApiKey,
-} from '../../src/store/repos/api-keys.ts';
-import { getProject, type Project } from '../../src/store/repos/projects.ts';
+} from '../../src/platform/store/repos/api-keys.ts';
+import { getProject, type Project } from '../../src/platform/store/repos/projects.ts';
 import { RestApiError } from './rest-error.ts';
 
 export interface RestPrincipal {

@@ -2,10 +2,10 @@
 // unexpected one is logged once here, with an error id the caller also sees.
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { StatementTimeoutError } from '../../src/store/database.ts';
-import { STORE_UNREACHABLE_MESSAGE, storeUnreachable } from '../../src/store/store-unreachable.ts';
-import type { Logger } from '../../src/telemetry/logger.ts';
-import { JSON_TOO_DEEP, MAX_JSON_DEPTH } from '../../src/validation/json-depth.ts';
+import { StatementTimeoutError } from '../../src/platform/store/database.ts';
+import { STORE_UNREACHABLE_MESSAGE, storeUnreachable } from '../../src/platform/store/store-unreachable.ts';
+import type { Logger } from '../../src/platform/telemetry/logger.ts';
+import { JSON_TOO_DEEP, MAX_JSON_DEPTH } from '../../src/platform/validation/json-depth.ts';
 import { requestIdOf } from './request-guard.ts';
 import { RestApiError } from './rest-error.ts';
 import { validationError } from './validation.ts';

@@ -1,7 +1,7 @@
 // Stored rows in the REST API's shapes (spec part 2: Trace, Span, Agent). Duration is in milliseconds.
-import type { Agent } from '../../src/store/repos/agents.ts';
-import type { StoredTrace } from '../../src/store/repos/traces.ts';
-import type { StoredObservation } from '../../src/store/repos/observations.ts';
+import type { Agent } from '../../src/platform/store/repos/agents.ts';
+import type { StoredTrace } from '../../src/platform/store/repos/traces.ts';
+import type { StoredObservation } from '../../src/platform/store/repos/observations.ts';
 
 export function restSpan(o: StoredObservation) {
   return {

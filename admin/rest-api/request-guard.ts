@@ -5,10 +5,10 @@
 // every path through here that reached the limit sets the rate-limit headers, which report the current minute's window
 // (X-RateLimit-Limit, -Remaining, -Reset).
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import type { RateLimitDecision } from '../../src/store/counters/rate-limit.ts';
-import { CountersUnavailableError } from '../../src/store/counters/counters.ts';
-import type { Project } from '../../src/store/repos/projects.ts';
-import { noteApiKeyUse } from '../../src/store/api-key-use.ts';
+import type { RateLimitDecision } from '../../src/platform/store/counters/rate-limit.ts';
+import { CountersUnavailableError } from '../../src/platform/store/counters/counters.ts';
+import type { Project } from '../../src/platform/store/repos/projects.ts';
+import { noteApiKeyUse } from '../../src/platform/store/api-key-use.ts';
 import type { AdminContext } from '../context.ts';
 import { authenticate, authorize, type RestPrincipal } from './api-key-auth.ts';
 import { requestIdFor } from './request-id.ts';

@@ -1,7 +1,11 @@
-// Text PostgreSQL cannot store (src/validation/storable-text.ts) anywhere in a REST request, refused as a 400
+// Text PostgreSQL cannot store (src/platform/validation/storable-text.ts) anywhere in a REST request, refused as a 400
 // naming where it is.
 import type { preValidationAsyncHookHandler } from 'fastify';
-import { printablePath, UNSTORABLE_REASON as REASON, unstorablePath } from '../../src/validation/storable-text.ts';
+import {
+  printablePath,
+  UNSTORABLE_REASON as REASON,
+  unstorablePath,
+} from '../../src/platform/validation/storable-text.ts';
 import { RestApiError } from './rest-error.ts';
 
 const PARTS = [

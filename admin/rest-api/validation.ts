@@ -3,8 +3,8 @@
 // properties are errors rather than silently dropped. A failure becomes a 400 naming one field and why.
 import type { Ajv, ErrorObject } from 'ajv';
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
-import { createAjv } from '../../src/validation/ajv.ts';
-import { describeAjvError, ISSUE_WORDING, mustBeType, type Wording } from '../../src/validation/ajv-errors.ts';
+import { createAjv } from '../../src/platform/validation/ajv.ts';
+import { describeAjvError, ISSUE_WORDING, mustBeType, type Wording } from '../../src/platform/validation/ajv-errors.ts';
 import { RestApiError } from './rest-error.ts';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;

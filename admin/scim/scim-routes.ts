@@ -4,11 +4,11 @@
 // SCIM never makes, changes or removes an owner; it sets passwords only on new users, members and viewers.
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { getUser, listUsers, UserExistsError, type User } from '../../src/store/repos/users.ts';
-import { STORE_UNREACHABLE_MESSAGE, storeUnreachable } from '../../src/store/store-unreachable.ts';
-import { addUser } from '../../src/users/add-user.ts';
-import { changeUser, LastOwnerError, removeUser } from '../../src/users/change-user.ts';
-import { roleAtLeast } from '../../src/users/roles.ts';
+import { getUser, listUsers, UserExistsError, type User } from '../../src/platform/store/repos/users.ts';
+import { STORE_UNREACHABLE_MESSAGE, storeUnreachable } from '../../src/platform/store/store-unreachable.ts';
+import { addUser } from '../../src/observability/users/add-user.ts';
+import { changeUser, LastOwnerError, removeUser } from '../../src/observability/users/change-user.ts';
+import { roleAtLeast } from '../../src/observability/users/roles.ts';
 import type { AdminContext } from '../context.ts';
 import { PublicApiError } from '../public-api/public-error.ts';
 import { requireKey } from '../public-api/route-access.ts';

@@ -1,10 +1,10 @@
 // The SCIM User resource (RFC 7643 §4.1) of a svc user: userName is the email, name.formatted the name. The role is not
 // part of it (memberships set roles); new SCIM users are viewers unless `roles` names another role (never owner: the
 // route refuses it, scim-routes.ts).
-import { isEmail } from '../../src/users/add-user.ts';
-import { isRole, type Role } from '../../src/users/roles.ts';
-import type { User } from '../../src/store/repos/users.ts';
-import { isObject } from '../../src/validation/json-object.ts';
+import { isEmail } from '../../src/observability/users/add-user.ts';
+import { isRole, type Role } from '../../src/observability/users/roles.ts';
+import type { User } from '../../src/platform/store/repos/users.ts';
+import { isObject } from '../../src/platform/validation/json-object.ts';
 import { invalidValue, ScimError } from './scim-error.ts';
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';

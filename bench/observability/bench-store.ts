@@ -2,7 +2,7 @@
 // the bench's own (no statement time limit: generating rows and VACUUM take long), and the figures read from it —
 // stored rows, bytes per trace, the planner's statistics.
 import pg from 'pg';
-import type { Database } from '../../src/store/database.ts';
+import type { Database } from '../../src/platform/store/database.ts';
 import { scratchPostgres } from '../scratch-database.ts';
 import { startBenchService, type BenchService } from './service.ts';
 

@@ -4,9 +4,9 @@
 // Whatever is the same for every trace (source, defaults, the model and the model that priced it) is therefore what
 // the service itself wrote. Cost is the model's price × usage, with the price the service's model matcher gives.
 import type pg from 'pg';
-import { projectModelMatcher } from '../../src/pricing/model-cache.ts';
-import { selectTier } from '../../src/pricing/model-cost.ts';
-import type { Queryable } from '../../src/store/database.ts';
+import { projectModelMatcher } from '../../src/platform/pricing/model-cache.ts';
+import { selectTier } from '../../src/platform/pricing/model-cost.ts';
+import type { Queryable } from '../../src/platform/store/database.ts';
 import {
   CUSTOMERS,
   ERROR_MESSAGE,

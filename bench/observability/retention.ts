@@ -1,11 +1,11 @@
 // Retention on the filled store, as the service runs it: the project's retention set to 29 days and one run of the
-// service's own sweep (src/store/retention-sweep.ts), which deletes the oldest of the set's 30 days in batches of
+// service's own sweep (src/platform/store/retention-sweep.ts), which deletes the oldest of the set's 30 days in batches of
 // 1,000 traces with their observations and scores. Measured: traces deleted per second, the cores it took, the WAL it
 // wrote per trace, the tables' bytes after (a DELETE leaves space for reuse; it does not shrink the files), and the
 // VACUUM that makes the space reusable: it reads every index of each table whatever was deleted, which is the cost
 // that grows with the store.
-import { RetentionSweep } from '../../src/store/retention-sweep.ts';
-import { silentLogger } from '../../src/telemetry/logger.ts';
+import { RetentionSweep } from '../../src/platform/store/retention-sweep.ts';
+import { silentLogger } from '../../src/platform/telemetry/logger.ts';
 import { TRACE_TABLES, tableSizes, type BenchStore, type TableSize } from './bench-store.ts';
 import { cpuBetween, cpuMark, type CpuSplit } from './cpu.ts';
 import { PROJECT_ID, type DataSet } from './data-set.ts';

@@ -7,8 +7,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startService } from '../../src/service.ts';
-import { silentLogger } from '../../src/telemetry/logger.ts';
+import { startService } from '../../src/runtime/service.ts';
+import { silentLogger } from '../../src/platform/telemetry/logger.ts';
 import { PROJECT_ID } from './data-set.ts';
 
 export type ServerMessage =

@@ -3,7 +3,7 @@
 // docs/plugins.md.
 //
 // Outside this repository import from the package entry instead: `import { definePlugin, GatewayError } from 'svc/plugin'`.
-import { definePlugin, GatewayError } from '../../src/plugin-api.ts';
+import { definePlugin, GatewayError } from '../../src/plugin-api/index.ts';
 
 export interface TenantHeaderConfig {
   /** Request header to read, lower-case (Node lower-cases incoming header names). */

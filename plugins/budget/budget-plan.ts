@@ -1,7 +1,7 @@
 // What a request reserves against its budget chain: a check per budget of the key's chain (budget-chain.ts). Hard
 // budgets reserve the worst case (worst-case.ts) in integer nano-USD; soft ones reserve nothing and are charged what
 // the request cost when it ends.
-import { BudgetChains, type ChainBudget } from '../../src/budget/budget-chain.ts';
+import { BudgetChains, type ChainBudget } from '../../src/gateway/budget/budget-chain.ts';
 import {
   GatewayError,
   projectTag,
@@ -9,8 +9,8 @@ import {
   type PeriodCheck,
   type RequestContext,
   type Services,
-} from '../../src/plugin-api.ts';
-import { deploymentPrice } from '../../src/pricing/prices.ts';
+} from '../../src/plugin-api/index.ts';
+import { deploymentPrice } from '../../src/platform/pricing/prices.ts';
 import { worstCaseCost } from './worst-case.ts';
 
 export const NANO = 1e9;

@@ -3,7 +3,7 @@
 // counters; the request's real cost replaces the reservation when it ends, and goes to the spend ledger. When
 // rate-limit is listed right before it, rate-limit's minute checks join that step and its settlement
 // (../rate-limit/minute-handoff.ts).
-import { periodResetAt, secondsUntil } from '../../src/budget/period-reset.ts';
+import { periodResetAt, secondsUntil } from '../../src/gateway/budget/period-reset.ts';
 import {
   CountersUnavailableError,
   definePlugin,
@@ -14,7 +14,7 @@ import {
   type RequestContext,
   type Settlement,
   type Spend,
-} from '../../src/plugin-api.ts';
+} from '../../src/plugin-api/index.ts';
 import { minuteHandoff, type MinuteHandoff } from '../rate-limit/minute-handoff.ts';
 import { budgetPlanner, NANO, type Plan } from './budget-plan.ts';
 import schema from './schema.json' with { type: 'json' };

@@ -1,5 +1,5 @@
 // The stored form of an answer: a non-streamed chat completion, and the check that one is worth storing.
-import type { ChatChunk, JsonObject, Usage } from '../../src/plugin-api.ts';
+import type { ChatChunk, JsonObject, Usage } from '../../src/plugin-api/index.ts';
 
 export interface CachedChoice {
   index: number;

@@ -8,8 +8,8 @@ import {
   type GatewayResponse,
   type RequestContext,
   type SharedValues,
-} from '../../src/plugin-api.ts';
-import { checkedUsage } from '../../src/providers/usage-check.ts';
+} from '../../src/plugin-api/index.ts';
+import { checkedUsage } from '../../src/gateway/providers/usage-check.ts';
 import { cacheDirectives } from './cache-directives.ts';
 import { cacheKey } from './cache-key.ts';
 import { completionChunks, isCacheable, type CachedCompletion } from './cached-completion.ts';

@@ -1,5 +1,5 @@
 // In-process cache values: least recently used first out, bounded by the bytes of keys and values.
-import type { Clock, SharedValues } from '../../src/plugin-api.ts';
+import type { Clock, SharedValues } from '../../src/plugin-api/index.ts';
 
 interface Entry {
   value: Buffer;

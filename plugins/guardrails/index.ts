@@ -3,8 +3,14 @@
 // cannot answer refuses with 503 guardrail_unavailable when its policy fails closed. Streamed answers cannot be
 // refused once started: they get a verdict in the trace. Whatever a detector matched is handed to tracing as a
 // redaction (ctx.redactions), so no trace holds it.
-import { requestText, responseText } from '../../src/guardrails/checked-text.ts';
-import { definePlugin, GatewayError, stateSlot, type PluginHooks, type RequestContext } from '../../src/plugin-api.ts';
+import { requestText, responseText } from '../../src/gateway/guardrails/checked-text.ts';
+import {
+  definePlugin,
+  GatewayError,
+  stateSlot,
+  type PluginHooks,
+  type RequestContext,
+} from '../../src/plugin-api/index.ts';
 import type { GuardrailsConfig } from './config.ts';
 import { evaluate } from './evaluate.ts';
 import { localScan } from './local-scan.ts';

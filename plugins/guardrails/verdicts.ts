@@ -1,6 +1,6 @@
 // What the verdicts do to a request: refuse it (block, fail closed) and record facts for the trace in
 // ctx.annotations. Only detector names and counts are recorded, never the text that matched.
-import { GatewayError, type RequestContext } from '../../src/plugin-api.ts';
+import { GatewayError, type RequestContext } from '../../src/plugin-api/index.ts';
 import { blocks, type PolicyVerdict } from './evaluate.ts';
 
 export type Where = 'prompt' | 'response';

@@ -10,7 +10,7 @@ import {
   stateSlot,
   type MinuteCheck,
   type RequestContext,
-} from '../../src/plugin-api.ts';
+} from '../../src/plugin-api/index.ts';
 import { admitsWithBudget, minuteHandoff } from './minute-handoff.ts';
 import schema from './schema.json' with { type: 'json' };
 import { tokenSettlement, tokensToReserve } from './token-reservation.ts';

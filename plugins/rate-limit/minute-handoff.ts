@@ -8,7 +8,7 @@ import {
   type GatewayError,
   type MinuteCheck,
   type RequestContext,
-} from '../../src/plugin-api.ts';
+} from '../../src/plugin-api/index.ts';
 
 export interface MinuteHandoff {
   /** Checked first in the joint admission: a rate limit refuses before any budget is read or charged. */

@@ -13,9 +13,9 @@ import {
   type ProviderAdapter,
   type ProviderResult,
   type RequestContext,
-} from '../../src/plugin-api.ts';
-import { costOf, costOfTokens } from '../../src/pricing/cost.ts';
-import { choicesAnswerChars } from '../../src/pricing/token-estimate.ts';
+} from '../../src/plugin-api/index.ts';
+import { costOf, costOfTokens } from '../../src/platform/pricing/cost.ts';
+import { choicesAnswerChars } from '../../src/platform/pricing/token-estimate.ts';
 import { benchIfAllowed } from './bench.ts';
 import { judgeFailure } from './outcome.ts';
 import { bookEstimatedUsage, bookMissingUsage, takeProviderUsage } from './provider-usage.ts';

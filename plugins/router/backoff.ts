@@ -1,5 +1,5 @@
 // How long the router waits before retrying a deployment it already tried (ARCHITECTURE.md section 5).
-import type { Clock, RequestContext } from '../../src/plugin-api.ts';
+import type { Clock, RequestContext } from '../../src/plugin-api/index.ts';
 
 /**
  * Exponential from `baseMs` (doubling per step) with jitter over its upper half, at least the provider's retry hint

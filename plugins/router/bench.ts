@@ -9,7 +9,7 @@ import {
   type DeploymentConfig,
   type ModelGroupConfig,
   type RequestContext,
-} from '../../src/plugin-api.ts';
+} from '../../src/plugin-api/index.ts';
 
 /** The group's benched deployments; in-process answered synchronously, so the hot path pays no promise. */
 export function benchedIn(

@@ -1,5 +1,5 @@
-import type { AdmissionEstimate, DeploymentConfig, PriceConfig } from '../../src/plugin-api.ts';
-import { costOfTokens } from '../../src/pricing/cost.ts';
+import type { AdmissionEstimate, DeploymentConfig, PriceConfig } from '../../src/plugin-api/index.ts';
+import { costOfTokens } from '../../src/platform/pricing/cost.ts';
 import { weightedChoice } from './weighted-choice.ts';
 
 /**

@@ -11,9 +11,9 @@ import {
   type ProviderRegistry,
   type RequestContext,
   type UpstreamError,
-} from '../../src/plugin-api.ts';
-import { deploymentPrice } from '../../src/pricing/prices.ts';
-import { routingBoard } from '../../src/routing/routing-board.ts';
+} from '../../src/plugin-api/index.ts';
+import { deploymentPrice } from '../../src/platform/pricing/prices.ts';
+import { routingBoard } from '../../src/gateway/routing/routing-board.ts';
 import { attempt, type AttemptServices } from './attempt.ts';
 import { backoffDelay, waitOutBackoff } from './backoff.ts';
 import { benchedIn } from './bench.ts';

@@ -1,4 +1,4 @@
-import type { ModelGroupRegistry, Principal } from '../../src/plugin-api.ts';
+import type { ModelGroupRegistry, Principal } from '../../src/plugin-api/index.ts';
 
 /** GET /v1/models: the groups the key may call, sorted by name (code-point order). */
 export function listModels(principal: Principal | undefined, groups: ModelGroupRegistry) {

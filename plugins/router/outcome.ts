@@ -1,5 +1,5 @@
 // How one failed attempt is judged (ARCHITECTURE.md section 5, docs/decisions.md "Routing outcomes").
-import type { AttemptOutcome, UpstreamError } from '../../src/plugin-api.ts';
+import type { AttemptOutcome, UpstreamError } from '../../src/plugin-api/index.ts';
 
 export interface FailureVerdict {
   outcome: AttemptOutcome;

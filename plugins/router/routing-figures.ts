@@ -1,4 +1,4 @@
-// What one request adds to its group's shared routing figures (src/routing/routing-board.ts): an attempt counted in
+// What one request adds to its group's shared routing figures (src/gateway/routing/routing-board.ts): an attempt counted in
 // flight for the strategies that read those counts, until the attempt fails or the response has ended; a served
 // attempt's latency for `latency`. The writes are not awaited: a store that cannot be reached only loses a figure.
 import {
@@ -7,8 +7,8 @@ import {
   type DeploymentConfig,
   type ModelGroupConfig,
   type RequestContext,
-} from '../../src/plugin-api.ts';
-import type { RoutingBoard } from '../../src/routing/routing-board.ts';
+} from '../../src/plugin-api/index.ts';
+import type { RoutingBoard } from '../../src/gateway/routing/routing-board.ts';
 import { countsInFlight } from './strategy.ts';
 
 interface InFlight {

@@ -8,8 +8,8 @@ import {
   type ModelGroupConfig,
   type PriceConfig,
   type RequestContext,
-} from '../../src/plugin-api.ts';
-import type { DeploymentFigures, RoutingBoard } from '../../src/routing/routing-board.ts';
+} from '../../src/plugin-api/index.ts';
+import type { DeploymentFigures, RoutingBoard } from '../../src/gateway/routing/routing-board.ts';
 import { cheapest } from './cheapest.ts';
 import { leastBusy } from './least-busy.ts';
 import { lowestLatency } from './lowest-latency.ts';

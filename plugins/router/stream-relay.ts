@@ -2,9 +2,9 @@
 // ask for, and after a client disconnect keeps reading (bounded) so usage, budget and trace can be settled. A stream
 // cut after its first chunk, whose usage is not a count, or that ended without usage, is booked at an estimate: the
 // prompt (the provider's count when a chunk carried a sane one) and the output streamed so far.
-import type { ChatChunk, RequestContext, Usage } from '../../src/plugin-api.ts';
-import { costOf } from '../../src/pricing/cost.ts';
-import { choicesAnswerChars } from '../../src/pricing/token-estimate.ts';
+import type { ChatChunk, RequestContext, Usage } from '../../src/plugin-api/index.ts';
+import { costOf } from '../../src/platform/pricing/cost.ts';
+import { choicesAnswerChars } from '../../src/platform/pricing/token-estimate.ts';
 import { bookEstimatedUsage, bookMissingUsage, takeProviderUsage } from './provider-usage.ts';
 
 /** How long and how far the upstream is read after the client left (`disconnect_drain_ms`, `_chunks`). */
@@ -80,7 +80,7 @@ export async function* relay(
 }
 
 /** A copy, not an edit in place: the provider's text of the original chunk, written when no plugin edits, still has
- * the usage (src/providers/openai/wire-text.ts). */
+ * the usage (src/gateway/providers/openai/wire-text.ts). */
 function withoutUsage(chunk: ChatChunk): ChatChunk {
   const { usage: _usage, ...rest } = chunk;
   return rest;

@@ -1,4 +1,4 @@
-import type { DeploymentConfig } from '../../src/plugin-api.ts';
+import type { DeploymentConfig } from '../../src/plugin-api/index.ts';
 
 /** Picks one deployment with probability proportional to its weight (all weights are > 0 here). */
 export function weightedChoice(

@@ -1,11 +1,11 @@
 // tracing: every chat/embeddings request becomes a trace whose id is x-svc-request-id, written off the request
 // path by the trace writer. Refusals follow the Traced column of spec part 7.
-import { definePlugin, stateSlot, type DeploymentConfig } from '../../src/plugin-api.ts';
-import { callerContext } from '../../src/tracing/caller-context.ts';
-import { gatewayTrace, refusalCode } from '../../src/tracing/gateway-trace.ts';
-import { RefusalSampler } from '../../src/tracing/refusal-sampler.ts';
-import { StreamFacts } from '../../src/tracing/stream-facts.ts';
-import { StreamOutput } from '../../src/tracing/stream-output.ts';
+import { definePlugin, stateSlot, type DeploymentConfig } from '../../src/plugin-api/index.ts';
+import { callerContext } from '../../src/gateway/tracing/caller-context.ts';
+import { gatewayTrace, refusalCode } from '../../src/gateway/tracing/gateway-trace.ts';
+import { RefusalSampler } from '../../src/gateway/tracing/refusal-sampler.ts';
+import { StreamFacts } from '../../src/gateway/tracing/stream-facts.ts';
+import { StreamOutput } from '../../src/gateway/tracing/stream-output.ts';
 import schema from './schema.json' with { type: 'json' };
 
 interface TracingConfig {

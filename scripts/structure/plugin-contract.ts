@@ -1,10 +1,10 @@
 // Imports from plugins (built in under plugins/, custom under examples/) of anything but the plugin contract:
-// src/plugin-api.ts in this repository, `svc/plugin` outside it. A plugin's own modules are its own business, and
+// src/plugin-api/index.ts in this repository, `svc/plugin` outside it. A plugin's own modules are its own business, and
 // packages (node:, npm) are library code; another plugin or any other module of the service is a second door.
 import type { ModuleImport, SourceGraph } from './source-graph.ts';
 import { unitOf } from './units.ts';
 
-export const CONTRACT = 'src/plugin-api.ts';
+export const CONTRACT = 'src/plugin-api/index.ts';
 
 const isPlugin = (file: string) => file.startsWith('plugins/') || file.startsWith('examples/');
 

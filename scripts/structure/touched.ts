@@ -27,7 +27,7 @@ export interface TouchedReport {
   config: string;
   /** Modules under src/, plugins/, admin/ with a function called during the measured request. */
   files: string[];
-  /** Their folders (src/store/repos/ apart from src/store/), and their units (src/store/ for both). */
+  /** Their folders (src/platform/store/repos/ apart from src/platform/store/), and their units (src/platform/store/ for both). */
   folders: string[];
   units: string[];
   /** Per-chunk plugin hooks that ran during one streamed chat request, as `module:function`. */
@@ -83,11 +83,11 @@ export async function touchedByOneChat(root: string, config = 'gateway.yaml'): P
   // Before the service's modules load, so every function they define is counted from its first call.
   await session.post('Profiler.startPreciseCoverage', { callCount: true, detailed: true });
   const { startService } = (await import(
-    pathToFileURL(join(root, 'src/service.ts')).href
-  )) as typeof import('../../src/service.ts');
+    pathToFileURL(join(root, 'src/runtime/service.ts')).href
+  )) as typeof import('../../src/runtime/service.ts');
   const { silentLogger } = (await import(
-    pathToFileURL(join(root, 'src/telemetry/logger.ts')).href
-  )) as typeof import('../../src/telemetry/logger.ts');
+    pathToFileURL(join(root, 'src/platform/telemetry/logger.ts')).href
+  )) as typeof import('../../src/platform/telemetry/logger.ts');
   const dir = mkdtempSync(join(tmpdir(), 'structure-report-'));
   const key = `sk-structure-${randomBytes(12).toString('hex')}`;
   const service = await startService({

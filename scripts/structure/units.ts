@@ -1,11 +1,16 @@
-// Modules collapsed into units, the size a reader thinks in: each folder under a top folder (`src/store/`,
-// `plugins/router/`, `admin/scim/`) is one unit, and a module directly in a top folder (`src/service.ts`) is its own.
+// Modules collapsed into units, the size a reader thinks in: each folder of a band (`src/platform/store/`,
+// `src/gateway/router/`), each other folder under a top folder (`src/plugin-api/`, `plugins/router/`, `admin/scim/`),
+// the modules directly in a band folder (`src/runtime/`), and a module directly in a top folder is its own.
 import { loopsOf } from './components.ts';
 import type { ImportKind, ModuleImport } from './source-graph.ts';
 
+/** The folders of src/ that hold a band's folders rather than modules of one unit. */
+const BAND_FOLDERS = ['platform', 'gateway', 'observability', 'runtime'];
+
 export function unitOf(file: string): string {
-  const [top, second, ...rest] = file.split('/');
-  return rest.length > 0 ? `${top}/${second}/` : file;
+  const [top, second, third, ...rest] = file.split('/');
+  if (top === 'src' && BAND_FOLDERS.includes(second!) && rest.length > 0) return `src/${second}/${third}/`;
+  return third !== undefined ? `${top}/${second}/` : file;
 }
 
 export type KindCounts = Record<ImportKind, number>;

@@ -2,15 +2,15 @@
 // service's parts, swapped in atomically on reload, and the one it replaced is retired once its requests finished.
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { formatIssue, ConfigError } from '../config/config-error.ts';
-import type { LoadedConfig } from '../config/load-config.ts';
-import { configWarnings } from '../keys/expiry-warnings.ts';
-import { configKeyStore } from '../keys/key-store.ts';
-import { combinedKeyStore } from '../keys/stored-key-store.ts';
-import { setupPipeline, type CheckedConfig, type ResolvedPlugin } from '../pipeline/load-pipeline.ts';
-import type { Services } from '../pipeline/types.ts';
-import { createModelGroupRegistry } from '../routing/model-groups.ts';
-import { bootstrapStore } from '../store/bootstrap.ts';
+import { formatIssue, ConfigError } from '../platform/config/config-error.ts';
+import type { LoadedConfig } from '../platform/config/load-config.ts';
+import { configWarnings } from '../gateway/keys/expiry-warnings.ts';
+import { configKeyStore } from '../gateway/keys/key-store.ts';
+import { combinedKeyStore } from '../gateway/keys/stored-key-store.ts';
+import { setupPipeline, type CheckedConfig, type ResolvedPlugin } from '../gateway/pipeline/load-pipeline.ts';
+import type { Services } from '../gateway/pipeline/types.ts';
+import { createModelGroupRegistry } from '../gateway/routing/model-groups.ts';
+import { bootstrapStore } from '../platform/store/bootstrap.ts';
 import type { ActiveConfig } from './active-config.ts';
 import type { ServiceParts } from './service-parts.ts';
 import type { StartOptions } from './start-options.ts';

@@ -1,11 +1,11 @@
 import type { Dispatcher } from 'undici';
-import type { Env } from '../config/interpolate.ts';
-import type { GeneratedKey } from '../keys/key-store.ts';
-import type { Clock } from '../pipeline/clock.ts';
-import type { CreatedApiKey } from '../store/repos/api-keys.ts';
-import type { Logger } from '../telemetry/logger.ts';
-import type { FirstOwner } from '../users/first-owner.ts';
-import type { PromptVersionEvents } from '../webhooks/prompt-version-events.ts';
+import type { Env } from '../platform/config/interpolate.ts';
+import type { GeneratedKey } from '../gateway/keys/key-store.ts';
+import type { Clock } from '../gateway/pipeline/clock.ts';
+import type { CreatedApiKey } from '../platform/store/repos/api-keys.ts';
+import type { Logger } from '../platform/telemetry/logger.ts';
+import type { FirstOwner } from '../observability/users/first-owner.ts';
+import type { PromptVersionEvents } from '../observability/webhooks/prompt-version-events.ts';
 import type { ServiceRole } from './service-role.ts';
 
 export interface StartOptions<R extends ServiceRole = 'all'> {

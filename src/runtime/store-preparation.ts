@@ -2,8 +2,8 @@
 // dashboard's first owner, the first read of the gateway keys. A store that cannot be reached at start (PostgreSQL
 // down) does not stop the process: it starts not ready and prepares the store by itself once it answers, retrying
 // every STORE_RETRY_MS (docs/operations.md "A process started while the store is down").
-import { storeUnreachable } from '../store/store-unreachable.ts';
-import type { Logger } from '../telemetry/logger.ts';
+import { storeUnreachable } from '../platform/store/store-unreachable.ts';
+import type { Logger } from '../platform/telemetry/logger.ts';
 
 const STORE_RETRY_MS = 1_000;
 

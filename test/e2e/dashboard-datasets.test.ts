@@ -6,9 +6,9 @@
 // and restoring an item, and a viewer without the write controls and refused by the routes. Screenshots go to test-artifacts/screenshots/.
 import t from 'tap';
 import { ms, usd } from '../../admin/dashboard/src/format.ts';
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
-import { getTrace } from '../../src/store/repos/traces.ts';
-import { addUser } from '../../src/users/add-user.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
+import { getTrace } from '../../src/platform/store/repos/traces.ts';
+import { addUser } from '../../src/observability/users/add-user.ts';
 import { ensureDashboardBuild, screenshot, signedInPage } from '../helpers/browser.ts';
 import { signIn } from '../helpers/dashboard.ts';
 import { basicAuth, callAdmin } from '../helpers/public-api.ts';

@@ -6,8 +6,8 @@
 // test-artifacts/screenshots/.
 import type { Page } from 'playwright-core';
 import t from 'tap';
-import { listUsers } from '../../src/store/repos/users.ts';
-import { addUser } from '../../src/users/add-user.ts';
+import { listUsers } from '../../src/platform/store/repos/users.ts';
+import { addUser } from '../../src/observability/users/add-user.ts';
 import { ensureDashboardBuild, screenshot, signedInPage } from '../helpers/browser.ts';
 import { signIn } from '../helpers/dashboard.ts';
 import { basicAuth } from '../helpers/public-api.ts';

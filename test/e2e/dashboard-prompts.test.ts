@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import t from 'tap';
 import { ms, num, usd } from '../../admin/dashboard/src/format.ts';
-import { addUser } from '../../src/users/add-user.ts';
+import { addUser } from '../../src/observability/users/add-user.ts';
 import { ensureDashboardBuild, screenshot, SCREENSHOTS, signedInPage } from '../helpers/browser.ts';
 import { seedTriage, TRIAGE, TRIAGE_GENERATIONS } from '../helpers/prompt-versions.ts';
 import { basicAuth } from '../helpers/public-api.ts';

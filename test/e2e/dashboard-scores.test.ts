@@ -4,7 +4,7 @@
 // trace page, and a viewer who sees no write controls and whose writes are refused. Screenshots go to
 // test-artifacts/screenshots/.
 import t from 'tap';
-import { addUser } from '../../src/users/add-user.ts';
+import { addUser } from '../../src/observability/users/add-user.ts';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { ensureDashboardBuild, SCREENSHOTS, screenshot, signedInPage } from '../helpers/browser.ts';

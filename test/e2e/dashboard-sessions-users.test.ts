@@ -5,7 +5,7 @@
 // session address landing on the session page. Screenshots go to test-artifacts/screenshots/.
 import t from 'tap';
 import { ms, num, usd } from '../../admin/dashboard/src/format.ts';
-import { addUser } from '../../src/users/add-user.ts';
+import { addUser } from '../../src/observability/users/add-user.ts';
 import { ensureDashboardBuild, screenshot, signedInPage } from '../helpers/browser.ts';
 import { baseConfig, startTestService } from '../helpers/service.ts';
 import {

@@ -6,7 +6,7 @@
 // longer list by latency forwards and back. The screenshot dashboard-traces.png is the one of docs/images/.
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { addUser } from '../../src/users/add-user.ts';
+import { addUser } from '../../src/observability/users/add-user.ts';
 import { ensureDashboardBuild, screenshot, signedInPage } from '../helpers/browser.ts';
 import { generateTraces } from '../helpers/generated-traces.ts';
 import { baseConfig, startTestService } from '../helpers/service.ts';

@@ -6,8 +6,8 @@
 // trace keeps its gateway cards; a trace of 2,000 observations shows every one (its render time is printed, not
 // asserted). Screenshots go to test-artifacts/screenshots/.
 import t from 'tap';
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
-import { addUser } from '../../src/users/add-user.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
+import { addUser } from '../../src/observability/users/add-user.ts';
 import { ensureDashboardBuild, screenshot, signedInPage } from '../helpers/browser.ts';
 import { basicAuth } from '../helpers/public-api.ts';
 import { baseConfig, chatBody, startTestService, TEST_KEY } from '../helpers/service.ts';

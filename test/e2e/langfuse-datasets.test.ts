@@ -3,9 +3,9 @@
 // rows asserted.
 import { Langfuse } from 'langfuse';
 import t from 'tap';
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
-import { getDatasetItem } from '../../src/store/repos/dataset-items.ts';
-import { getDatasetByName } from '../../src/store/repos/datasets.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
+import { getDatasetItem } from '../../src/platform/store/repos/dataset-items.ts';
+import { getDatasetByName } from '../../src/platform/store/repos/datasets.ts';
 import { baseConfig, startTestService } from '../helpers/service.ts';
 
 const s = await startTestService(t, baseConfig());

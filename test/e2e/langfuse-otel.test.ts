@@ -13,7 +13,7 @@ import {
 import { context, ROOT_CONTEXT, type Context, type ContextManager } from '@opentelemetry/api';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import t from 'tap';
-import { getTrace } from '../../src/store/repos/traces.ts';
+import { getTrace } from '../../src/platform/store/repos/traces.ts';
 import { basicAuth, callAdmin, startPublicApiService } from '../helpers/public-api.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';
 

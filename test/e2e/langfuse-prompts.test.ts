@@ -2,7 +2,7 @@
 // chat prompts, labels, versions, folder names and label updates, compiled by the SDK, with the stored rows asserted.
 import { Langfuse } from 'langfuse';
 import t from 'tap';
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { baseConfig, startTestService } from '../helpers/service.ts';
 
 const s = await startTestService(t, baseConfig());

@@ -2,10 +2,10 @@
 // scores sent through POST /api/public/ingestion, flushed, and the stored rows asserted.
 import { Langfuse } from 'langfuse';
 import t from 'tap';
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
-import { getScore, listScores } from '../../src/store/repos/scores.ts';
-import { getTrace } from '../../src/store/repos/traces.ts';
-import { getObservation, listObservationsOfTrace } from '../../src/store/repos/observations.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
+import { getScore, listScores } from '../../src/platform/store/repos/scores.ts';
+import { getTrace } from '../../src/platform/store/repos/traces.ts';
+import { getObservation, listObservationsOfTrace } from '../../src/platform/store/repos/observations.ts';
 import { baseConfig, startTestService } from '../helpers/service.ts';
 
 const s = await startTestService(t, baseConfig());

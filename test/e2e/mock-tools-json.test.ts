@@ -5,7 +5,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionTool } from 'openai/resources/chat/completions';
 import t from 'tap';
 import { TEST_KEY, baseConfig, startTestService } from '../helpers/service.ts';
-import { createAjv } from '../../src/validation/ajv.ts';
+import { createAjv } from '../../src/platform/validation/ajv.ts';
 
 const { gatewayUrl } = await startTestService(t, baseConfig());
 const client = new OpenAI({ baseURL: `${gatewayUrl}/v1`, apiKey: TEST_KEY, maxRetries: 0, timeout: 10_000 });

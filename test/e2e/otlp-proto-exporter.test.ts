@@ -10,7 +10,7 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
 import t from 'tap';
-import { getObservation } from '../../src/store/repos/observations.ts';
+import { getObservation } from '../../src/platform/store/repos/observations.ts';
 import { basicAuth, callAdmin, startPublicApiService } from '../helpers/public-api.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';
 

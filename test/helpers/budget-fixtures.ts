@@ -1,7 +1,7 @@
 // Prices and requests whose costs read as token counts, for the budget and rate-limit plugin tests, and what the spend
 // ledger holds for a budget.
-import type { Usage } from '../../src/plugin-api.ts';
-import type { Queryable } from '../../src/store/database.ts';
+import type { Usage } from '../../src/plugin-api/index.ts';
+import type { Queryable } from '../../src/platform/store/database.ts';
 
 export const key = (name: string) => `sk-test-${name}-0123456789abcdef`;
 /** One token costs $0.001 in and out, so costs read as token counts. */

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
-export const CLI = join(ROOT, 'src/cli.ts');
+export const CLI = join(ROOT, 'src/runtime/cli.ts');
 
 export interface CliRun {
   code: number;

@@ -7,8 +7,8 @@ import type {
   ProviderCall,
   ProviderRegistry,
   Usage,
-} from '../../src/plugin-api.ts';
-import { UpstreamError } from '../../src/plugin-api.ts';
+} from '../../src/plugin-api/index.ts';
+import { UpstreamError } from '../../src/plugin-api/index.ts';
 
 export type Step = (
   | /** A complete answer (chat or embeddings), with the provider's usage. */ { answer: string; usage?: Usage }

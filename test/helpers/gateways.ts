@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
-import type { RunningService } from '../../src/service.ts';
+import type { RunningService } from '../../src/runtime/service.ts';
 import { redisTestPrefix, REDIS_URL } from './redis.ts';
 import { startServiceProcess } from './service-process.ts';
 import { startTestService } from './service.ts';

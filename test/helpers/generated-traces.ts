@@ -2,7 +2,7 @@
 // id `<prefix>-<i>`, starts `i` seconds after `from`, and carries values that repeat with i, so that each list filter
 // has a common value and a rare one. Each trace has two spans and a generation (observations `<id>-1` … `-3`) and
 // one score. Rows are written as ingestion writes them; no ANALYZE runs, as on a fresh store.
-import type { Queryable } from '../../src/store/database.ts';
+import type { Queryable } from '../../src/platform/store/database.ts';
 
 export interface GeneratedTraces {
   projectId: string;

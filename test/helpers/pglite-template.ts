@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDatabase } from '../../src/store/database.ts';
-import { loadMigrations, migrate } from '../../src/store/migrate.ts';
+import { openDatabase } from '../../src/platform/store/database.ts';
+import { loadMigrations, migrate } from '../../src/platform/store/migrate.ts';
 import { ROOT } from './cli.ts';
 
 const CACHE = join(ROOT, 'node_modules', '.cache', 'svc-test');

@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getGlobalDispatcher } from 'undici';
 import { stringify } from 'yaml';
-import { parseConfig } from '../../src/config/load-config.ts';
-import { createConfigAjv } from '../../src/config/schema-validator.ts';
-import { configKeyStore } from '../../src/keys/key-store.ts';
-import { memoizedEstimate } from '../../src/pipeline/admission-estimate.ts';
-import { StateStore } from '../../src/pipeline/state.ts';
+import { parseConfig } from '../../src/platform/config/load-config.ts';
+import { createConfigAjv } from '../../src/platform/config/schema-validator.ts';
+import { configKeyStore } from '../../src/gateway/keys/key-store.ts';
+import { memoizedEstimate } from '../../src/gateway/pipeline/admission-estimate.ts';
+import { StateStore } from '../../src/gateway/pipeline/state.ts';
 import type {
   Clock,
   GatewayConfig,
@@ -25,14 +25,14 @@ import type {
   SpendLedger,
   TraceSink,
   WorkerPool,
-} from '../../src/plugin-api.ts';
-import { createProviderRegistry } from '../../src/providers/registry.ts';
-import { benchBoard } from '../../src/routing/bench-board.ts';
-import { createModelGroupRegistry } from '../../src/routing/model-groups.ts';
-import { MemoryCounters } from '../../src/store/counters/memory-counters.ts';
-import { LocalStateFile } from '../../src/store/local-state.ts';
-import { silentLogger } from '../../src/telemetry/logger.ts';
-import * as tasks from '../../src/workers/tasks.ts';
+} from '../../src/plugin-api/index.ts';
+import { createProviderRegistry } from '../../src/gateway/providers/registry.ts';
+import { benchBoard } from '../../src/gateway/routing/bench-board.ts';
+import { createModelGroupRegistry } from '../../src/gateway/routing/model-groups.ts';
+import { MemoryCounters } from '../../src/platform/store/counters/memory-counters.ts';
+import { LocalStateFile } from '../../src/platform/store/local-state.ts';
+import { silentLogger } from '../../src/platform/telemetry/logger.ts';
+import * as tasks from '../../src/platform/workers/tasks.ts';
 import { baseConfig } from './test-config.ts';
 
 interface Teardown {
@@ -190,7 +190,7 @@ export interface TestCtx extends RequestContext {
   leave(): void;
 }
 
-/** A request context as the gateway listener builds it (src/server/gateway-server.ts), for a validated body. */
+/** A request context as the gateway listener builds it (src/gateway/server/gateway-server.ts), for a validated body. */
 export function makeCtx(options: CtxOptions = {}): TestCtx {
   const route = options.route ?? 'chat';
   const body =

@@ -1,7 +1,7 @@
 // The key-kind checks every `project` class route of the public API shares (docs/public-api.md "Route classes"): an
 // organization key is 401 with the organization-key message, a key of an ingestion-only project 403.
 import type { Test } from 'tap';
-import type { CreatedApiKey } from '../../src/store/repos/api-keys.ts';
+import type { CreatedApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { basicAuth, callAdmin } from './public-api.ts';
 import type { TestService } from './service.ts';
 

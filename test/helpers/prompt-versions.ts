@@ -1,7 +1,7 @@
 // A chat prompt of three versions created through the public API, and generations linked to its versions sent through
 // the Langfuse ingestion API (promptName/promptVersion), for the dashboard's prompt pages and routes.
-import type { Queryable } from '../../src/store/database.ts';
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
+import type { Queryable } from '../../src/platform/store/database.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { basicAuth, ingest } from './public-api.ts';
 
 export const TRIAGE = 'support/triage';

@@ -1,6 +1,6 @@
 // A service with the three key kinds the public API tests need (a project key, a key of an ingestion-only project, an
 // organization key) and a small client that answers status and parsed body.
-import { createApiKey, type CreatedApiKey } from '../../src/store/repos/api-keys.ts';
+import { createApiKey, type CreatedApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { baseConfig, startTestService, type TestService } from './service.ts';
 import type { StoreBackend } from './store.ts';
 

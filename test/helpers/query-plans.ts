@@ -1,7 +1,12 @@
 // Query plans of the statements a piece of store code runs: each captured as it ran, then explained (FORMAT JSON) with
 // the settings it ran with, and checks of the nodes a plan holds.
 import type { Test } from 'tap';
-import { withStatementTimeout, type Database, type Queryable, type QueryOptions } from '../../src/store/database.ts';
+import {
+  withStatementTimeout,
+  type Database,
+  type Queryable,
+  type QueryOptions,
+} from '../../src/platform/store/database.ts';
 
 export interface PlanNode {
   'Node Type': string;

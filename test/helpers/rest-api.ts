@@ -1,6 +1,6 @@
 // Calls to the versioned REST API ({adminUrl}/v1) and checks of what every one of its answers carries.
 import type { Test } from 'tap';
-import type { CreatedApiKey } from '../../src/store/repos/api-keys.ts';
+import type { CreatedApiKey } from '../../src/platform/store/repos/api-keys.ts';
 
 export interface RestResponse {
   status: number;

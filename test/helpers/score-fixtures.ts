@@ -1,7 +1,7 @@
 // Scores, score configs and an annotation queue for the dashboard's scores pages, over alice's three chat turns
 // (session-traces.ts): API scores of several names and types (one ten days old), an ANNOTATION score with a config,
 // an EVAL score written to the store (the API refuses EVAL), and 55 bulk scores so the list has an older page.
-import { upsertScores } from '../../src/store/repos/scores.ts';
+import { upsertScores } from '../../src/platform/store/repos/scores.ts';
 import { basicAuth, callAdmin, defaultProjectKey } from './public-api.ts';
 import type { TestService } from './service.ts';
 import { ALICE_TURNS, sendTurns } from './session-traces.ts';

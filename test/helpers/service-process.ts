@@ -52,7 +52,7 @@ export function svcStart(configPath: string, env: NodeJS.ProcessEnv = cleanEnv()
   };
 }
 
-/** The URLs in the listening lines of each role (src/cli.ts); role `gateway` has a status port where `admin` is. */
+/** The URLs in the listening lines of each role (src/runtime/cli.ts); role `gateway` has a status port where `admin` is. */
 export const LISTENING: Record<'all' | 'gateway' | 'admin', RegExp> = {
   all: /svc gateway listening on \S+ \([^)]*\): (?<gateway>\S+)\/v1 \(role all\)\nsvc admin listening on \S+ \([^)]*\): (?<admin>\S+)/,
   gateway:

@@ -2,7 +2,7 @@
 // of three chat turns (each trace with a generation carrying usage and cost) plus one trace of hers outside any
 // session, and bob's session of one turn, ten minutes after alice's began; then a gateway call in alice's session.
 import type { Test } from 'tap';
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { ingest } from './public-api.ts';
 import { chatBody, type TestService } from './service.ts';
 

@@ -5,9 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { openDatabase, type Database, type Queryable } from '../../src/store/database.ts';
-import { migrate } from '../../src/store/migrate.ts';
-import { ensureOrganization, upsertProject } from '../../src/store/repos/projects.ts';
+import { openDatabase, type Database, type Queryable } from '../../src/platform/store/database.ts';
+import { migrate } from '../../src/platform/store/migrate.ts';
+import { ensureOrganization, upsertProject } from '../../src/platform/store/repos/projects.ts';
 import { seedMigratedPglite } from './pglite-template.ts';
 
 export type StoreBackend = 'pglite' | 'postgres';

@@ -1,7 +1,7 @@
 // Five traces for the trace list's filters and orders, sent through the Langfuse ingestion API a minute apart (the
 // first an hour ago): each with its own name, user, session, tags, latency (its one generation's length), cost and
 // level, a chat input (system prompt, then the user's question) and the assistant's answer.
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { ingest } from './public-api.ts';
 import type { TestService } from './service.ts';
 

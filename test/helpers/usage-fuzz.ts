@@ -2,9 +2,9 @@
 // generator, the counts that are not counts, the answer a client must get, the stored trace each case must leave, what
 // /metrics must count, and the ledger and live counter that must agree, also after a restart.
 import type { Test } from 'tap';
-import type { Database } from '../../src/store/database.ts';
-import { listObservationsOfTrace } from '../../src/store/repos/observations.ts';
-import { getTrace } from '../../src/store/repos/traces.ts';
+import type { Database } from '../../src/platform/store/database.ts';
+import { listObservationsOfTrace } from '../../src/platform/store/repos/observations.ts';
+import { getTrace } from '../../src/platform/store/repos/traces.ts';
 import { HELLO_PROMPT, NANO, key, ledgerSpend } from './budget-fixtures.ts';
 import { chatBody, type TestService } from './service.ts';
 import { waitFor } from './wait-for.ts';

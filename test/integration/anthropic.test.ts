@@ -2,8 +2,8 @@
 // be able to tell Claude served it) and what the fake Anthropic API received.
 import OpenAI from 'openai';
 import t from 'tap';
-import { getTrace, type StoredTrace } from '../../src/store/repos/traces.ts';
-import type { Queryable } from '../../src/store/database.ts';
+import { getTrace, type StoredTrace } from '../../src/platform/store/repos/traces.ts';
+import type { Queryable } from '../../src/platform/store/database.ts';
 import {
   anthropicFixture,
   startFakeAnthropic,

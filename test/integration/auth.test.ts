@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { stringify } from 'yaml';
-import { addressAllowed, parseAddress, parseNetworks } from '../../src/keys/networks.ts';
-import { systemClock } from '../../src/pipeline/clock.ts';
-import { startService } from '../../src/service.ts';
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
-import { silentLogger } from '../../src/telemetry/logger.ts';
+import { addressAllowed, parseAddress, parseNetworks } from '../../src/gateway/keys/networks.ts';
+import { systemClock } from '../../src/gateway/pipeline/clock.ts';
+import { startService } from '../../src/runtime/service.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
+import { silentLogger } from '../../src/platform/telemetry/logger.ts';
 import { baseConfig, chatBody, postJson, startTestService, TEST_KEY } from '../helpers/service.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 

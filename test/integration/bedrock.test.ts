@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import t, { type Test } from 'tap';
-import { getTrace, type StoredTrace } from '../../src/store/repos/traces.ts';
+import { getTrace, type StoredTrace } from '../../src/platform/store/repos/traces.ts';
 import {
   converseText,
   startFakeBedrock,

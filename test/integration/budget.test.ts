@@ -4,7 +4,7 @@
 // (also after the client left). The plugin's decisions (worst case, settlement, seeding from the ledger, retry-after
 // at period resets on a fake clock) are tested on the plugin in test/unit/plugins/budget.test.ts.
 import t, { type Test } from 'tap';
-import { getTrace } from '../../src/store/repos/traces.ts';
+import { getTrace } from '../../src/platform/store/repos/traces.ts';
 import { ledgerSpend } from '../helpers/budget-fixtures.ts';
 import { startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { startGateways } from '../helpers/gateways.ts';

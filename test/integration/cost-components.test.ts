@@ -4,9 +4,9 @@
 // x-svc-cost stays the total. Streams are costed from their usage chunk, also after the client left mid-stream.
 import OpenAI from 'openai';
 import t, { type Test } from 'tap';
-import type { Queryable } from '../../src/store/database.ts';
-import { listObservationsOfTrace, type StoredObservation } from '../../src/store/repos/observations.ts';
-import { getTrace, type StoredTrace } from '../../src/store/repos/traces.ts';
+import type { Queryable } from '../../src/platform/store/database.ts';
+import { listObservationsOfTrace, type StoredObservation } from '../../src/platform/store/repos/observations.ts';
+import { getTrace, type StoredTrace } from '../../src/platform/store/repos/traces.ts';
 import { converseText, startFakeBedrock, textStream, type FakeBedrock } from '../helpers/fake-bedrock.ts';
 import { anthropicFixture, startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.ts';

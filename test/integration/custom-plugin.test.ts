@@ -6,16 +6,16 @@ import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import t, { type Test } from 'tap';
 import { parse, stringify } from 'yaml';
-import { ConfigError } from '../../src/config/config-error.ts';
-import { startService, type RunningService } from '../../src/service.ts';
-import { silentLogger } from '../../src/telemetry/logger.ts';
+import { ConfigError } from '../../src/platform/config/config-error.ts';
+import { startService, type RunningService } from '../../src/runtime/service.ts';
+import { silentLogger } from '../../src/platform/telemetry/logger.ts';
 import { baseConfig, chatBody, postJson, TEST_KEY } from '../helpers/service.ts';
 import { freshPostgresDatabase } from '../helpers/store.ts';
 import { sleep, waitFor } from '../helpers/wait-for.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const EXAMPLE = join(ROOT, 'examples/plugins/tenant-header.ts');
-const GATEWAY_ERROR = pathToFileURL(join(ROOT, 'src/errors/gateway-error.ts')).href;
+const GATEWAY_ERROR = pathToFileURL(join(ROOT, 'src/platform/errors/gateway-error.ts')).href;
 
 interface Setup {
   dir: string;

@@ -4,10 +4,10 @@
 // within the histogram's bound); groupBy and filters; the bucket size of every window and of custom ranges; the
 // gateway panels; bad parameters 400; no session and API keys 401. The window the pages open on, as traffic ages.
 import t from 'tap';
-import { RELATIVE_ERROR } from '../../src/metrics/latency-histogram.ts';
-import { systemClock } from '../../src/pipeline/clock.ts';
-import { addAgent } from '../../src/store/repos/agents.ts';
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
+import { RELATIVE_ERROR } from '../../src/observability/metrics/latency-histogram.ts';
+import { systemClock } from '../../src/gateway/pipeline/clock.ts';
+import { addAgent } from '../../src/platform/store/repos/agents.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { dashboardRequest, signIn, type DashboardClient } from '../helpers/dashboard.ts';
 import { basicAuth } from '../helpers/public-api.ts';
 import { baseConfig, chatBody, startTestService, TEST_KEY, type TestService } from '../helpers/service.ts';

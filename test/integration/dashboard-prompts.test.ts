@@ -4,9 +4,9 @@
 // as the same move through the public API, and an audit row by the signed-in user; viewers read but get 403 on a
 // change, no session 401. On a fresh PostgreSQL store the usage queries read the prompt index, never the whole table.
 import t from 'tap';
-import { promptVersionGenerations, promptVersionUsage } from '../../src/store/repos/prompt-usage.ts';
-import { addUser } from '../../src/users/add-user.ts';
-import type { PromptVersionEvent } from '../../src/webhooks/prompt-version-events.ts';
+import { promptVersionGenerations, promptVersionUsage } from '../../src/platform/store/repos/prompt-usage.ts';
+import { addUser } from '../../src/observability/users/add-user.ts';
+import type { PromptVersionEvent } from '../../src/observability/webhooks/prompt-version-events.ts';
 import { dashboardRequest, signIn } from '../helpers/dashboard.ts';
 import { freshStoreWithProject, generateTraces } from '../helpers/generated-traces.ts';
 import { seedTriage, TRIAGE } from '../helpers/prompt-versions.ts';

@@ -6,12 +6,12 @@
 // the gateway at once; agent suspension; model group state; budget spend; the audit rows.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import t from 'tap';
-import { systemClock } from '../../src/pipeline/clock.ts';
-import { addAgent } from '../../src/store/repos/agents.ts';
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
-import { listAudit } from '../../src/store/repos/audit-log.ts';
-import { upsertScores } from '../../src/store/repos/scores.ts';
-import { verifySignature } from '../../src/webhooks/signature.ts';
+import { systemClock } from '../../src/gateway/pipeline/clock.ts';
+import { addAgent } from '../../src/platform/store/repos/agents.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
+import { listAudit } from '../../src/platform/store/repos/audit-log.ts';
+import { upsertScores } from '../../src/platform/store/repos/scores.ts';
+import { verifySignature } from '../../src/observability/webhooks/signature.ts';
 import { dashboardRequest, signIn, type DashboardClient } from '../helpers/dashboard.ts';
 import { generateTraces } from '../helpers/generated-traces.ts';
 import { listenLocally } from '../helpers/local-server.ts';

@@ -3,9 +3,9 @@
 // sign-out, CSRF, roles, API keys refused, changing one's own password, the error envelope and the audit rows. Both
 // store backends.
 import t from 'tap';
-import { systemClock } from '../../src/pipeline/clock.ts';
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
-import { DEFAULT_SIGN_IN_LIMITS } from '../../src/users/sign-in-limiter.ts';
+import { systemClock } from '../../src/gateway/pipeline/clock.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
+import { DEFAULT_SIGN_IN_LIMITS } from '../../src/observability/users/sign-in-limiter.ts';
 import { dashboardRequest, signIn, type DashboardClient } from '../helpers/dashboard.ts';
 import { basicAuth } from '../helpers/public-api.ts';
 import { baseConfig, startTestService, TEST_KEY } from '../helpers/service.ts';

@@ -4,7 +4,7 @@ import t from 'tap';
 import { lstatSync, mkdtempSync, readdirSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openPglite } from '../../src/store/pglite-database.ts';
+import { openPglite } from '../../src/platform/store/pglite-database.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-embedded-'));

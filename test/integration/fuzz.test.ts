@@ -7,10 +7,10 @@
 // them. Every answer must be something other than a 500, in the surface's documented envelope, within 10 s. The seed is printed; SVC_FUZZ_SEED replays a run, SVC_FUZZ_MS sets the time per surface (default 4 s).
 // Case n of a surface is generated from (seed, surface, n) alone, so a failure names the case that reproduces it.
 import t, { type Test } from 'tap';
-import { GATEWAY_ERROR_STATUS, errorTypeForStatus } from '../../src/errors/codes.ts';
+import { GATEWAY_ERROR_STATUS, errorTypeForStatus } from '../../src/platform/errors/codes.ts';
 import { REST_ERROR_STATUS } from '../../admin/rest-api/rest-error.ts';
 import { DASHBOARD_ERROR_STATUS } from '../../admin/dashboard-api/dashboard-error.ts';
-import { createApiKey, type CreatedApiKey } from '../../src/store/repos/api-keys.ts';
+import { createApiKey, type CreatedApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { basicAuth } from '../helpers/public-api.ts';
 import { rawHttp, rawRequest } from '../helpers/raw-http.ts';
 import { baseConfig, startTestService, TEST_KEY, type TestService } from '../helpers/service.ts';

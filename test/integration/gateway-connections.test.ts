@@ -5,7 +5,7 @@
 // at debug with its request id, counted in /metrics, never an "unexpected gateway error".
 import { connect, type Socket } from 'node:net';
 import t from 'tap';
-import type { Logger } from '../../src/telemetry/logger.ts';
+import type { Logger } from '../../src/platform/telemetry/logger.ts';
 import { startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { baseConfig, chatBody, openaiDeployment, postJson, startTestService, TEST_KEY } from '../helpers/service.ts';
 import { sleep, waitFor } from '../helpers/wait-for.ts';

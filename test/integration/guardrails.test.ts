@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import t, { type Test } from 'tap';
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { bearer, call } from '../helpers/rest-api.ts';
 import { baseConfig, chatBody, openaiDeployment, postJson, startTestService, TEST_KEY } from '../helpers/service.ts';

@@ -3,9 +3,9 @@
 // whose number grows with the store (docs/performance.md "Ingestion: where PostgreSQL spent its time"). The batch is a
 // real one, written through processBatch; its SQL is captured and explained with the parameters it ran with.
 import t from 'tap';
-import type { Database, Queryable } from '../../src/store/database.ts';
-import { processBatch } from '../../src/ingestion/process-batch.ts';
-import { silentLogger } from '../../src/telemetry/logger.ts';
+import type { Database, Queryable } from '../../src/platform/store/database.ts';
+import { processBatch } from '../../src/observability/ingestion/process-batch.ts';
+import { silentLogger } from '../../src/platform/telemetry/logger.ts';
 import { testDatabase } from '../helpers/store.ts';
 import { freshStoreWithProject } from '../helpers/generated-traces.ts';
 

@@ -3,12 +3,12 @@
 // insert; the batch is then written entity by entity, each merged with what is stored by then: no event is refused
 // and neither writer's fields are lost.
 import t from 'tap';
-import type { Database, Queryable } from '../../src/store/database.ts';
-import { processBatch } from '../../src/ingestion/process-batch.ts';
-import { insertTraces } from '../../src/store/repos/trace-batch.ts';
-import { getTrace } from '../../src/store/repos/traces.ts';
-import { listObservationsOfTrace } from '../../src/store/repos/observations.ts';
-import { silentLogger } from '../../src/telemetry/logger.ts';
+import type { Database, Queryable } from '../../src/platform/store/database.ts';
+import { processBatch } from '../../src/observability/ingestion/process-batch.ts';
+import { insertTraces } from '../../src/platform/store/repos/trace-batch.ts';
+import { getTrace } from '../../src/platform/store/repos/traces.ts';
+import { listObservationsOfTrace } from '../../src/platform/store/repos/observations.ts';
+import { silentLogger } from '../../src/platform/telemetry/logger.ts';
 import { seedProject, testDatabase } from '../helpers/store.ts';
 
 const PROJECT = 'p';

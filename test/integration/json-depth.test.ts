@@ -3,8 +3,8 @@
 // estimate, the cache key, the REST API's text checks) and answer 500. The limit (100 levels) is tested at and one
 // past its boundary.
 import t from 'tap';
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
-import { MAX_JSON_DEPTH } from '../../src/validation/json-depth.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
+import { MAX_JSON_DEPTH } from '../../src/platform/validation/json-depth.ts';
 import { basicAuth } from '../helpers/public-api.ts';
 import { bearer, call, checkError } from '../helpers/rest-api.ts';
 import { baseConfig, postJson, startTestService } from '../helpers/service.ts';

@@ -3,11 +3,11 @@
 // minting process, and within a second in another process on the same database. Runs against both store backends.
 import { hash } from 'node:crypto';
 import t, { type Test } from 'tap';
-import type { Clock } from '../../src/pipeline/clock.ts';
-import { systemClock } from '../../src/pipeline/clock.ts';
-import { addAgent, setAgentStatus } from '../../src/store/repos/agents.ts';
-import { createApiKey, type CreatedApiKey } from '../../src/store/repos/api-keys.ts';
-import { listAudit } from '../../src/store/repos/audit-log.ts';
+import type { Clock } from '../../src/gateway/pipeline/clock.ts';
+import { systemClock } from '../../src/gateway/pipeline/clock.ts';
+import { addAgent, setAgentStatus } from '../../src/platform/store/repos/agents.ts';
+import { createApiKey, type CreatedApiKey } from '../../src/platform/store/repos/api-keys.ts';
+import { listAudit } from '../../src/platform/store/repos/audit-log.ts';
 import { baseConfig, chatBody, startTestService, type TestService } from '../helpers/service.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';
 import { roomInMinute } from '../helpers/gateways.ts';

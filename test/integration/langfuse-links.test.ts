@@ -4,7 +4,7 @@
 // dataset paths, which have no dashboard page, say where datasets are.
 import t from 'tap';
 import { match } from '../../admin/dashboard/src/router.ts';
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { generateTraces } from '../helpers/generated-traces.ts';
 import { basicAuth, callAdmin } from '../helpers/public-api.ts';
 import { baseConfig, chatBody, postJson, startTestService } from '../helpers/service.ts';

@@ -1,11 +1,11 @@
-// Paging through a list larger than its counted total (src/store/repos/page.ts COUNT_AHEAD; docs/public-api.md
+// Paging through a list larger than its counted total (src/platform/store/repos/page.ts COUNT_AHEAD; docs/public-api.md
 // "Totals"): the Langfuse JS client, paging by `meta` as the Langfuse SDKs do (on to the next page until
 // `totalPages <= page`), sees every trace exactly once while traces are ingested between its pages; a REST client
 // paging while `hasMore` too. Both backends.
 import { LangfuseClient } from '@langfuse/client';
 import t from 'tap';
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
-import { COUNT_AHEAD } from '../../src/store/repos/page.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
+import { COUNT_AHEAD } from '../../src/platform/store/repos/page.ts';
 import { generatedTraceId, generateTraces } from '../helpers/generated-traces.ts';
 import { bearer, call } from '../helpers/rest-api.ts';
 import { baseConfig, startTestService } from '../helpers/service.ts';

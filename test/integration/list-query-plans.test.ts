@@ -4,13 +4,13 @@
 // the repository calls and explained with the settings it ran with. After ANALYZE, a rare tag or metadata value is
 // found through its GIN index.
 import t, { type Test } from 'tap';
-import type { Database } from '../../src/store/database.ts';
-import { TRACE_FILTER_COLUMNS } from '../../src/store/repos/filter-columns.ts';
-import { listObservations, listObservationsOfTrace } from '../../src/store/repos/observations.ts';
-import { listScoresOfTrace } from '../../src/store/repos/scores.ts';
-import { listSessions } from '../../src/store/repos/sessions.ts';
-import { parseFilter } from '../../src/store/repos/structured-filter.ts';
-import { getTrace, getTracesByIds, listTraces, type TraceFilter } from '../../src/store/repos/traces.ts';
+import type { Database } from '../../src/platform/store/database.ts';
+import { TRACE_FILTER_COLUMNS } from '../../src/platform/store/repos/filter-columns.ts';
+import { listObservations, listObservationsOfTrace } from '../../src/platform/store/repos/observations.ts';
+import { listScoresOfTrace } from '../../src/platform/store/repos/scores.ts';
+import { listSessions } from '../../src/platform/store/repos/sessions.ts';
+import { parseFilter } from '../../src/platform/store/repos/structured-filter.ts';
+import { getTrace, getTracesByIds, listTraces, type TraceFilter } from '../../src/platform/store/repos/traces.ts';
 import { freshStoreWithProject, generateTraces, RARE } from '../helpers/generated-traces.ts';
 import {
   describe,

@@ -3,11 +3,11 @@
 // created by its first trace (ties on trace id), found without grouping; one environment reads like a list of one.
 // Both backends, on the repositories.
 import t from 'tap';
-import type { Database } from '../../src/store/database.ts';
-import { TRACE_FILTER_COLUMNS } from '../../src/store/repos/filter-columns.ts';
-import { listSessions } from '../../src/store/repos/sessions.ts';
-import { parseFilter } from '../../src/store/repos/structured-filter.ts';
-import { listTraces } from '../../src/store/repos/traces.ts';
+import type { Database } from '../../src/platform/store/database.ts';
+import { TRACE_FILTER_COLUMNS } from '../../src/platform/store/repos/filter-columns.ts';
+import { listSessions } from '../../src/platform/store/repos/sessions.ts';
+import { parseFilter } from '../../src/platform/store/repos/structured-filter.ts';
+import { listTraces } from '../../src/platform/store/repos/traces.ts';
 import { STORE_BACKENDS, testDatabase } from '../helpers/store.ts';
 
 const PROJECT = 'p';

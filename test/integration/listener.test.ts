@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import t, { type Test } from 'tap';
-import { GATEWAY_ERROR_STATUS } from '../../src/errors/codes.ts';
+import { GATEWAY_ERROR_STATUS } from '../../src/platform/errors/codes.ts';
 import { baseConfig, chatBody, postJson, startTestService, TEST_KEY } from '../helpers/service.ts';
 
 const DEFAULT_MAX_BODY = 4_718_592;

@@ -1,16 +1,16 @@
-// Metric rollups of the traces the trace writer stores (src/metrics/write-trace-batch.ts, rollup-flusher.ts), on both
+// Metric rollups of the traces the trace writer stores (src/observability/metrics/write-trace-batch.ts, rollup-flusher.ts), on both
 // store backends: every bucket size holds the sums; a trace batch retried after its reply was lost counts once; a
 // batch the store refuses counts nothing; non-gateway traces do not count; a rollup flush retried after its reply was
 // lost adds once.
 import t from 'tap';
-import { RollupAccumulator } from '../../src/metrics/rollup-accumulator.ts';
-import { RollupFlusher } from '../../src/metrics/rollup-flusher.ts';
-import type { Database, Queryable } from '../../src/store/database.ts';
-import { ensureOrganization, upsertProject } from '../../src/store/repos/projects.ts';
-import { silentLogger } from '../../src/telemetry/logger.ts';
-import type { TraceItem } from '../../src/tracing/trace-item.ts';
-import { TraceWriter } from '../../src/tracing/trace-writer.ts';
-import { writeTraceBatch } from '../../src/tracing/write-trace-batch.ts';
+import { RollupAccumulator } from '../../src/observability/metrics/rollup-accumulator.ts';
+import { RollupFlusher } from '../../src/observability/metrics/rollup-flusher.ts';
+import type { Database, Queryable } from '../../src/platform/store/database.ts';
+import { ensureOrganization, upsertProject } from '../../src/platform/store/repos/projects.ts';
+import { silentLogger } from '../../src/platform/telemetry/logger.ts';
+import type { TraceItem } from '../../src/gateway/tracing/trace-item.ts';
+import { TraceWriter } from '../../src/gateway/tracing/trace-writer.ts';
+import { writeTraceBatch } from '../../src/gateway/tracing/write-trace-batch.ts';
 import { STORE_BACKENDS, testDatabase } from '../helpers/store.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -2,8 +2,8 @@
 // requests through the openai SDK, spans decoded by a real OTLP/HTTP receiver with the OTel protobuf definitions.
 import OpenAI from 'openai';
 import t, { type Test } from 'tap';
-import { silentLogger } from '../../src/telemetry/logger.ts';
-import { OtlpExport } from '../../src/tracing/otlp/otlp-export.ts';
+import { silentLogger } from '../../src/platform/telemetry/logger.ts';
+import { OtlpExport } from '../../src/gateway/tracing/otlp/otlp-export.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.ts';
 import { startFakeCollector, type FakeCollector, type ReceivedSpan } from '../helpers/fake-otlp-collector.ts';
 import { baseConfig, openaiDeployment, startTestService, TEST_KEY } from '../helpers/service.ts';

@@ -4,8 +4,8 @@
 // `gateway.usage_estimated: "provider_usage_missing"`, and counted on /metrics; never $0 on the trace while the
 // budget keeps the reservation.
 import t, { type Test } from 'tap';
-import { listObservationsOfTrace } from '../../src/store/repos/observations.ts';
-import { getTrace } from '../../src/store/repos/traces.ts';
+import { listObservationsOfTrace } from '../../src/platform/store/repos/observations.ts';
+import { getTrace } from '../../src/platform/store/repos/traces.ts';
 import { HELLO_PROMPT, NANO } from '../helpers/budget-fixtures.ts';
 import { chatAs, settledSpend, startBudgetedService } from '../helpers/budgeted-upstream.ts';
 import { chatCompletion, startFakeOpenAI, type Behaviour } from '../helpers/fake-openai.ts';

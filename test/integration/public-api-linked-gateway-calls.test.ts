@@ -2,7 +2,7 @@
 // gateway with a W3C traceparent naming it reads, through GET /api/public/traces/{id}, the list and the session, with
 // that call's attempt as a GENERATION under the span and its cost in totalCost; traces without linked calls keep theirs.
 import t from 'tap';
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { basicAuth, callAdmin } from '../helpers/public-api.ts';
 import { baseConfig, chatBody, startTestService, TEST_KEY } from '../helpers/service.ts';
 import { waitFor } from '../helpers/wait-for.ts';

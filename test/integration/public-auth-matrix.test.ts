@@ -4,7 +4,7 @@
 // A route that did not exist would answer 404 before any key check, so the first 401 also shows the route is served.
 // One backend: the rules live above the store.
 import t from 'tap';
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { basicAuth as auth, callAdmin, startPublicApiService } from '../helpers/public-api.ts';
 
 type RouteClass = 'project' | 'ingestion-write' | 'prompt' | 'organization';

@@ -1,8 +1,8 @@
 // Datasets, dataset items, runs and run items of the public API (docs/public-api.md "Datasets and score configs"):
 // upserts, folder-like names in paths, paging, 400s and 404s, the legacy routes, cascades, key kinds. Both backends.
 import t from 'tap';
-import { getDatasetItem } from '../../src/store/repos/dataset-items.ts';
-import { getDatasetByName } from '../../src/store/repos/datasets.ts';
+import { getDatasetItem } from '../../src/platform/store/repos/dataset-items.ts';
+import { getDatasetByName } from '../../src/platform/store/repos/datasets.ts';
 import { assertProjectRouteKeys, type PublicRoute } from '../helpers/project-route-keys.ts';
 import { basicAuth as auth, callAdmin, startPublicApiService } from '../helpers/public-api.ts';
 import type { TestService } from '../helpers/service.ts';

@@ -3,9 +3,9 @@
 // key kinds, and the stored rows through the repositories, GET /api/public/traces and GET /v1/traces/{id}. Both backends.
 import t from 'tap';
 import { INTAKE_BODY_LIMIT } from '../../admin/public-api/intake-limits.ts';
-import { getScore } from '../../src/store/repos/scores.ts';
-import { getTrace } from '../../src/store/repos/traces.ts';
-import { getObservation, listObservationsOfTrace } from '../../src/store/repos/observations.ts';
+import { getScore } from '../../src/platform/store/repos/scores.ts';
+import { getTrace } from '../../src/platform/store/repos/traces.ts';
+import { getObservation, listObservationsOfTrace } from '../../src/platform/store/repos/observations.ts';
 import { basicAuth as auth, callAdmin as call, startPublicApiService } from '../helpers/public-api.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';
 

@@ -3,7 +3,7 @@
 // fields ignored while known ones stay checked, an empty `filter`, trace-only v1 scores, comma-separated ids, score
 // filters, date-only model start dates, run items outliving their dataset item, and prompt composition. Both backends.
 import t from 'tap';
-import { setPromptLabels } from '../../src/store/repos/prompts.ts';
+import { setPromptLabels } from '../../src/platform/store/repos/prompts.ts';
 import { basicAuth as auth, callAdmin, startPublicApiService } from '../helpers/public-api.ts';
 import type { TestService } from '../helpers/service.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';

@@ -3,8 +3,8 @@
 // sealed, not as plaintext. Key kinds. Both backends.
 import t from 'tap';
 import { ACCESS_MESSAGES } from '../../admin/public-api/route-access.ts';
-import { connectionSecretsBox } from '../../src/secrets/connection-secrets-key.ts';
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
+import { connectionSecretsBox } from '../../src/platform/secrets/connection-secrets-key.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { basicAuth as auth, callAdmin, startPublicApiService } from '../helpers/public-api.ts';
 import { baseConfig, startTestService, type TestService } from '../helpers/service.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';

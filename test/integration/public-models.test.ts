@@ -3,7 +3,7 @@
 // cost: project models over built-ins, pricing tiers, `(?i)` patterns, event cost wins, the trace's total. Both backends.
 import t from 'tap';
 import { ACCESS_MESSAGES } from '../../admin/public-api/route-access.ts';
-import { BUILTIN_MODELS } from '../../src/pricing/builtin-models.ts';
+import { BUILTIN_MODELS } from '../../src/platform/pricing/builtin-models.ts';
 import { basicAuth as auth, callAdmin, startPublicApiService } from '../helpers/public-api.ts';
 import type { TestService } from '../helpers/service.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';

@@ -2,9 +2,9 @@
 // rename, delete) and project API keys (list, create, delete) with an organization key; a project key gets 403, an
 // organization key on a project route stays 401; gateway.yaml projects refuse rename and delete; audit rows. Both backends.
 import t from 'tap';
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
-import { listAudit } from '../../src/store/repos/audit-log.ts';
-import { createProject, ensureOrganization, getProject } from '../../src/store/repos/projects.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
+import { listAudit } from '../../src/platform/store/repos/audit-log.ts';
+import { createProject, ensureOrganization, getProject } from '../../src/platform/store/repos/projects.ts';
 import { basicAuth as auth, callAdmin, startPublicApiService } from '../helpers/public-api.ts';
 import type { TestService } from '../helpers/service.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';

@@ -11,13 +11,13 @@ import {
   INTAKE_BODY_LIMIT,
   MAX_COMPRESSION_RATIO,
 } from '../../admin/public-api/intake-limits.ts';
-import { genAiUsageOf } from '../../src/ingestion/otel/gen-ai-usage.ts';
-import { observationBodyOf } from '../../src/ingestion/otel/observation-fields.ts';
-import { observationTypeOf } from '../../src/ingestion/otel/observation-type.ts';
-import { encodeResponse } from '../../src/ingestion/otel/otlp-decode.ts';
-import type { OtelSpan } from '../../src/ingestion/otel/otlp-spans.ts';
-import { explicitTraceFields } from '../../src/ingestion/otel/trace-fields.ts';
-import { getTrace } from '../../src/store/repos/traces.ts';
+import { genAiUsageOf } from '../../src/observability/ingestion/otel/gen-ai-usage.ts';
+import { observationBodyOf } from '../../src/observability/ingestion/otel/observation-fields.ts';
+import { observationTypeOf } from '../../src/observability/ingestion/otel/observation-type.ts';
+import { encodeResponse } from '../../src/observability/ingestion/otel/otlp-decode.ts';
+import type { OtelSpan } from '../../src/observability/ingestion/otel/otlp-spans.ts';
+import { explicitTraceFields } from '../../src/observability/ingestion/otel/trace-fields.ts';
+import { getTrace } from '../../src/platform/store/repos/traces.ts';
 import { basicAuth as auth, callAdmin as call, startPublicApiService } from '../helpers/public-api.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';
 

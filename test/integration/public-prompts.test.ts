@@ -2,9 +2,12 @@
 // invalid, labels unique per name, `latest` kept by the server, folder names, key kinds, ingestion-only projects, and
 // the prompt-version events recorded in the changing transaction. Runs against both store backends.
 import t, { type Test } from 'tap';
-import { createApiKey, type CreatedApiKey } from '../../src/store/repos/api-keys.ts';
-import type { Queryable } from '../../src/store/database.ts';
-import type { PromptVersionEvent, PromptVersionEvents } from '../../src/webhooks/prompt-version-events.ts';
+import { createApiKey, type CreatedApiKey } from '../../src/platform/store/repos/api-keys.ts';
+import type { Queryable } from '../../src/platform/store/database.ts';
+import type {
+  PromptVersionEvent,
+  PromptVersionEvents,
+} from '../../src/observability/webhooks/prompt-version-events.ts';
 import { basicAuth, callAdmin } from '../helpers/public-api.ts';
 import { baseConfig, startTestService, type TestService } from '../helpers/service.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';

@@ -2,9 +2,9 @@
 // GET/DELETE /traces/{id}, DELETE /traces, GET /observations[/{id}], GET /sessions[/{id}] with paging, filters,
 // 404s, project isolation and key kinds. Data arrives through POST /ingestion. Both backends.
 import t, { type Test } from 'tap';
-import { getScore } from '../../src/store/repos/scores.ts';
-import { getTrace } from '../../src/store/repos/traces.ts';
-import { getObservation } from '../../src/store/repos/observations.ts';
+import { getScore } from '../../src/platform/store/repos/scores.ts';
+import { getTrace } from '../../src/platform/store/repos/traces.ts';
+import { getObservation } from '../../src/platform/store/repos/observations.ts';
 import { basicAuth as auth, callAdmin, startPublicApiService } from '../helpers/public-api.ts';
 import type { TestService } from '../helpers/service.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';

@@ -3,8 +3,8 @@
 // dashboard; a new password ends sessions; SCIM media type and error schema; a project key gets 403; memberships and
 // their roles; the key never makes or touches an owner nor sets an admin's password. Both backends.
 import t from 'tap';
-import { listAudit, listOrganizationAudit } from '../../src/store/repos/audit-log.ts';
-import { createProject, ensureOrganization } from '../../src/store/repos/projects.ts';
+import { listAudit, listOrganizationAudit } from '../../src/platform/store/repos/audit-log.ts';
+import { createProject, ensureOrganization } from '../../src/platform/store/repos/projects.ts';
 import { dashboardRequest, signIn } from '../helpers/dashboard.ts';
 import { basicAuth as auth, callAdmin, startPublicApiService } from '../helpers/public-api.ts';
 import type { TestService } from '../helpers/service.ts';

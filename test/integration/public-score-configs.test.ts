@@ -1,8 +1,8 @@
 // Score configs of the public API (docs/public-api.md "Datasets and score configs"): create, list, get, patch with the
 // rules per data type, and scores checked against their config on POST /scores and ingestion score-create. Both backends.
 import t from 'tap';
-import { getScoreConfig } from '../../src/store/repos/score-configs.ts';
-import { getScore } from '../../src/store/repos/scores.ts';
+import { getScoreConfig } from '../../src/platform/store/repos/score-configs.ts';
+import { getScore } from '../../src/platform/store/repos/scores.ts';
 import { assertProjectRouteKeys, type PublicRoute } from '../helpers/project-route-keys.ts';
 import { basicAuth as auth, callAdmin, startPublicApiService } from '../helpers/public-api.ts';
 import type { TestService } from '../helpers/service.ts';

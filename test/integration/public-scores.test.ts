@@ -1,8 +1,8 @@
 // Scores of the public API (docs/public-api.md "Ingestion and scores"): POST /scores with its rules, GET /scores and
 // /v2/scores with paging and filters, GET and DELETE /scores/{id}, upserts on one id, key kinds. Both backends.
 import t from 'tap';
-import { createScoreConfig } from '../../src/store/repos/score-configs.ts';
-import { getScore } from '../../src/store/repos/scores.ts';
+import { createScoreConfig } from '../../src/platform/store/repos/score-configs.ts';
+import { getScore } from '../../src/platform/store/repos/scores.ts';
 import { basicAuth as auth, callAdmin, startPublicApiService } from '../helpers/public-api.ts';
 import type { TestService } from '../helpers/service.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';

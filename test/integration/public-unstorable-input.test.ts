@@ -2,7 +2,7 @@
 // docs/public-api.md "Errors"): U+0000 and unpaired surrogates anywhere, and strings longer than an index entry in the
 // indexed fields, answer 400 in the public API's envelope naming the field, never a 500, and store nothing. Both backends.
 import t, { type Test } from 'tap';
-import { MAX_INDEXED_BYTES } from '../../src/validation/storable-text.ts';
+import { MAX_INDEXED_BYTES } from '../../src/platform/validation/storable-text.ts';
 import { basicAuth as auth, startPublicApiService } from '../helpers/public-api.ts';
 import type { TestService } from '../helpers/service.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';

@@ -3,8 +3,8 @@
 // REST and dashboard: `query_timeout`), never a 500, while ingestion, which has no limit, goes on. The limit is set to 1 ms and
 // the traces grow until the reads take longer, so no timing is asserted. The embedded store cannot stop a query.
 import t from 'tap';
-import { withStatementTimeout, type Database } from '../../src/store/database.ts';
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
+import { withStatementTimeout, type Database } from '../../src/platform/store/database.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { generateTraces } from '../helpers/generated-traces.ts';
 import { basicAuth, callAdmin } from '../helpers/public-api.ts';
 import { signIn } from '../helpers/dashboard.ts';

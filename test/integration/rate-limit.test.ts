@@ -2,7 +2,7 @@
 // requests and tokens per minute, per key and per project, retry-after, reservation and settlement (non-streamed,
 // streamed, and a client that leaves mid-stream), refusals traced, and Redis going away (503, /ready).
 import t, { type Test } from 'tap';
-import { getTrace } from '../../src/store/repos/traces.ts';
+import { getTrace } from '../../src/platform/store/repos/traces.ts';
 import { startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { COUNTERS_MODES, roomInMinute, startGateways, type Gateways } from '../helpers/gateways.ts';
 import { REDIS_URL, redisTestPrefix } from '../helpers/redis.ts';

@@ -217,7 +217,7 @@ async function startCli(t: Test, configPath: string, port: number, adminPort: nu
   const child = spawn(
     process.execPath,
     [
-      join(ROOT, 'src/cli.ts'),
+      join(ROOT, 'src/runtime/cli.ts'),
       'start',
       '--config',
       configPath,

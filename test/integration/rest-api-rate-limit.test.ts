@@ -4,10 +4,10 @@
 // service clock is frozen so that time moves only when the test moves it.
 import t from 'tap';
 import { stringify } from 'yaml';
-import { parseConfig } from '../../src/config/load-config.ts';
-import type { Clock } from '../../src/pipeline/clock.ts';
-import { systemClock } from '../../src/pipeline/clock.ts';
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
+import { parseConfig } from '../../src/platform/config/load-config.ts';
+import type { Clock } from '../../src/gateway/pipeline/clock.ts';
+import { systemClock } from '../../src/gateway/pipeline/clock.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { bearer, call, checkCommonHeaders, checkError, type RestResponse } from '../helpers/rest-api.ts';
 import { baseConfig, startTestService } from '../helpers/service.ts';
 

@@ -2,11 +2,11 @@
 // they fail, the error envelope, request ids, rate-limit headers, traces, spans, agents, paging and filters, and a
 // gateway request read back as a trace. Runs against both store backends, one service per backend.
 import t, { type Test } from 'tap';
-import { addAgent } from '../../src/store/repos/agents.ts';
-import { createApiKey, type CreatedApiKey } from '../../src/store/repos/api-keys.ts';
-import { getTrace, type TraceRow } from '../../src/store/repos/traces.ts';
-import { getObservation } from '../../src/store/repos/observations.ts';
-import { insertObservations, insertTraces } from '../../src/store/repos/trace-batch.ts';
+import { addAgent } from '../../src/platform/store/repos/agents.ts';
+import { createApiKey, type CreatedApiKey } from '../../src/platform/store/repos/api-keys.ts';
+import { getTrace, type TraceRow } from '../../src/platform/store/repos/traces.ts';
+import { getObservation } from '../../src/platform/store/repos/observations.ts';
+import { insertObservations, insertTraces } from '../../src/platform/store/repos/trace-batch.ts';
 import { signIn } from '../helpers/dashboard.ts';
 import { startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { basic, bearer, call, checkCommonHeaders, checkError, type CallOptions } from '../helpers/rest-api.ts';

@@ -3,7 +3,7 @@
 // not, reads the time index in list order from the cursor on; a name filter reads the name index; the names the
 // filter offers are found by a loose scan of the name index, one probe a name, never a read of every score.
 import t from 'tap';
-import { listScoreNames, listScoresWithoutTotal } from '../../src/store/repos/scores.ts';
+import { listScoreNames, listScoresWithoutTotal } from '../../src/platform/store/repos/scores.ts';
 import { freshStoreWithProject } from '../helpers/generated-traces.ts';
 import { describe, plansOf, readsInOrder } from '../helpers/query-plans.ts';
 import { testDatabase } from '../helpers/store.ts';

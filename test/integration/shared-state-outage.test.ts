@@ -3,8 +3,8 @@
 // in the trace; sampled refusals are sampled per process; the REST API's rate limit cannot be counted, so the REST
 // API answers 503; /metrics still answers and names the bench state's error. Everything is back once Redis is.
 import t from 'tap';
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
-import { getTrace } from '../../src/store/repos/traces.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
+import { getTrace } from '../../src/platform/store/repos/traces.ts';
 import { startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { redisTestPrefix, REDIS_URL } from '../helpers/redis.ts';
 import { bearer, call } from '../helpers/rest-api.ts';

@@ -1,5 +1,5 @@
 // Every documented way to start svc stops on SIGTERM and SIGINT sent to the process the user started: `npm start`,
-// `npx svc start`, `npm run svc -- start`, `node dist/src/cli.js start` (with or without the Node flags) and the `svc`
+// `npx svc start`, `npm run svc -- start`, `node dist/src/runtime/cli.js start` (with or without the Node flags) and the `svc`
 // bin itself. Each runs as a user runs it, in a package of its own (the real bin and scripts of package.json, the built
 // service linked in, the default gateway.yaml), one after the other on the same two ports and the same data directory:
 // after the signal, the whole process tree is gone, both ports are free, and the next start gets the store. The last
@@ -82,10 +82,20 @@ const ways: { how: string; command: string[]; signal: NodeJS.Signals; to?: 'grou
   // SIGINT sent to it alone to its shell only, which dash, waiting for the server, ignores: docs/operations.md).
   { how: 'npx svc start', command: ['npx', 'svc', 'start'], signal: 'SIGINT', to: 'group' },
   { how: 'npm run svc -- start', command: ['npm', 'run', 'svc', '--', 'start'], signal: 'SIGTERM' },
-  { how: 'node dist/src/cli.js start', command: [process.execPath, 'dist/src/cli.js', 'start'], signal: 'SIGTERM' },
   {
-    how: 'node <flags> dist/src/cli.js start',
-    command: [process.execPath, '--max-semi-space-size=16', '--heap-growing-percent=50', 'dist/src/cli.js', 'start'],
+    how: 'node dist/src/runtime/cli.js start',
+    command: [process.execPath, 'dist/src/runtime/cli.js', 'start'],
+    signal: 'SIGTERM',
+  },
+  {
+    how: 'node <flags> dist/src/runtime/cli.js start',
+    command: [
+      process.execPath,
+      '--max-semi-space-size=16',
+      '--heap-growing-percent=50',
+      'dist/src/runtime/cli.js',
+      'start',
+    ],
     signal: 'SIGINT',
   },
   // The `svc` bin as a process manager or a shell runs it: the file itself, through its #! line.

@@ -3,7 +3,7 @@
 // replica restarted during the outage) cannot read its spend: 503 gateway_config_stale. The REST API cannot
 // authenticate a key: 503 service_unavailable in its envelope, with its usual headers.
 import t from 'tap';
-import { createApiKey } from '../../src/store/repos/api-keys.ts';
+import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { bearer, call, checkError } from '../helpers/rest-api.ts';
 import { baseConfig, chatBody, postJson, startTestService, TEST_KEY } from '../helpers/service.ts';
 import { freshPostgresDatabase } from '../helpers/store.ts';

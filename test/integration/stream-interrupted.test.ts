@@ -3,8 +3,8 @@
 // when a chunk carried one, else the admission estimate) and the output streamed before the cut, counted by the
 // token estimator — and the trace, the ledger and the budget counters hold the same figure, marked as estimated.
 import t, { type Test } from 'tap';
-import { listObservationsOfTrace } from '../../src/store/repos/observations.ts';
-import { getTrace } from '../../src/store/repos/traces.ts';
+import { listObservationsOfTrace } from '../../src/platform/store/repos/observations.ts';
+import { getTrace } from '../../src/platform/store/repos/traces.ts';
 import { HELLO_PROMPT, NANO } from '../helpers/budget-fixtures.ts';
 import { chatAs, settledSpend, startBudgetedService } from '../helpers/budgeted-upstream.ts';
 import { startFakeOpenAI } from '../helpers/fake-openai.ts';

@@ -3,11 +3,11 @@
 // what the statement stores, batches written again (COPY refuses them, the statement skips them), a duplicate inside a batch, and a refused row failing its batch
 // with the SQLSTATE the durable writer splits on.
 import t from 'tap';
-import type { Database, Queryable } from '../../src/store/database.ts';
-import { bulkLoader } from '../../src/store/pglite-database.ts';
-import type { ObservationRow } from '../../src/store/repos/observations.ts';
-import { insertTraceBatch } from '../../src/store/repos/trace-batch.ts';
-import type { TraceRow } from '../../src/store/repos/traces.ts';
+import type { Database, Queryable } from '../../src/platform/store/database.ts';
+import { bulkLoader } from '../../src/platform/store/pglite-database.ts';
+import type { ObservationRow } from '../../src/platform/store/repos/observations.ts';
+import { insertTraceBatch } from '../../src/platform/store/repos/trace-batch.ts';
+import type { TraceRow } from '../../src/platform/store/repos/traces.ts';
 import { seedProject, STORE_BACKENDS, testDatabase } from '../helpers/store.ts';
 
 const PROJECT = 'p1';

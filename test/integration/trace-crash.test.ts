@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { stringify } from 'yaml';
-import { openDatabase } from '../../src/store/database.ts';
+import { openDatabase } from '../../src/platform/store/database.ts';
 import { baseConfig, chatBody, demoGroup, postJson } from '../helpers/service.ts';
 import { startServiceProcess } from '../helpers/service-process.ts';
 import { freshPostgresDatabase } from '../helpers/store.ts';

@@ -1,11 +1,11 @@
-// The dashboard's trace list (src/store/repos/trace-page.ts) planned by PostgreSQL on a fresh store (20,000 traces, no
+// The dashboard's trace list (src/platform/store/repos/trace-page.ts) planned by PostgreSQL on a fresh store (20,000 traces, no
 // ANALYZE), as list-query-plans.test.ts plans the other lists: ordered by time or latency, either way, on the first
 // page and after a cursor, it reads its index in list order and stops at the page; filtered by user, session or name
 // it reads that filter's index; a cost order or a level filter ranks the newest traces, found along the time index,
 // each summed through observations_trace.
 import t, { type Test } from 'tap';
-import type { Database } from '../../src/store/database.ts';
-import { listTracePage, type TracePageQuery } from '../../src/store/repos/trace-page.ts';
+import type { Database } from '../../src/platform/store/database.ts';
+import { listTracePage, type TracePageQuery } from '../../src/platform/store/repos/trace-page.ts';
 import { freshStoreWithProject, generateTraces } from '../helpers/generated-traces.ts';
 import { describe, indexesOf, plansOf, readsInOrder, statement } from '../helpers/query-plans.ts';
 import { testDatabase } from '../helpers/store.ts';

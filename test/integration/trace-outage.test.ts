@@ -3,7 +3,7 @@
 // 30000). Requests keep being served from memory; traces spill to disk as soon as a write fails, and are replayed on
 // recovery.
 import t from 'tap';
-import { openDatabase } from '../../src/store/database.ts';
+import { openDatabase } from '../../src/platform/store/database.ts';
 import { baseConfig, chatBody, demoGroup, postJson, startTestService } from '../helpers/service.ts';
 import { freshPostgresDatabase } from '../helpers/store.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';

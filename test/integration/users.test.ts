@@ -1,8 +1,8 @@
-// The users repository (src/store/repos/users.ts) on both backends: an email change that loses a race to another user
+// The users repository (src/platform/store/repos/users.ts) on both backends: an email change that loses a race to another user
 // taking the same email is UserExistsError (the routes' 409), not the store's unique violation.
 import t from 'tap';
-import type { Queryable } from '../../src/store/database.ts';
-import { createUser, getUser, updateUser, UserExistsError } from '../../src/store/repos/users.ts';
+import type { Queryable } from '../../src/platform/store/database.ts';
+import { createUser, getUser, updateUser, UserExistsError } from '../../src/platform/store/repos/users.ts';
 import { STORE_BACKENDS, testDatabase } from '../helpers/store.ts';
 
 for (const backend of STORE_BACKENDS) {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import t, { type Test } from 'tap';
-import { getTrace, type StoredTrace } from '../../src/store/repos/traces.ts';
+import { getTrace, type StoredTrace } from '../../src/platform/store/repos/traces.ts';
 import {
   startFakeVertex,
   vertexDeployment,

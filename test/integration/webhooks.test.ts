@@ -5,12 +5,12 @@
 // services on one database delivering each event once.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import t from 'tap';
-import { startService } from '../../src/service.ts';
-import type { Queryable } from '../../src/store/database.ts';
-import { listDeliveryAttempts } from '../../src/store/repos/automations.ts';
-import { silentLogger } from '../../src/telemetry/logger.ts';
-import { verifySignature } from '../../src/webhooks/signature.ts';
-import type { PromptVersionEvent } from '../../src/webhooks/prompt-version-events.ts';
+import { startService } from '../../src/runtime/service.ts';
+import type { Queryable } from '../../src/platform/store/database.ts';
+import { listDeliveryAttempts } from '../../src/platform/store/repos/automations.ts';
+import { silentLogger } from '../../src/platform/telemetry/logger.ts';
+import { verifySignature } from '../../src/observability/webhooks/signature.ts';
+import type { PromptVersionEvent } from '../../src/observability/webhooks/prompt-version-events.ts';
 import { runCli } from '../helpers/cli.ts';
 import { listenLocally } from '../helpers/local-server.ts';
 import { baseConfig, startTestService, type TestService } from '../helpers/service.ts';

@@ -20,7 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = ROOT / "node_modules" / ".bin" / "node"
-CLI = ROOT / "src" / "cli.ts"
+CLI = ROOT / "src" / "runtime" / "cli.ts"
 
 _LISTENING = re.compile(r"svc gateway listening on \S+ \([^)]*\): (\S+)/v1 \(role all\)\nsvc admin listening on \S+ \([^)]*\): (\S+)")
 _PUBLIC = re.compile(r"public key: (\S+)")

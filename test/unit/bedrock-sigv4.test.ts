@@ -3,7 +3,7 @@
 // specifics — service `bedrock`, a model id with `:` signed as %253A, session tokens, payload tampering.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { modelPath, signRequest } from '../../src/providers/bedrock/signing.ts';
+import { modelPath, signRequest } from '../../src/gateway/providers/bedrock/signing.ts';
 import { canonicalRequest, foldRawHeaders, verifySigV4, type RawSignedRequest } from '../helpers/sigv4-verifier.ts';
 
 interface VectorCase {

@@ -5,17 +5,21 @@ import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import t from 'tap';
 import { judgeFailure } from '../../plugins/router/outcome.ts';
-import type { DeploymentConfig } from '../../src/config/types.ts';
-import { GatewayError } from '../../src/errors/gateway-error.ts';
-import type { ChatChunk } from '../../src/pipeline/types.ts';
-import { httpError } from '../../src/providers/bedrock/error-mapping.ts';
-import { bedrockProvider } from '../../src/providers/bedrock/index.ts';
-import { eventStreamEvents } from '../../src/providers/bedrock/event-stream-decoder.ts';
-import { converseRequest } from '../../src/providers/bedrock/request-translation.ts';
-import { bedrockUsage, chatCompletion, finishReason } from '../../src/providers/bedrock/response-translation.ts';
-import { bedrockAuth } from '../../src/providers/bedrock/signing.ts';
-import { converseStreamChunks } from '../../src/providers/bedrock/stream-translation.ts';
-import { UpstreamError } from '../../src/providers/upstream-error.ts';
+import type { DeploymentConfig } from '../../src/platform/config/types.ts';
+import { GatewayError } from '../../src/platform/errors/gateway-error.ts';
+import type { ChatChunk } from '../../src/gateway/pipeline/types.ts';
+import { httpError } from '../../src/gateway/providers/bedrock/error-mapping.ts';
+import { bedrockProvider } from '../../src/gateway/providers/bedrock/index.ts';
+import { eventStreamEvents } from '../../src/gateway/providers/bedrock/event-stream-decoder.ts';
+import { converseRequest } from '../../src/gateway/providers/bedrock/request-translation.ts';
+import {
+  bedrockUsage,
+  chatCompletion,
+  finishReason,
+} from '../../src/gateway/providers/bedrock/response-translation.ts';
+import { bedrockAuth } from '../../src/gateway/providers/bedrock/signing.ts';
+import { converseStreamChunks } from '../../src/gateway/providers/bedrock/stream-translation.ts';
+import { UpstreamError } from '../../src/gateway/providers/upstream-error.ts';
 import { encodeFrame, textStream, type StreamFrameSpec } from '../helpers/fake-bedrock.ts';
 
 const fixture = (name: string) =>

@@ -1,7 +1,7 @@
 // Caller context headers (spec 4B; formats in docs/api.md "Caller context headers"): each parser at its limits,
 // and callerContext naming every malformed header under `ignored` instead of failing.
 import t from 'tap';
-import { callerContext, parseMetadata, parseTags, parseTraceparent } from '../../src/tracing/caller-context.ts';
+import { callerContext, parseMetadata, parseTags, parseTraceparent } from '../../src/gateway/tracing/caller-context.ts';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const SPAN_ID = '00f067aa0ba902b7';

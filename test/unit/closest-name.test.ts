@@ -1,6 +1,6 @@
 // "Did you mean": a misspelt config key or plugin name, and the known name it most likely meant.
 import t from 'tap';
-import { closestName } from '../../src/config/closest-name.ts';
+import { closestName } from '../../src/platform/config/closest-name.ts';
 
 const PLUGINS = ['auth', 'guardrails', 'router', 'rate-limit', 'budget', 'cache', 'tracing'];
 

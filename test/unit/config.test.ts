@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { ConfigError, formatIssue, yamlPath, type ConfigIssue } from '../../src/config/config-error.ts';
-import { interpolate } from '../../src/config/interpolate.ts';
-import { loadConfigFile, parseConfig } from '../../src/config/load-config.ts';
-import { resolvePlugins } from '../../src/pipeline/load-pipeline.ts';
+import { ConfigError, formatIssue, yamlPath, type ConfigIssue } from '../../src/platform/config/config-error.ts';
+import { interpolate } from '../../src/platform/config/interpolate.ts';
+import { loadConfigFile, parseConfig } from '../../src/platform/config/load-config.ts';
+import { resolvePlugins } from '../../src/gateway/pipeline/load-pipeline.ts';
 
 const MINIMAL = `version: 1
 model_groups:

@@ -1,12 +1,12 @@
-// The counters store's joint admission (src/store/counters/): rate-limit minute checks and budget period checks
+// The counters store's joint admission (src/platform/store/counters/): rate-limit minute checks and budget period checks
 // admitted in one step and settled in one step, in-process (a fake clock) and in Redis (a test prefix, Redis server
 // time, one script call each, counted with MONITOR). Minute checks refuse before a period counter is read; nothing
 // is added unless every check passes; the calls for one side answer as they did before the joint step existed.
 import t, { type Test } from 'tap';
-import type { AdmissionChecks, Counters } from '../../src/store/counters/counters.ts';
-import { MemoryCounters } from '../../src/store/counters/memory-counters.ts';
-import { RedisCounters } from '../../src/store/counters/redis-counters.ts';
-import { silentLogger } from '../../src/telemetry/logger.ts';
+import type { AdmissionChecks, Counters } from '../../src/platform/store/counters/counters.ts';
+import { MemoryCounters } from '../../src/platform/store/counters/memory-counters.ts';
+import { RedisCounters } from '../../src/platform/store/counters/redis-counters.ts';
+import { silentLogger } from '../../src/platform/telemetry/logger.ts';
 import { roomInMinute } from '../helpers/gateways.ts';
 import { fakeClock } from '../helpers/plugin.ts';
 import { commandKinds, monitorPrefix, type PrefixMonitor } from '../helpers/redis-monitor.ts';

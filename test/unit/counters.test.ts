@@ -1,16 +1,16 @@
-// The counters store's marks and rate limits (src/store/counters/): one contract, in-process (a fake clock) and in
+// The counters store's marks and rate limits (src/platform/store/counters/): one contract, in-process (a fake clock) and in
 // Redis (a test prefix, Redis server time). Marks hold their end and are gone after it (PX in Redis); extending keeps
 // the longer end; a claim is set once per window (SET NX PX); the REST API's rate limit counts a calendar minute and
 // bounds bursts. Keys carry the prefix and their hash tag.
 import t from 'tap';
 import { Redis } from 'ioredis';
-import type { Clock } from '../../src/pipeline/clock.ts';
-import { systemClock } from '../../src/pipeline/clock.ts';
-import { benchBoard } from '../../src/routing/bench-board.ts';
-import type { Counters } from '../../src/store/counters/counters.ts';
-import { MemoryCounters } from '../../src/store/counters/memory-counters.ts';
-import { RedisCounters } from '../../src/store/counters/redis-counters.ts';
-import { silentLogger } from '../../src/telemetry/logger.ts';
+import type { Clock } from '../../src/gateway/pipeline/clock.ts';
+import { systemClock } from '../../src/gateway/pipeline/clock.ts';
+import { benchBoard } from '../../src/gateway/routing/bench-board.ts';
+import type { Counters } from '../../src/platform/store/counters/counters.ts';
+import { MemoryCounters } from '../../src/platform/store/counters/memory-counters.ts';
+import { RedisCounters } from '../../src/platform/store/counters/redis-counters.ts';
+import { silentLogger } from '../../src/platform/telemetry/logger.ts';
 import { roomInMinute } from '../helpers/gateways.ts';
 import { redisTestPrefix, REDIS_URL } from '../helpers/redis.ts';
 import { waitFor } from '../helpers/wait-for.ts';

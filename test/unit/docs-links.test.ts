@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import t from 'tap';
-import { GATEWAY_ERROR_STATUS } from '../../src/errors/codes.ts';
+import { GATEWAY_ERROR_STATUS } from '../../src/platform/errors/codes.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -128,7 +128,7 @@ t.test('docs/api.md has a row for every gateway error code, with its status', as
 t.test('the checker itself: a broken link, a missing path and an outside reference are caught', async (t) => {
   t.notOk(existsSync(resolve(ROOT, 'docs', 'no-such-page.md')));
   t.notOk(globExists(resolve(ROOT, 'src/no-such-dir/*.ts')));
-  t.ok(globExists(resolve(ROOT, 'src/store/sql/*.sql')));
+  t.ok(globExists(resolve(ROOT, 'src/platform/store/sql/*.sql')));
   t.ok(globExists(resolve(ROOT, 'plugins/<name>/README.md')));
   t.same(expandBraces('a/{b,c}.ts'), ['a/b.ts', 'a/c.ts']);
   t.ok(anchorsOf('## Caller context headers\n## Errors\n## Errors').has('errors-1'));

@@ -1,6 +1,6 @@
 import { Histogram, Registry } from 'prom-client';
 import t from 'tap';
-import { DurationHistogram } from '../../src/telemetry/duration-histogram.ts';
+import { DurationHistogram } from '../../src/platform/telemetry/duration-histogram.ts';
 
 const observedMs = [0.5, 1, 3, 10, 0.02];
 

@@ -4,10 +4,10 @@
 import t from 'tap';
 import { Agent } from 'undici';
 import { stringify } from 'yaml';
-import { ConfigError } from '../../src/config/config-error.ts';
-import { parseConfig } from '../../src/config/load-config.ts';
-import { resolvePlugins, setupPipeline } from '../../src/pipeline/load-pipeline.ts';
-import type { Services } from '../../src/pipeline/types.ts';
+import { ConfigError } from '../../src/platform/config/config-error.ts';
+import { parseConfig } from '../../src/platform/config/load-config.ts';
+import { resolvePlugins, setupPipeline } from '../../src/gateway/pipeline/load-pipeline.ts';
+import type { Services } from '../../src/gateway/pipeline/types.ts';
 import { baseConfig } from '../helpers/service.ts';
 
 const dispatcher = new Agent();

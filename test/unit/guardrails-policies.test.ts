@@ -4,12 +4,12 @@
 // the stream verdict, and the bounded stream text kept per choice.
 import t from 'tap';
 import { Agent } from 'undici';
-import { requestText } from '../../src/guardrails/checked-text.ts';
-import { DetectionUnavailable } from '../../src/guardrails/detection-http.ts';
-import type { Finding, RemoteDetector } from '../../src/guardrails/types.ts';
-import { GatewayError } from '../../src/errors/gateway-error.ts';
-import type { RequestContext } from '../../src/pipeline/types.ts';
-import { createWorkerPool } from '../../src/workers/pool.ts';
+import { requestText } from '../../src/gateway/guardrails/checked-text.ts';
+import { DetectionUnavailable } from '../../src/gateway/guardrails/detection-http.ts';
+import type { Finding, RemoteDetector } from '../../src/gateway/guardrails/types.ts';
+import { GatewayError } from '../../src/platform/errors/gateway-error.ts';
+import type { RequestContext } from '../../src/gateway/pipeline/types.ts';
+import { createWorkerPool } from '../../src/platform/workers/pool.ts';
 import type { PolicyConfig } from '../../plugins/guardrails/config.ts';
 import { evaluate } from '../../plugins/guardrails/evaluate.ts';
 import { localScan } from '../../plugins/guardrails/local-scan.ts';

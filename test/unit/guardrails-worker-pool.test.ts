@@ -1,8 +1,8 @@
-// The worker-thread pool (src/workers/pool.ts) with the guardrails scan task: tasks run on plain data in a thread,
+// The worker-thread pool (src/platform/workers/pool.ts) with the guardrails scan task: tasks run on plain data in a thread,
 // and a full queue refuses with 503 worker_pool_overloaded instead of running inline.
 import t from 'tap';
-import { GatewayError } from '../../src/errors/gateway-error.ts';
-import { createWorkerPool } from '../../src/workers/pool.ts';
+import { GatewayError } from '../../src/platform/errors/gateway-error.ts';
+import { createWorkerPool } from '../../src/platform/workers/pool.ts';
 
 const specs = [{ type: 'pii' as const, entities: ['email' as const] }];
 

@@ -1,9 +1,9 @@
 // Ingestion's field rules (reference §4): environment normalisation, usage shapes to exclusive buckets, costs, and
 // the merge helpers.
 import t from 'tap';
-import { normalizeEnvironment } from '../../src/ingestion/environment.ts';
-import { deepMerge, mergeOrder } from '../../src/ingestion/merge.ts';
-import { costDetailsOf, totalOf, usageDetailsOf } from '../../src/ingestion/usage.ts';
+import { normalizeEnvironment } from '../../src/observability/ingestion/environment.ts';
+import { deepMerge, mergeOrder } from '../../src/observability/ingestion/merge.ts';
+import { costDetailsOf, totalOf, usageDetailsOf } from '../../src/observability/ingestion/usage.ts';
 
 t.test('environment', async (t) => {
   const cases: [unknown, string][] = [

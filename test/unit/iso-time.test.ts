@@ -1,7 +1,7 @@
-// Trace timestamps (src/tracing/iso-time.ts) are the text Date#toISOString writes, across every boundary the
+// Trace timestamps (src/gateway/tracing/iso-time.ts) are the text Date#toISOString writes, across every boundary the
 // per-minute prefix could get wrong.
 import t from 'tap';
-import { isoTime } from '../../src/tracing/iso-time.ts';
+import { isoTime } from '../../src/gateway/tracing/iso-time.ts';
 
 t.test('boundaries of seconds, minutes, days and years, before and after the epoch', async (t) => {
   const instants = [

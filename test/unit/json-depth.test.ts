@@ -1,7 +1,7 @@
 // The shared nesting check: at and one past the limit, objects and arrays alike, and depths that would overflow a
 // recursive walk.
 import t from 'tap';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../src/validation/json-depth.ts';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../src/platform/validation/json-depth.ts';
 
 const arrays = (levels: number): unknown => JSON.parse(`${'['.repeat(levels)}${']'.repeat(levels)}`);
 const objects = (levels: number): unknown => JSON.parse(`${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`);

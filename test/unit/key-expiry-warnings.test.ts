@@ -1,6 +1,6 @@
 // Warnings about keys of gateway.yaml that expired or expire within 7 days, against a clock that moves when told.
 import t from 'tap';
-import { keyExpiryWarnings } from '../../src/keys/expiry-warnings.ts';
+import { keyExpiryWarnings } from '../../src/gateway/keys/expiry-warnings.ts';
 import { fakeClock } from '../helpers/plugin.ts';
 
 const key = (

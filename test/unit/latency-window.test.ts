@@ -1,5 +1,5 @@
 import t from 'tap';
-import { LatencyWindow } from '../../src/telemetry/latency-window.ts';
+import { LatencyWindow } from '../../src/platform/telemetry/latency-window.ts';
 
 t.test('nearest-rank percentiles over the last N samples', async (t) => {
   const w = new LatencyWindow(100);

@@ -2,7 +2,7 @@
 // calendar-minute window of `requestsPerMinute` that the headers report, a burst bound refilled exactly at that rate,
 // which of the two refused and when to retry, a clock stepping back, and the bound on how many keys it keeps.
 import t from 'tap';
-import { memoryRateLimiter } from '../../src/store/counters/memory-rate-limiter.ts';
+import { memoryRateLimiter } from '../../src/platform/store/counters/memory-rate-limiter.ts';
 
 const rule = { requestsPerMinute: 1000, burst: 100 };
 const MINUTE = 60_000;

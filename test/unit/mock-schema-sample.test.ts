@@ -2,8 +2,8 @@
 // send as tool parameters and structured-output formats, recursive ones included.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import t, { type Test } from 'tap';
-import { sampleFromSchema } from '../../src/providers/mock/schema-sample.ts';
-import { createAjv } from '../../src/validation/ajv.ts';
+import { sampleFromSchema } from '../../src/gateway/providers/mock/schema-sample.ts';
+import { createAjv } from '../../src/platform/validation/ajv.ts';
 
 const ajv = createAjv();
 

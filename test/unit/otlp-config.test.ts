@@ -2,8 +2,8 @@
 // YAML path.
 import t from 'tap';
 import { stringify } from 'yaml';
-import { ConfigError, type ConfigIssue } from '../../src/config/config-error.ts';
-import { parseConfig } from '../../src/config/load-config.ts';
+import { ConfigError, type ConfigIssue } from '../../src/platform/config/config-error.ts';
+import { parseConfig } from '../../src/platform/config/load-config.ts';
 import { baseConfig } from '../helpers/test-config.ts';
 
 /** gateway.yaml text: the tests' base config with `tracing` set as given. */

@@ -1,7 +1,12 @@
-// scrypt password hashes (src/users/password-hash.ts): the stored format, a fresh salt per hash, parameters read back
+// scrypt password hashes (src/observability/users/password-hash.ts): the stored format, a fresh salt per hash, parameters read back
 // from the string, wrong passwords and damaged strings refused; generated passwords.
 import t from 'tap';
-import { DEFAULT_PARAMS, generatePassword, hashPassword, verifyPassword } from '../../src/users/password-hash.ts';
+import {
+  DEFAULT_PARAMS,
+  generatePassword,
+  hashPassword,
+  verifyPassword,
+} from '../../src/observability/users/password-hash.ts';
 
 const FORMAT = /^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/;
 

@@ -1,10 +1,21 @@
 // The built-in price table finds a model under the ids providers use for it (dates, versions, regions, paths); the
 // cost of a usage record per price component.
 import t from 'tap';
-import { BUILTIN_MODELS } from '../../src/pricing/builtin-models.ts';
-import { costDetailsOf, costOf, costOfTokens, usageComponents, usageDetailsOf } from '../../src/pricing/cost.ts';
-import { costDetailsOf as modelCostDetails, selectTier } from '../../src/pricing/model-cost.ts';
-import { BUILTIN_PRICES_DATE, builtinPrice, deploymentPrice, normaliseModelId } from '../../src/pricing/prices.ts';
+import { BUILTIN_MODELS } from '../../src/platform/pricing/builtin-models.ts';
+import {
+  costDetailsOf,
+  costOf,
+  costOfTokens,
+  usageComponents,
+  usageDetailsOf,
+} from '../../src/platform/pricing/cost.ts';
+import { costDetailsOf as modelCostDetails, selectTier } from '../../src/platform/pricing/model-cost.ts';
+import {
+  BUILTIN_PRICES_DATE,
+  builtinPrice,
+  deploymentPrice,
+  normaliseModelId,
+} from '../../src/platform/pricing/prices.ts';
 
 t.test('model ids are normalised to the table name', async (t) => {
   const cases: [string, string][] = [

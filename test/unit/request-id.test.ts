@@ -1,5 +1,5 @@
 import t from 'tap';
-import { timeOrderedUuid } from '../../src/server/request-id.ts';
+import { timeOrderedUuid } from '../../src/gateway/server/request-id.ts';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

@@ -1,20 +1,20 @@
-// The routing strategies' shared figures (src/routing/routing-board.ts) on both counters stores: requests in flight
+// The routing strategies' shared figures (src/gateway/routing/routing-board.ts) on both counters stores: requests in flight
 // as leases (taken, released, gone when their time is up), latency as a moving average (the first sample sets it,
 // later ones move it by LATENCY_ALPHA, dropped when no sample came for a while). In Redis the keys carry the prefix
 // and the group's hash tag, and two counters objects (two replicas) see each other's figures.
 import t from 'tap';
 import { Redis } from 'ioredis';
-import type { ModelGroupConfig } from '../../src/config/types.ts';
+import type { ModelGroupConfig } from '../../src/platform/config/types.ts';
 import {
   IN_FLIGHT_LEASE_MS,
   LATENCY_ALPHA,
   LATENCY_TTL_MS,
   routingBoard,
   type DeploymentFigures,
-} from '../../src/routing/routing-board.ts';
-import { MemoryCounters } from '../../src/store/counters/memory-counters.ts';
-import { RedisCounters } from '../../src/store/counters/redis-counters.ts';
-import { silentLogger } from '../../src/telemetry/logger.ts';
+} from '../../src/gateway/routing/routing-board.ts';
+import { MemoryCounters } from '../../src/platform/store/counters/memory-counters.ts';
+import { RedisCounters } from '../../src/platform/store/counters/redis-counters.ts';
+import { silentLogger } from '../../src/platform/telemetry/logger.ts';
 import { fakeClock } from '../helpers/plugin.ts';
 import { redisTestPrefix, REDIS_URL } from '../helpers/redis.ts';
 

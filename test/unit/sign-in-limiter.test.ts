@@ -1,8 +1,8 @@
-// Failed dashboard sign-ins per email (src/users/sign-in-limiter.ts): refused at the limit and not one before, free
+// Failed dashboard sign-ins per email (src/observability/users/sign-in-limiter.ts): refused at the limit and not one before, free
 // again when the oldest failure leaves the window, cleared by a success, emails compared in any case; attempts reserved
 // before their hash; the bound on concurrent hashes.
 import t from 'tap';
-import { SignInLimiter } from '../../src/users/sign-in-limiter.ts';
+import { SignInLimiter } from '../../src/observability/users/sign-in-limiter.ts';
 
 const limits = { maxFailures: 3, windowMs: 60_000 };
 

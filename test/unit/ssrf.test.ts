@@ -11,8 +11,8 @@ import {
   resolveChecked,
   SsrfError,
   type SsrfPolicy,
-} from '../../src/webhooks/ssrf.ts';
-import { createWebhookSender } from '../../src/webhooks/webhook-sender.ts';
+} from '../../src/observability/webhooks/ssrf.ts';
+import { createWebhookSender } from '../../src/observability/webhooks/webhook-sender.ts';
 
 const strict: SsrfPolicy = { allowPrivateNetworks: false, allowedHosts: [] };
 

@@ -6,10 +6,10 @@ import { readFileSync } from 'node:fs';
 const root = new URL('../../', import.meta.url);
 const start = (JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: { start: string } })
   .scripts.start;
-const shebang = readFileSync(new URL('src/cli.ts', root), 'utf8').split('\n')[0];
+const shebang = readFileSync(new URL('src/runtime/cli.ts', root), 'utf8').split('\n')[0];
 
 t.test('npm start and the svc command pass the same Node flags', async (t) => {
-  const fromStart = /\bnode (.*?)\s*dist\/src\/cli\.js/.exec(start)?.[1];
+  const fromStart = /\bnode (.*?)\s*dist\/src\/runtime\/cli\.js/.exec(start)?.[1];
   const fromShebang = /^#!\/usr\/bin\/env -S node (.*)$/.exec(shebang)?.[1];
   t.ok(fromStart, `the start script runs node with flags: ${start}`);
   t.equal(fromShebang, fromStart);

@@ -1,7 +1,7 @@
-// What the trace learns of a stream from its chunks without its content (src/tracing/stream-facts.ts): the model of
+// What the trace learns of a stream from its chunks without its content (src/gateway/tracing/stream-facts.ts): the model of
 // the first chunk naming one, and the finish reasons in choice order whatever order the final chunks come in.
 import t from 'tap';
-import { StreamFacts } from '../../src/tracing/stream-facts.ts';
+import { StreamFacts } from '../../src/gateway/tracing/stream-facts.ts';
 
 const chunk = (model: string | undefined, choices: unknown[]) => ({ object: 'chat.completion.chunk', model, choices });
 

@@ -23,17 +23,18 @@ async function report(...args: string[]): Promise<StructureReport> {
 
 const FIXTURE: Record<string, string> = {
   // store (ground) imports prompts (observability), which imports it back by type: a loop and an upward import.
-  'src/store/rows.ts': "import { promptName } from '../prompts/names.ts';\nexport type Row = { name: string };\n",
-  'src/prompts/names.ts':
-    "import type { Row } from '../store/rows.ts';\nexport const promptName = (r: Row) => r.name;\n",
+  'src/platform/store/rows.ts':
+    "import { promptName } from '../../observability/prompts/names.ts';\nexport type Row = { name: string };\n",
+  'src/observability/prompts/names.ts':
+    "import type { Row } from '../../platform/store/rows.ts';\nexport const promptName = (r: Row) => r.name;\n",
   // server and pipeline (both gateway) loop through a lazy import only.
-  'src/server/listen.ts': "import { run } from '../pipeline/run.ts';\nexport const listen = () => run();\n",
-  'src/pipeline/run.ts': "export async function run() {\n  await import('../server/listen.ts');\n}\n",
-  'src/plugin-api.ts': "export type { Row } from './store/rows.ts';\n",
+  'src/gateway/server/listen.ts': "import { run } from '../pipeline/run.ts';\nexport const listen = () => run();\n",
+  'src/gateway/pipeline/run.ts': "export async function run() {\n  await import('../server/listen.ts');\n}\n",
+  'src/plugin-api/index.ts': "export type { Row } from '../platform/store/rows.ts';\n",
   'src/new-folder/thing.ts': 'export const thing = 1;\n',
   'plugins/demo/index.ts': [
-    "import type { Row } from '../../src/plugin-api.ts';",
-    "import { promptName } from '../../src/prompts/names.ts';",
+    "import type { Row } from '../../src/plugin-api/index.ts';",
+    "import { promptName } from '../../src/observability/prompts/names.ts';",
     "import { helper } from './helper.ts';",
     'export default { setup: () => ({ observeEvent(ctx: Row) { helper(promptName(ctx)); } }) };',
     '',
@@ -52,19 +53,23 @@ t.test('a tiny tree: planted loops, an upward import, an import past the contrac
   const r = await report('--root', root);
 
   t.equal(r.files, 8);
-  t.same(r.cycles, [['src/prompts/names.ts', 'src/store/rows.ts']], 'the lazy loop is no file cycle');
+  t.same(
+    r.cycles,
+    [['src/observability/prompts/names.ts', 'src/platform/store/rows.ts']],
+    'the lazy loop is no file cycle',
+  );
   t.same(r.unitLoops, [
-    { size: 2, units: ['src/pipeline/', 'src/server/'] },
-    { size: 2, units: ['src/prompts/', 'src/store/'] },
+    { size: 2, units: ['src/gateway/pipeline/', 'src/gateway/server/'] },
+    { size: 2, units: ['src/observability/prompts/', 'src/platform/store/'] },
   ]);
   t.same(
     r.bands.crossings.map((c) => [c.from, c.to, c.direction, c.imports]),
-    [['src/store/', 'src/prompts/', 'up', { value: 1, type: 0, lazy: 0 }]],
+    [['src/platform/store/', 'src/observability/prompts/', 'up', { value: 1, type: 0, lazy: 0 }]],
   );
   t.same(r.bands.totals, { value: 1, type: 0, lazy: 0, imports: 1, pairs: 1 });
   t.same(r.bands.unassigned, ['src/new-folder/']);
   t.same(r.pluginContract.imports, [
-    { from: 'plugins/demo/index.ts', to: 'src/prompts/names.ts', kind: 'value', behindContract: false },
+    { from: 'plugins/demo/index.ts', to: 'src/observability/prompts/names.ts', kind: 'value', behindContract: false },
   ]);
   t.same(r.pluginContract.perPlugin, { 'plugins/demo/': 1 });
   t.equal(r.pluginContract.modulesNotBehindContract, 1);
@@ -82,8 +87,8 @@ t.test('the real tree: every part of the report, consistent with itself', async 
     t.equal(loop.size, loop.units.length);
     t.ok(loop.size > 1);
   }
-  t.equal(r.bands.units['src/plugin-api.ts'], 'ground');
-  t.equal(r.bands.units['src/service.ts'], 'runtime');
+  t.equal(r.bands.units['src/plugin-api/'], 'ground');
+  t.equal(r.bands.units['src/runtime/'], 'runtime');
   t.equal(
     r.bands.totals.imports,
     r.bands.crossings.reduce((sum, c) => sum + c.count, 0),
@@ -91,7 +96,7 @@ t.test('the real tree: every part of the report, consistent with itself', async 
   for (const c of r.bands.crossings) t.not(c.fromBand, 'runtime', `${c.from} may import anything`);
   for (const i of r.pluginContract.imports) {
     t.match(i.from, /^(plugins|examples)\//);
-    t.not(i.to, 'src/plugin-api.ts');
+    t.not(i.to, 'src/plugin-api/index.ts');
   }
   const config = parse(readFileSync(join(ROOT, 'gateway.yaml'), 'utf8')) as { plugins: { use: string }[] };
   t.same(

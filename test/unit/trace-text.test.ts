@@ -1,8 +1,8 @@
-// The trace writer's JSON text of a trace item (src/tracing/trace-text.ts): the journal line parses back into the
+// The trace writer's JSON text of a trace item (src/gateway/tracing/trace-text.ts): the journal line parses back into the
 // item, the batch text holds the batch's rows in order, and both are text jsonb accepts.
 import t from 'tap';
-import type { TraceItem } from '../../src/tracing/trace-item.ts';
-import { batchJson, journalLine } from '../../src/tracing/trace-text.ts';
+import type { TraceItem } from '../../src/gateway/tracing/trace-item.ts';
+import { batchJson, journalLine } from '../../src/gateway/tracing/trace-text.ts';
 
 function item(id: string, attempts: number, content = `question ${id}`): TraceItem {
   return {

@@ -1,4 +1,4 @@
-// Vertex Gemini translation (src/providers/vertex/): request mapping, response mapping, usage by the rule, stream
+// Vertex Gemini translation (src/gateway/providers/vertex/): request mapping, response mapping, usage by the rule, stream
 // decoding (\r\n\r\n events split across reads), error envelopes, and the OAuth token cache.
 import { Readable } from 'node:stream';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -7,21 +7,21 @@ import { join } from 'node:path';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import t from 'tap';
 import { Agent } from 'undici';
-import { GatewayError } from '../../src/errors/gateway-error.ts';
-import type { ChatChunk } from '../../src/pipeline/types.ts';
-import { vertexHttpError, vertexStreamError } from '../../src/providers/vertex/error-mapping.ts';
-import { geminiRequest } from '../../src/providers/vertex/gemini-request.ts';
-import { finishReason, geminiResponse, geminiUsage } from '../../src/providers/vertex/gemini-response.ts';
-import { geminiSchema } from '../../src/providers/vertex/gemini-schema.ts';
-import { geminiStreamDecoder } from '../../src/providers/vertex/gemini-stream-decoder.ts';
-import { accessTokens, readServiceAccount } from '../../src/providers/vertex/oauth.ts';
-import { sseEvents } from '../../src/providers/vertex/vertex-transport.ts';
-import { vertexBaseUrl } from '../../src/providers/vertex/index.ts';
-import type { ProviderServices } from '../../src/providers/types.ts';
-import { UpstreamError } from '../../src/providers/upstream-error.ts';
-import * as tasks from '../../src/workers/tasks.ts';
-import { silentLogger } from '../../src/telemetry/logger.ts';
-import { createWorkerPool } from '../../src/workers/pool.ts';
+import { GatewayError } from '../../src/platform/errors/gateway-error.ts';
+import type { ChatChunk } from '../../src/gateway/pipeline/types.ts';
+import { vertexHttpError, vertexStreamError } from '../../src/gateway/providers/vertex/error-mapping.ts';
+import { geminiRequest } from '../../src/gateway/providers/vertex/gemini-request.ts';
+import { finishReason, geminiResponse, geminiUsage } from '../../src/gateway/providers/vertex/gemini-response.ts';
+import { geminiSchema } from '../../src/gateway/providers/vertex/gemini-schema.ts';
+import { geminiStreamDecoder } from '../../src/gateway/providers/vertex/gemini-stream-decoder.ts';
+import { accessTokens, readServiceAccount } from '../../src/gateway/providers/vertex/oauth.ts';
+import { sseEvents } from '../../src/gateway/providers/vertex/vertex-transport.ts';
+import { vertexBaseUrl } from '../../src/gateway/providers/vertex/index.ts';
+import type { ProviderServices } from '../../src/gateway/providers/types.ts';
+import { UpstreamError } from '../../src/gateway/providers/upstream-error.ts';
+import * as tasks from '../../src/platform/workers/tasks.ts';
+import { silentLogger } from '../../src/platform/telemetry/logger.ts';
+import { createWorkerPool } from '../../src/platform/workers/pool.ts';
 import { makeServiceAccount, startFakeVertex, vertexFixture } from '../helpers/fake-vertex.ts';
 
 const ctx = { model: 'gemini-2.5-flash', created: 1_800_000_000 };

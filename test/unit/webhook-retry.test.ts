@@ -1,6 +1,6 @@
 // Backoff between delivery attempts: exponential steps from retry_base_ms, capped at retry_max_ms, full jitter.
 import t from 'tap';
-import { retryDelayMs } from '../../src/webhooks/delivery-loop.ts';
+import { retryDelayMs } from '../../src/observability/webhooks/delivery-loop.ts';
 
 const settings = { retry_base_ms: 1_000, retry_max_ms: 10_000 };
 

@@ -2,9 +2,14 @@
 // seconds; the docs' verifier accepts it and rejects stale t values, wrong secrets and altered bodies.
 import { createHmac } from 'node:crypto';
 import t from 'tap';
-import { hmacHex, parseSignatureHeader, signatureHeader, verifySignature } from '../../src/webhooks/signature.ts';
-import { signWebhookBodies } from '../../src/workers/webhook-sign-task.ts';
-import { createWorkerPool } from '../../src/workers/pool.ts';
+import {
+  hmacHex,
+  parseSignatureHeader,
+  signatureHeader,
+  verifySignature,
+} from '../../src/observability/webhooks/signature.ts';
+import { signWebhookBodies } from '../../src/platform/workers/webhook-sign-task.ts';
+import { createWorkerPool } from '../../src/platform/workers/pool.ts';
 
 const secret = 'whsec_test';
 const body = '{"id":"e1","type":"prompt-version","prompt":{"name":"ä"}}';

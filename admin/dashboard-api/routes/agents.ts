@@ -1,8 +1,8 @@
 // Dashboard agents: list, suspend and resume. A suspended agent's keys answer `key_blocked` at the gateway (the key
 // cache reads agent status, stored-key-store.ts); the change is audited and applied to this process at once.
 import type { FastifyInstance } from 'fastify';
-import { changeAgentStatus } from '../../../src/agents/agent-changes.ts';
-import { listAgents, type Agent } from '../../../src/store/repos/agents.ts';
+import { changeAgentStatus } from '../../../src/observability/agents/agent-changes.ts';
+import { listAgents, type Agent } from '../../../src/platform/store/repos/agents.ts';
 import type { AdminContext } from '../../context.ts';
 import { restAgent } from '../../rest-api/representations.ts';
 import { byDashboardUser } from '../dashboard-audit.ts';

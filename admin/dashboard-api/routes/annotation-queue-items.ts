@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import itemCreateSchema from '../../../schemas/api/public-annotation-queue-item-create.json' with { type: 'json' };
-import type { Queryable } from '../../../src/store/database.ts';
+import type { Queryable } from '../../../src/platform/store/database.ts';
 import {
   getQueueItem,
   insertQueueItem,
@@ -14,9 +14,9 @@ import {
   type ItemObjectType,
   type ItemStatus,
   type StoredQueueItem,
-} from '../../../src/store/repos/annotation-queue-items.ts';
-import { getObservationsByIds } from '../../../src/store/repos/observations.ts';
-import { upsertScores } from '../../../src/store/repos/scores.ts';
+} from '../../../src/platform/store/repos/annotation-queue-items.ts';
+import { getObservationsByIds } from '../../../src/platform/store/repos/observations.ts';
+import { upsertScores } from '../../../src/platform/store/repos/scores.ts';
 import type { AdminContext } from '../../context.ts';
 import { ANNOTATION_INPUT_SCHEMA, annotationRows, type AnnotationInput } from '../annotation-scores.ts';
 import { DashboardApiError } from '../dashboard-error.ts';

@@ -4,14 +4,14 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import createSchema from '../../../schemas/api/public-annotation-queue-create.json' with { type: 'json' };
-import { countItemsByQueue } from '../../../src/store/repos/annotation-queue-items.ts';
+import { countItemsByQueue } from '../../../src/platform/store/repos/annotation-queue-items.ts';
 import {
   getAnnotationQueue,
   insertAnnotationQueue,
   listAnnotationQueues,
   type StoredAnnotationQueue,
-} from '../../../src/store/repos/annotation-queues.ts';
-import { getScoreConfigsByIds, type StoredScoreConfig } from '../../../src/store/repos/score-configs.ts';
+} from '../../../src/platform/store/repos/annotation-queues.ts';
+import { getScoreConfigsByIds, type StoredScoreConfig } from '../../../src/platform/store/repos/score-configs.ts';
 import type { AdminContext } from '../../context.ts';
 import { publicScoreConfig } from '../../public-api/routes/score-configs.ts';
 import { DashboardApiError } from '../dashboard-error.ts';

@@ -9,7 +9,7 @@ import {
   resendDelivery,
   rotateAutomationSecret,
   urlHost,
-} from '../../../src/automations/automation-changes.ts';
+} from '../../../src/observability/automations/automation-changes.ts';
 import {
   AUTOMATION_ACTIONS,
   AUTOMATION_TYPES,
@@ -23,10 +23,10 @@ import {
   type AutomationType,
   type CreatedAutomation,
   type DeliveryAttempt,
-} from '../../../src/store/repos/automations.ts';
-import type { Project } from '../../../src/store/repos/projects.ts';
-import { roleAtLeast } from '../../../src/users/roles.ts';
-import { AutomationRuleError, checkAutomationSpec } from '../../../src/webhooks/automation-rules.ts';
+} from '../../../src/platform/store/repos/automations.ts';
+import type { Project } from '../../../src/platform/store/repos/projects.ts';
+import { roleAtLeast } from '../../../src/observability/users/roles.ts';
+import { AutomationRuleError, checkAutomationSpec } from '../../../src/observability/webhooks/automation-rules.ts';
 import type { AdminContext } from '../../context.ts';
 import { auditDashboardChange, byDashboardUser } from '../dashboard-audit.ts';
 import { pagination, PAGING_QUERY_SCHEMA, type PagingQuery } from '../paging.ts';

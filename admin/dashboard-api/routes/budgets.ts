@@ -1,10 +1,10 @@
 // Dashboard budgets of a project: every hard and soft budget a request can be held to (spec: key, agent, organization
 // unit, project; budget-chain.ts), with what was spent against it in its current period (the spend ledger).
 import type { FastifyInstance } from 'fastify';
-import { budgetsOf, type ChainBudget } from '../../../src/budget/budget-chain.ts';
-import type { GatewayConfig } from '../../../src/config/types.ts';
-import { periodId } from '../../../src/store/counters/periods.ts';
-import { listGatewayKeys } from '../../../src/store/repos/gateway-keys.ts';
+import { budgetsOf, type ChainBudget } from '../../../src/gateway/budget/budget-chain.ts';
+import type { GatewayConfig } from '../../../src/platform/config/types.ts';
+import { periodId } from '../../../src/platform/store/counters/periods.ts';
+import { listGatewayKeys } from '../../../src/platform/store/repos/gateway-keys.ts';
 import type { AdminContext } from '../../context.ts';
 import { projectOf } from '../project-scope.ts';
 import { requireSession } from '../session-guard.ts';

@@ -4,7 +4,7 @@
 // expected output) and archiving or restoring one. Datasets, items and runs are read and written with the public
 // API's store queries; a `:name` holding `/` arrives whole, percent-encoded as one segment.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { withStatementTimeout, type Queryable } from '../../../src/store/database.ts';
+import { withStatementTimeout, type Queryable } from '../../../src/platform/store/database.ts';
 import {
   getDatasetItem,
   listDatasetItems,
@@ -12,20 +12,20 @@ import {
   upsertDatasetItem,
   type DatasetItemStatus,
   type StoredDatasetItem,
-} from '../../../src/store/repos/dataset-items.ts';
-import { listRuns, type StoredDatasetRun } from '../../../src/store/repos/dataset-runs.ts';
+} from '../../../src/platform/store/repos/dataset-items.ts';
+import { listRuns, type StoredDatasetRun } from '../../../src/platform/store/repos/dataset-runs.ts';
 import {
   countDatasetContents,
   runItemResults,
   type RunItemResult,
-} from '../../../src/store/repos/dataset-summaries.ts';
+} from '../../../src/platform/store/repos/dataset-summaries.ts';
 import {
   getDatasetByName,
   listDatasets,
   upsertDataset,
   type StoredDataset,
-} from '../../../src/store/repos/datasets.ts';
-import { getTrace } from '../../../src/store/repos/traces.ts';
+} from '../../../src/platform/store/repos/datasets.ts';
+import { getTrace } from '../../../src/platform/store/repos/traces.ts';
 import type { AdminContext } from '../../context.ts';
 import { publicDataset, publicDatasetItem } from '../../public-api/routes/datasets.ts';
 import { publicDatasetRun } from '../../public-api/routes/dataset-runs.ts';

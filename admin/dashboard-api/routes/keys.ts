@@ -2,13 +2,22 @@
 // mint (the minting API's rules, mint-key.ts), block and unblock, rotate with a grace window, delete. Each change is
 // audited as `dashboard:<email>` and applied to this process's key cache at once.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { BudgetPeriod, KeyConfig } from '../../../src/config/types.ts';
-import { removeKey, rotateKey, setKeyBlocked } from '../../../src/keys/gateway-key-changes.ts';
-import { keyExpiryWarnings } from '../../../src/keys/expiry-warnings.ts';
-import { keyExpiry } from '../../../src/keys/key-store.ts';
-import { mintedKeyAnswer, mintGatewayKey, MintKeyError, parseMintKeyRequest } from '../../../src/keys/mint-key.ts';
-import { listAgents } from '../../../src/store/repos/agents.ts';
-import { getGatewayKey, listGatewayKeys, type StoredGatewayKey } from '../../../src/store/repos/gateway-keys.ts';
+import type { BudgetPeriod, KeyConfig } from '../../../src/platform/config/types.ts';
+import { removeKey, rotateKey, setKeyBlocked } from '../../../src/gateway/keys/gateway-key-changes.ts';
+import { keyExpiryWarnings } from '../../../src/gateway/keys/expiry-warnings.ts';
+import { keyExpiry } from '../../../src/gateway/keys/key-store.ts';
+import {
+  mintedKeyAnswer,
+  mintGatewayKey,
+  MintKeyError,
+  parseMintKeyRequest,
+} from '../../../src/gateway/keys/mint-key.ts';
+import { listAgents } from '../../../src/platform/store/repos/agents.ts';
+import {
+  getGatewayKey,
+  listGatewayKeys,
+  type StoredGatewayKey,
+} from '../../../src/platform/store/repos/gateway-keys.ts';
 import type { AdminContext } from '../../context.ts';
 import { byDashboardUser } from '../dashboard-audit.ts';
 import { refreshKeyCache } from '../key-cache.ts';

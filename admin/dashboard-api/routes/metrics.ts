@@ -1,5 +1,5 @@
 // Dashboard metrics (docs/dashboard.md "Metrics", docs/dashboard-metrics.md): charts and gateway panels read from the
-// per-minute rollups the trace writer keeps (src/metrics/).
+// per-minute rollups the trace writer keeps (src/observability/metrics/).
 import type { FastifyInstance } from 'fastify';
 import {
   customWindow,
@@ -8,11 +8,11 @@ import {
   namedWindow,
   WINDOWS,
   type MetricWindow,
-} from '../../../src/metrics/metric-window.ts';
-import { gatewayPanels, metricsChart, trafficBounds } from '../../../src/metrics/metrics-query.ts';
-import { withStatementTimeout } from '../../../src/store/database.ts';
-import { GROUP_BY, type GroupBy } from '../../../src/store/repos/metric-rollups.ts';
-import { benchState } from '../../../src/routing/bench-board.ts';
+} from '../../../src/observability/metrics/metric-window.ts';
+import { gatewayPanels, metricsChart, trafficBounds } from '../../../src/observability/metrics/metrics-query.ts';
+import { withStatementTimeout } from '../../../src/platform/store/database.ts';
+import { GROUP_BY, type GroupBy } from '../../../src/platform/store/repos/metric-rollups.ts';
+import { benchState } from '../../../src/gateway/routing/bench-board.ts';
 import type { AdminContext } from '../../context.ts';
 import { projectOf } from '../project-scope.ts';
 import { DashboardApiError, requireSession } from '../session-guard.ts';

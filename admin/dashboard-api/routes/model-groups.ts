@@ -2,8 +2,8 @@
 // (cooling down after health signals) until when, as every replica sharing the counters store sees it, and whether
 // the router may send it traffic at all.
 import type { FastifyInstance } from 'fastify';
-import type { DeploymentConfig } from '../../../src/config/types.ts';
-import { benchState } from '../../../src/routing/bench-board.ts';
+import type { DeploymentConfig } from '../../../src/platform/config/types.ts';
+import { benchState } from '../../../src/gateway/routing/bench-board.ts';
 import type { AdminContext } from '../../context.ts';
 import { requireSession } from '../session-guard.ts';
 

@@ -1,7 +1,7 @@
 // GET /dashboard/api/projects and /dashboard/api/audit: the organization's projects, and its audit log newest first.
 import type { FastifyInstance } from 'fastify';
-import { listOrganizationAudit } from '../../../src/store/repos/audit-log.ts';
-import { listProjects } from '../../../src/store/repos/projects.ts';
+import { listOrganizationAudit } from '../../../src/platform/store/repos/audit-log.ts';
+import { listProjects } from '../../../src/platform/store/repos/projects.ts';
 import type { AdminContext } from '../../context.ts';
 import { pagination, PAGING_QUERY_SCHEMA, type PagingQuery } from '../paging.ts';
 import { requireSession } from '../session-guard.ts';

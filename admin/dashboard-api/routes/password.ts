@@ -2,8 +2,8 @@
 // is checked as sign-in checks it and counted by the same limiter for the user's email, so the route cannot be used to
 // guess it. Success ends every session of the user and answers a fresh session cookie and CSRF token.
 import type { FastifyInstance } from 'fastify';
-import { changeOwnPassword, newPasswordProblem } from '../../../src/users/change-password.ts';
-import type { SignInLimiter } from '../../../src/users/sign-in-limiter.ts';
+import { changeOwnPassword, newPasswordProblem } from '../../../src/observability/users/change-password.ts';
+import type { SignInLimiter } from '../../../src/observability/users/sign-in-limiter.ts';
 import type { AdminContext } from '../../context.ts';
 import { DashboardApiError } from '../dashboard-error.ts';
 import { limitedPasswordCheck } from '../limited-password-check.ts';

@@ -3,9 +3,9 @@
 // creating answer only. Creation and revocation write audit rows as `dashboard:<email>`, with the same actions as the
 // CLI and the organization API (`api_key.create`, `api_key.delete`).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { addApiKey } from '../../../src/api-keys/add-api-key.ts';
-import { revokeApiKey } from '../../../src/api-keys/revoke-api-key.ts';
-import { apiKeyBody, listApiKeys } from '../../../src/store/repos/api-keys.ts';
+import { addApiKey } from '../../../src/observability/api-keys/add-api-key.ts';
+import { revokeApiKey } from '../../../src/observability/api-keys/revoke-api-key.ts';
+import { apiKeyBody, listApiKeys } from '../../../src/platform/store/repos/api-keys.ts';
 import type { AdminContext } from '../../context.ts';
 import { byDashboardUser } from '../dashboard-audit.ts';
 import { projectOf } from '../project-scope.ts';

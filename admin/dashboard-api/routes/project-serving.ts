@@ -3,7 +3,7 @@
 // `serving: false` wins: the dashboard can turn a project off, never on against the file. Admins and owners change
 // it; each change is audited.
 import type { FastifyInstance } from 'fastify';
-import { getProject, setProjectServing, type Project } from '../../../src/store/repos/projects.ts';
+import { getProject, setProjectServing, type Project } from '../../../src/platform/store/repos/projects.ts';
 import type { AdminContext } from '../../context.ts';
 import { auditDashboardChange } from '../dashboard-audit.ts';
 import { refreshKeyCache } from '../key-cache.ts';

@@ -3,8 +3,8 @@
 // through the repository the public API uses, so they fire the same prompt-version webhooks (an `updated` event per
 // version touched); each is audited as `dashboard:<email>`.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { withStatementTimeout, type Queryable } from '../../../src/store/database.ts';
-import { promptVersionGenerations, promptVersionUsage } from '../../../src/store/repos/prompt-usage.ts';
+import { withStatementTimeout, type Queryable } from '../../../src/platform/store/database.ts';
+import { promptVersionGenerations, promptVersionUsage } from '../../../src/platform/store/repos/prompt-usage.ts';
 import publicLabels from '../../../schemas/api/public-prompt-labels.json' with { type: 'json' };
 import {
   listPrompts,
@@ -12,8 +12,8 @@ import {
   PromptError,
   setPromptLabels,
   type Relabelled,
-} from '../../../src/store/repos/prompts.ts';
-import type { Project } from '../../../src/store/repos/projects.ts';
+} from '../../../src/platform/store/repos/prompts.ts';
+import type { Project } from '../../../src/platform/store/repos/projects.ts';
 import type { AdminContext } from '../../context.ts';
 import { publicPrompt } from '../../public-api/routes/prompts.ts';
 import { auditDashboardChange } from '../dashboard-audit.ts';

@@ -1,19 +1,19 @@
 // Dashboard score configs: every config of the project (archived ones too), creating one, and archiving or
-// restoring one. The rules per data type are the public API's (src/scores/score-config-rules.ts).
+// restoring one. The rules per data type are the public API's (src/observability/scores/score-config-rules.ts).
 import type { FastifyInstance } from 'fastify';
 import createSchema from '../../../schemas/api/public-score-config-create.json' with { type: 'json' };
 import {
   newScoreConfigFields,
   storableScoreConfig,
   type NewScoreConfig,
-} from '../../../src/scores/score-config-rules.ts';
+} from '../../../src/observability/scores/score-config-rules.ts';
 import {
   createScoreConfig,
   getScoreConfig,
   listScoreConfigs,
   updateScoreConfig,
   type ScoreConfigFields,
-} from '../../../src/store/repos/score-configs.ts';
+} from '../../../src/platform/store/repos/score-configs.ts';
 import type { AdminContext } from '../../context.ts';
 import { publicScoreConfig } from '../../public-api/routes/score-configs.ts';
 import { invalidIssues } from '../dashboard-error.ts';

@@ -1,7 +1,7 @@
 // Dashboard scores: the project's scores newest first with filters, paged by keyset (the last row's time and id, so
 // a deep page costs what the first does), and adding an annotation score to a trace or one of its observations.
 import type { FastifyInstance } from 'fastify';
-import { withStatementTimeout } from '../../../src/store/database.ts';
+import { withStatementTimeout } from '../../../src/platform/store/database.ts';
 import {
   listScoreNames,
   listScoresWithoutTotal,
@@ -9,9 +9,9 @@ import {
   type ScoreDataType,
   type ScoreSource,
   type StoredScore,
-} from '../../../src/store/repos/scores.ts';
-import type { FilterCondition } from '../../../src/store/repos/structured-filter.ts';
-import { listUsers } from '../../../src/store/repos/users.ts';
+} from '../../../src/platform/store/repos/scores.ts';
+import type { FilterCondition } from '../../../src/platform/store/repos/structured-filter.ts';
+import { listUsers } from '../../../src/platform/store/repos/users.ts';
 import type { AdminContext } from '../../context.ts';
 import { ANNOTATION_INPUT_SCHEMA, annotationRows, type AnnotationInput } from '../annotation-scores.ts';
 import { projectOf } from '../project-scope.ts';

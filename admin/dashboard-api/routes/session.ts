@@ -1,12 +1,12 @@
 // POST/GET/DELETE /dashboard/api/session: sign-in (email and password, limited per email and in concurrent password
-// checks: src/users/sign-in-limiter.ts), the current session, sign-out; PUT /session/password (password.ts)
+// checks: src/observability/users/sign-in-limiter.ts), the current session, sign-out; PUT /session/password (password.ts)
 // shares the limiter. Sign-in and sign-out write audit rows; every failed sign-in answers the same 401
 // invalid_credentials.
 import type { FastifyInstance } from 'fastify';
-import { writeAudit } from '../../../src/store/repos/audit-log.ts';
-import { checkCredentials } from '../../../src/users/credentials.ts';
-import { createSession, deleteSession } from '../../../src/store/repos/dashboard-sessions.ts';
-import { SignInLimiter } from '../../../src/users/sign-in-limiter.ts';
+import { writeAudit } from '../../../src/platform/store/repos/audit-log.ts';
+import { checkCredentials } from '../../../src/observability/users/credentials.ts';
+import { createSession, deleteSession } from '../../../src/platform/store/repos/dashboard-sessions.ts';
+import { SignInLimiter } from '../../../src/observability/users/sign-in-limiter.ts';
 import type { AdminContext } from '../../context.ts';
 import { DashboardApiError } from '../dashboard-error.ts';
 import { limitedPasswordCheck } from '../limited-password-check.ts';

@@ -1,10 +1,10 @@
 // Dashboard sessions (traces sharing a session id): a paged list with each session's totals, and one session with its
 // traces in order, their input and output (the conversation), its totals and the gateway keys its calls went through.
 import type { FastifyInstance } from 'fastify';
-import { withStatementTimeout } from '../../../src/store/database.ts';
-import { listSessionSummaries } from '../../../src/store/repos/session-summaries.ts';
-import { getSession } from '../../../src/store/repos/sessions.ts';
-import type { StoredTrace } from '../../../src/store/repos/traces.ts';
+import { withStatementTimeout } from '../../../src/platform/store/database.ts';
+import { listSessionSummaries } from '../../../src/platform/store/repos/session-summaries.ts';
+import { getSession } from '../../../src/platform/store/repos/sessions.ts';
+import type { StoredTrace } from '../../../src/platform/store/repos/traces.ts';
 import type { AdminContext } from '../../context.ts';
 import { countedAheadPagination, PAGING_QUERY_SCHEMA, type PagingQuery } from '../paging.ts';
 import { found, projectOf } from '../project-scope.ts';

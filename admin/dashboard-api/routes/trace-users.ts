@@ -2,14 +2,14 @@
 // list with each user's totals, and one user with totals, traces, sessions, tokens and cost per day, and their latest
 // sessions.
 import type { FastifyInstance } from 'fastify';
-import { withStatementTimeout } from '../../../src/store/database.ts';
-import { summarizeSessions } from '../../../src/store/repos/session-summaries.ts';
+import { withStatementTimeout } from '../../../src/platform/store/database.ts';
+import { summarizeSessions } from '../../../src/platform/store/repos/session-summaries.ts';
 import {
   listTraceUsers,
   recentSessionsOfUser,
   summarizeTraceUsers,
   traceUserDays,
-} from '../../../src/store/repos/trace-users.ts';
+} from '../../../src/platform/store/repos/trace-users.ts';
 import type { AdminContext } from '../../context.ts';
 import { countedAheadPagination, PAGING_QUERY_SCHEMA, type PagingQuery } from '../paging.ts';
 import { found, projectOf } from '../project-scope.ts';

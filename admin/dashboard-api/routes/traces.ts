@@ -2,22 +2,22 @@
 // the details of a selected node), the gateway calls its spans made (joined by traceparent) with their attempts, the
 // gateway's provider attempts and the trace's scores.
 import type { FastifyInstance } from 'fastify';
-import { withStatementTimeout, type Queryable } from '../../../src/store/database.ts';
-import { getAgent } from '../../../src/store/repos/agents.ts';
-import { listScoresOfTrace, type StoredScore } from '../../../src/store/repos/scores.ts';
+import { withStatementTimeout, type Queryable } from '../../../src/platform/store/database.ts';
+import { getAgent } from '../../../src/platform/store/repos/agents.ts';
+import { listScoresOfTrace, type StoredScore } from '../../../src/platform/store/repos/scores.ts';
 import {
   decodeCursor,
   listTracePage,
   type TraceLevel,
   type TraceOrder,
   type TracePageQuery,
-} from '../../../src/store/repos/trace-page.ts';
-import { getTrace, listTraces, type StoredTrace, type TraceStatus } from '../../../src/store/repos/traces.ts';
+} from '../../../src/platform/store/repos/trace-page.ts';
+import { getTrace, listTraces, type StoredTrace, type TraceStatus } from '../../../src/platform/store/repos/traces.ts';
 import {
   listObservationsOfTrace,
   listObservationsOfTraces,
   type StoredObservation,
-} from '../../../src/store/repos/observations.ts';
+} from '../../../src/platform/store/repos/observations.ts';
 import type { AdminContext } from '../../context.ts';
 import { governanceFacts } from '../gateway-call-facts.ts';
 import { restSpanReceipt, restTrace } from '../../rest-api/representations.ts';

@@ -1,11 +1,11 @@
 // GET/POST/PATCH /dashboard/api/users: the organization's users. Reading is for every role; adding and changing users
 // is for admins, and only an owner may make or change an owner.
 import type { FastifyInstance } from 'fastify';
-import type { SessionUser } from '../../../src/store/repos/dashboard-sessions.ts';
-import { getUser, listUsers, UserExistsError, type User } from '../../../src/store/repos/users.ts';
-import { addUser, EMAIL_PATTERN } from '../../../src/users/add-user.ts';
-import { changeUser, LastOwnerError } from '../../../src/users/change-user.ts';
-import { ROLES, type Role } from '../../../src/users/roles.ts';
+import type { SessionUser } from '../../../src/platform/store/repos/dashboard-sessions.ts';
+import { getUser, listUsers, UserExistsError, type User } from '../../../src/platform/store/repos/users.ts';
+import { addUser, EMAIL_PATTERN } from '../../../src/observability/users/add-user.ts';
+import { changeUser, LastOwnerError } from '../../../src/observability/users/change-user.ts';
+import { ROLES, type Role } from '../../../src/observability/users/roles.ts';
 import type { AdminContext } from '../../context.ts';
 import { DashboardApiError } from '../dashboard-error.ts';
 import { dashboardActor, dashboardUserOf, requireSession } from '../session-guard.ts';

@@ -24,7 +24,7 @@ export function totalsRow(t: Point): HTMLElement {
   );
 }
 
-/** The price components' names (src/pricing/cost.ts keys) as the cost chart's legend shows them. */
+/** The price components' names (src/platform/pricing/cost.ts keys) as the cost chart's legend shows them. */
 const COMPONENT_LABELS: Record<string, string> = {
   input: 'input',
   input_cached_tokens: 'cache reads',

@@ -1,5 +1,5 @@
 // Shapes of the data routes' answers (docs/dashboard.md). Fields the pages do not read are left out.
-import type { Point } from '../../../src/metrics/metric-point.ts';
+import type { Point } from '../../../src/observability/metrics/metric-point.ts';
 
 // A metric point is the server's own type: the two builds share the one declaration.
 export type { Point };

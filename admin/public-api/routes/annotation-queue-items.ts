@@ -14,7 +14,7 @@ import {
   type ItemObjectType,
   type ItemStatus,
   type StoredQueueItem,
-} from '../../../src/store/repos/annotation-queue-items.ts';
+} from '../../../src/platform/store/repos/annotation-queue-items.ts';
 import type { AdminContext } from '../../context.ts';
 import { pageMeta, pageOffset, type PageQuery } from '../paging.ts';
 import { PublicApiError } from '../public-error.ts';

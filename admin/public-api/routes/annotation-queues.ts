@@ -12,7 +12,7 @@ import {
   listAnnotationQueues,
   unassignUser,
   type StoredAnnotationQueue,
-} from '../../../src/store/repos/annotation-queues.ts';
+} from '../../../src/platform/store/repos/annotation-queues.ts';
 import type { AdminContext } from '../../context.ts';
 import { pageMeta, pageOffset, type PageQuery } from '../paging.ts';
 import { PublicApiError } from '../public-error.ts';

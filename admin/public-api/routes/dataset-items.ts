@@ -9,7 +9,7 @@ import {
   listDatasetItems,
   upsertDatasetItem,
   type DatasetItemInput,
-} from '../../../src/store/repos/dataset-items.ts';
+} from '../../../src/platform/store/repos/dataset-items.ts';
 import type { AdminContext } from '../../context.ts';
 import { pageMeta, pageOffset, type PageQuery } from '../paging.ts';
 import { PublicApiError } from '../public-error.ts';

@@ -4,8 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import pageQuerySchema from '../../../schemas/api/public-page-query.json' with { type: 'json' };
 import createSchema from '../../../schemas/api/public-dataset-run-item-create.json' with { type: 'json' };
 import listQuerySchema from '../../../schemas/api/public-dataset-run-items-query.json' with { type: 'json' };
-import type { Queryable } from '../../../src/store/database.ts';
-import { getDatasetItem } from '../../../src/store/repos/dataset-items.ts';
+import type { Queryable } from '../../../src/platform/store/database.ts';
+import { getDatasetItem } from '../../../src/platform/store/repos/dataset-items.ts';
 import {
   allRunItems,
   createRunItem,
@@ -15,8 +15,8 @@ import {
   listRuns,
   type StoredDatasetRun,
   type StoredDatasetRunItem,
-} from '../../../src/store/repos/dataset-runs.ts';
-import { getObservation } from '../../../src/store/repos/observations.ts';
+} from '../../../src/platform/store/repos/dataset-runs.ts';
+import { getObservation } from '../../../src/platform/store/repos/observations.ts';
 import type { AdminContext } from '../../context.ts';
 import { pageMeta, pageOffset, type PageQuery } from '../paging.ts';
 import { invalidRequestData, PublicApiError } from '../public-error.ts';

@@ -6,16 +6,16 @@
 import type { FastifyInstance } from 'fastify';
 import createSchema from '../../../schemas/api/public-dataset-create.json' with { type: 'json' };
 import pageQuerySchema from '../../../schemas/api/public-page-query.json' with { type: 'json' };
-import type { Queryable } from '../../../src/store/database.ts';
-import { listItemsOfDatasets, type StoredDatasetItem } from '../../../src/store/repos/dataset-items.ts';
-import { runNamesOfDatasets } from '../../../src/store/repos/dataset-runs.ts';
+import type { Queryable } from '../../../src/platform/store/database.ts';
+import { listItemsOfDatasets, type StoredDatasetItem } from '../../../src/platform/store/repos/dataset-items.ts';
+import { runNamesOfDatasets } from '../../../src/platform/store/repos/dataset-runs.ts';
 import {
   getDatasetByName,
   listDatasets,
   upsertDataset,
   type DatasetInput,
   type StoredDataset,
-} from '../../../src/store/repos/datasets.ts';
+} from '../../../src/platform/store/repos/datasets.ts';
 import type { AdminContext } from '../../context.ts';
 import { pageMeta, pageOffset, type PageQuery } from '../paging.ts';
 import { invalidRequestData, PublicApiError } from '../public-error.ts';

@@ -6,7 +6,7 @@ import {
   MintKeyError,
   parseMintKeyRequest,
   type MintedKey,
-} from '../../../src/keys/mint-key.ts';
+} from '../../../src/gateway/keys/mint-key.ts';
 import type { AdminContext } from '../../context.ts';
 import { PublicApiError } from '../public-error.ts';
 import { principalOf, projectOf, requireKey } from '../route-access.ts';

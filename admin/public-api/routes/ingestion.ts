@@ -2,7 +2,7 @@
 // 207 `{ successes, errors }`, one entry per event (sdk-log events in neither); the events land in the same traces and
 // observations tables as the REST API and the gateway (source `ingestion`), and scores in the scores table.
 import type { FastifyInstance } from 'fastify';
-import { processBatch } from '../../../src/ingestion/process-batch.ts';
+import { processBatch } from '../../../src/observability/ingestion/process-batch.ts';
 import type { AdminContext } from '../../context.ts';
 import { invalidRequestData } from '../public-error.ts';
 import { INTAKE_BODY_LIMIT } from '../intake-limits.ts';

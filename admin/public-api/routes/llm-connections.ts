@@ -5,14 +5,14 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import pageQuerySchema from '../../../schemas/api/public-page-query.json' with { type: 'json' };
 import upsertSchema from '../../../schemas/api/public-llm-connection-upsert.json' with { type: 'json' };
-import { connectionRowOf, type ConnectionBody } from '../../../src/llm-connections/connection-input.ts';
-import { connectionSecretsBox } from '../../../src/secrets/connection-secrets-key.ts';
+import { connectionRowOf, type ConnectionBody } from '../../../src/observability/llm-connections/connection-input.ts';
+import { connectionSecretsBox } from '../../../src/platform/secrets/connection-secrets-key.ts';
 import {
   deleteLlmConnection,
   listLlmConnections,
   upsertLlmConnection,
   type StoredLlmConnection,
-} from '../../../src/store/repos/llm-connections.ts';
+} from '../../../src/platform/store/repos/llm-connections.ts';
 import type { AdminContext } from '../../context.ts';
 import { pageMeta, pageOffset, type PageQuery } from '../paging.ts';
 import { invalidRequestData, PublicApiError } from '../public-error.ts';

@@ -2,13 +2,18 @@
 // one organization and their role, upper case as Langfuse writes it. A project's memberships mirror the organization's
 // (no project-level roles here), so that path is read-only. Removing a membership removes the user. An organization key
 // never makes, changes or removes an owner (403), so a leaked key cannot take over the dashboard. Changes write audit
-// rows (src/users/change-user.ts).
+// rows (src/observability/users/change-user.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import deleteSchema from '../../../schemas/api/public-membership-delete.json' with { type: 'json' };
 import upsertSchema from '../../../schemas/api/public-membership-upsert.json' with { type: 'json' };
-import { changeUser, LastOwnerError, removeUser, type ChangedBy } from '../../../src/users/change-user.ts';
-import type { Role } from '../../../src/users/roles.ts';
-import { listUsers, type User } from '../../../src/store/repos/users.ts';
+import {
+  changeUser,
+  LastOwnerError,
+  removeUser,
+  type ChangedBy,
+} from '../../../src/observability/users/change-user.ts';
+import type { Role } from '../../../src/observability/users/roles.ts';
+import { listUsers, type User } from '../../../src/platform/store/repos/users.ts';
 import type { AdminContext } from '../../context.ts';
 import { PublicApiError } from '../public-error.ts';
 import { principalOf, requireKey } from '../route-access.ts';

@@ -1,14 +1,14 @@
 // Models and prices of the public API (reference §10): GET/POST /models, GET/DELETE /models/{id}. Lists hold the
-// project's models (newest first) and then the built-ins; ingestion prices generations with them (src/ingestion/
+// project's models (newest first) and then the built-ins; ingestion prices generations with them (src/observability/ingestion/
 // generation-cost.ts), so a create or delete drops this process's cached matcher for the project.
 import type { FastifyInstance } from 'fastify';
 import createSchema from '../../../schemas/api/public-model-create.json' with { type: 'json' };
 import pageQuerySchema from '../../../schemas/api/public-page-query.json' with { type: 'json' };
-import { BUILTIN_MODELS } from '../../../src/pricing/builtin-models.ts';
-import { forgetProjectModels } from '../../../src/pricing/model-cache.ts';
-import { defaultTier, type ModelDefinition } from '../../../src/pricing/model-definition.ts';
-import { modelOf, type ModelCreateBody } from '../../../src/pricing/model-input.ts';
-import { deleteModel, getModel, insertModel, listModels } from '../../../src/store/repos/models.ts';
+import { BUILTIN_MODELS } from '../../../src/platform/pricing/builtin-models.ts';
+import { forgetProjectModels } from '../../../src/platform/pricing/model-cache.ts';
+import { defaultTier, type ModelDefinition } from '../../../src/platform/pricing/model-definition.ts';
+import { modelOf, type ModelCreateBody } from '../../../src/platform/pricing/model-input.ts';
+import { deleteModel, getModel, insertModel, listModels } from '../../../src/platform/store/repos/models.ts';
 import type { AdminContext } from '../../context.ts';
 import { pageMeta, pageOffset, type PageQuery } from '../paging.ts';
 import { invalidRequestData, PublicApiError } from '../public-error.ts';

@@ -2,13 +2,13 @@
 // (reference §6, ObservationV2). The cursor is base64 of JSON {lastStartTimeTo, lastTraceId, lastId}.
 import type { FastifyInstance } from 'fastify';
 import querySchema from '../../../schemas/api/public-observations-v2-query.json' with { type: 'json' };
-import type { ModelDefinition } from '../../../src/pricing/model-definition.ts';
-import { observationModels } from '../../../src/pricing/observation-model.ts';
-import { withStatementTimeout } from '../../../src/store/database.ts';
-import { OBSERVATION_FILTER_COLUMNS } from '../../../src/store/repos/filter-columns.ts';
-import { isIsoTimestamp } from '../../../src/store/repos/structured-filter.ts';
-import { getTracesByIds, type StoredTrace } from '../../../src/store/repos/traces.ts';
-import { listObservations, type StoredObservation } from '../../../src/store/repos/observations.ts';
+import type { ModelDefinition } from '../../../src/platform/pricing/model-definition.ts';
+import { observationModels } from '../../../src/platform/pricing/observation-model.ts';
+import { withStatementTimeout } from '../../../src/platform/store/database.ts';
+import { OBSERVATION_FILTER_COLUMNS } from '../../../src/platform/store/repos/filter-columns.ts';
+import { isIsoTimestamp } from '../../../src/platform/store/repos/structured-filter.ts';
+import { getTracesByIds, type StoredTrace } from '../../../src/platform/store/repos/traces.ts';
+import { listObservations, type StoredObservation } from '../../../src/platform/store/repos/observations.ts';
 import type { AdminContext } from '../../context.ts';
 import { readFilterParam } from '../filter-param.ts';
 import { listParam } from '../list-param.ts';

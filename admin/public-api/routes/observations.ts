@@ -2,10 +2,14 @@
 // (ObservationsView, reference §6, §7).
 import type { FastifyInstance } from 'fastify';
 import querySchema from '../../../schemas/api/public-observations-query.json' with { type: 'json' };
-import { observationModels } from '../../../src/pricing/observation-model.ts';
-import { withStatementTimeout } from '../../../src/store/database.ts';
-import { OBSERVATION_FILTER_COLUMNS } from '../../../src/store/repos/filter-columns.ts';
-import { getObservation, listObservations, type ObservationFilter } from '../../../src/store/repos/observations.ts';
+import { observationModels } from '../../../src/platform/pricing/observation-model.ts';
+import { withStatementTimeout } from '../../../src/platform/store/database.ts';
+import { OBSERVATION_FILTER_COLUMNS } from '../../../src/platform/store/repos/filter-columns.ts';
+import {
+  getObservation,
+  listObservations,
+  type ObservationFilter,
+} from '../../../src/platform/store/repos/observations.ts';
 import type { AdminContext } from '../../context.ts';
 import { readFilterParam } from '../filter-param.ts';
 import { listParam } from '../list-param.ts';

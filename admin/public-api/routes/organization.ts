@@ -1,16 +1,16 @@
 // Organization endpoints under {base_url}/api/public (spec part 5: organization keys manage projects and project API
 // keys; a project key gets 403). Langfuse's paths and shapes; every change writes an audit-log row. Projects declared
-// in gateway.yaml are re-created and renamed at every start (src/store/bootstrap.ts), so renaming or deleting one here
+// in gateway.yaml are re-created and renamed at every start (src/platform/store/bootstrap.ts), so renaming or deleting one here
 // would not last: both answer 409 and name gateway.yaml. Their metadata may change (bootstrap does not set it).
 // GET /projects with an organization key lives in projects.ts (the path also serves project keys).
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import apiKeyCreateSchema from '../../../schemas/api/public-project-api-key-create.json' with { type: 'json' };
 import projectSchema from '../../../schemas/api/public-project-create.json' with { type: 'json' };
-import { addApiKey } from '../../../src/api-keys/add-api-key.ts';
-import { revokeApiKey } from '../../../src/api-keys/revoke-api-key.ts';
-import { apiKeyBody, listApiKeys } from '../../../src/store/repos/api-keys.ts';
-import { writeAudit, type AuditEntry } from '../../../src/store/repos/audit-log.ts';
+import { addApiKey } from '../../../src/observability/api-keys/add-api-key.ts';
+import { revokeApiKey } from '../../../src/observability/api-keys/revoke-api-key.ts';
+import { apiKeyBody, listApiKeys } from '../../../src/platform/store/repos/api-keys.ts';
+import { writeAudit, type AuditEntry } from '../../../src/platform/store/repos/audit-log.ts';
 import {
   createProject,
   deleteProject,
@@ -18,8 +18,8 @@ import {
   getProject,
   updateProject,
   type Project,
-} from '../../../src/store/repos/projects.ts';
-import type { Queryable } from '../../../src/store/database.ts';
+} from '../../../src/platform/store/repos/projects.ts';
+import type { Queryable } from '../../../src/platform/store/database.ts';
 import type { AdminContext } from '../../context.ts';
 import { invalidRequestData, PublicApiError } from '../public-error.ts';
 import { principalOf, requireKey } from '../route-access.ts';

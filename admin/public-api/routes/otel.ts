@@ -1,8 +1,8 @@
 // POST {base_url}/api/public/otel/v1/traces: OTLP/HTTP trace export, protobuf or JSON, optionally gzipped (reference
 // §5, docs/public-api.md "OpenTelemetry intake"). Spans become ingestion events and are stored before the answer.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { experimentItemLinksOf } from '../../../src/ingestion/otel/experiment-items.ts';
-import { processBatch } from '../../../src/ingestion/process-batch.ts';
+import { experimentItemLinksOf } from '../../../src/observability/ingestion/otel/experiment-items.ts';
+import { processBatch } from '../../../src/observability/ingestion/process-batch.ts';
 import {
   decodeRequest,
   decompressed,
@@ -10,10 +10,10 @@ import {
   encodingOf,
   OtlpRequestError,
   type OtlpEncoding,
-} from '../../../src/ingestion/otel/otlp-decode.ts';
-import { spansOf } from '../../../src/ingestion/otel/otlp-spans.ts';
-import { eventsOfSpans } from '../../../src/ingestion/otel/spans-to-events.ts';
-import { linkExperimentItems } from '../../../src/store/repos/dataset-runs.ts';
+} from '../../../src/observability/ingestion/otel/otlp-decode.ts';
+import { spansOf } from '../../../src/observability/ingestion/otel/otlp-spans.ts';
+import { eventsOfSpans } from '../../../src/observability/ingestion/otel/spans-to-events.ts';
+import { linkExperimentItems } from '../../../src/platform/store/repos/dataset-runs.ts';
 import type { AdminContext } from '../../context.ts';
 import { PublicApiError } from '../public-error.ts';
 import { projectOf, requireKey } from '../route-access.ts';

@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AdminContext } from '../../context.ts';
 import { principalOf, projectOf, requireEitherKey } from '../route-access.ts';
-import { listProjects, type Project } from '../../../src/store/repos/projects.ts';
+import { listProjects, type Project } from '../../../src/platform/store/repos/projects.ts';
 
 /** A project in Langfuse's shape. */
 export function projectBody(project: Project) {

@@ -17,9 +17,13 @@ import {
   type PromptSelector,
   type PromptType,
   type StoredPrompt,
-} from '../../../src/store/repos/prompts.ts';
-import type { ChatEntry } from '../../../src/prompts/chat-entry.ts';
-import { PromptCompositionError, resolvePrompt, type FindPrompt } from '../../../src/prompts/resolve-prompt.ts';
+} from '../../../src/platform/store/repos/prompts.ts';
+import type { ChatEntry } from '../../../src/observability/prompts/chat-entry.ts';
+import {
+  PromptCompositionError,
+  resolvePrompt,
+  type FindPrompt,
+} from '../../../src/observability/prompts/resolve-prompt.ts';
 import type { AdminContext } from '../../context.ts';
 import { pageMeta, pageOffset } from '../paging.ts';
 import { PublicApiError } from '../public-error.ts';

@@ -1,5 +1,5 @@
 // Score configs of the public API (reference §3, §7): POST and GET /score-configs, GET and PATCH
-// /score-configs/{configId}. Scores that name a config are checked against it (src/ingestion/score-input.ts).
+// /score-configs/{configId}. Scores that name a config are checked against it (src/observability/ingestion/score-input.ts).
 import type { FastifyInstance } from 'fastify';
 import createSchema from '../../../schemas/api/public-score-config-create.json' with { type: 'json' };
 import updateSchema from '../../../schemas/api/public-score-config-update.json' with { type: 'json' };
@@ -9,7 +9,7 @@ import {
   storableScoreConfig,
   withoutServerCategories,
   type NewScoreConfig,
-} from '../../../src/scores/score-config-rules.ts';
+} from '../../../src/observability/scores/score-config-rules.ts';
 import {
   createScoreConfig,
   getScoreConfig,
@@ -17,7 +17,7 @@ import {
   updateScoreConfig,
   type ScoreConfigFields,
   type StoredScoreConfig,
-} from '../../../src/store/repos/score-configs.ts';
+} from '../../../src/platform/store/repos/score-configs.ts';
 import type { AdminContext } from '../../context.ts';
 import { pageMeta, pageOffset, type PageQuery } from '../paging.ts';
 import { invalidRequestData, PublicApiError } from '../public-error.ts';

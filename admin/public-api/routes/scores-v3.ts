@@ -3,9 +3,9 @@
 // `value` typed by dataType (number, boolean, or the category / text). The cursor is base64url of JSON
 // {timestamp, id} of the page's last score (newest first, ties on id), so a page never repeats or skips a score.
 import type { FastifyInstance } from 'fastify';
-import { withStatementTimeout } from '../../../src/store/database.ts';
-import { listScoresWithoutTotal, type StoredScore } from '../../../src/store/repos/scores.ts';
-import type { FilterCondition } from '../../../src/store/repos/structured-filter.ts';
+import { withStatementTimeout } from '../../../src/platform/store/database.ts';
+import { listScoresWithoutTotal, type StoredScore } from '../../../src/platform/store/repos/scores.ts';
+import type { FilterCondition } from '../../../src/platform/store/repos/structured-filter.ts';
 import type { AdminContext } from '../../context.ts';
 import { commaList } from '../list-param.ts';
 import { invalidRequestData } from '../public-error.ts';

@@ -3,12 +3,12 @@
 // shape; v1 holds trace scores only), GET /scores/{id} and /v2/scores/{id}, DELETE /scores/{id}.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import querySchema from '../../../schemas/api/public-scores-query.json' with { type: 'json' };
-import { checkScoreBody } from '../../../src/ingestion/event-schema.ts';
-import { scoreRowOf } from '../../../src/ingestion/score-input.ts';
-import { storableScoreIssues } from '../../../src/ingestion/storable-event.ts';
-import { withStatementTimeout } from '../../../src/store/database.ts';
-import { SCORE_FILTER_COLUMNS } from '../../../src/store/repos/filter-columns.ts';
-import { getScoreConfigsByIds } from '../../../src/store/repos/score-configs.ts';
+import { checkScoreBody } from '../../../src/observability/ingestion/event-schema.ts';
+import { scoreRowOf } from '../../../src/observability/ingestion/score-input.ts';
+import { storableScoreIssues } from '../../../src/observability/ingestion/storable-event.ts';
+import { withStatementTimeout } from '../../../src/platform/store/database.ts';
+import { SCORE_FILTER_COLUMNS } from '../../../src/platform/store/repos/filter-columns.ts';
+import { getScoreConfigsByIds } from '../../../src/platform/store/repos/score-configs.ts';
 import {
   deleteScore,
   getScore,
@@ -16,7 +16,7 @@ import {
   upsertScores,
   type ScoreDataType,
   type ScoreSource,
-} from '../../../src/store/repos/scores.ts';
+} from '../../../src/platform/store/repos/scores.ts';
 import type { AdminContext } from '../../context.ts';
 import { readFilterParam } from '../filter-param.ts';
 import { commaList, listParam } from '../list-param.ts';

@@ -2,9 +2,9 @@
 // of the project's traces, created when its first trace started.
 import type { FastifyInstance } from 'fastify';
 import querySchema from '../../../schemas/api/public-sessions-query.json' with { type: 'json' };
-import { withStatementTimeout } from '../../../src/store/database.ts';
-import { foldLinkedCalls } from '../../../src/store/repos/linked-gateway-calls.ts';
-import { getSession, listSessions } from '../../../src/store/repos/sessions.ts';
+import { withStatementTimeout } from '../../../src/platform/store/database.ts';
+import { foldLinkedCalls } from '../../../src/platform/store/repos/linked-gateway-calls.ts';
+import { getSession, listSessions } from '../../../src/platform/store/repos/sessions.ts';
 import type { AdminContext } from '../../context.ts';
 import { pageMeta, pageOffset } from '../paging.ts';
 import { PublicApiError } from '../public-error.ts';

@@ -4,18 +4,18 @@
 import type { FastifyInstance } from 'fastify';
 import deleteSchema from '../../../schemas/api/public-traces-delete.json' with { type: 'json' };
 import querySchema from '../../../schemas/api/public-traces-query.json' with { type: 'json' };
-import { observationModels } from '../../../src/pricing/observation-model.ts';
-import { withStatementTimeout } from '../../../src/store/database.ts';
-import { TRACE_FILTER_COLUMNS } from '../../../src/store/repos/filter-columns.ts';
-import { listScoresOfTrace } from '../../../src/store/repos/scores.ts';
-import { deleteTraces, getTrace, listTraces } from '../../../src/store/repos/traces.ts';
-import { listObservationsOfTrace } from '../../../src/store/repos/observations.ts';
+import { observationModels } from '../../../src/platform/pricing/observation-model.ts';
+import { withStatementTimeout } from '../../../src/platform/store/database.ts';
+import { TRACE_FILTER_COLUMNS } from '../../../src/platform/store/repos/filter-columns.ts';
+import { listScoresOfTrace } from '../../../src/platform/store/repos/scores.ts';
+import { deleteTraces, getTrace, listTraces } from '../../../src/platform/store/repos/traces.ts';
+import { listObservationsOfTrace } from '../../../src/platform/store/repos/observations.ts';
 import {
   foldLinkedCalls,
   linkedGatewayObservations,
   linkedGatewayTotals,
   withLinkedCalls,
-} from '../../../src/store/repos/linked-gateway-calls.ts';
+} from '../../../src/platform/store/repos/linked-gateway-calls.ts';
 import type { AdminContext } from '../../context.ts';
 import { readFilterParam } from '../filter-param.ts';
 import { listParam } from '../list-param.ts';

@@ -1,6 +1,6 @@
 // GET /v1/agents (spec 4 A1): the agents of the key's project, by name and version.
 import type { FastifyInstance } from 'fastify';
-import { listAgents } from '../../../src/store/repos/agents.ts';
+import { listAgents } from '../../../src/platform/store/repos/agents.ts';
 import type { AdminContext } from '../../context.ts';
 import { restAgent } from '../representations.ts';
 import { projectOf } from '../request-guard.ts';

@@ -4,10 +4,16 @@ import type { FastifyInstance } from 'fastify';
 import createSchema from '../../../schemas/api/rest-trace-create.json' with { type: 'json' };
 import updateSchema from '../../../schemas/api/rest-trace-update.json' with { type: 'json' };
 import listSchema from '../../../schemas/api/rest-traces-query.json' with { type: 'json' };
-import { withStatementTimeout } from '../../../src/store/database.ts';
-import { getTrace, listTraces, lockTrace, updateTrace, type TraceStatus } from '../../../src/store/repos/traces.ts';
-import { listObservationsOfTrace } from '../../../src/store/repos/observations.ts';
-import { insertTraces } from '../../../src/store/repos/trace-batch.ts';
+import { withStatementTimeout } from '../../../src/platform/store/database.ts';
+import {
+  getTrace,
+  listTraces,
+  lockTrace,
+  updateTrace,
+  type TraceStatus,
+} from '../../../src/platform/store/repos/traces.ts';
+import { listObservationsOfTrace } from '../../../src/platform/store/repos/observations.ts';
+import { insertTraces } from '../../../src/platform/store/repos/trace-batch.ts';
 import type { AdminContext } from '../../context.ts';
 import { restTrace, restTraceReceipt, restTraceWithSpans } from '../representations.ts';
 import { projectOf } from '../request-guard.ts';

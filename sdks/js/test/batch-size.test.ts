@@ -5,7 +5,7 @@
 import { createServer } from 'node:http';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import t, { type Test } from 'tap';
-import { decodeRequest } from '../../../src/ingestion/otel/otlp-decode.ts';
+import { decodeRequest } from '../../../src/observability/ingestion/otel/otlp-decode.ts';
 import { listenLocally } from '../../../test/helpers/local-server.ts';
 import { SvcSpanProcessor } from '../src/tracing.ts';
 

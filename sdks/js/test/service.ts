@@ -1,6 +1,6 @@
 // The real svc service for the SDK tests: in process, on port 0, with a fresh store (test/helpers/service.ts), the
 // gateway tracing every request, and a project key pair made in its store.
-import { createApiKey } from '../../../src/store/repos/api-keys.ts';
+import { createApiKey } from '../../../src/platform/store/repos/api-keys.ts';
 import { TEST_KEY, baseConfig, startTestService, type TestService } from '../../../test/helpers/service.ts';
 
 export { TEST_KEY };

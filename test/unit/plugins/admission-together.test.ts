@@ -14,10 +14,10 @@ import {
   type PluginHooks,
   type Services,
   type Usage,
-} from '../../../src/plugin-api.ts';
-import { costOf } from '../../../src/pricing/cost.ts';
-import { RedisCounters } from '../../../src/store/counters/redis-counters.ts';
-import { silentLogger } from '../../../src/telemetry/logger.ts';
+} from '../../../src/plugin-api/index.ts';
+import { costOf } from '../../../src/platform/pricing/cost.ts';
+import { RedisCounters } from '../../../src/platform/store/counters/redis-counters.ts';
+import { silentLogger } from '../../../src/platform/telemetry/logger.ts';
 import { roomInMinute } from '../../helpers/gateways.ts';
 import { makeCtx, pluginServices, setupPlugin, type PluginServices, type TestCtx } from '../../helpers/plugin.ts';
 import { commandKinds, monitorPrefix } from '../../helpers/redis-monitor.ts';

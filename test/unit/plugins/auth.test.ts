@@ -2,7 +2,7 @@
 // key states (blocked, expired, rotated), networks, serving off and stale keys, and model group resolution.
 import t, { type Test } from 'tap';
 import authPlugin from '../../../plugins/auth/index.ts';
-import { GatewayError, type PluginHooks } from '../../../src/plugin-api.ts';
+import { GatewayError, type PluginHooks } from '../../../src/plugin-api/index.ts';
 import { makeCtx, pluginServices, setupPlugin, type PluginServices, type TestCtx } from '../../helpers/plugin.ts';
 
 const key = (name: string) => `sk-test-${name}-0123456789abcdef`;

@@ -13,10 +13,10 @@ import {
   StoreUnavailableError,
   type PluginHooks,
   type Usage,
-} from '../../../src/plugin-api.ts';
-import { costOf } from '../../../src/pricing/cost.ts';
-import { DurableSpendLedger } from '../../../src/budget/spend-ledger.ts';
-import { silentLogger } from '../../../src/telemetry/logger.ts';
+} from '../../../src/plugin-api/index.ts';
+import { costOf } from '../../../src/platform/pricing/cost.ts';
+import { DurableSpendLedger } from '../../../src/gateway/budget/spend-ledger.ts';
+import { silentLogger } from '../../../src/platform/telemetry/logger.ts';
 import { testDatabase } from '../../helpers/store.ts';
 import { makeCtx, pluginServices, setupPlugin, type PluginServices, type TestCtx } from '../../helpers/plugin.ts';
 import { openaiDeployment } from '../../helpers/test-config.ts';

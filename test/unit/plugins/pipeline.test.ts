@@ -8,11 +8,11 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import t, { type Test } from 'tap';
 import { stringify } from 'yaml';
-import { ConfigError } from '../../../src/config/config-error.ts';
-import { parseConfig } from '../../../src/config/load-config.ts';
-import { resolvePlugins, setupPipeline, type Pipeline } from '../../../src/pipeline/load-pipeline.ts';
-import { runPipeline } from '../../../src/pipeline/run-pipeline.ts';
-import { GatewayError, type RequestContext } from '../../../src/plugin-api.ts';
+import { ConfigError } from '../../../src/platform/config/config-error.ts';
+import { parseConfig } from '../../../src/platform/config/load-config.ts';
+import { resolvePlugins, setupPipeline, type Pipeline } from '../../../src/gateway/pipeline/load-pipeline.ts';
+import { runPipeline } from '../../../src/gateway/pipeline/run-pipeline.ts';
+import { GatewayError, type RequestContext } from '../../../src/plugin-api/index.ts';
 import { makeCtx, pluginServices } from '../../helpers/plugin.ts';
 import { baseConfig } from '../../helpers/test-config.ts';
 
@@ -200,7 +200,7 @@ const WIRE = [
 const sse = (datas: string[]) => datas.map((d) => `data: ${d}\n\n`).join('') + 'data: [DONE]\n\n';
 
 t.test("a stream's chunks go out as the provider's text unless a hook may have changed them", async (t) => {
-  const wireText = pathToFileURL(join(ROOT, 'src/providers/openai/wire-text.ts')).href;
+  const wireText = pathToFileURL(join(ROOT, 'src/gateway/providers/openai/wire-text.ts')).href;
   const files = {
     // A terminal plugin whose chunks carry their wire text, as the OpenAI transport's do.
     'terminal.mjs': `import { keepWireText } from ${JSON.stringify(wireText)};
@@ -245,8 +245,8 @@ t.test('GatewayError is recognised when it comes from another copy of the packag
   // A custom plugin with its own copy of svc: the same module files loaded from another path.
   const dir = mkdtempSync(join(tmpdir(), 'svc-copy-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  copyFileSync(join(ROOT, 'src/errors/gateway-error.ts'), join(dir, 'gateway-error.ts'));
-  copyFileSync(join(ROOT, 'src/errors/codes.ts'), join(dir, 'codes.ts'));
+  copyFileSync(join(ROOT, 'src/platform/errors/gateway-error.ts'), join(dir, 'gateway-error.ts'));
+  copyFileSync(join(ROOT, 'src/platform/errors/codes.ts'), join(dir, 'codes.ts'));
   const copy = (await import(pathToFileURL(join(dir, 'gateway-error.ts')).href)) as {
     GatewayError: typeof GatewayError;
   };

@@ -3,7 +3,7 @@
 import t, { type Test } from 'tap';
 import authPlugin from '../../../plugins/auth/index.ts';
 import rateLimitPlugin from '../../../plugins/rate-limit/index.ts';
-import { CountersUnavailableError, GatewayError, type PluginHooks, type Usage } from '../../../src/plugin-api.ts';
+import { CountersUnavailableError, GatewayError, type PluginHooks, type Usage } from '../../../src/plugin-api/index.ts';
 import { makeCtx, pluginServices, setupPlugin, type PluginServices, type TestCtx } from '../../helpers/plugin.ts';
 
 const key = (name: string) => `sk-test-${name}-0123456789abcdef`;

@@ -10,8 +10,8 @@ import {
   type Counters,
   type DeploymentConfig,
   type PluginHooks,
-} from '../../../src/plugin-api.ts';
-import { routingBoard } from '../../../src/routing/routing-board.ts';
+} from '../../../src/plugin-api/index.ts';
+import { routingBoard } from '../../../src/gateway/routing/routing-board.ts';
 import { fakeProviders, httpError, type FakeProviders } from '../../helpers/fake-providers.ts';
 import { makeCtx, pluginServices, setupPlugin, type PluginServices, type TestCtx } from '../../helpers/plugin.ts';
 import { openaiDeployment, TEST_KEY } from '../../helpers/test-config.ts';

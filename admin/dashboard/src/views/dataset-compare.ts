@@ -8,7 +8,7 @@ import { asText, ms, num, usd } from '../format.ts';
 import { href, seg } from '../router.ts';
 import { pageHeader, section, table } from '../ui.ts';
 import type { ViewContext } from '../view.ts';
-import type { RunItemResult, RunItemScore } from '../../../../src/store/repos/dataset-summaries.ts';
+import type { RunItemResult, RunItemScore } from '../../../../src/platform/store/repos/dataset-summaries.ts';
 import { roundScore } from './dataset-run-bars.ts';
 import {
   datasetApi,

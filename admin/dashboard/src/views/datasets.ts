@@ -8,10 +8,10 @@ import { href, navigate, seg } from '../router.ts';
 import type { Page } from '../types.ts';
 import { actionButton, badge, field, pageHeader, pager, section, stat, submitHandler, table } from '../ui.ts';
 import type { ViewContext } from '../view.ts';
-import type { StoredDatasetItem } from '../../../../src/store/repos/dataset-items.ts';
-import type { StoredDatasetRun } from '../../../../src/store/repos/dataset-runs.ts';
-import type { DatasetCounts } from '../../../../src/store/repos/dataset-summaries.ts';
-import type { StoredDataset } from '../../../../src/store/repos/datasets.ts';
+import type { StoredDatasetItem } from '../../../../src/platform/store/repos/dataset-items.ts';
+import type { StoredDatasetRun } from '../../../../src/platform/store/repos/dataset-runs.ts';
+import type { DatasetCounts } from '../../../../src/platform/store/repos/dataset-summaries.ts';
+import type { StoredDataset } from '../../../../src/platform/store/repos/datasets.ts';
 import type { RunSummary } from '../../../dashboard-api/run-summary.ts';
 import { roundScore, runBars } from './dataset-run-bars.ts';
 

@@ -9,7 +9,7 @@ import { href, seg } from '../router.ts';
 import type { Page } from '../types.ts';
 import { pageHeader, pager, section, stat, table } from '../ui.ts';
 import type { ViewContext } from '../view.ts';
-import type { TraceUserDay, TraceUserSummary } from '../../../../src/store/repos/trace-users.ts';
+import type { TraceUserDay, TraceUserSummary } from '../../../../src/platform/store/repos/trace-users.ts';
 import { sessionLink, sessionTable, traceUserLink, type SessionSummary } from './sessions.ts';
 import { traceTable, type TraceSummary } from './traces.ts';
 

@@ -1,7 +1,7 @@
 // What the prompt pages read from /dashboard/api: a prompt's versions, and what used each version.
 import { badge } from '../ui.ts';
 
-export type { PromptGeneration, PromptVersionUsage } from '../../../../src/store/repos/prompt-usage.ts';
+export type { PromptGeneration, PromptVersionUsage } from '../../../../src/platform/store/repos/prompt-usage.ts';
 
 export type ChatMessage = { role?: string; content?: unknown; type?: string; name?: string };
 

@@ -8,7 +8,7 @@ import { href, seg } from '../router.ts';
 import type { Page } from '../types.ts';
 import { pageHeader, pager, section, stat, table } from '../ui.ts';
 import type { ViewContext } from '../view.ts';
-import type { SessionSummary } from '../../../../src/store/repos/session-summaries.ts';
+import type { SessionSummary } from '../../../../src/platform/store/repos/session-summaries.ts';
 import { statusBadge, traceLink } from './traces.ts';
 
 export type { SessionSummary };

@@ -1,7 +1,7 @@
 package dev.svc.sdk;
 
 /**
- * The span attribute names svc's OTel intake maps to trace and observation fields (src/ingestion/otel/ in the
+ * The span attribute names svc's OTel intake maps to trace and observation fields (src/observability/ingestion/otel/ in the
  * service; Langfuse's names, so the Langfuse SDKs and this one land the same way).
  */
 final class AttributeNames {

@@ -57,7 +57,7 @@ final class SvcService implements AutoCloseable {
         Path workDir = Files.createTempDirectory("svc-java-sdk-");
         Path config = workDir.resolve("gateway.yaml");
         Files.writeString(config, configText(workDir.resolve("data")));
-        ProcessBuilder pb = new ProcessBuilder(ROOT.resolve("node_modules/.bin/node").toString(), ROOT.resolve("src/cli.ts").toString(),
+        ProcessBuilder pb = new ProcessBuilder(ROOT.resolve("node_modules/.bin/node").toString(), ROOT.resolve("src/runtime/cli.ts").toString(),
                 "start", "--config", config.toString()).directory(ROOT.toFile());
         pb.environment().clear();
         pb.environment().put("PATH", System.getenv().getOrDefault("PATH", ""));

@@ -1,0 +1,64 @@
+import type { IncomingMessage } from 'node:http';
+import { GatewayError } from '../../platform/errors/gateway-error.ts';
+
+/** The client closed the connection (or the request timeout closed it) before its whole body arrived. */
+export class ClientAbortedError extends Error {}
+
+/**
+ * Reads the body up to `limit` bytes; one byte more is 413 and reading stops there (never buffered). A connection
+ * that closes before the body's end rejects with ClientAbortedError.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > limit) {
+    return Promise.reject(tooLarge(limit));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(
+        new ClientAbortedError(`the connection closed before the request body was received (${err.message})`, {
+          cause: err,
+        }),
+      );
+    };
+    const onClose = () => onError(new Error('closed'));
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+function tooLarge(limit: number): GatewayError {
+  return new GatewayError('request_too_large', `Request body is larger than the limit of ${limit} bytes.`);
+}
+
+/** `application/json`, with or without parameters such as charset. */
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const semi = contentType.indexOf(';');
+  const type = (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
+  return type === 'application/json';
+}

@@ -1,0 +1,31 @@
+// Prompt-version events (spec part 6): whatever changes a prompt version (the public API, the dashboard, a CLI)
+// reports it here, inside the transaction that made the change, so the event is stored exactly when the change is
+// (the webhook outbox) and delivered later, also across restarts.
+import type { Queryable } from '../../platform/store/database.ts';
+
+/** The Prompt Version of the webhook delivery body (spec part 2). */
+export interface PromptVersionPayload {
+  id: string;
+  name: string;
+  version: number;
+  projectId: string;
+  labels: string[];
+  /** Text prompts: the text; chat prompts: the messages as JSON text. */
+  prompt: string;
+  type: 'text' | 'chat';
+  config: Record<string, unknown>;
+  commitMessage: string | null;
+  tags: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface PromptVersionEvent {
+  action: 'created' | 'updated' | 'deleted';
+  prompt: PromptVersionPayload;
+}
+
+export interface PromptVersionEvents {
+  /** Records the events in the caller's transaction; delivery happens after it commits. */
+  record(tx: Queryable, events: readonly PromptVersionEvent[]): Promise<void>;
+}

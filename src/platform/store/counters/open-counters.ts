@@ -1,0 +1,17 @@
+import type { Clock } from '../../../gateway/pipeline/clock.ts';
+import type { Logger } from '../../telemetry/logger.ts';
+import type { Counters } from './counters.ts';
+import { MemoryCounters } from './memory-counters.ts';
+import { RedisCounters } from './redis-counters.ts';
+
+/** Redis when `store.redis_url` is set, else in-process. */
+export async function openCounters(
+  store: { redis_url: string; redis_prefix: string },
+  clock: Clock,
+  log: Logger,
+): Promise<Counters> {
+  if (!store.redis_url) return new MemoryCounters(clock);
+  const counters = new RedisCounters({ url: store.redis_url, prefix: store.redis_prefix, log });
+  await counters.connect();
+  return counters;
+}

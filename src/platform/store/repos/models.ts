@@ -1,0 +1,57 @@
+// A project's own models and prices (public API /models); built-ins are not stored (src/platform/pricing/builtin-models.ts).
+import type { ModelDefinition } from '../../pricing/model-definition.ts';
+import type { Queryable } from '../database.ts';
+import { iso, json } from './rows.ts';
+
+export type NewModel = Omit<ModelDefinition, 'createdAt'> & { projectId: string };
+
+function toModel(r: Record<string, any>): ModelDefinition {
+  return {
+    id: r.id,
+    projectId: r.project_id,
+    modelName: r.model_name,
+    matchPattern: r.match_pattern,
+    startDate: iso(r.start_date) ?? null,
+    unit: r.unit,
+    tokenizerId: r.tokenizer_id,
+    tokenizerConfig: r.tokenizer_config,
+    pricingTiers: r.pricing_tiers,
+    createdAt: iso(r.created_at)!,
+  };
+}
+
+export async function insertModel(db: Queryable, m: NewModel): Promise<ModelDefinition> {
+  const r = await db.query(
+    `INSERT INTO models (id, project_id, model_name, match_pattern, start_date, unit, tokenizer_id, tokenizer_config, pricing_tiers)
+     VALUES ($1, $2, $3, $4, $5::timestamptz, $6, $7, $8::text::jsonb, $9::text::jsonb) RETURNING *`,
+    [
+      m.id,
+      m.projectId,
+      m.modelName,
+      m.matchPattern,
+      m.startDate,
+      m.unit,
+      m.tokenizerId,
+      json(m.tokenizerConfig ?? undefined),
+      json(m.pricingTiers),
+    ],
+  );
+  return toModel(r.rows[0]);
+}
+
+/** Every model of the project, newest first (ties on id). */
+export async function listModels(db: Queryable, projectId: string): Promise<ModelDefinition[]> {
+  const r = await db.query('SELECT * FROM models WHERE project_id = $1 ORDER BY created_at DESC, id DESC', [projectId]);
+  return r.rows.map(toModel);
+}
+
+export async function getModel(db: Queryable, projectId: string, id: string): Promise<ModelDefinition | undefined> {
+  const r = await db.query('SELECT * FROM models WHERE project_id = $1 AND id = $2', [projectId, id]);
+  return r.rows[0] ? toModel(r.rows[0]) : undefined;
+}
+
+/** True when a model was deleted. */
+export async function deleteModel(db: Queryable, projectId: string, id: string): Promise<boolean> {
+  const r = await db.query('DELETE FROM models WHERE project_id = $1 AND id = $2', [projectId, id]);
+  return r.rowCount > 0;
+}

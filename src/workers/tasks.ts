@@ -1,5 +1,0 @@
-// The named tasks worker threads run (ARCHITECTURE.md section 4): pure functions of plain data.
-export { scanText } from '../guardrails/scan-task.ts';
-export { signJwt } from './jwt-sign-task.ts';
-export { sigv4PayloadHash } from './sigv4-payload-hash-task.ts';
-export { signWebhookBodies } from './webhook-sign-task.ts';
