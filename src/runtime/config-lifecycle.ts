@@ -11,7 +11,7 @@ import { setupPipeline, type CheckedConfig, type ResolvedPlugin } from '../gatew
 import type { Services } from '../gateway/pipeline/types.ts';
 import { createModelGroupRegistry } from '../gateway/routing/model-groups.ts';
 import { bootstrapStore } from '../platform/store/bootstrap.ts';
-import type { ActiveConfig } from './active-config.ts';
+import type { ActiveConfig } from '../gateway/server/active-config.ts';
 import type { ServiceParts } from './service-parts.ts';
 import type { StartOptions } from './start-options.ts';
 
