@@ -9,8 +9,7 @@ import { stringify } from 'yaml';
 import { parseConfig } from '../../src/platform/config/load-config.ts';
 import { createConfigAjv } from '../../src/platform/config/schema-validator.ts';
 import { configKeyStore } from '../../src/gateway/keys/key-store.ts';
-import { memoizedEstimate } from '../../src/gateway/pipeline/admission-estimate.ts';
-import { StateStore } from '../../src/gateway/pipeline/state.ts';
+import { createRequestContext } from '../../src/gateway/pipeline/context.ts';
 import type {
   Clock,
   GatewayConfig,
@@ -190,38 +189,22 @@ export interface TestCtx extends RequestContext {
   leave(): void;
 }
 
-/** A request context as the gateway listener builds it (src/gateway/server/gateway-server.ts), for a validated body. */
+/** A request context made as the gateway listener makes it (src/gateway/pipeline/context.ts), for a validated body. */
 export function makeCtx(options: CtxOptions = {}): TestCtx {
   const route = options.route ?? 'chat';
   const body =
     route === 'models'
       ? undefined
       : (options.body ?? { model: 'demo', messages: [{ role: 'user', content: 'Hello' }] });
-  const controller = new AbortController();
-  const ctx: TestCtx = {
+  const { ctx, leave } = createRequestContext({
     id: randomUUID(),
     route,
     receivedAt: (options.clock ?? { now: Date.now }).now(),
     overheadFrom: performance.now(),
-    providerMs: 0,
     headers: options.headers ?? {},
     clientIp: 'clientIp' in options ? options.clientIp : '127.0.0.1',
     body,
-    stream: route === 'chat' && body?.stream === true,
-    clientWantsUsage: (body?.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage === true,
-    estimate: memoizedEstimate(route, body),
-    attempts: [],
-    responseHeaders: {},
-    annotations: {},
-    redactions: [],
-    state: new StateStore(),
-    signal: controller.signal,
-    clientAborted: false,
     log: silentLogger,
-    leave() {
-      ctx.clientAborted = true;
-      controller.abort(new Error('client disconnected'));
-    },
-  };
-  return ctx;
+  });
+  return Object.assign(ctx, { leave });
 }
