@@ -5,9 +5,8 @@ import type { Socket } from 'node:net';
 import { timeOrderedUuid } from './request-id.ts';
 import type { GatewayConfig } from '../../platform/config/types.ts';
 import { GatewayError, openAIErrorBody } from '../../platform/errors/gateway-error.ts';
-import { memoizedEstimate } from '../pipeline/admission-estimate.ts';
+import { createRequestContext } from '../pipeline/context.ts';
 import { runPipeline } from '../pipeline/run-pipeline.ts';
-import { StateStore } from '../pipeline/state.ts';
 import type { RequestContext, RouteName } from '../pipeline/types.ts';
 import type { JsonObject } from '../../platform/openai/wire-types.ts';
 import type { ActiveConfig } from './active-config.ts';
@@ -165,7 +164,7 @@ async function handle(
   }
 }
 
-/** The request's context for the pipeline; its abort signal fires when the client leaves before the response ends. */
+/** The request's context for the pipeline; it learns the client left when the response closes before its end. */
 function requestContext(
   host: GatewayHost,
   req: IncomingMessage,
@@ -175,41 +174,18 @@ function requestContext(
   body: JsonObject | undefined,
   overheadFrom: number,
 ): RequestContext {
-  // Created on first use: most requests never need an abort signal.
-  let controller: AbortController | undefined;
-  const ctx: RequestContext = {
+  const { ctx, leave } = createRequestContext({
     id,
     route,
     receivedAt: host.now(),
     overheadFrom,
-    providerMs: 0,
     headers: req.headers,
     clientIp: req.socket.remoteAddress,
     body,
-    // Streaming does not apply to embeddings (spec 4B): the flag is ignored there (docs/decisions.md).
-    stream: route === 'chat' && body?.stream === true,
-    clientWantsUsage: (body?.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage === true,
-    estimate: memoizedEstimate(route, body),
-    attempts: [],
-    responseHeaders: {},
-    annotations: {},
-    redactions: [],
-    state: new StateStore(),
-    get signal() {
-      if (!controller) {
-        controller = new AbortController();
-        if (ctx.clientAborted) controller.abort(new Error('client disconnected'));
-      }
-      return controller.signal;
-    },
-    clientAborted: false,
     log: host.log,
-  };
+  });
   res.on('close', () => {
-    if (!res.writableFinished) {
-      ctx.clientAborted = true;
-      controller?.abort(new Error('client disconnected'));
-    }
+    if (!res.writableFinished) leave();
   });
   return ctx;
 }
