@@ -1,5 +1,6 @@
-// The admin listener's API and dashboard surfaces: REST under /v1, the Langfuse-compatible public API under /api/public,
-// the dashboard's API and its static files, and Langfuse's web paths sent on into the dashboard. Loaded by admin/server.ts only in a process that serves them.
+// The admin listener's API and dashboard surfaces: REST under /v1, the Langfuse-compatible public API and SCIM under
+// /api/public, the dashboard's API and its static files, and Langfuse's web paths sent on into the dashboard. Loaded by
+// admin/server.ts only in a process that serves them.
 import type { FastifyInstance } from 'fastify';
 import type { AdminContext } from './context.ts';
 import { registerDashboardApi } from './dashboard-api/register.ts';
@@ -7,6 +8,7 @@ import { registerDashboardStatic } from './dashboard-static.ts';
 import { registerLangfuseLinks } from './langfuse-links.ts';
 import { registerPublicApi } from './public-api/register.ts';
 import { registerRestApi } from './rest-api/register.ts';
+import { registerPublicScim } from './scim/scim-routes.ts';
 
 export function registerAdminSurfaces(app: FastifyInstance, host: AdminContext): void {
   void app.register(
@@ -19,6 +21,8 @@ export function registerAdminSurfaces(app: FastifyInstance, host: AdminContext):
   void app.register(
     (scope, _opts, done) => {
       registerPublicApi(scope, host);
+      // SCIM shares the public API's prefix, key check and validator, and answers in its own envelope.
+      registerPublicScim(scope, host);
       done();
     },
     { prefix: '/api/public' },

@@ -19,7 +19,6 @@ import { registerPublicOrganization } from './routes/organization.ts';
 import { registerPublicOtel } from './routes/otel.ts';
 import { registerPublicProjects } from './routes/projects.ts';
 import { registerPublicPrompts } from './routes/prompts.ts';
-import { registerPublicScim } from '../scim/scim-routes.ts';
 import { registerPublicScoreConfigs } from './routes/score-configs.ts';
 import { registerPublicScores } from './routes/scores.ts';
 import { registerPublicScoresV3 } from './routes/scores-v3.ts';
@@ -51,7 +50,6 @@ export function registerPublicApi(app: FastifyInstance, ctx: AdminContext): void
   registerPublicSessions(app, ctx);
   registerPublicOrganization(app, ctx);
   registerPublicMemberships(app, ctx);
-  registerPublicScim(app, ctx);
   registerPublicModels(app, ctx);
   registerPublicLlmConnections(app, ctx);
   registerPublicAnnotationQueues(app, ctx);

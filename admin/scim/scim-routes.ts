@@ -12,7 +12,7 @@ import { roleAtLeast } from '../../src/observability/users/roles.ts';
 import type { AdminContext } from '../context.ts';
 import { PublicApiError } from '../public-api/public-error.ts';
 import { requireKey } from '../public-api/route-access.ts';
-import { keyChangedBy, refuseOwner, refuseOwnerRole } from '../public-api/routes/memberships.ts';
+import { keyChangedBy, refuseOwner, refuseOwnerRole } from '../public-api/organization-key.ts';
 import { resourceTypes, schemas, serviceProviderConfig, userResourceType, userSchema } from './scim-discovery.ts';
 import { ScimError } from './scim-error.ts';
 import { userNameFilter } from './scim-filter.ts';

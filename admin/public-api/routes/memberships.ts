@@ -3,18 +3,14 @@
 // (no project-level roles here), so that path is read-only. Removing a membership removes the user. An organization key
 // never makes, changes or removes an owner (403), so a leaked key cannot take over the dashboard. Changes write audit
 // rows (src/observability/users/change-user.ts).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import deleteSchema from '../../../schemas/api/public-membership-delete.json' with { type: 'json' };
 import upsertSchema from '../../../schemas/api/public-membership-upsert.json' with { type: 'json' };
-import {
-  changeUser,
-  LastOwnerError,
-  removeUser,
-  type ChangedBy,
-} from '../../../src/observability/users/change-user.ts';
+import { changeUser, LastOwnerError, removeUser } from '../../../src/observability/users/change-user.ts';
 import type { Role } from '../../../src/observability/users/roles.ts';
 import { listUsers, type User } from '../../../src/platform/store/repos/users.ts';
 import type { AdminContext } from '../../context.ts';
+import { keyChangedBy, refuseOwnerRole } from '../organization-key.ts';
 import { PublicApiError } from '../public-error.ts';
 import { principalOf, requireKey } from '../route-access.ts';
 import { ownProject } from './organization.ts';
@@ -27,32 +23,6 @@ const membershipBody = (u: User) => ({
   email: u.email,
   name: u.name,
 });
-
-const OWNERS_ELSEWHERE = 'an owner manages owners in the dashboard';
-
-/** Refuses the owner role: an organization key grants at most admin. */
-export function refuseOwnerRole(role: Role | undefined): void {
-  if (role === 'owner')
-    throw new PublicApiError(
-      'ForbiddenError',
-      `An organization API key cannot grant the owner role; ${OWNERS_ELSEWHERE}`,
-    );
-}
-
-/** Refuses to change or remove an owner with an organization key. */
-export function refuseOwner(user: User): void {
-  if (user.role === 'owner')
-    throw new PublicApiError(
-      'ForbiddenError',
-      `${user.email} is an owner: an organization API key cannot change or remove them; ${OWNERS_ELSEWHERE}`,
-    );
-}
-
-/** The audit actor and organization of the calling organization key; it may not touch owners. */
-export function keyChangedBy(req: FastifyRequest): ChangedBy {
-  const { apiKey } = principalOf(req);
-  return { actor: `api-key:${apiKey.id}`, organizationId: apiKey.organizationId, allow: refuseOwner };
-}
 
 const notFound = (userId: string) =>
   new PublicApiError('NotFoundError', `User ${userId} not found in this organization`);
