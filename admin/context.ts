@@ -1,7 +1,7 @@
 import type { SpendLedger } from '../src/gateway/budget/spend-ledger.ts';
 import type { GatewayConfig } from '../src/platform/config/types.ts';
 import type { StoredKeyStore } from '../src/gateway/keys/stored-key-store.ts';
-import type { Clock } from '../src/gateway/pipeline/clock.ts';
+import type { Clock } from '../src/platform/clock.ts';
 import type { ProviderRegistry } from '../src/gateway/providers/registry.ts';
 import type { BenchBoard } from '../src/gateway/routing/bench-board.ts';
 import type { ModelGroupRegistry } from '../src/gateway/routing/model-groups.ts';

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { choiceInputs, choose, countsInFlight, readFigures } from '../plugins/router/strategy.ts';
 import type { ModelGroupConfig, RoutingStrategy } from '../src/platform/config/types.ts';
 import { memoizedEstimate } from '../src/gateway/pipeline/admission-estimate.ts';
-import { systemClock } from '../src/gateway/pipeline/clock.ts';
+import { systemClock } from '../src/platform/clock.ts';
 import type { JsonObject, RequestContext } from '../src/gateway/pipeline/types.ts';
 import { routingBoard, type RoutingBoard } from '../src/gateway/routing/routing-board.ts';
 import type { Counters } from '../src/platform/store/counters/counters.ts';

@@ -16,6 +16,8 @@ export const BANDS: Band[] = [
     name: 'ground',
     rank: 0,
     units: [
+      // The modules directly in platform/: the clock and the network ranges.
+      'src/platform/',
       'src/platform/config/',
       'src/platform/errors/',
       'src/platform/telemetry/',

@@ -19,13 +19,14 @@ export type {
   ResponseSource,
   RouteName,
   Services,
+  StreamedAnswer,
   StreamResponse,
   UsageEstimateReason,
 } from '../gateway/pipeline/types.ts';
 export type { ChatChunk, JsonObject, Usage } from '../platform/openai/wire-types.ts';
 
 // What the services are, and what their calls throw.
-export type { Clock } from '../gateway/pipeline/clock.ts';
+export type { Clock } from '../platform/clock.ts';
 export type {
   BudgetPeriod,
   DeploymentConfig,

@@ -16,7 +16,7 @@ import { storeCommand, UsageError } from './control/store-cli.ts';
 import { automationsCommand } from './control/automations-cli.ts';
 import { usersCommand } from './control/users-cli.ts';
 import { configWarnings } from '../gateway/keys/expiry-warnings.ts';
-import { systemClock } from '../gateway/pipeline/clock.ts';
+import { systemClock } from '../platform/clock.ts';
 import { PortInUseError } from './port-in-use.ts';
 import { checkConfig } from '../gateway/pipeline/load-pipeline.ts';
 

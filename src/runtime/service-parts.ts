@@ -10,7 +10,7 @@ import { serviceControlSocket, type ControlSocket } from './control/control-sock
 import type { GeneratedKey } from '../gateway/keys/key-store.ts';
 import { StoredKeyStore } from '../gateway/keys/stored-key-store.ts';
 import { DurableSpendLedger } from '../gateway/budget/spend-ledger.ts';
-import type { Clock } from '../gateway/pipeline/clock.ts';
+import type { Clock } from '../platform/clock.ts';
 import { createProviderRegistry, type ProviderRegistry } from '../gateway/providers/registry.ts';
 import { benchBoard, benchState, type BenchBoard } from '../gateway/routing/bench-board.ts';
 import { bootstrapStore } from '../platform/store/bootstrap.ts';

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { inspectConfig, inspectConfigFile, type LoadedConfig } from '../platform/config/load-config.ts';
 import type { GeneratedKey } from '../gateway/keys/key-store.ts';
 import type { StoredKeyStore } from '../gateway/keys/stored-key-store.ts';
-import { systemClock } from '../gateway/pipeline/clock.ts';
+import { systemClock } from '../platform/clock.ts';
 import { checkConfig, type CheckedConfig } from '../gateway/pipeline/load-pipeline.ts';
 import { ConfigLifecycle, watchConfig, type ReloadResult } from './config-lifecycle.ts';
 import { RequestDrain } from './drain.ts';

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { Env } from '../platform/config/interpolate.ts';
 import type { GeneratedKey } from '../gateway/keys/key-store.ts';
-import type { Clock } from '../gateway/pipeline/clock.ts';
+import type { Clock } from '../platform/clock.ts';
 import type { CreatedApiKey } from '../platform/store/repos/api-keys.ts';
 import type { Logger } from '../platform/telemetry/logger.ts';
 import type { FirstOwner } from '../observability/users/first-owner.ts';

@@ -6,7 +6,7 @@ import OpenAI from 'openai';
 import { Redis } from 'ioredis';
 import t from 'tap';
 import { getTrace, type StoredTrace } from '../../src/platform/store/repos/traces.ts';
-import { systemClock, type Clock } from '../../src/gateway/pipeline/clock.ts';
+import { systemClock, type Clock } from '../../src/platform/clock.ts';
 import { chatCompletion, startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.ts';
 import { startGateways } from '../helpers/gateways.ts';
 import { REDIS_URL, redisTestPrefix } from '../helpers/redis.ts';

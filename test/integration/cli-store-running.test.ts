@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { stringify } from 'yaml';
 import { loadConfigFile } from '../../src/platform/config/load-config.ts';
-import { systemClock } from '../../src/gateway/pipeline/clock.ts';
+import { systemClock } from '../../src/platform/clock.ts';
 import { startService } from '../../src/runtime/service.ts';
 import { loadMigrations } from '../../src/platform/store/migrate.ts';
 import { openStore } from '../../src/platform/store/open-store.ts';

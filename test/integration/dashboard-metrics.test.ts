@@ -5,7 +5,7 @@
 // gateway panels; bad parameters 400; no session and API keys 401. The window the pages open on, as traffic ages.
 import t from 'tap';
 import { RELATIVE_ERROR } from '../../src/observability/metrics/latency-histogram.ts';
-import { systemClock } from '../../src/gateway/pipeline/clock.ts';
+import { systemClock } from '../../src/platform/clock.ts';
 import { addAgent } from '../../src/platform/store/repos/agents.ts';
 import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { dashboardRequest, signIn, type DashboardClient } from '../helpers/dashboard.ts';

@@ -6,7 +6,7 @@
 // the gateway at once; agent suspension; model group state; budget spend; the audit rows.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import t from 'tap';
-import { systemClock } from '../../src/gateway/pipeline/clock.ts';
+import { systemClock } from '../../src/platform/clock.ts';
 import { addAgent } from '../../src/platform/store/repos/agents.ts';
 import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { listAudit } from '../../src/platform/store/repos/audit-log.ts';

@@ -3,7 +3,7 @@
 // sign-out, CSRF, roles, API keys refused, changing one's own password, the error envelope and the audit rows. Both
 // store backends.
 import t from 'tap';
-import { systemClock } from '../../src/gateway/pipeline/clock.ts';
+import { systemClock } from '../../src/platform/clock.ts';
 import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { DEFAULT_SIGN_IN_LIMITS } from '../../src/observability/users/sign-in-limiter.ts';
 import { dashboardRequest, signIn, type DashboardClient } from '../helpers/dashboard.ts';

@@ -3,8 +3,8 @@
 // minting process, and within a second in another process on the same database. Runs against both store backends.
 import { hash } from 'node:crypto';
 import t, { type Test } from 'tap';
-import type { Clock } from '../../src/gateway/pipeline/clock.ts';
-import { systemClock } from '../../src/gateway/pipeline/clock.ts';
+import type { Clock } from '../../src/platform/clock.ts';
+import { systemClock } from '../../src/platform/clock.ts';
 import { addAgent, setAgentStatus } from '../../src/platform/store/repos/agents.ts';
 import { createApiKey, type CreatedApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { listAudit } from '../../src/platform/store/repos/audit-log.ts';

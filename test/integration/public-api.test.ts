@@ -2,8 +2,8 @@
 // kinds per route class, ingestion-only projects, the error envelope, GET /projects and GET /traces (Langfuse shapes,
 // paging bounds, filters, order). Runs against both store backends.
 import t, { type Test } from 'tap';
-import type { Clock } from '../../src/gateway/pipeline/clock.ts';
-import { systemClock } from '../../src/gateway/pipeline/clock.ts';
+import type { Clock } from '../../src/platform/clock.ts';
+import { systemClock } from '../../src/platform/clock.ts';
 import { createApiKey, sixMonthsAfter, type CreatedApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { type TraceRow } from '../../src/platform/store/repos/traces.ts';
 import { insertObservations, insertTraces } from '../../src/platform/store/repos/trace-batch.ts';

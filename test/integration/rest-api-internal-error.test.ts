@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import type { AdminContext } from '../../admin/context.ts';
 import { registerRestApi } from '../../admin/rest-api/register.ts';
 import type { GatewayConfig } from '../../src/platform/config/types.ts';
-import { systemClock } from '../../src/gateway/pipeline/clock.ts';
+import { systemClock } from '../../src/platform/clock.ts';
 import { MemoryCounters } from '../../src/platform/store/counters/memory-counters.ts';
 import type { Database, QueryResult } from '../../src/platform/store/database.ts';
 import { secretSha256 } from '../../src/platform/store/repos/api-keys.ts';

@@ -5,8 +5,8 @@
 import t from 'tap';
 import { stringify } from 'yaml';
 import { parseConfig } from '../../src/platform/config/load-config.ts';
-import type { Clock } from '../../src/gateway/pipeline/clock.ts';
-import { systemClock } from '../../src/gateway/pipeline/clock.ts';
+import type { Clock } from '../../src/platform/clock.ts';
+import { systemClock } from '../../src/platform/clock.ts';
 import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { bearer, call, checkCommonHeaders, checkError, type RestResponse } from '../helpers/rest-api.ts';
 import { baseConfig, startTestService } from '../helpers/service.ts';

@@ -1,7 +1,7 @@
 // Gateway tracing (spec parts 4B, 6, 7; docs/decisions.md "Gateway traces", "Caller context headers"): what one
 // request leaves in the store, read back from the database. The store-backed part runs once per backend.
 import t, { type Test } from 'tap';
-import { systemClock } from '../../src/gateway/pipeline/clock.ts';
+import { systemClock } from '../../src/platform/clock.ts';
 import type { Queryable } from '../../src/platform/store/database.ts';
 import { getTrace, type StoredTrace } from '../../src/platform/store/repos/traces.ts';
 import { listObservationsOfTrace } from '../../src/platform/store/repos/observations.ts';

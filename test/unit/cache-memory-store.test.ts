@@ -2,7 +2,7 @@
 // first, entries expire after their TTL, an entry larger than the bound is not kept.
 import t from 'tap';
 import { MemoryStore } from '../../plugins/cache/memory-store.ts';
-import type { Clock } from '../../src/gateway/pipeline/clock.ts';
+import type { Clock } from '../../src/platform/clock.ts';
 
 function clockAt(start: number): Clock & { now: () => number; advance(ms: number): void } {
   let now = start;

@@ -4,8 +4,8 @@
 // bounds bursts. Keys carry the prefix and their hash tag.
 import t from 'tap';
 import { Redis } from 'ioredis';
-import type { Clock } from '../../src/gateway/pipeline/clock.ts';
-import { systemClock } from '../../src/gateway/pipeline/clock.ts';
+import type { Clock } from '../../src/platform/clock.ts';
+import { systemClock } from '../../src/platform/clock.ts';
 import { benchBoard } from '../../src/gateway/routing/bench-board.ts';
 import type { Counters } from '../../src/platform/store/counters/counters.ts';
 import { MemoryCounters } from '../../src/platform/store/counters/memory-counters.ts';

@@ -1,7 +1,7 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { KeyConfig, BudgetPeriod } from '../../platform/config/types.ts';
 import type { LocalStateFile } from '../../platform/store/local-state.ts';
-import { parseNetworks, type Network } from './networks.ts';
+import { parseNetworks, type Network } from '../../platform/networks.ts';
 
 /** A gateway key as the auth plugin sees it; the plaintext is never held, only its SHA-256. */
 export interface KeyRecord {

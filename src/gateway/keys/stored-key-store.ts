@@ -7,7 +7,7 @@ import { agentsChangedSince, type AgentStatus } from '../../platform/store/repos
 import { gatewayKeysChangedSince, type StoredGatewayKey } from '../../platform/store/repos/gateway-keys.ts';
 import { projectsChangedSince } from '../../platform/store/repos/projects.ts';
 import { keyExpiry, type KeyRecord, type KeyStore } from './key-store.ts';
-import { parseNetworks } from './networks.ts';
+import { parseNetworks } from '../../platform/networks.ts';
 import type { Logger } from '../../platform/telemetry/logger.ts';
 
 export class StoredKeyStore implements KeyStore {

@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { BudgetPeriod, GatewayConfig, ModelGroupConfig, PriceConfig } from '../../platform/config/types.ts';
 import type { BenchBoard } from '../routing/bench-board.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../../platform/clock.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { ModelGroupRegistry } from '../routing/model-groups.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
@@ -108,6 +108,24 @@ export interface AdmissionEstimate {
   outputTokens: number;
 }
 
+/**
+ * What a streamed answer's chunks said so far (`RequestContext.streamed`), gathered by the gateway once per chunk as
+ * the chunk comes from the answer, before any event hook: read it instead of observing every chunk.
+ */
+export interface StreamedAnswer {
+  /** Chunks the answer has produced. */
+  readonly chunks: number;
+  /** The model the first chunk naming one reports. */
+  readonly model: string | undefined;
+  /** Each choice's finish reason, in choice order. */
+  finishReasons(): string[];
+  /**
+   * The assistant message made of the first choice of each chunk: its content up to `maxChars` (at most 10,485,760;
+   * `truncated: true` when cut), its tool calls (arguments kept while shorter than `maxChars`), its finish reason.
+   */
+  message(maxChars: number): Record<string, unknown>;
+}
+
 /** Why a request's usage is the gateway's estimate (`RequestContext.usageEstimated`). */
 export type UsageEstimateReason = 'stream_interrupted' | 'provider_usage_invalid' | 'provider_usage_missing';
 
@@ -175,6 +193,8 @@ export interface RequestContext {
   errorCode?: string | null;
   /** The response as it was written (the body of a JSON response; a stream's events are gone once written). */
   response?: GatewayResponse;
+  /** Set when a stream's head is written; the response writer feeds it each chunk. */
+  streamed?: StreamedAnswer;
   /**
    * Where the answer came from, set by the runner as soon as a hook produced a response, or `gateway` when the
    * request ended without one. A later refusal of that answer (an output guardrail) leaves it as it was.

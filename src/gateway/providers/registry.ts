@@ -1,5 +1,5 @@
 import type { DeploymentConfig, ProviderName } from '../../platform/config/types.ts';
-import type { Clock } from '../pipeline/clock.ts';
+import type { Clock } from '../../platform/clock.ts';
 import { anthropicProvider } from './anthropic/index.ts';
 import { azureProvider } from './azure/index.ts';
 import { bedrockProvider } from './bedrock/index.ts';

@@ -4,6 +4,7 @@
 // A group's state is one read (one MGET under the group's hash tag); in-process the read is synchronous.
 import type { ModelGroupConfig } from '../../platform/config/types.ts';
 import { CountersUnavailableError, groupTag, type Counters } from '../../platform/store/counters/counters.ts';
+import type { BenchState } from '../../platform/telemetry/metrics.ts';
 
 /** Deployment id → end of its bench (epoch ms), for the deployments benched now. */
 export type BenchedDeployments = Map<string, number>;
@@ -47,13 +48,6 @@ export function benchBoard(counters: Pick<Counters, 'readMarks' | 'extendMark'>)
       return counters.extendMark(benchKey(group, deploymentId), ms);
     },
   };
-}
-
-export interface BenchState {
-  /** Every deployment benched now, with its group and the bench's end (epoch ms). */
-  benched: { group: string; deployment: string; until: number }[];
-  /** Why the state could not be read (the counters store is unavailable); `benched` is then empty. */
-  error?: string;
 }
 
 /** The bench state of the groups, for /metrics and the dashboard: one read per group that can bench. */

@@ -2,7 +2,7 @@
 // first replica to claim the key's window in the counters store (SET NX PX in Redis) traces it. Each process also
 // remembers the windows it saw claimed, so a flood of refusals for one key costs one store call per window, not one
 // per request. While the store cannot be reached, each process samples on its own (at most once per minute each).
-import type { Clock } from '../pipeline/clock.ts';
+import type { Clock } from '../../platform/clock.ts';
 import { CountersUnavailableError, projectTag, type Counters } from '../../platform/store/counters/counters.ts';
 
 const WINDOW_MS = 60_000;

@@ -6,7 +6,7 @@
 // `webhooks.allow_private_networks` lifts the rule; `webhooks.allowed_hosts` lifts it for named hosts or ranges.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import { addressAllowed, parseAddress, parseNetworks, type Network } from '../../gateway/keys/networks.ts';
+import { addressAllowed, parseAddress, parseNetworks, type Network } from '../../platform/networks.ts';
 
 export interface SsrfPolicy {
   allowPrivateNetworks: boolean;

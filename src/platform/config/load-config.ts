@@ -5,9 +5,9 @@ import gatewaySchema from '../../../schemas/gateway.schema.json' with { type: 'j
 import { ConfigError, yamlPath, type ConfigIssue } from './config-error.ts';
 import { hasReference, interpolate, type Env } from './interpolate.ts';
 import { ajvIssues, createConfigAjv } from './schema-validator.ts';
-import { parseNetworks } from '../../gateway/keys/networks.ts';
+import { parseNetworks } from '../networks.ts';
 import type { OrgUnitConfig, GatewayConfig } from './types.ts';
-import { unitChain } from '../../gateway/budget/budget-chain.ts';
+import { unitChain } from './unit-chain.ts';
 import { decodePointer } from '../validation/json-pointer.ts';
 import type { ErrorObject } from 'ajv';
 

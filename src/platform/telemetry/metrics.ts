@@ -1,9 +1,16 @@
 // Gateway metrics: prom-client instruments in a registry of their own (several services can share a process
 // in tests); /metrics serves them as the spec's JSON or as Prometheus text.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { BenchState } from '../../gateway/routing/bench-board.ts';
 import { DurationHistogram } from './duration-histogram.ts';
 import { LatencyWindow } from './latency-window.ts';
+
+/** The deployments benched now, as the routing's bench board reads them from the counters store. */
+export interface BenchState {
+  /** Every deployment benched now, with its group and the bench's end (epoch ms). */
+  benched: { group: string; deployment: string; until: number }[];
+  /** Why the state could not be read (the counters store is unavailable); `benched` is then empty. */
+  error?: string;
+}
 
 export interface ConfigStatus {
   version: number;

@@ -5,7 +5,7 @@ import type { ChatChunk, JsonObject, Usage } from '../../../platform/openai/wire
 import { estimateEmbeddingTokens } from '../../../platform/pricing/token-estimate.ts';
 import type { ProviderAdapter, ProviderCall } from '../types.ts';
 import { UpstreamError } from '../upstream-error.ts';
-import type { Clock } from '../../pipeline/clock.ts';
+import type { Clock } from '../../../platform/clock.ts';
 import { mockAnswer, type MockAnswer } from './answer.ts';
 
 /** Unit vector seeded by the text: the same text always embeds the same way. */

@@ -1,6 +1,6 @@
 // In-process counters: one process enforces its own limits. Time comes from the injected clock. A joint admission
 // and its settlement are each one synchronous step, so no other request's step comes between their checks and adds.
-import type { Clock } from '../../../gateway/pipeline/clock.ts';
+import type { Clock } from '../../clock.ts';
 import { memoryRateLimiter } from './memory-rate-limiter.ts';
 import type { RateLimitDecision, RateLimitRule } from './rate-limit.ts';
 import type { Admission, AdmissionChecks, Counters, Settlement } from './counters.ts';

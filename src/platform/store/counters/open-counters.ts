@@ -1,4 +1,4 @@
-import type { Clock } from '../../../gateway/pipeline/clock.ts';
+import type { Clock } from '../../clock.ts';
 import type { Logger } from '../../telemetry/logger.ts';
 import type { Counters } from './counters.ts';
 import { MemoryCounters } from './memory-counters.ts';
