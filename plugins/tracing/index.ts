@@ -1,11 +1,9 @@
 // tracing: every chat/embeddings request becomes a trace whose id is x-svc-request-id, written off the request
 // path by the trace writer. Refusals follow the Traced column of spec part 7.
-import { definePlugin, stateSlot, type DeploymentConfig } from '../../src/plugin-api/index.ts';
+import { definePlugin, type DeploymentConfig } from '../../src/plugin-api/index.ts';
 import { callerContext } from '../../src/gateway/tracing/caller-context.ts';
 import { gatewayTrace, refusalCode } from '../../src/gateway/tracing/gateway-trace.ts';
 import { RefusalSampler } from '../../src/gateway/tracing/refusal-sampler.ts';
-import { StreamFacts } from '../../src/gateway/tracing/stream-facts.ts';
-import { StreamOutput } from '../../src/gateway/tracing/stream-output.ts';
 import schema from './schema.json' with { type: 'json' };
 
 interface TracingConfig {
@@ -26,14 +24,6 @@ const UNTRACED = new Set([
 /** Refusals traced at most once per minute per key and reason. */
 const SAMPLED = new Set(['key_blocked', 'key_expired', 'ip_not_allowed']);
 
-/** What a streamed response's chunks tell the trace: its facts always, its message when content is recorded. */
-interface StreamRecord {
-  facts: StreamFacts;
-  output?: StreamOutput;
-}
-
-const streamRecord = stateSlot<StreamRecord>('tracing.stream');
-
 export default definePlugin<TracingConfig>({
   apiVersion: 1,
   name: 'tracing',
@@ -43,16 +33,6 @@ export default definePlugin<TracingConfig>({
     for (const g of services.config.model_groups) for (const d of g.deployments) deployments.set(d.id, d);
     const sampler = new RefusalSampler(services.counters, services.clock);
     return {
-      observeEvent(ctx, chunk) {
-        let record = ctx.state.get(streamRecord);
-        if (!record) {
-          const output = config.record_content ? new StreamOutput(config.max_output_chars) : undefined;
-          record = { facts: new StreamFacts(), output };
-          ctx.state.set(streamRecord, record);
-        }
-        record.facts.add(chunk);
-        record.output?.add(chunk);
-      },
       onLog(ctx) {
         if (ctx.route === 'models' || !ctx.principal) return;
         // An unexpected gateway failure (500 without a code) is logged with its error id, not traced (spec part 7).
@@ -61,15 +41,16 @@ export default definePlugin<TracingConfig>({
         const code = refusalCode(ctx);
         if (code !== undefined && UNTRACED.has(code)) return;
         const now = services.clock.now();
-        const stream = ctx.state.get(streamRecord);
+        // The stream's chunks as ctx.streamed gathered them: none when no stream was answered.
+        const streamed = ctx.streamed?.chunks ? ctx.streamed : undefined;
         const trace = () =>
           services.traces.enqueue(
             gatewayTrace(ctx, {
               recordContent: config.record_content,
               now,
               caller: callerContext(ctx.headers),
-              streamOutput: stream?.output?.message(),
-              streamFacts: stream?.facts,
+              streamOutput: config.record_content ? streamed?.message(config.max_output_chars) : undefined,
+              streamFacts: streamed,
               deployments,
             }),
           );

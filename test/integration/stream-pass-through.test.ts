@@ -120,7 +120,7 @@ const settled = (db: Queryable, alias: string, requests: number) =>
     return l.requests === requests && l.nano;
   });
 
-/** Auth, rate limits and budgets before the router, tracing after it: tracing's observeEvent is the one event hook. */
+/** Auth, rate limits and budgets before the router, tracing after it (reading ctx.streamed): no event hook. */
 function governedConfig(rawUrl: string, fakeUrl: string, plugins: unknown[] = []) {
   const keyOf = (alias: string) => ({
     alias,

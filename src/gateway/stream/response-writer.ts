@@ -6,6 +6,7 @@ import type { ChatChunk } from '../../platform/openai/wire-types.ts';
 import { formatUsd } from '../../platform/pricing/cost.ts';
 import { wireTextOf } from '../providers/openai/wire-text.ts';
 import { errorReply } from './error-reply.ts';
+import { StreamAggregate } from './stream-aggregate.ts';
 
 const DONE = 'data: [DONE]\n\n';
 
@@ -107,9 +108,10 @@ function throughHooks(
 }
 
 /**
- * Streams chunks through the plugins' event hooks (in the given order) to the client. With `providerText` (no hook
- * may have changed a chunk) a chunk the provider's transport kept the text of goes out as that text, otherwise it is
- * serialised. After a client disconnect the events are still consumed, so usage is settled; nothing more is written.
+ * Streams chunks through the plugins' event hooks (in the given order) to the client, each first added to
+ * `ctx.streamed`. With `providerText` (no hook may have changed a chunk) a chunk the provider's transport kept the text
+ * of goes out as that text, otherwise it is serialised. After a client disconnect the events are still consumed, so
+ * usage is settled; nothing more is written.
  */
 export async function writeStream(
   ctx: RequestContext,
@@ -130,10 +132,13 @@ export async function writeStream(
   // Headers go out now, with the provider's first event (spec streaming rule 2).
   res.flushHeaders();
   let chunkWorkMs = 0;
+  const streamed = new StreamAggregate();
+  ctx.streamed = streamed;
   try {
     for await (const original of response.events) {
       // The gateway's time on a chunk, from its arrival to its write; waits for the provider or the client are not.
       const arrived = performance.now();
+      streamed.add(original);
       const chunk = eventHooks.length === 0 ? original : throughHooks(ctx, original, eventHooks);
       let flushed = true;
       if (chunk !== null && !ctx.clientAborted) {

@@ -3,14 +3,13 @@
 // trace leaves this module, so no queue, spill file or row ever holds it.
 import type { DeploymentConfig } from '../../platform/config/types.ts';
 import { GatewayError } from '../../platform/errors/gateway-error.ts';
-import type { AttemptRecord, RequestContext } from '../pipeline/types.ts';
+import type { AttemptRecord, RequestContext, StreamedAnswer } from '../pipeline/types.ts';
 import { costDetailsOf, isLongContext, usageDetailsOf } from '../../platform/pricing/cost.ts';
 import { BUILTIN_PRICES_VERSION } from '../../platform/pricing/prices.ts';
 import type { ObservationRow } from '../../platform/store/repos/observations.ts';
 import { endUserOf, type CallerContext } from './caller-context.ts';
 import { isoTime } from './iso-time.ts';
 import { redactionRecords, redactor } from './redact.ts';
-import type { StreamFacts } from './stream-facts.ts';
 import type { TraceItem } from './trace-item.ts';
 
 export interface TraceOptions {
@@ -20,7 +19,7 @@ export interface TraceOptions {
   /** The assistant message of a streamed response, when content is recorded. */
   streamOutput?: Record<string, unknown>;
   /** The response model and finish reasons of a streamed response, whether content is recorded or not. */
-  streamFacts?: StreamFacts;
+  streamFacts?: StreamedAnswer;
   deployments: ReadonlyMap<string, DeploymentConfig>;
 }
 
@@ -209,7 +208,7 @@ function streamError(ctx: RequestContext): string {
  * The model the provider says answered and the finish reasons of the served answer, from the JSON body or the
  * stream's chunks: facts, not content, so kept whatever `record_content` says.
  */
-function answerFacts(ctx: RequestContext, stream: StreamFacts | undefined): Record<string, unknown> {
+function answerFacts(ctx: RequestContext, stream: StreamedAnswer | undefined): Record<string, unknown> {
   const facts: Record<string, unknown> = {};
   const body = ctx.response?.kind === 'json' ? (ctx.response.body as Record<string, any> | undefined) : undefined;
   const model: unknown = body ? body.model : stream?.model;
