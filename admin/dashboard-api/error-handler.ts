@@ -1,10 +1,10 @@
-// The /dashboard/api scope's error and not-found handlers: every failure answers in the dashboard envelope, and an
-// unexpected one is logged once here with an error id the caller also sees.
-import { randomUUID } from 'node:crypto';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+// The /dashboard/api scope's error and not-found handlers: every failure answers in the dashboard envelope
+// (`{error: {code, message}}`); the skeleton is admin/error-handler.ts.
+import type { FastifyError } from 'fastify';
 import { StatementTimeoutError } from '../../src/platform/store/database.ts';
 import { STORE_UNREACHABLE_MESSAGE, storeUnreachable } from '../../src/platform/store/store-unreachable.ts';
 import type { Logger } from '../../src/platform/telemetry/logger.ts';
+import { answerOf, surfaceErrorHandler, surfaceNotFoundHandler, type ErrorAnswer } from '../error-handler.ts';
 import { DashboardApiError } from './dashboard-error.ts';
 
 function toDashboardError(err: FastifyError): DashboardApiError | undefined {
@@ -25,32 +25,23 @@ function toDashboardError(err: FastifyError): DashboardApiError | undefined {
   return undefined;
 }
 
-export function dashboardErrorHandler(log: Logger) {
-  return (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    if (err instanceof StatementTimeoutError)
-      log.warn('dashboard API query timed out', { method: req.method, url: req.url, timeoutMs: err.timeoutMs });
-    const known = toDashboardError(err);
-    if (known) {
-      if (known.retryAfter !== undefined) reply.header('retry-after', String(known.retryAfter));
-      // Fastify's framing errors keep their status (413, 415); the code says what kind of failure it is.
-      const status = known === err || err.validation ? known.status : (err.statusCode ?? known.status);
-      return reply.code(status).send(known.body());
-    }
-    const errorId = randomUUID();
-    log.error('dashboard API request failed', {
-      errorId,
-      method: req.method,
-      url: req.url,
-      error: err.message,
-      stack: err.stack,
-    });
-    return reply.code(500).send(new DashboardApiError('internal_error', `Internal error (error id ${errorId})`).body());
-  };
+function knownAnswer(err: FastifyError): ErrorAnswer | undefined {
+  const known = toDashboardError(err);
+  if (!known) return undefined;
+  // Fastify's framing errors keep their status (413, 415); the code says what kind of failure it is.
+  const status = known === err || err.validation ? known.status : (err.statusCode ?? known.status);
+  const headers = known.retryAfter === undefined ? undefined : { 'retry-after': String(known.retryAfter) };
+  return { status, body: known.body(), headers };
 }
 
-export function dashboardNotFoundHandler(req: FastifyRequest, reply: FastifyReply) {
-  const path = req.url.split('?', 1)[0];
-  return reply
-    .code(404)
-    .send(new DashboardApiError('not_found', `No dashboard API route at ${req.method} ${path}`).body());
-}
+export const dashboardErrorHandler = (log: Logger) =>
+  surfaceErrorHandler(log, {
+    name: 'dashboard API',
+    known: knownAnswer,
+    internal: (errorId) => answerOf(new DashboardApiError('internal_error', `Internal error (error id ${errorId})`)),
+    warnsOnTimeout: true,
+  });
+
+export const dashboardNotFoundHandler = surfaceNotFoundHandler((method, path) =>
+  answerOf(new DashboardApiError('not_found', `No dashboard API route at ${method} ${path}`)),
+);

@@ -1,11 +1,11 @@
-// The REST API scope's error and not-found handlers: every failure under /v1 answers in the spec's envelope, and an
-// unexpected one is logged once here, with an error id the caller also sees.
-import { randomUUID } from 'node:crypto';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+// The REST API scope's error and not-found handlers: every failure under /v1 answers in its envelope
+// (`{error: {code, message, details}}`, docs/rest-api.md); the skeleton is admin/error-handler.ts.
+import type { FastifyError } from 'fastify';
 import { StatementTimeoutError } from '../../src/platform/store/database.ts';
 import { STORE_UNREACHABLE_MESSAGE, storeUnreachable } from '../../src/platform/store/store-unreachable.ts';
 import type { Logger } from '../../src/platform/telemetry/logger.ts';
 import { JSON_TOO_DEEP, MAX_JSON_DEPTH } from '../../src/platform/validation/json-depth.ts';
+import { answerOf, surfaceErrorHandler, surfaceNotFoundHandler } from '../error-handler.ts';
 import { requestIdOf } from './request-guard.ts';
 import { RestApiError } from './rest-error.ts';
 import { validationError } from './validation.ts';
@@ -52,29 +52,20 @@ function toRestError(err: FastifyError): RestApiError | undefined {
 export const storeUnavailable = () =>
   new RestApiError('service_unavailable', STORE_UNREACHABLE_MESSAGE, { reason: 'store unreachable' });
 
-export function restErrorHandler(log: Logger) {
-  return (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    if (err instanceof StatementTimeoutError)
-      log.warn('REST API query timed out', { requestId: requestIdOf(req), url: req.url, timeoutMs: err.timeoutMs });
-    const known = toRestError(err);
-    if (known) return reply.code(known.status).send(known.body());
-    const errorId = randomUUID();
-    log.error('REST API request failed', {
-      errorId,
-      requestId: requestIdOf(req),
-      method: req.method,
-      url: req.url,
-      error: err.message,
-      stack: err.stack,
-    });
-    const internal = new RestApiError('internal_error', `Internal server error (error id ${errorId}).`, { errorId });
-    return reply.code(internal.status).send(internal.body());
-  };
-}
+/** 500 in the REST API's envelope, naming the error id that was logged (the admin port's own paths answer it too). */
+export const restInternalError = (errorId: string) =>
+  answerOf(new RestApiError('internal_error', `Internal server error (error id ${errorId}).`, { errorId }));
 
-/** Unknown paths, and known paths with another method: the spec has no 405, so both are not_found. */
-export function restNotFoundHandler(req: FastifyRequest, reply: FastifyReply) {
-  const path = req.url.split('?', 1)[0];
-  const err = new RestApiError('not_found', `No REST API route ${req.method} ${path}.`, { method: req.method, path });
-  return reply.code(err.status).send(err.body());
-}
+export const restErrorHandler = (log: Logger) =>
+  surfaceErrorHandler(log, {
+    name: 'REST API',
+    known: (err) => answerOf(toRestError(err)),
+    internal: restInternalError,
+    warnsOnTimeout: true,
+    requestFields: (req) => ({ requestId: requestIdOf(req), method: req.method, url: req.url }),
+  });
+
+/** Unknown paths, and known paths with another method: REST has no 405, so both are not_found. */
+export const restNotFoundHandler = surfaceNotFoundHandler((method, path) =>
+  answerOf(new RestApiError('not_found', `No REST API route ${method} ${path}.`, { method, path })),
+);

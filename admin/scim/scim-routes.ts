@@ -2,18 +2,16 @@
 // identity providers (Okta, Azure AD) that provision dashboard users. This scope reads application/scim+json bodies,
 // answers application/scim+json, and reports every failure (a refused key too) in the SCIM error schema. Like memberships,
 // SCIM never makes, changes or removes an owner; it sets passwords only on new users, members and viewers.
-import { randomUUID } from 'node:crypto';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { getUser, listUsers, UserExistsError, type User } from '../../src/platform/store/repos/users.ts';
-import { STORE_UNREACHABLE_MESSAGE, storeUnreachable } from '../../src/platform/store/store-unreachable.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { getUser, listUsers, type User } from '../../src/platform/store/repos/users.ts';
 import { addUser } from '../../src/observability/users/add-user.ts';
-import { changeUser, LastOwnerError, removeUser } from '../../src/observability/users/change-user.ts';
+import { changeUser, removeUser } from '../../src/observability/users/change-user.ts';
 import { roleAtLeast } from '../../src/observability/users/roles.ts';
 import type { AdminContext } from '../context.ts';
-import { PublicApiError } from '../public-api/public-error.ts';
 import { requireKey } from '../public-api/route-access.ts';
 import { keyChangedBy, refuseOwner, refuseOwnerRole } from '../public-api/organization-key.ts';
 import { resourceTypes, schemas, serviceProviderConfig, userResourceType, userSchema } from './scim-discovery.ts';
+import { scimErrorHandler, scimNotFoundHandler } from './error-handler.ts';
 import { ScimError } from './scim-error.ts';
 import { userNameFilter } from './scim-filter.ts';
 import { patchFields } from './scim-patch.ts';
@@ -23,18 +21,6 @@ const SCIM_TYPE = 'application/scim+json; charset=utf-8';
 const MAX_COUNT = 1000;
 
 type IdParams = { id: string };
-
-function toScimError(err: FastifyError): ScimError | undefined {
-  if (err instanceof ScimError) return err;
-  if (err instanceof PublicApiError) return new ScimError(err.status, err.message);
-  if (err instanceof UserExistsError) return new ScimError(409, err.message, 'uniqueness');
-  if (err instanceof LastOwnerError) return new ScimError(409, err.message, 'mutability');
-  if (storeUnreachable(err)) return new ScimError(503, STORE_UNREACHABLE_MESSAGE);
-  // Fastify's own 4xx: a body that is not JSON, an unsupported media type, a body too large.
-  if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500)
-    return new ScimError(err.statusCode, err.message, err.statusCode === 400 ? 'invalidSyntax' : undefined);
-  return undefined;
-}
 
 /** A SCIM list parameter (RFC 7644 §3.4.2.4): an integer, clamped to `min`; absent or not a number, `fallback`. */
 function intParam(value: unknown, fallback: number, min: number): number {
@@ -54,24 +40,8 @@ export function registerPublicScim(app: FastifyInstance, ctx: AdminContext): voi
         reply.header('content-type', SCIM_TYPE);
         return payload;
       });
-      scim.setErrorHandler((err: FastifyError, req, reply) => {
-        const known = toScimError(err);
-        if (known) return reply.code(known.status).send(known.body());
-        const errorId = randomUUID();
-        ctx.log.error('SCIM request failed', {
-          errorId,
-          method: req.method,
-          url: req.url,
-          error: err.message,
-          stack: err.stack,
-        });
-        return reply.code(500).send(new ScimError(500, `Internal Server Error (error id ${errorId})`).body());
-      });
-      scim.setNotFoundHandler((req, reply) =>
-        reply
-          .code(404)
-          .send(new ScimError(404, `No SCIM endpoint at ${req.method} ${req.url.split('?', 1)[0]}`).body()),
-      );
+      scim.setErrorHandler(scimErrorHandler(ctx.log));
+      scim.setNotFoundHandler(scimNotFoundHandler);
       registerScimRoutes(scim, ctx);
       done();
     },
