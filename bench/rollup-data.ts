@@ -2,9 +2,9 @@
 // would leave (generated directly, at every bucket size, as the trace writer keeps them), and gateway trace items for
 // checking on a smaller sample that the real path (traces → rollups) gives the same totals.
 import { randomUUID } from 'node:crypto';
-import { record } from '../src/observability/metrics/latency-histogram.ts';
-import { BUCKET_SECONDS } from '../src/observability/metrics/metric-window.ts';
-import { emptyRollupRow, type RollupRow } from '../src/observability/metrics/rollup-accumulator.ts';
+import { record } from '../src/platform/telemetry/latency-histogram.ts';
+import { BUCKET_SECONDS, type RollupRow } from '../src/platform/store/repos/metric-rollups.ts';
+import { emptyRollupRow } from '../src/gateway/tracing/rollup-accumulator.ts';
 import { upsertRollups } from '../src/platform/store/repos/metric-rollups.ts';
 import type { Queryable } from '../src/platform/store/database.ts';
 import type { TraceItem } from '../src/gateway/tracing/trace-item.ts';

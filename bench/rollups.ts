@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { customWindow, namedWindow, type WindowName } from '../src/observability/metrics/metric-window.ts';
 import { gatewayPanels, metricsChart } from '../src/observability/metrics/metrics-query.ts';
 import type { GroupBy } from '../src/platform/store/repos/metric-rollups.ts';
-import { RollupFlusher } from '../src/observability/metrics/rollup-flusher.ts';
+import { RollupFlusher } from '../src/gateway/tracing/rollup-flusher.ts';
 import { writeTraceBatch } from '../src/gateway/tracing/write-trace-batch.ts';
 import { silentLogger } from '../src/platform/telemetry/logger.ts';
 import { openDatabase, type Database } from '../src/platform/store/database.ts';

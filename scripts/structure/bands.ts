@@ -62,7 +62,7 @@ export const BANDS: Band[] = [
       'src/observability/api-keys/',
       'src/observability/automations/',
       'src/observability/llm-connections/',
-      // Rollups of traces into metric windows and the queries over them.
+      // The metric windows and the queries over the rollups (the gateway's trace writer keeps them).
       'src/observability/metrics/',
     ],
   },

@@ -4,7 +4,7 @@
 // within the histogram's bound); groupBy and filters; the bucket size of every window and of custom ranges; the
 // gateway panels; bad parameters 400; no session and API keys 401. The window the pages open on, as traffic ages.
 import t from 'tap';
-import { RELATIVE_ERROR } from '../../src/observability/metrics/latency-histogram.ts';
+import { RELATIVE_ERROR } from '../../src/platform/telemetry/latency-histogram.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 import { addAgent } from '../../src/platform/store/repos/agents.ts';
 import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';

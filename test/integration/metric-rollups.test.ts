@@ -1,10 +1,10 @@
-// Metric rollups of the traces the trace writer stores (src/observability/metrics/write-trace-batch.ts, rollup-flusher.ts), on both
-// store backends: every bucket size holds the sums; a trace batch retried after its reply was lost counts once; a
+// Metric rollups of the traces the trace writer stores (src/gateway/tracing/write-trace-batch.ts, rollup-flusher.ts), on
+// both store backends: every bucket size holds the sums; a trace batch retried after its reply was lost counts once; a
 // batch the store refuses counts nothing; non-gateway traces do not count; a rollup flush retried after its reply was
 // lost adds once.
 import t from 'tap';
-import { RollupAccumulator } from '../../src/observability/metrics/rollup-accumulator.ts';
-import { RollupFlusher } from '../../src/observability/metrics/rollup-flusher.ts';
+import { RollupAccumulator } from '../../src/gateway/tracing/rollup-accumulator.ts';
+import { RollupFlusher } from '../../src/gateway/tracing/rollup-flusher.ts';
 import type { Database, Queryable } from '../../src/platform/store/database.ts';
 import { ensureOrganization, upsertProject } from '../../src/platform/store/repos/projects.ts';
 import { silentLogger } from '../../src/platform/telemetry/logger.ts';

@@ -1,4 +1,4 @@
-// Latency histograms (src/observability/metrics/latency-histogram.ts): percentiles read from the log-spaced buckets against the
+// Latency histograms (src/platform/telemetry/latency-histogram.ts): percentiles read from the log-spaced buckets against the
 // exact nearest-rank percentiles of known distributions, within the documented error (2.47 % from 1 ms up, 0.5 ms
 // below), and merging as the rollup upsert and the chart query do.
 import t from 'tap';
@@ -12,7 +12,7 @@ import {
   record,
   RELATIVE_ERROR,
   type Histogram,
-} from '../../src/observability/metrics/latency-histogram.ts';
+} from '../../src/platform/telemetry/latency-histogram.ts';
 
 function exact(sorted: readonly number[], p: number): number {
   return sorted[Math.max(1, Math.ceil((p / 100) * sorted.length)) - 1];

@@ -7,11 +7,10 @@ import {
   isWindowName,
   namedWindow,
   WINDOWS,
-  type MetricWindow,
 } from '../../../src/observability/metrics/metric-window.ts';
 import { gatewayPanels, metricsChart, trafficBounds } from '../../../src/observability/metrics/metrics-query.ts';
 import { withStatementTimeout } from '../../../src/platform/store/database.ts';
-import { GROUP_BY, type GroupBy } from '../../../src/platform/store/repos/metric-rollups.ts';
+import { GROUP_BY, type GroupBy, type MetricWindow } from '../../../src/platform/store/repos/metric-rollups.ts';
 import { benchState } from '../../../src/gateway/routing/bench-board.ts';
 import type { AdminContext } from '../../context.ts';
 import { projectOf } from '../project-scope.ts';

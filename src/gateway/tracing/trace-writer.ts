@@ -1,6 +1,6 @@
 // The trace writer: gateway and API traces written off the request path by a durable writer (store/durable-writer.ts);
-// the gateway traces it stores are summed into the dashboard's metric rollups (metrics/rollup-flusher.ts).
-import { RollupFlusher } from '../../observability/metrics/rollup-flusher.ts';
+// the gateway traces it stores are summed into the dashboard's metric rollups (rollup-flusher.ts).
+import { RollupFlusher } from './rollup-flusher.ts';
 import type { Database } from '../../platform/store/database.ts';
 import {
   DurableWriter,

@@ -1,8 +1,8 @@
 // The trace writer's batch: the traces and their observations in one statement, as before rollups; once it succeeded,
-// the batch's gateway traces go to the rollups (metrics/rollup-flusher.ts). The durable writer writes an item until a
+// the batch's gateway traces go to the rollups (rollup-flusher.ts). The durable writer writes an item until a
 // write succeeds, and never again after that, so each trace counts once: a write that failed (even after its
 // statement committed, a lost reply) added nothing, and its retry finds the traces stored and counts them then.
-import type { RollupFlusher } from '../../observability/metrics/rollup-flusher.ts';
+import type { RollupFlusher } from './rollup-flusher.ts';
 import type { Queryable } from '../../platform/store/database.ts';
 import { insertTraceBatch } from '../../platform/store/repos/trace-batch.ts';
 import type { TraceItem } from './trace-item.ts';

@@ -1,5 +1,6 @@
 // A dashboard Point (docs/dashboard.md; names from spec part 2 "Dashboard metric names") from summed rollups.
-import { countOf, mergeInto, percentile, type Histogram } from './latency-histogram.ts';
+import type { Sums } from '../../platform/store/repos/metric-rollups.ts';
+import { countOf, mergeInto, percentile } from '../../platform/telemetry/latency-histogram.ts';
 
 export interface Point {
   requests: number;
@@ -16,16 +17,6 @@ export interface Point {
   /** USD. */
   cost: number;
 }
-
-export interface Sums {
-  requests: number;
-  errors: number;
-  tokens: number;
-  costNanoUsd: number;
-  latency: Histogram;
-}
-
-export const emptySums = (): Sums => ({ requests: 0, errors: 0, tokens: 0, costNanoUsd: 0, latency: {} });
 
 export function addSums(target: Sums, source: Readonly<Sums>): void {
   target.requests += source.requests;

@@ -1,9 +1,6 @@
 // The time span of a metrics request (docs/dashboard.md "Metrics"): a named window or a custom from/to, cut into
 // buckets aligned to multiples of the bucket size since the epoch (UTC), the last bucket holding `now`.
-
-/** Bucket sizes in seconds; the rollups keep every period at each of them (009_metric_rollups.sql). */
-export const BUCKET_SECONDS = [60, 900, 3600, 21_600] as const;
-export type BucketSeconds = (typeof BUCKET_SECONDS)[number];
+import { BUCKET_SECONDS, type BucketSeconds, type MetricWindow } from '../../platform/store/repos/metric-rollups.ts';
 
 export const MAX_BUCKETS = 240;
 
@@ -14,14 +11,6 @@ export const WINDOWS = {
   '30d': { ms: 30 * 86_400_000, bucketSeconds: 21_600 },
 } as const satisfies Record<string, { ms: number; bucketSeconds: BucketSeconds }>;
 export type WindowName = keyof typeof WINDOWS;
-
-export interface MetricWindow {
-  /** Inclusive, epoch ms, a bucket boundary. */
-  from: number;
-  /** Exclusive, epoch ms, a bucket boundary. */
-  to: number;
-  bucketSeconds: BucketSeconds;
-}
 
 export const isWindowName = (value: string): value is WindowName => Object.hasOwn(WINDOWS, value);
 

@@ -6,9 +6,12 @@ import {
   windowGatewayCounts,
   windowRollups,
   type RollupFilter,
+  emptySums,
+  type MetricWindow,
+  type Sums,
 } from '../../platform/store/repos/metric-rollups.ts';
-import { addSums, emptySums, pointOf, type Point, type Sums } from './metric-point.ts';
-import { namedWindow, type MetricWindow } from './metric-window.ts';
+import { addSums, pointOf, type Point } from './metric-point.ts';
+import { namedWindow } from './metric-window.ts';
 
 export interface Series {
   /** The agent id, model group or deployment ('' for none), or the price component; `all` without groupBy. */

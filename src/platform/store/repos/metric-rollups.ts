@@ -1,11 +1,55 @@
-// The metric rollups repository (migration 009): the trace writer adds rows, one statement per flush, to rows already
-// stored; the dashboard reads a window's rows at the window's own bucket size (src/observability/metrics/metrics-query.ts).
-import type { Histogram } from '../../../observability/metrics/latency-histogram.ts';
-import { emptySums, type Sums } from '../../../observability/metrics/metric-point.ts';
-import type { MetricWindow } from '../../../observability/metrics/metric-window.ts';
-import type { RollupRow } from '../../../observability/metrics/rollup-accumulator.ts';
+// The metric rollups repository (migration 009) and its row types: the trace writer adds rows, one statement per flush,
+// to rows already stored (src/gateway/tracing/rollup-flusher.ts); the dashboard reads a window's rows at the window's
+// own bucket size (src/observability/metrics/metrics-query.ts).
+import type { Histogram } from '../../telemetry/latency-histogram.ts';
 import type { Queryable } from '../database.ts';
 import { conditions, num } from './rows.ts';
+
+/** Bucket sizes in seconds; the rollups keep every period at each of them (009_metric_rollups.sql). */
+export const BUCKET_SECONDS = [60, 900, 3600, 21_600] as const;
+export type BucketSeconds = (typeof BUCKET_SECONDS)[number];
+
+/** A row of gateway traffic: one project, period, agent, model group and deployment, and what its requests sum to. */
+export interface RollupRow {
+  projectId: string;
+  periodS: number;
+  /** ISO 8601, a multiple of periodS since the epoch. */
+  periodStart: string;
+  agentId: string;
+  modelGroup: string;
+  deployment: string;
+  requests: number;
+  errors: number;
+  tokens: number;
+  costNanoUsd: number;
+  /** Nano-USD per price component (cost.ts keys), from the generations' cost details. */
+  costComponents: Record<string, number>;
+  latency: Histogram;
+  refusals: Record<string, number>;
+  cacheHits: number;
+  cacheLookups: number;
+  fallbacks: number;
+}
+
+/** What a stored row sums, as a chart adds it up. */
+export interface Sums {
+  requests: number;
+  errors: number;
+  tokens: number;
+  costNanoUsd: number;
+  latency: Histogram;
+}
+
+export const emptySums = (): Sums => ({ requests: 0, errors: 0, tokens: 0, costNanoUsd: 0, latency: {} });
+
+/** The span of a chart: whole buckets of one of the kept sizes. */
+export interface MetricWindow {
+  /** Inclusive, epoch ms, a bucket boundary. */
+  from: number;
+  /** Exclusive, epoch ms, a bucket boundary. */
+  to: number;
+  bucketSeconds: BucketSeconds;
+}
 
 /**
  * SQL adding the {"key": count} object `added` into `stored` key by key, walking only `added` (a batch's few keys, not

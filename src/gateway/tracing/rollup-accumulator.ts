@@ -1,30 +1,9 @@
 // Sums gateway traces into rollup rows, one per project, period (each bucket size), agent, model group and
 // deployment. What counts is in docs/dashboard-metrics.md: every gateway request that was traced, in the period of
 // its start time.
-import type { TraceItem } from '../../gateway/tracing/trace-item.ts';
-import { bucketOf, type Histogram } from './latency-histogram.ts';
-import { BUCKET_SECONDS } from './metric-window.ts';
-
-export interface RollupRow {
-  projectId: string;
-  periodS: number;
-  /** ISO 8601, a multiple of periodS since the epoch. */
-  periodStart: string;
-  agentId: string;
-  modelGroup: string;
-  deployment: string;
-  requests: number;
-  errors: number;
-  tokens: number;
-  costNanoUsd: number;
-  /** Nano-USD per price component (cost.ts keys), from the generations' cost details. */
-  costComponents: Record<string, number>;
-  latency: Histogram;
-  refusals: Record<string, number>;
-  cacheHits: number;
-  cacheLookups: number;
-  fallbacks: number;
-}
+import { BUCKET_SECONDS, type RollupRow } from '../../platform/store/repos/metric-rollups.ts';
+import { bucketOf } from '../../platform/telemetry/latency-histogram.ts';
+import type { TraceItem } from './trace-item.ts';
 
 /** Cache outcomes of the `gateway.cache` trace annotation that read the cache (refresh and bypass do not). */
 const LOOKUPS = new Set(['hit', 'miss', 'unavailable']);

@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../platform/store/database.ts';
 import type { Logger } from '../../platform/telemetry/logger.ts';
-import type { TraceItem } from '../../gateway/tracing/trace-item.ts';
-import { RollupAccumulator, type RollupRow } from './rollup-accumulator.ts';
-import { pruneFlushes, upsertRollups } from '../../platform/store/repos/metric-rollups.ts';
+import { pruneFlushes, upsertRollups, type RollupRow } from '../../platform/store/repos/metric-rollups.ts';
+import { RollupAccumulator } from './rollup-accumulator.ts';
+import type { TraceItem } from './trace-item.ts';
 
 const DAY_MS = 86_400_000;
 
