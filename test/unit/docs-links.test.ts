@@ -1,7 +1,7 @@
-// The documentation stands alone: every markdown link and every backticked repository path in README.md, docs/** and
-// the SDK READMEs resolves inside this repository (a link's #anchor to a heading of its page), and no page points at
-// the design files the repository does not ship. The gateway's error table in docs/api.md names every code the
-// gateway has, with its status.
+// The documentation stands alone: every markdown link and every backticked repository path in README.md, docs/**, the
+// READMEs of src/'s bands and the SDK READMEs resolves inside this repository (a link's #anchor to a heading of its
+// page), and no page points at the design files the repository does not ship. The gateway's error table in
+// docs/api.md names every code the gateway has, with its status.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import t from 'tap';
@@ -18,6 +18,10 @@ function markdownUnder(dir: string): string[] {
 const PAGES = [
   'README.md',
   ...markdownUnder('docs'),
+  // Each band of src/ has a README saying what lives there and what it may import.
+  ...readdirSync(join(ROOT, 'src'))
+    .map((band) => join('src', band, 'README.md'))
+    .filter((p) => existsSync(join(ROOT, p))),
   ...readdirSync(join(ROOT, 'sdks'))
     .map((sdk) => join('sdks', sdk, 'README.md'))
     .filter((p) => existsSync(join(ROOT, p))),
