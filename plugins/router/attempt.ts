@@ -1,6 +1,6 @@
 // One provider attempt: calls the deployment, records the attempt (x-svc-attempts and the trace), judges a failure
 // and benches the deployment on a health signal. A stream is handed on once its first chunk arrived: the commit point,
-// after which nothing is retried (ARCHITECTURE.md sections 3 and 5).
+// after which nothing is retried (docs/architecture.md "One chat request").
 import {
   UpstreamError,
   type BenchBoard,

@@ -1,4 +1,5 @@
-// How long the router waits before retrying a deployment it already tried (ARCHITECTURE.md section 5).
+// How long the router waits before retrying a deployment it already tried (docs/architecture.md "Routing, retries and
+// the bench").
 import type { Clock, RequestContext } from '../../src/plugin-api/index.ts';
 
 /**

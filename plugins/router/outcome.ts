@@ -1,4 +1,5 @@
-// How one failed attempt is judged (ARCHITECTURE.md section 5, docs/decisions.md "Routing outcomes").
+// How one failed attempt is judged (docs/architecture.md "Routing, retries and the bench", docs/decisions.md "Routing
+// outcomes").
 import type { AttemptOutcome, UpstreamError } from '../../src/plugin-api/index.ts';
 
 export interface FailureVerdict {

@@ -1,10 +1,10 @@
 import type { AdminSurfaces } from '../../admin/server.ts';
 
 /**
- * What a process serves (ARCHITECTURE.md section 1). `all`: both listeners and every background loop. `gateway`: the
- * gateway listener, with what serving needs (key polling, config reload, the trace writer and its metric rollups,
- * the spend ledger), and on the admin port only /health, /ready and /metrics. `admin`: the admin listener and the
- * background loops (webhook delivery, retention sweep), no gateway listener.
+ * What a process serves (docs/architecture.md "Processes and listeners"). `all`: both listeners and every background
+ * loop. `gateway`: the gateway listener, with what serving needs (key polling, config reload, the trace writer and its
+ * metric rollups, the spend ledger), and on the admin port only /health, /ready and /metrics. `admin`: the admin
+ * listener and the background loops (webhook delivery, retention sweep), no gateway listener.
  */
 export type ServiceRole = 'all' | 'gateway' | 'admin';
 export const SERVICE_ROLES: readonly ServiceRole[] = ['all', 'gateway', 'admin'];

@@ -1,5 +1,6 @@
-// Custom plugins (ARCHITECTURE.md section 2, docs/plugins.md): the worked example examples/plugins/tenant-header.ts
-// loaded by path from gateway.yaml, config validation at plugins[N].config.X, the load-time checks, and hook order.
+// Custom plugins (docs/architecture.md "The plugin contract", docs/plugins.md): the worked example
+// examples/plugins/tenant-header.ts loaded by path from gateway.yaml, config validation at plugins[N].config.X, the
+// load-time checks, and hook order.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';

@@ -1,5 +1,5 @@
 // Hot reload (service.reload(), file watching, SIGHUP) and graceful drain on SIGTERM (docs/configuration.md
-// "Reload", ARCHITECTURE.md section 2): a bad configuration never replaces a good one, and says why on /metrics.
+// "Reload", docs/architecture.md "Reload"): a bad configuration never replaces a good one, and says why on /metrics.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';

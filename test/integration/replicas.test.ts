@@ -1,9 +1,9 @@
-// Many replicas behave as one (ARCHITECTURE.md section 1, docs/operations.md "Scaling across replicas"): separate
-// `svc start` processes — two with `--role gateway`, two with `--role admin` — on one fresh PostgreSQL database and
-// one Redis key prefix. One rpm limit and one budget hold across both gateways; a deployment benched through one
-// gateway is skipped by the other and shown as benched by every process; a blocked key refused on both gateways is
-// traced once; the REST API's limit is counted once across both admin processes; a key minted on an admin process
-// works on both gateways once they poll the store.
+// Many replicas behave as one (docs/architecture.md "Processes and listeners", docs/operations.md "Scaling across
+// replicas"): separate `svc start` processes — two with `--role gateway`, two with `--role admin` — on one fresh
+// PostgreSQL database and one Redis key prefix. One rpm limit and one budget hold across both gateways; a deployment
+// benched through one gateway is skipped by the other and shown as benched by every process; a blocked key refused on
+// both gateways is traced once; the REST API's limit is counted once across both admin processes; a key minted on an
+// admin process works on both gateways once they poll the store.
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

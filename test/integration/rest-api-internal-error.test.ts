@@ -1,5 +1,5 @@
-// Unexpected failures under /v1 (spec part 7, ARCHITECTURE.md section 9): a 500 internal_error whose error id is
-// also logged once, with the request id, and still the headers every REST API answer carries. The store here is a
+// Unexpected failures under /v1 (docs/rest-api.md, docs/architecture.md "Errors"): a 500 internal_error whose error id
+// is also logged once, with the request id, and still the headers every REST API answer carries. The store here is a
 // stand-in that fails on purpose, in authentication or in a route.
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';

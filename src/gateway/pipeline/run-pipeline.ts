@@ -1,4 +1,4 @@
-// Runs one request through the plugin phases (ARCHITECTURE.md section 2) and writes the result.
+// Runs one request through the plugin phases (docs/architecture.md "The plugin contract") and writes the result.
 import type { ServerResponse } from 'node:http';
 import type { Pipeline } from './load-pipeline.ts';
 import type { GatewayResponse, RequestContext } from './types.ts';

@@ -1,7 +1,8 @@
-// Which deployments are benched (cooling down after health signals, ARCHITECTURE.md section 5) and until when. The
-// state is kept in the counters store as marks that expire with the bench: in-process, or in Redis, where every
-// replica reads it, so a deployment benched through one replica is skipped by all of them from the next request on.
-// A group's state is one read (one MGET under the group's hash tag); in-process the read is synchronous.
+// Which deployments are benched (cooling down after health signals, docs/architecture.md "Routing, retries and the
+// bench") and until when. The state is kept in the counters store as marks that expire with the bench: in-process, or
+// in Redis, where every replica reads it, so a deployment benched through one replica is skipped by all of them from
+// the next request on. A group's state is one read (one MGET under the group's hash tag); in-process the read is
+// synchronous.
 import type { ModelGroupConfig } from '../../platform/config/types.ts';
 import { CountersUnavailableError, groupTag, type Counters } from '../../platform/store/counters/counters.ts';
 import type { BenchState } from '../../platform/telemetry/metrics.ts';

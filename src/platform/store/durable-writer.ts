@@ -1,12 +1,12 @@
-// Writes rows off the request path (ARCHITECTURE.md section 6): a bounded in-memory queue drained in batched
-// multi-row inserts. What the queue holds is also journaled to disk every `journalMs` (write-journal.ts), so a process
-// killed outright loses at most that interval of items. As soon as a write fails for the database being unreachable,
-// the queue moves to an append-only spill file under data_dir, and so does every new item until a write succeeds
-// again; items past the queue's capacity are spilled too. Spill files are replayed once the database answers.
+// Writes rows off the request path (docs/architecture.md "Off the request path"): a bounded in-memory queue drained in
+// batched multi-row inserts. What the queue holds is also journaled to disk every `journalMs` (write-journal.ts), so a
+// process killed outright loses at most that interval of items. As soon as a write fails for the database being
+// unreachable, the queue moves to an append-only spill file under data_dir, and so does every new item until a write
+// succeeds again; items past the queue's capacity are spilled too. Spill files are replayed once the database answers.
 // Writers must make inserts idempotent (skip rows already stored), so a batch written twice (a retry after a lost
-// reply, a replay) stores once. A batch the database refuses for its content (not for being unreachable) is split
-// until the refused item is found; that one is dropped and logged, so one bad row never blocks the rest.
-// Used for traces (tracing/trace-writer.ts) and budget spend (budget/spend-ledger.ts).
+// reply, a replay) stores once. A batch the database refuses for its content (not for being unreachable) is split until
+// the refused item is found; that one is dropped and logged, so one bad row never blocks the rest. Used for traces
+// (tracing/trace-writer.ts) and budget spend (budget/spend-ledger.ts).
 import type { Logger } from '../telemetry/logger.ts';
 import { SpillDirectory } from './spill-directory.ts';
 import { WriteJournal } from './write-journal.ts';

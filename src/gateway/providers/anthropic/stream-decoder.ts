@@ -1,5 +1,6 @@
 // Anthropic Messages SSE events → OpenAI chat.completion.chunk objects, with per-response state (tool-call indices,
-// usage). Stays on the main thread (ARCHITECTURE.md section 4); pure apart from that state, so Vertex reuses it.
+// usage). Stays on the main thread (docs/architecture.md "Off the request path"); pure apart from that state, so Vertex
+// reuses it.
 import { createParser } from 'eventsource-parser';
 import type { ChatChunk } from '../../../platform/openai/wire-types.ts';
 import { isObject } from '../../../platform/validation/json-object.ts';

@@ -1,10 +1,10 @@
-// Counters shared by every process of a deployment (ARCHITECTURE.md section 6): rate-limit windows (the gateway's
-// and the REST API's), budget spend and reservations, the shared response cache, and timed marks (deployment bench
-// state, refusal-trace sampling), leases (requests in flight per deployment) and moving averages (deployment
-// latency). Two implementations with one contract: in-process (memory-counters.ts, one
-// process) and Redis (redis-counters.ts, many replicas, atomic Lua scripts on Redis time). Keys passed in are base
-// names; the implementation adds its prefix and the window or period suffix. Keys of one call must share a hash tag
-// (see `projectTag`) so a Redis Cluster keeps them in one slot.
+// Counters shared by every process of a deployment (docs/architecture.md "Off the request path"): rate-limit windows
+// (the gateway's and the REST API's), budget spend and reservations, the shared response cache, and timed marks
+// (deployment bench state, refusal-trace sampling), leases (requests in flight per deployment) and moving averages
+// (deployment latency). Two implementations with one contract: in-process (memory-counters.ts, one process) and Redis
+// (redis-counters.ts, many replicas, atomic Lua scripts on Redis time). Keys passed in are base names; the
+// implementation adds its prefix and the window or period suffix. Keys of one call must share a hash tag (see
+// `projectTag`) so a Redis Cluster keeps them in one slot.
 
 import type { BudgetPeriod } from '../../config/types.ts';
 import type { RateLimitDecision, RateLimitRule } from './rate-limit.ts';
