@@ -10,7 +10,7 @@ import { combinedKeyStore } from '../gateway/keys/stored-key-store.ts';
 import { setupPipeline, type CheckedConfig, type ResolvedPlugin } from '../gateway/pipeline/load-pipeline.ts';
 import type { Services } from '../gateway/pipeline/types.ts';
 import { createModelGroupRegistry } from '../gateway/routing/model-groups.ts';
-import { bootstrapStore } from '../platform/store/bootstrap.ts';
+import { bootstrapStore } from './bootstrap.ts';
 import type { ActiveConfig } from '../gateway/server/active-config.ts';
 import type { ServiceParts } from './service-parts.ts';
 import type { StartOptions } from './start-options.ts';

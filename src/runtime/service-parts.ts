@@ -13,7 +13,7 @@ import { DurableSpendLedger } from '../gateway/budget/spend-ledger.ts';
 import type { Clock } from '../platform/clock.ts';
 import { createProviderRegistry, type ProviderRegistry } from '../gateway/providers/registry.ts';
 import { benchBoard, benchState, type BenchBoard } from '../gateway/routing/bench-board.ts';
-import { bootstrapStore } from '../platform/store/bootstrap.ts';
+import { bootstrapStore } from './bootstrap.ts';
 import type { Counters } from '../platform/store/counters/counters.ts';
 import { openCounters } from '../platform/store/counters/open-counters.ts';
 import { openDatabase, type Database } from '../platform/store/database.ts';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { stringify } from 'yaml';
 import { loadConfigFile } from '../../src/platform/config/load-config.ts';
-import { bootstrapStore } from '../../src/platform/store/bootstrap.ts';
+import { bootstrapStore } from '../../src/runtime/bootstrap.ts';
 import type { Database } from '../../src/platform/store/database.ts';
 import { loadMigrations } from '../../src/platform/store/migrate.ts';
 import { openStore } from '../../src/platform/store/open-store.ts';

@@ -1,5 +1,5 @@
 // Creates an API key pair (the public API's and the SDKs' credentials) with its audit row, in the caller's
-// transaction: shared by `svc keys create`, the organization API and the first start (src/platform/store/bootstrap.ts).
+// transaction: shared by `svc keys create`, the organization API and the first start (src/runtime/bootstrap.ts).
 import type { Queryable } from '../../platform/store/database.ts';
 import { createApiKey, type CreatedApiKey, type NewApiKey } from '../../platform/store/repos/api-keys.ts';
 import { writeAudit } from '../../platform/store/repos/audit-log.ts';

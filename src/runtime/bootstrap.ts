@@ -1,10 +1,10 @@
 // Brings the store in line with gateway.yaml at start: the organization, its projects and declared agents.
-import { addApiKey } from '../../observability/api-keys/add-api-key.ts';
-import type { GatewayConfig } from '../config/types.ts';
-import type { Database } from './database.ts';
-import { upsertDeclaredAgent } from './repos/agents.ts';
-import { countApiKeys, type CreatedApiKey } from './repos/api-keys.ts';
-import { ensureOrganization, upsertProject } from './repos/projects.ts';
+import { addApiKey } from '../observability/api-keys/add-api-key.ts';
+import type { GatewayConfig } from '../platform/config/types.ts';
+import type { Database } from '../platform/store/database.ts';
+import { upsertDeclaredAgent } from '../platform/store/repos/agents.ts';
+import { countApiKeys, type CreatedApiKey } from '../platform/store/repos/api-keys.ts';
+import { ensureOrganization, upsertProject } from '../platform/store/repos/projects.ts';
 
 /** Returns the project key pairs created now (one per project created on this start): printed once, never again. */
 export async function bootstrapStore(db: Database, config: GatewayConfig, now: number): Promise<CreatedApiKey[]> {
