@@ -19,7 +19,9 @@ export interface AdminContext {
   modelGroups(): ModelGroupRegistry;
   /** Gateway keys served from memory; call `refresh()` after changing keys or agents so this process sees it at once. */
   keys: StoredKeyStore;
-  /** Where prompt-version changes are recorded, inside the changing transaction (spec part 6); none: not recorded. */
+  /**
+   * Where prompt-version changes are recorded, inside the changing transaction (docs/webhooks.md); none: not recorded.
+   */
   promptEvents?: PromptVersionEvents;
   /** Gateway state the dashboard shows: benched deployments, deployments a provider cannot serve, budget spend. */
   bench: Pick<BenchBoard, 'benched'>;

@@ -1,5 +1,6 @@
-// Basic auth of the public API (spec part 5): `Authorization: Basic base64(<public key>:<secret key>)`. The key is found
-// by its public key and the secret compared in constant time; messages follow Langfuse's so SDK users recognise them.
+// Basic auth of the public API (docs/public-api.md "Authentication"):
+// `Authorization: Basic base64(<public key>:<secret key>)`. The key is found by its public key and the secret compared
+// in constant time; messages follow Langfuse's so SDK users recognise them.
 import type { Queryable } from '../../src/platform/store/database.ts';
 import { findApiKeyByPublicKey, secretMatches, type ApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { getProject, type Project } from '../../src/platform/store/repos/projects.ts';
@@ -38,7 +39,7 @@ export function parseAuthorization(header: string | undefined): { publicKey: str
   const publicKey = colon === -1 ? decoded : decoded.slice(0, colon);
   const secretKey = colon === -1 ? '' : decoded.slice(colon + 1);
   if (publicKey === '') throw unauthorized(AUTH_MESSAGES.invalidCredentials);
-  // Langfuse lets a public key alone through for score writes; spec 5.2 rejects it everywhere.
+  // Langfuse lets a public key alone through for score writes; svc refuses it everywhere.
   if (secretKey === '') throw unauthorized(AUTH_MESSAGES.publicKeyOnly);
   return { publicKey, secretKey };
 }

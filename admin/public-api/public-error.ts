@@ -1,6 +1,6 @@
-// Errors of the public API ({base_url}/api/public): `{ message, error }` with Langfuse's error class names (spec part 7
-// leaves the codes beyond 401 and 403 open; docs/public-api.md lists them). Validation issues are listed in Langfuse's
-// (zod's) issue shape reduced to path and message.
+// Errors of the public API ({base_url}/api/public): `{ message, error }` with Langfuse's error class names
+// (docs/public-api.md "Errors" lists them). Validation issues are listed in Langfuse's (zod's) issue shape reduced to
+// path and message.
 import type { ValidationIssue } from '../../src/platform/validation/validation-issue.ts';
 
 export const PUBLIC_ERROR_STATUS = {

@@ -1,4 +1,4 @@
-// The public API under {base_url}/api/public (Langfuse-compatible, spec 4 A2 and 5): its own validator, error
+// The public API under {base_url}/api/public (Langfuse-compatible, docs/public-api.md): its own validator, error
 // envelope, not-found answer and storable-text check, encapsulated in this scope; each route declares its key class
 // (route-access.ts).
 import type { FastifyInstance } from 'fastify';

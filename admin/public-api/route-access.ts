@@ -1,4 +1,4 @@
-// Which key kind each public API route takes (spec part 5 "Wrong-kind rules", "Ingestion-only deployments"). Every
+// Which key kind each public API route takes (docs/public-api.md "Route classes and key kinds"). Every
 // route declares its class; the table in docs/public-api.md is this function.
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { noteApiKeyUse } from '../../src/platform/store/api-key-use.ts';

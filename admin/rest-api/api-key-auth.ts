@@ -1,6 +1,6 @@
-// Who a REST API request is (spec part 5): `Authorization: Bearer <secret key>`, or, as the public API takes it,
-// `Basic base64(<public key>:<secret key>)` with the same project keys. The spec leaves the relation between the two
-// schemes open; accepting both lets one key pair serve both surfaces.
+// Who a REST API request is (docs/rest-api.md "Authentication"): `Authorization: Bearer <secret key>`, or, as the
+// public API takes it, `Basic base64(<public key>:<secret key>)` with the same project keys: accepting both lets one
+// key pair serve both surfaces.
 import type { Queryable } from '../../src/platform/store/database.ts';
 import {
   findApiKeyByPublicKey,

@@ -1,4 +1,4 @@
-// The versioned REST API under {base_url}/v1 (spec 4 A1, 5, 7, 8): its own validator, error envelope, not-found
+// The versioned REST API under {base_url}/v1 (docs/rest-api.md): its own validator, error envelope, not-found
 // answer and request guard (request id, API key, rate limit), encapsulated in this scope.
 import type { FastifyInstance } from 'fastify';
 import type { AdminContext } from '../context.ts';
@@ -11,7 +11,8 @@ import { refuseUnstorableText } from './storable-text.ts';
 import { restValidatorCompiler } from './validation.ts';
 
 export function registerRestApi(app: FastifyInstance, ctx: AdminContext): void {
-  // Bodies are JSON (spec part 5); without this, Fastify would hand a text/plain body to the routes as a string.
+  // Bodies are JSON (docs/rest-api.md "Request and response headers"); without this, Fastify would hand a text/plain
+  // body to the routes as a string.
   app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(restValidatorCompiler);
   app.setErrorHandler(restErrorHandler(ctx.log));

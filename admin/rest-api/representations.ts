@@ -1,4 +1,4 @@
-// Stored rows in the REST API's shapes (spec part 2: Trace, Span, Agent). Duration is in milliseconds.
+// Stored rows in the REST API's shapes (docs/rest-api.md "Resources": Trace, Span, Agent). Duration is in milliseconds.
 import type { Agent } from '../../src/platform/store/repos/agents.ts';
 import type { StoredTrace } from '../../src/platform/store/repos/traces.ts';
 import type { StoredObservation } from '../../src/platform/store/repos/observations.ts';
@@ -15,8 +15,8 @@ export function restSpan(o: StoredObservation) {
 }
 
 /**
- * Trace input and output are strings in spec part 2, but gateway and ingested traces store any JSON value (messages,
- * an answer object): those are answered as their JSON text. A string stays itself; absent is null.
+ * Trace input and output are strings in the REST API's Trace, but gateway and ingested traces store any JSON value
+ * (messages, an answer object): those are answered as their JSON text. A string stays itself; absent is null.
  */
 function traceText(value: unknown): string | null {
   if (value === undefined || value === null) return null;
@@ -43,7 +43,8 @@ export function restTraceWithSpans(t: StoredTrace, spans: readonly StoredObserva
 
 /**
  * What a write to a trace answers to a key of an ingestion-only project: the trace's state but none of its content,
- * since such keys may not read trace data (spec part 5) and a no-op PATCH must not become a way to read it.
+ * since such keys may not read trace data (docs/rest-api.md "Ingestion-only projects") and a no-op PATCH must not
+ * become a way to read it.
  */
 export function restTraceReceipt(t: StoredTrace) {
   return {

@@ -1,9 +1,9 @@
 // The onRequest hook of every REST API request: request id, authentication, the rate limit, then permission.
-// Authentication runs first so the limit is the key's; a request whose key fails is limited by its client address
-// (same rule), so guessing keys is throttled too. The limit is kept in the counters store, so replicas sharing Redis
-// count each key once. The rule is spec part 8's (1,000 requests per minute, burst 100, per key; `api.rate_limit`), and
-// every path through here that reached the limit sets the rate-limit headers, which report the current minute's window
-// (X-RateLimit-Limit, -Remaining, -Reset).
+// Authentication runs first so the limit is the key's; a request whose key fails is limited by its client address (same
+// rule), so guessing keys is throttled too. The limit is kept in the counters store, so replicas sharing Redis count
+// each key once. The rule is docs/rest-api.md "Rate limiting" (1,000 requests per minute, burst 100, per key;
+// `api.rate_limit`), and every path through here that reached the limit sets the rate-limit headers, which report the
+// current minute's window (X-RateLimit-Limit, -Remaining, -Reset).
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { RateLimitDecision } from '../../src/platform/store/counters/rate-limit.ts';
 import { CountersUnavailableError } from '../../src/platform/store/counters/counters.ts';

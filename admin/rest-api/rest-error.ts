@@ -1,4 +1,4 @@
-// Errors of the versioned REST API (spec part 7 "Versioned REST API format"): `{ error: { code, message, details } }`,
+// Errors of the versioned REST API (docs/rest-api.md "Errors"): `{ error: { code, message, details } }`,
 // the status taken from the code.
 
 export const REST_ERROR_STATUS = {

@@ -1,7 +1,8 @@
-// Dashboard automations (spec part 6): a prompt-version trigger paired with a webhook, Slack or PagerDuty action.
-// The signing secret is shown once (creation, rotation, becoming a webhook); lists never hold a secret, a routing key
-// or header values. Target URLs are credentials too (a Slack URL is its own key): viewers see only scheme and host, and
-// audit rows (which viewers read) keep only the host. Every change is audited as `dashboard:<email>`.
+// Dashboard automations (docs/dashboard.md "Automations", docs/webhooks.md): a prompt-version trigger paired with a
+// webhook, Slack or PagerDuty action. The signing secret is shown once (creation, rotation, becoming a webhook); lists
+// never hold a secret, a routing key or header values. Target URLs are credentials too (a Slack URL is its own key):
+// viewers see only scheme and host, and audit rows (which viewers read) keep only the host. Every change is audited as
+// `dashboard:<email>`.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   addAutomation,

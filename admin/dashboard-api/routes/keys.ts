@@ -82,7 +82,9 @@ const declared = (k: KeyConfig): ListedKey => ({
   readOnly: true,
 });
 
-/** A key without its hash; `state` per spec part 3 (blocked includes a suspended agent's keys). */
+/**
+ * A key without its hash; `state` as docs/dashboard.md "Gateway" lists it (blocked includes a suspended agent's keys).
+ */
 function keyView(k: ListedKey, now: number, suspendedAgents: ReadonlySet<string>) {
   const expiresAtMs = keyExpiry({
     expires_at: k.expiresAt,

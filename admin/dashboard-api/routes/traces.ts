@@ -106,7 +106,10 @@ function traceSummary(t: StoredTrace) {
   };
 }
 
-/** The gateway's attempt record (spec part 2) of an attempt observation, with its times for the waterfall. */
+/**
+ * The gateway's attempt record (`x-svc-attempts`, docs/api.md) of an attempt observation, with its times for the
+ * waterfall.
+ */
 function attemptOf(o: StoredObservation) {
   const a = o.attributes;
   return {

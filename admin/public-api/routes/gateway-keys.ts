@@ -1,4 +1,5 @@
-// POST {platform_url}/api/public/v1/gateway/keys: key minting with a project key (spec 4B, 5 "Minting").
+// POST {platform_url}/api/public/v1/gateway/keys: key minting with a project key (docs/public-api.md
+// "POST /api/public/v1/gateway/keys — key minting").
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   mintedKeyAnswer,
@@ -11,7 +12,7 @@ import type { AdminContext } from '../../context.ts';
 import { PublicApiError } from '../public-error.ts';
 import { principalOf, projectOf, requireKey } from '../route-access.ts';
 
-/** Checked before the body is read, after the key: the spec requires JSON, and a form or text body is a client bug. */
+/** Checked before the body is read, after the key: minting takes JSON only, and a form or text body is a client bug. */
 async function requireJson(req: FastifyRequest): Promise<void> {
   const type = req.headers['content-type'];
   if (type === undefined || !/^application\/json\s*(;|$)/i.test(type)) {
@@ -19,7 +20,7 @@ async function requireJson(req: FastifyRequest): Promise<void> {
   }
 }
 
-/** 400 naming the field first in the message (spec 4B), or 409 for a taken alias. */
+/** 400 naming the field first in the message, or 409 for a taken alias. */
 function toPublicError(err: MintKeyError): PublicApiError {
   return new PublicApiError(err.conflict ? 'ConflictError' : 'InvalidRequestError', err.message, {
     details: { field: err.field },

@@ -1,8 +1,9 @@
-// Organization endpoints under {base_url}/api/public (spec part 5: organization keys manage projects and project API
-// keys; a project key gets 403). Langfuse's paths and shapes; every change writes an audit-log row. Projects declared
-// in gateway.yaml are re-created and renamed at every start (src/runtime/bootstrap.ts), so renaming or deleting one here
-// would not last: both answer 409 and name gateway.yaml. Their metadata may change (bootstrap does not set it).
-// GET /projects with an organization key lives in projects.ts (the path also serves project keys).
+// Organization endpoints under {base_url}/api/public (docs/public-api.md "Organization endpoints": organization keys
+// manage projects and project API keys; a project key gets 403). Langfuse's paths and shapes; every change writes an
+// audit-log row. Projects declared in gateway.yaml are re-created and renamed at every start
+// (src/runtime/bootstrap.ts), so renaming or deleting one here would not last: both answer 409 and name gateway.yaml.
+// Their metadata may change (bootstrap does not set it). GET /projects with an organization key lives in projects.ts
+// (the path also serves project keys).
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import apiKeyCreateSchema from '../../../schemas/api/public-project-api-key-create.json' with { type: 'json' };

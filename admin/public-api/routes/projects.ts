@@ -1,6 +1,6 @@
-// GET {base_url}/api/public/projects: with a project key, the project of the key (spec 4 A2); the SDKs' credential
-// check (Python auth_check) calls it, so ingestion-only projects may too, and it is never rate limited. With an
-// organization key, the organization's projects (organization endpoints, organization.ts).
+// GET {base_url}/api/public/projects: with a project key, the project of the key (docs/public-api.md); the SDKs'
+// credential check (Python auth_check) calls it, so ingestion-only projects may too, and it is never rate limited. With
+// an organization key, the organization's projects (organization endpoints, organization.ts).
 import type { FastifyInstance } from 'fastify';
 import type { AdminContext } from '../../context.ts';
 import { principalOf, projectOf, requireEitherKey } from '../route-access.ts';

@@ -1,7 +1,7 @@
-// Prompts v2 under {base_url}/api/public/v2/prompts (reference §9; route class `prompt`, spec 5): create a version,
-// get one by version or label (its composition references resolved unless `resolve=false`), list names, add labels
-// to a version, delete versions. Folder names arrive as one
-// URL-encoded path segment (`folder%2Fname`); the router matches before decoding, so `:name` holds `folder/name`.
+// Prompts v2 under {base_url}/api/public/v2/prompts (reference §9; route class `prompt`, docs/public-api.md): create a
+// version, get one by version or label (its composition references resolved unless `resolve=false`), list names, add
+// labels to a version, delete versions. Folder names arrive as one URL-encoded path segment (`folder%2Fname`); the
+// router matches before decoding, so `:name` holds `folder/name`.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import createSchema from '../../../schemas/api/public-prompt-create.json' with { type: 'json' };
 import labelsSchema from '../../../schemas/api/public-prompt-labels.json' with { type: 'json' };

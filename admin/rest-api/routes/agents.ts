@@ -1,4 +1,4 @@
-// GET /v1/agents (spec 4 A1): the agents of the key's project, by name and version.
+// GET /v1/agents (docs/rest-api.md "GET /v1/agents"): the agents of the key's project, by name and version.
 import type { FastifyInstance } from 'fastify';
 import { listAgents } from '../../../src/platform/store/repos/agents.ts';
 import type { AdminContext } from '../../context.ts';

@@ -1,4 +1,4 @@
-// Spans of the versioned REST API (spec 4 A1): created under a trace, ended by PATCH (rules in docs/rest-api.md).
+// Spans of the versioned REST API: created under a trace, ended by PATCH (rules in docs/rest-api.md).
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import createSchema from '../../../schemas/api/rest-span-create.json' with { type: 'json' };

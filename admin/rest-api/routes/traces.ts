@@ -1,4 +1,4 @@
-// Traces of the versioned REST API (spec 4 A1): create, read, list and update (status transitions in docs/rest-api.md).
+// Traces of the versioned REST API: create, read, list and update (status transitions in docs/rest-api.md).
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import createSchema from '../../../schemas/api/rest-trace-create.json' with { type: 'json' };
