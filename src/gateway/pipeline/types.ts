@@ -1,4 +1,4 @@
-// The plugin contract, apiVersion 1 (ARCHITECTURE.md section 2). Custom plugins import these types.
+// The plugin contract, apiVersion 1 (docs/architecture.md "The plugin contract"). Custom plugins import these types.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { BudgetPeriod, GatewayConfig, ModelGroupConfig, PriceConfig } from '../../platform/config/types.ts';
