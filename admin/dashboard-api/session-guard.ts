@@ -4,7 +4,8 @@
 //   app.get('/projects/:project/traces', { onRequest: requireSession(ctx, 'viewer') }, async (req) => { dashboardUserOf(req) … })
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { roleAtLeast, type Role } from '../../src/observability/users/roles.ts';
+import type { Role } from '../../src/platform/store/repos/users.ts';
+import { roleAtLeast } from '../../src/observability/users/roles.ts';
 import { findSession, type Session, type SessionUser } from '../../src/platform/store/repos/dashboard-sessions.ts';
 import type { AdminContext } from '../context.ts';
 import { DashboardApiError } from './dashboard-error.ts';

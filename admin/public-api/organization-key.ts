@@ -2,8 +2,7 @@
 // the owner role nor changes or removes an owner, so a leaked key cannot take over the dashboard.
 import type { FastifyRequest } from 'fastify';
 import type { ChangedBy } from '../../src/observability/users/change-user.ts';
-import type { Role } from '../../src/observability/users/roles.ts';
-import type { User } from '../../src/platform/store/repos/users.ts';
+import type { Role, User } from '../../src/platform/store/repos/users.ts';
 import { PublicApiError } from './public-error.ts';
 import { principalOf } from './route-access.ts';
 

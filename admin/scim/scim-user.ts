@@ -2,8 +2,8 @@
 // part of it (memberships set roles); new SCIM users are viewers unless `roles` names another role (never owner: the
 // route refuses it, scim-routes.ts).
 import { isEmail } from '../../src/observability/users/add-user.ts';
-import { isRole, type Role } from '../../src/observability/users/roles.ts';
-import type { User } from '../../src/platform/store/repos/users.ts';
+import type { Role, User } from '../../src/platform/store/repos/users.ts';
+import { isRole } from '../../src/observability/users/roles.ts';
 import { isObject } from '../../src/platform/validation/json-object.ts';
 import { invalidValue, ScimError } from './scim-error.ts';
 

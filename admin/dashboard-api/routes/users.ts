@@ -2,10 +2,16 @@
 // is for admins, and only an owner may make or change an owner.
 import type { FastifyInstance } from 'fastify';
 import type { SessionUser } from '../../../src/platform/store/repos/dashboard-sessions.ts';
-import { getUser, listUsers, UserExistsError, type User } from '../../../src/platform/store/repos/users.ts';
+import {
+  getUser,
+  listUsers,
+  type Role,
+  ROLES,
+  type User,
+  UserExistsError,
+} from '../../../src/platform/store/repos/users.ts';
 import { addUser, EMAIL_PATTERN } from '../../../src/observability/users/add-user.ts';
 import { changeUser, LastOwnerError } from '../../../src/observability/users/change-user.ts';
-import { ROLES, type Role } from '../../../src/observability/users/roles.ts';
 import type { AdminContext } from '../../context.ts';
 import { DashboardApiError } from '../dashboard-error.ts';
 import { dashboardActor, dashboardUserOf, requireSession } from '../session-guard.ts';

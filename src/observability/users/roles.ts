@@ -1,6 +1,5 @@
-// The organization roles, lowest first: each role may do what the ones before it may (docs/dashboard.md).
-export const ROLES = ['viewer', 'member', 'admin', 'owner'] as const;
-export type Role = (typeof ROLES)[number];
+// What the organization roles allow: each role may do what the ones before it may (docs/dashboard.md).
+import { ROLES, type Role } from '../../platform/store/repos/users.ts';
 
 export const isRole = (value: unknown): value is Role => ROLES.includes(value as Role);
 

@@ -1,8 +1,8 @@
 // `svc users add|list`: dashboard users, run against an open store like the other store commands (here, or in the
 // running service over the control socket). A new user's generated password is returned once.
 import { addUser, isEmail, type AddedUser } from '../../observability/users/add-user.ts';
-import { isRole, ROLES, type Role } from '../../observability/users/roles.ts';
-import { listUsers, UserExistsError, type User } from '../../platform/store/repos/users.ts';
+import { listUsers, type Role, ROLES, type User, UserExistsError } from '../../platform/store/repos/users.ts';
+import { isRole } from '../../observability/users/roles.ts';
 import { CLI_ACTOR, CommandError, type CommandContext } from './command-context.ts';
 
 export type UserRequest =

@@ -2,8 +2,8 @@
 // the result printed for people or (--json) for scripts. The generated password is printed once, at add.
 import { parseArgs } from 'node:util';
 import type { AddedUser } from '../../observability/users/add-user.ts';
-import { isRole, ROLES } from '../../observability/users/roles.ts';
-import type { User } from '../../platform/store/repos/users.ts';
+import { ROLES, type User } from '../../platform/store/repos/users.ts';
+import { isRole } from '../../observability/users/roles.ts';
 import type { UserRequest } from './user-commands.ts';
 import { optional, parse, required, runRequest, UsageError } from './store-cli.ts';
 

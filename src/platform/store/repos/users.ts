@@ -2,7 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../database.ts';
 import { iso, num } from './rows.ts';
-import type { Role } from '../../../observability/users/roles.ts';
+
+/** The organization roles, lowest first (src/observability/users/roles.ts says what each allows). */
+export const ROLES = ['viewer', 'member', 'admin', 'owner'] as const;
+export type Role = (typeof ROLES)[number];
 
 export interface User {
   id: string;
