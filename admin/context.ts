@@ -8,7 +8,7 @@ import type { ModelGroupRegistry } from '../src/gateway/routing/model-groups.ts'
 import type { Counters } from '../src/platform/store/counters/counters.ts';
 import type { Database } from '../src/platform/store/database.ts';
 import type { Logger } from '../src/platform/telemetry/logger.ts';
-import type { PromptVersionEvents } from '../src/observability/webhooks/prompt-version-events.ts';
+import type { PromptVersionEvents } from '../src/platform/store/repos/prompt-version-events.ts';
 
 /** What the admin listener's routes use: the store, the clock, and the configuration currently serving. */
 export interface AdminContext {

@@ -23,7 +23,7 @@ import type { GatewayMetrics } from '../platform/telemetry/metrics.ts';
 import type { TraceWriter } from '../gateway/tracing/trace-writer.ts';
 import type { FirstOwner } from '../observability/users/first-owner.ts';
 import type { WebhookDelivery } from '../observability/webhooks/delivery-loop.ts';
-import type { PromptVersionEvents } from '../observability/webhooks/prompt-version-events.ts';
+import type { PromptVersionEvents } from '../platform/store/repos/prompt-version-events.ts';
 
 export { SERVICE_ROLES, type ServiceRole } from './service-role.ts';
 export type { StartOptions } from './start-options.ts';

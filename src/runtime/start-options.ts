@@ -5,7 +5,7 @@ import type { Clock } from '../platform/clock.ts';
 import type { CreatedApiKey } from '../platform/store/repos/api-keys.ts';
 import type { Logger } from '../platform/telemetry/logger.ts';
 import type { FirstOwner } from '../observability/users/first-owner.ts';
-import type { PromptVersionEvents } from '../observability/webhooks/prompt-version-events.ts';
+import type { PromptVersionEvents } from '../platform/store/repos/prompt-version-events.ts';
 import type { ServiceRole } from './service-role.ts';
 
 export interface StartOptions<R extends ServiceRole = 'all'> {

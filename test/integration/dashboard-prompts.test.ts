@@ -6,7 +6,7 @@
 import t from 'tap';
 import { promptVersionGenerations, promptVersionUsage } from '../../src/platform/store/repos/prompt-usage.ts';
 import { addUser } from '../../src/observability/users/add-user.ts';
-import type { PromptVersionEvent } from '../../src/observability/webhooks/prompt-version-events.ts';
+import type { PromptVersionEvent } from '../../src/platform/store/repos/prompt-version-events.ts';
 import { dashboardRequest, signIn } from '../helpers/dashboard.ts';
 import { freshStoreWithProject, generateTraces } from '../helpers/generated-traces.ts';
 import { seedTriage, TRIAGE } from '../helpers/prompt-versions.ts';

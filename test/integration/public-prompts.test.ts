@@ -4,10 +4,7 @@
 import t, { type Test } from 'tap';
 import { createApiKey, type CreatedApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import type { Queryable } from '../../src/platform/store/database.ts';
-import type {
-  PromptVersionEvent,
-  PromptVersionEvents,
-} from '../../src/observability/webhooks/prompt-version-events.ts';
+import type { PromptVersionEvent, PromptVersionEvents } from '../../src/platform/store/repos/prompt-version-events.ts';
 import { basicAuth, callAdmin } from '../helpers/public-api.ts';
 import { baseConfig, startTestService, type TestService } from '../helpers/service.ts';
 import { STORE_BACKENDS } from '../helpers/store.ts';

@@ -10,7 +10,7 @@ import type { Queryable } from '../../src/platform/store/database.ts';
 import { listDeliveryAttempts } from '../../src/platform/store/repos/automations.ts';
 import { silentLogger } from '../../src/platform/telemetry/logger.ts';
 import { verifySignature } from '../../src/observability/webhooks/signature.ts';
-import type { PromptVersionEvent } from '../../src/observability/webhooks/prompt-version-events.ts';
+import type { PromptVersionEvent } from '../../src/platform/store/repos/prompt-version-events.ts';
 import { runCli } from '../helpers/cli.ts';
 import { listenLocally } from '../helpers/local-server.ts';
 import { baseConfig, startTestService, type TestService } from '../helpers/service.ts';

@@ -18,7 +18,7 @@ import {
   type PromptType,
   type StoredPrompt,
 } from '../../../src/platform/store/repos/prompts.ts';
-import type { ChatEntry } from '../../../src/observability/prompts/chat-entry.ts';
+import type { ChatEntry } from '../../../src/platform/store/repos/chat-entry.ts';
 import {
   PromptCompositionError,
   resolvePrompt,

@@ -2,14 +2,14 @@
 // name, recursively, at most MAX_PROMPT_NESTING_DEPTH levels deep, refusing cycles (a prompt met again on its own
 // path, or another version of the root's name), references that find no prompt, and references to chat prompts.
 import type { StoredPrompt } from '../../platform/store/repos/prompts.ts';
-import type { ChatEntry } from './chat-entry.ts';
+import type { ChatEntry } from '../../platform/store/repos/chat-entry.ts';
 import {
   describeReference,
   referenceKey,
   referencesIn,
   replaceReferences,
   type PromptReference,
-} from './prompt-references.ts';
+} from '../../platform/store/repos/prompt-references.ts';
 
 export const MAX_PROMPT_NESTING_DEPTH = 5;
 

@@ -9,7 +9,7 @@ import {
   type AutomationTarget,
   type OutboxInsert,
 } from '../../platform/store/repos/automations.ts';
-import type { PromptVersionEvent, PromptVersionEvents } from './prompt-version-events.ts';
+import type { PromptVersionEvent, PromptVersionEvents } from '../../platform/store/repos/prompt-version-events.ts';
 
 /** The webhook delivery body (spec part 2). */
 export interface WebhookDeliveryBody {

@@ -3,13 +3,9 @@
 // labels unique per name and `latest` on the newest version, and reports each version it changed to the
 // prompt-version events (spec part 6) in that same transaction.
 import { randomUUID } from 'node:crypto';
-import type { ChatEntry } from '../../../observability/prompts/chat-entry.ts';
-import { referencesIn } from '../../../observability/prompts/prompt-references.ts';
-import type {
-  PromptVersionEvent,
-  PromptVersionEvents,
-  PromptVersionPayload,
-} from '../../../observability/webhooks/prompt-version-events.ts';
+import type { ChatEntry } from './chat-entry.ts';
+import { referencesIn } from './prompt-references.ts';
+import type { PromptVersionEvent, PromptVersionEvents, PromptVersionPayload } from './prompt-version-events.ts';
 import type { Database, Queryable } from '../database.ts';
 import { conditions, iso, json, num } from './rows.ts';
 

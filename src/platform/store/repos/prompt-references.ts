@@ -1,6 +1,7 @@
 // Langfuse's prompt composition tags, `@@@langfusePrompt:name=<name>|version=<n>@@@` or `…|label=<label>@@@`, read as
 // Langfuse reads them (the name first, exactly two parts; any other tag is left as text) in a text prompt and in the
-// contents of a chat prompt's messages, and replaced there by the text they resolve to.
+// contents of a chat prompt's messages, and replaced there by the text they resolve to. The prompts repository reads
+// them to refuse deleting a version another prompt depends on; compiling (src/observability/prompts/) replaces them.
 import type { ChatEntry } from './chat-entry.ts';
 
 export type PromptReference = { name: string; version: number } | { name: string; label: string };
