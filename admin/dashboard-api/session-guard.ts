@@ -12,7 +12,6 @@ import { DashboardApiError } from './dashboard-error.ts';
 import { sessionTokenOf } from './session-cookie.ts';
 
 export { DashboardApiError, type DashboardErrorCode } from './dashboard-error.ts';
-export { dashboardErrorHandler } from './error-handler.ts';
 
 export const CSRF_HEADER = 'x-svc-csrf';
 
