@@ -3,7 +3,7 @@
 import type { FastifyRequest } from 'fastify';
 import { getProject, type Project } from '../../src/platform/store/repos/projects.ts';
 import type { AdminContext } from '../context.ts';
-import { DashboardApiError } from './session-guard.ts';
+import { DashboardApiError } from './dashboard-error.ts';
 
 /** The project named by `:project`; 404 for an unknown one or one of another organization. */
 export async function projectOf(ctx: AdminContext, req: FastifyRequest): Promise<Project> {

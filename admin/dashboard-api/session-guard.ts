@@ -11,8 +11,6 @@ import type { AdminContext } from '../context.ts';
 import { DashboardApiError } from './dashboard-error.ts';
 import { sessionTokenOf } from './session-cookie.ts';
 
-export { DashboardApiError, type DashboardErrorCode } from './dashboard-error.ts';
-
 export const CSRF_HEADER = 'x-svc-csrf';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);

@@ -8,7 +8,8 @@ import { restAgent } from '../../rest-api/representations.ts';
 import { byDashboardUser } from '../dashboard-audit.ts';
 import { refreshKeyCache } from '../key-cache.ts';
 import { projectOf } from '../project-scope.ts';
-import { DashboardApiError, requireSession } from '../session-guard.ts';
+import { DashboardApiError } from '../dashboard-error.ts';
+import { requireSession } from '../session-guard.ts';
 
 type IdParams = { project: string; id: string };
 

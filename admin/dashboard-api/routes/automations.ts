@@ -32,7 +32,8 @@ import type { AdminContext } from '../../context.ts';
 import { auditDashboardChange, byDashboardUser } from '../dashboard-audit.ts';
 import { pagination, PAGING_QUERY_SCHEMA, type PagingQuery } from '../paging.ts';
 import { projectOf } from '../project-scope.ts';
-import { DashboardApiError, dashboardUserOf, requireSession } from '../session-guard.ts';
+import { DashboardApiError } from '../dashboard-error.ts';
+import { dashboardUserOf, requireSession } from '../session-guard.ts';
 
 interface ActionBody {
   type: AutomationType;

@@ -32,7 +32,8 @@ import { publicDatasetRun } from '../../public-api/routes/dataset-runs.ts';
 import { pagination, PAGING_QUERY_SCHEMA, type PagingQuery } from '../paging.ts';
 import { found, projectOf } from '../project-scope.ts';
 import { summarizeRuns } from '../run-summary.ts';
-import { DashboardApiError, requireSession } from '../session-guard.ts';
+import { DashboardApiError } from '../dashboard-error.ts';
+import { requireSession } from '../session-guard.ts';
 
 type NameParams = { project: string; name: string };
 interface ItemBody {

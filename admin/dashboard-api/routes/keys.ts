@@ -22,7 +22,8 @@ import type { AdminContext } from '../../context.ts';
 import { byDashboardUser } from '../dashboard-audit.ts';
 import { refreshKeyCache } from '../key-cache.ts';
 import { found, projectOf } from '../project-scope.ts';
-import { DashboardApiError, requireSession } from '../session-guard.ts';
+import { DashboardApiError } from '../dashboard-error.ts';
+import { requireSession } from '../session-guard.ts';
 
 type IdParams = { project: string; id: string };
 

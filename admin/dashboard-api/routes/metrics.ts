@@ -14,7 +14,8 @@ import { GROUP_BY, type GroupBy, type MetricWindow } from '../../../src/platform
 import { benchState } from '../../../src/gateway/routing/bench-board.ts';
 import type { AdminContext } from '../../context.ts';
 import { projectOf } from '../project-scope.ts';
-import { DashboardApiError, requireSession } from '../session-guard.ts';
+import { DashboardApiError } from '../dashboard-error.ts';
+import { requireSession } from '../session-guard.ts';
 
 interface WindowQuery {
   window?: string;

@@ -9,7 +9,8 @@ import { apiKeyBody, listApiKeys } from '../../../src/platform/store/repos/api-k
 import type { AdminContext } from '../../context.ts';
 import { byDashboardUser } from '../dashboard-audit.ts';
 import { projectOf } from '../project-scope.ts';
-import { DashboardApiError, requireSession } from '../session-guard.ts';
+import { DashboardApiError } from '../dashboard-error.ts';
+import { requireSession } from '../session-guard.ts';
 
 const CREATE_SCHEMA = {
   type: 'object',

@@ -18,7 +18,8 @@ import type { AdminContext } from '../../context.ts';
 import { publicPrompt } from '../../public-api/routes/prompts.ts';
 import { auditDashboardChange } from '../dashboard-audit.ts';
 import { projectOf } from '../project-scope.ts';
-import { DashboardApiError, requireSession } from '../session-guard.ts';
+import { DashboardApiError } from '../dashboard-error.ts';
+import { requireSession } from '../session-guard.ts';
 
 type NameParams = { project: string; name: string };
 type VersionParams = NameParams & { version: number };

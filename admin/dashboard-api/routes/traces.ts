@@ -24,7 +24,8 @@ import { restSpanReceipt, restTrace } from '../../rest-api/representations.ts';
 import { pagination, PAGING_QUERY_SCHEMA } from '../paging.ts';
 import { tracePreview } from '../trace-preview.ts';
 import { found, projectOf } from '../project-scope.ts';
-import { DashboardApiError, requireSession } from '../session-guard.ts';
+import { DashboardApiError } from '../dashboard-error.ts';
+import { requireSession } from '../session-guard.ts';
 
 interface ListQuery {
   status?: TraceStatus;
