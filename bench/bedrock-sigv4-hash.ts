@@ -3,9 +3,10 @@
 // Run: node bench/bedrock-sigv4-hash.ts. The result sets BEDROCK_HASH_IN_WORKER_BYTES (docs/providers/bedrock.md).
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { createWorkerPool } from '../src/platform/workers/pool.ts';
+import { WORKER_TASK_FILES } from '../src/runtime/worker-tasks.ts';
 
 const ROUNDS = 50;
-const pool = createWorkerPool({ maxThreads: 1 });
+const pool = createWorkerPool(WORKER_TASK_FILES, { maxThreads: 1 });
 await pool.run('sigv4PayloadHash', 'warm-up');
 
 console.log('bytes     inline ms   pool round trip ms   pool main-thread ms');

@@ -30,6 +30,7 @@ import { ensureFirstOwner, type FirstOwner } from '../observability/users/first-
 import { WebhookDelivery } from '../observability/webhooks/delivery-loop.ts';
 import { OutboxRecorder } from '../observability/webhooks/outbox-recorder.ts';
 import { createWorkerPool, type WorkerPool } from '../platform/workers/pool.ts';
+import { WORKER_TASK_FILES } from './worker-tasks.ts';
 import type { RoleWork } from './service-role.ts';
 import { StorePreparation } from './store-preparation.ts';
 import type { StartOptions } from './start-options.ts';
@@ -79,7 +80,7 @@ export async function openServiceParts(
   const dataDir = resolve(first.baseDir, first.config.store.data_dir);
   const localState = new LocalStateFile(dataDir);
   const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 256 });
-  const workers = createWorkerPool();
+  const workers = createWorkerPool(WORKER_TASK_FILES);
   const providers = createProviderRegistry({
     dispatcher,
     now: () => clock.now(),

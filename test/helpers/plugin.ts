@@ -23,7 +23,6 @@ import type {
   Spend,
   SpendLedger,
   TraceSink,
-  WorkerPool,
 } from '../../src/plugin-api/index.ts';
 import { createProviderRegistry } from '../../src/gateway/providers/registry.ts';
 import { benchBoard } from '../../src/gateway/routing/bench-board.ts';
@@ -31,7 +30,7 @@ import { createModelGroupRegistry } from '../../src/gateway/routing/model-groups
 import { MemoryCounters } from '../../src/platform/store/counters/memory-counters.ts';
 import { LocalStateFile } from '../../src/platform/store/local-state.ts';
 import { silentLogger } from '../../src/platform/telemetry/logger.ts';
-import * as tasks from '../../src/platform/workers/tasks.ts';
+import { inlineWorkers } from './inline-workers.ts';
 import { baseConfig } from './test-config.ts';
 
 interface Teardown {
@@ -96,12 +95,6 @@ export function memoryLedger(): MemoryLedger {
 }
 
 export type TraceItemOf = Parameters<TraceSink['enqueue']>[0];
-
-/** The worker tasks run in this thread: the same pure functions the pool runs, without threads. */
-const inlineWorkers: WorkerPool = {
-  run: async (name, input) => (tasks[name] as (i: typeof input) => never)(input),
-  close: async () => {},
-};
 
 export interface PluginServices extends Services {
   readonly clock: FakeClock;

@@ -10,6 +10,7 @@ import type { Finding, RemoteDetector } from '../../src/gateway/guardrails/types
 import { GatewayError } from '../../src/platform/errors/gateway-error.ts';
 import type { RequestContext } from '../../src/gateway/pipeline/types.ts';
 import { createWorkerPool } from '../../src/platform/workers/pool.ts';
+import { WORKER_TASK_FILES } from '../../src/runtime/worker-tasks.ts';
 import type { PolicyConfig } from '../../plugins/guardrails/config.ts';
 import { evaluate } from '../../plugins/guardrails/evaluate.ts';
 import { localScan } from '../../plugins/guardrails/local-scan.ts';
@@ -20,7 +21,7 @@ import { enforce, recordStreamVerdict } from '../../plugins/guardrails/verdicts.
 
 const dispatcher = new Agent();
 t.teardown(() => dispatcher.close());
-const pool = createWorkerPool({ maxThreads: 1 });
+const pool = createWorkerPool(WORKER_TASK_FILES, { maxThreads: 1 });
 t.teardown(() => pool.close());
 const inline = localScan(pool, Infinity);
 

@@ -3,11 +3,12 @@
 import t from 'tap';
 import { GatewayError } from '../../src/platform/errors/gateway-error.ts';
 import { createWorkerPool } from '../../src/platform/workers/pool.ts';
+import { WORKER_TASK_FILES } from '../../src/runtime/worker-tasks.ts';
 
 const specs = [{ type: 'pii' as const, entities: ['email' as const] }];
 
 t.test('scanText through the pool: one list of findings per policy', async (t) => {
-  const pool = createWorkerPool({ maxThreads: 1 });
+  const pool = createWorkerPool(WORKER_TASK_FILES, { maxThreads: 1 });
   t.teardown(() => pool.close());
   t.same(await pool.run('scanText', { policies: [specs, []], text: 'a@example.com b@example.com' }), [
     [
@@ -25,7 +26,7 @@ t.test('scanText through the pool: one list of findings per policy', async (t) =
 });
 
 t.test('a full queue is overload: 503 worker_pool_overloaded, the queued tasks still run', async (t) => {
-  const pool = createWorkerPool({ maxThreads: 1, maxQueue: 2 });
+  const pool = createWorkerPool(WORKER_TASK_FILES, { maxThreads: 1, maxQueue: 2 });
   t.teardown(() => pool.close());
   const text = 'x@example.com '.repeat(50_000);
   const runs = Array.from({ length: 6 }, () => pool.run('scanText', { policies: [specs], text }));

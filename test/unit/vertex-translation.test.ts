@@ -19,9 +19,10 @@ import { sseEvents } from '../../src/gateway/providers/vertex/vertex-transport.t
 import { vertexBaseUrl } from '../../src/gateway/providers/vertex/index.ts';
 import type { ProviderServices } from '../../src/gateway/providers/types.ts';
 import { UpstreamError } from '../../src/gateway/providers/upstream-error.ts';
-import * as tasks from '../../src/platform/workers/tasks.ts';
 import { silentLogger } from '../../src/platform/telemetry/logger.ts';
 import { createWorkerPool } from '../../src/platform/workers/pool.ts';
+import { WORKER_TASK_FILES } from '../../src/runtime/worker-tasks.ts';
+import { inlineWorkers } from '../helpers/inline-workers.ts';
 import { makeServiceAccount, startFakeVertex, vertexFixture } from '../helpers/fake-vertex.ts';
 
 const ctx = { model: 'gemini-2.5-flash', created: 1_800_000_000 };
@@ -462,7 +463,7 @@ t.test(
     const services = {
       dispatcher,
       now: () => now,
-      workers: { run: async (name: string, input: unknown) => (tasks as any)[name](input), close: async () => {} },
+      workers: inlineWorkers,
       baseDir: dir,
       log: silentLogger,
     } as unknown as ProviderServices;
@@ -501,7 +502,7 @@ t.test(
 );
 
 t.test('signJwt runs in the worker pool: RS256 with kid, verifiable with the public key', async (t) => {
-  const pool = createWorkerPool({ maxThreads: 1 });
+  const pool = createWorkerPool(WORKER_TASK_FILES, { maxThreads: 1 });
   t.teardown(() => pool.close());
   const account = makeServiceAccount();
   const { private_key: privateKeyPem, private_key_id: keyId } = JSON.parse(account.json);

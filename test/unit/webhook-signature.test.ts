@@ -8,8 +8,9 @@ import {
   signatureHeader,
   verifySignature,
 } from '../../src/observability/webhooks/signature.ts';
-import { signWebhookBodies } from '../../src/platform/workers/webhook-sign-task.ts';
+import { signWebhookBodies } from '../../src/observability/webhooks/webhook-sign-task.ts';
 import { createWorkerPool } from '../../src/platform/workers/pool.ts';
+import { WORKER_TASK_FILES } from '../../src/runtime/worker-tasks.ts';
 
 const secret = 'whsec_test';
 const body = '{"id":"e1","type":"prompt-version","prompt":{"name":"ä"}}';
@@ -25,7 +26,7 @@ t.test('HMAC-SHA256 of the raw body, lowercase hex', async (t) => {
 });
 
 t.test('signing runs in the worker pool', async (t) => {
-  const pool = createWorkerPool({ maxThreads: 1 });
+  const pool = createWorkerPool(WORKER_TASK_FILES, { maxThreads: 1 });
   t.teardown(() => pool.close());
   t.same(await pool.run('signWebhookBodies', { secret, bodies: [body] }), [hmacHex(secret, body)]);
 });

@@ -36,7 +36,7 @@ export interface ProviderAdapter {
 export interface ProviderServices {
   dispatcher: Dispatcher;
   now(): number;
-  /** Worker threads for signing and whole-body translation of large bodies (src/platform/workers/tasks.ts). */
+  /** Worker threads for signing and whole-body translation of large bodies (src/runtime/worker-tasks.ts). */
   workers: WorkerPool;
   /** Where gateway.yaml lives: relative credential file paths resolve against it. */
   baseDir: string;

@@ -1,14 +1,21 @@
 // The worker-thread pool (piscina) for pure, named tasks on plain data. A full queue is overload: the caller gets
 // 503 worker_pool_overloaded, never a silent fallback to the event loop.
 import { availableParallelism } from 'node:os';
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { GatewayError } from '../errors/gateway-error.ts';
-import type * as tasks from './tasks.ts';
 
-type Tasks = typeof tasks;
-export type TaskName = keyof Tasks;
+/**
+ * The tasks a pool runs, by name: each a pure function of plain data, exported under its name by a module beside its
+ * owner. The service's list (src/runtime/worker-tasks.ts) declares them into this interface, so `run` knows each
+ * task's input and output without the pool importing its owners.
+ */
+export interface WorkerTasks {}
+export type TaskName = keyof WorkerTasks;
+/** The module (file URL) of each task, loaded in a thread when the task first runs there. */
+export type TaskFiles = { readonly [N in TaskName]: string };
+
+type InputOf<F> = F extends (input: infer I) => unknown ? I : never;
+type OutputOf<F> = F extends (...args: never[]) => infer O ? Awaited<O> : never;
 
 export interface WorkerPoolOptions {
   maxThreads?: number;
@@ -17,18 +24,14 @@ export interface WorkerPoolOptions {
 }
 
 export interface WorkerPool {
-  run<N extends TaskName>(name: N, input: Parameters<Tasks[N]>[0]): Promise<ReturnType<Tasks[N]>>;
+  run<N extends TaskName>(name: N, input: InputOf<WorkerTasks[N]>): Promise<OutputOf<WorkerTasks[N]>>;
   close(): Promise<void>;
 }
 
-// tasks.ts from source (type stripping), tasks.js once built.
-const TASKS_FILE = new URL(`./tasks${extname(fileURLToPath(import.meta.url))}`, import.meta.url).href;
-
-export function createWorkerPool(options: WorkerPoolOptions = {}): WorkerPool {
+export function createWorkerPool(tasks: TaskFiles, options: WorkerPoolOptions = {}): WorkerPool {
   const maxQueue = options.maxQueue ?? 256;
   // Threads start on first use and stop when idle, so a pool nobody uses costs nothing.
   const piscina = new Piscina({
-    filename: TASKS_FILE,
     minThreads: 0,
     maxThreads: options.maxThreads ?? Math.max(1, availableParallelism() - 1),
     maxQueue,
@@ -44,7 +47,7 @@ export function createWorkerPool(options: WorkerPoolOptions = {}): WorkerPool {
           ),
         );
       }
-      return piscina.run(input, { name });
+      return piscina.run(input, { filename: tasks[name], name });
     },
     close: () => piscina.close(),
   };

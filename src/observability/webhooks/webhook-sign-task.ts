@@ -1,5 +1,5 @@
 // The worker-thread task that signs webhook deliveries: HMAC-SHA256 of each raw body, as lowercase hex.
-import { hmacHex } from '../../observability/webhooks/signature.ts';
+import { hmacHex } from './signature.ts';
 
 export interface WebhookSignInput {
   secret: string;

@@ -1,0 +1,29 @@
+// The service's worker tasks, each in a module beside its owner: their names, inputs and outputs, declared into the
+// pool's WorkerTasks, and the module a thread loads to run each (createWorkerPool takes WORKER_TASK_FILES).
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { scanText } from '../gateway/guardrails/scan-task.ts';
+import type { signWebhookBodies } from '../observability/webhooks/webhook-sign-task.ts';
+import type { signJwt } from '../platform/workers/jwt-sign-task.ts';
+import type { TaskFiles } from '../platform/workers/pool.ts';
+import type { sigv4PayloadHash } from '../platform/workers/sigv4-payload-hash-task.ts';
+
+declare module '../platform/workers/pool.ts' {
+  interface WorkerTasks {
+    scanText: typeof scanText;
+    signJwt: typeof signJwt;
+    sigv4PayloadHash: typeof sigv4PayloadHash;
+    signWebhookBodies: typeof signWebhookBodies;
+  }
+}
+
+// The modules from source (type stripping) end .ts, once built .js.
+const EXT = extname(fileURLToPath(import.meta.url));
+const file = (path: string) => new URL(`${path}${EXT}`, import.meta.url).href;
+
+export const WORKER_TASK_FILES: TaskFiles = {
+  scanText: file('../gateway/guardrails/scan-task'),
+  signJwt: file('../platform/workers/jwt-sign-task'),
+  sigv4PayloadHash: file('../platform/workers/sigv4-payload-hash-task'),
+  signWebhookBodies: file('../observability/webhooks/webhook-sign-task'),
+};
