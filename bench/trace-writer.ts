@@ -19,8 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { DeploymentConfig, ModelGroupConfig } from '../src/platform/config/types.ts';
-import { memoizedEstimate } from '../src/gateway/pipeline/admission-estimate.ts';
-import { StateStore } from '../src/gateway/pipeline/state.ts';
+import { createRequestContext } from '../src/gateway/pipeline/context.ts';
 import type { JsonObject, RequestContext } from '../src/gateway/pipeline/types.ts';
 import { openDatabase, type Database, type Queryable } from '../src/platform/store/database.ts';
 import { migrate } from '../src/platform/store/migrate.ts';
@@ -81,37 +80,30 @@ let clock = Date.now() - 3_600_000;
 /** A served request of the bench as it reaches the tracing plugin's onLog. */
 function servedRequest(): RequestContext {
   const now = (clock += 1);
-  return {
+  const { ctx } = createRequestContext({
     id: randomUUID(),
     route: 'chat',
     receivedAt: now - 3,
     overheadFrom: performance.now() - 3,
-    providerMs: 2,
     headers: SVC_HEADERS,
     clientIp: '127.0.0.1',
     body: REQUEST,
-    stream: false,
-    clientWantsUsage: false,
-    estimate: memoizedEstimate('chat', REQUEST),
+    log: silentLogger,
+  });
+  ctx.attempts.push({ d: DEPLOYMENT.id, o: 'ok', ms: 2, startedAt: now - 2 });
+  return Object.assign(ctx, {
+    providerMs: 2,
     principal: { keyId: 'bench', alias: 'bench', projectId: PROJECT, modelGroups: ['bench'] },
     group: GROUP,
     servedGroup: 'bench',
     deployment: DEPLOYMENT.id,
     usage: ANSWER.usage,
     cost: (24 * 0.15 + 9 * 0.6) / 1e6,
-    attempts: [{ d: DEPLOYMENT.id, o: 'ok', ms: 2, startedAt: now - 2 }],
-    annotations: {},
-    redactions: [],
-    responseHeaders: {},
-    state: new StateStore(),
-    signal: new AbortController().signal,
     status: 200,
     errorCode: null,
     response: { kind: 'json', status: 200, body: ANSWER },
     source: 'upstream',
-    clientAborted: false,
-    log: silentLogger,
-  };
+  } satisfies Partial<RequestContext>);
 }
 
 const requests = (n: number) => Array.from({ length: n }, servedRequest);

@@ -54,16 +54,10 @@ function ledgerUnavailable(err: unknown): never {
   throw err;
 }
 
-/**
- * Nano-USD the request really cost: the cost of its usage (the provider's, or the router's estimate when the provider
- * sent none or none that counts); nothing for a cache hit or when no provider answered; the reservation when a provider
- * answered and there is still no usage (a stream the drain stopped reading: the cost cannot be known, so it is not
- * undercounted).
- */
+/** Nano-USD the request really cost (`ctx.consumed()`); the reservation when that cannot be known. */
 function realCostNano(ctx: RequestContext, reservedNano: number): number {
-  if (ctx.source === 'cache') return 0;
-  if (ctx.usage) return Math.round((ctx.cost ?? 0) * NANO);
-  return ctx.attempts.some((a) => a.o === 'ok') ? reservedNano : 0;
+  const consumed = ctx.consumed();
+  return consumed ? Math.round(consumed.usd * NANO) : reservedNano;
 }
 
 function exceeded(plan: Plan, r: Extract<Admission, { side: 'period' }>, now: number): GatewayError {

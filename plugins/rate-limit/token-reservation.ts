@@ -7,15 +7,9 @@ export function tokensToReserve(ctx: RequestContext): number {
   return promptTokens + outputTokens;
 }
 
-/**
- * Tokens to settle at: the request's usage (the provider's, or the router's estimate when the provider sent none or
- * none that counts); a cache hit used no provider tokens; a request no provider answered used none. A provider answer
- * still without usage (a stream the drain stopped reading) keeps the reservation.
- */
+/** Tokens to settle at: what the request used (`ctx.consumed()`); the reservation when that cannot be known. */
 export function tokensUsed(ctx: RequestContext, reserved: number): number {
-  if (ctx.source === 'cache') return 0;
-  if (ctx.usage) return ctx.usage.total_tokens || ctx.usage.prompt_tokens + (ctx.usage.completion_tokens ?? 0);
-  return ctx.attempts.some((a) => a.o === 'ok') ? reserved : 0;
+  return ctx.consumed()?.tokens ?? reserved;
 }
 
 /** Deltas that settle a reservation of `reserved` tokens on each of `keys`; none when it was used exactly. */

@@ -9,6 +9,7 @@ export type {
   AdmissionEstimate,
   AttemptOutcome,
   AttemptRecord,
+  Consumption,
   GatewayResponse,
   JsonResponse,
   PluginDefinition,

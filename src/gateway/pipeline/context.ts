@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { JsonObject } from '../../platform/openai/wire-types.ts';
 import type { Logger } from '../../platform/telemetry/logger.ts';
 import { memoizedEstimate } from './admission-estimate.ts';
+import { consumedBy } from './consumed.ts';
 import { StateStore } from './state.ts';
 import type { RequestContext, RouteName } from './types.ts';
 
@@ -44,6 +45,7 @@ export function createRequestContext(arrival: RequestArrival): CreatedContext {
     stream: route === 'chat' && body?.stream === true,
     clientWantsUsage: (body?.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage === true,
     estimate: memoizedEstimate(route, body),
+    consumed: () => consumedBy(ctx),
     attempts: [],
     responseHeaders: {},
     annotations: {},

@@ -126,6 +126,16 @@ export interface StreamedAnswer {
   message(maxChars: number): Record<string, unknown>;
 }
 
+/** What a request used (`RequestContext.consumed()`): what rate limits and budgets settle their reservations to. */
+export interface Consumption {
+  /** Tokens of its usage; 0 for a cache hit or when no provider answered. */
+  tokens: number;
+  /** USD its usage cost; 0 for a cache hit or when no provider answered. */
+  usd: number;
+  /** The usage is the gateway's estimate (`usageEstimated` says why). */
+  estimated: boolean;
+}
+
 /** Why a request's usage is the gateway's estimate (`RequestContext.usageEstimated`). */
 export type UsageEstimateReason = 'stream_interrupted' | 'provider_usage_invalid' | 'provider_usage_missing';
 
@@ -175,6 +185,12 @@ export interface RequestContext {
   /** USD; for streams the admission estimate until the stream ends. */
   cost?: number;
   costEstimated?: boolean;
+  /**
+   * What the request used, from `usage` and `cost` as they stand: nothing for a cache hit or when no provider answered;
+   * undefined when a provider answered and there is no usage (a stream the drain stopped reading), so reservations
+   * made at admission stand.
+   */
+  consumed(): Consumption | undefined;
   readonly attempts: AttemptRecord[];
   /** Facts for tracing, such as `gateway.refusal`. */
   readonly annotations: Record<string, unknown>;
@@ -222,7 +238,7 @@ export interface Services {
   readonly counters: Counters;
   /** Durable record of what requests cost, per budget and period (budget plugin). */
   readonly spend: SpendLedger;
-  /** Worker threads for pure named tasks on plain data (src/runtime/worker-tasks.ts); threads start on first use. */
+  /** Worker threads for pure named tasks on plain data (src/platform/workers/tasks.ts); threads start on first use. */
   readonly workers: WorkerPool;
   readonly log: Logger;
 }
