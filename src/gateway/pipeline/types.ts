@@ -238,7 +238,7 @@ export interface Services {
   readonly counters: Counters;
   /** Durable record of what requests cost, per budget and period (budget plugin). */
   readonly spend: SpendLedger;
-  /** Worker threads for pure named tasks on plain data (src/platform/workers/tasks.ts); threads start on first use. */
+  /** Worker threads for pure named tasks on plain data (src/runtime/worker-tasks.ts); threads start on first use. */
   readonly workers: WorkerPool;
   readonly log: Logger;
 }
