@@ -6,9 +6,15 @@ import createSchema from '../../../schemas/api/public-model-create.json' with { 
 import pageQuerySchema from '../../../schemas/api/public-page-query.json' with { type: 'json' };
 import { BUILTIN_MODELS } from '../../../src/platform/pricing/builtin-models.ts';
 import { forgetProjectModels } from '../../../src/platform/pricing/model-cache.ts';
-import { defaultTier, type ModelDefinition } from '../../../src/platform/pricing/model-definition.ts';
 import { modelOf, type ModelCreateBody } from '../../../src/platform/pricing/model-input.ts';
-import { deleteModel, getModel, insertModel, listModels } from '../../../src/platform/store/repos/models.ts';
+import {
+  defaultTier,
+  deleteModel,
+  getModel,
+  insertModel,
+  listModels,
+  type ModelDefinition,
+} from '../../../src/platform/store/repos/models.ts';
 import type { AdminContext } from '../../context.ts';
 import { pageMeta, pageOffset, type PageQuery } from '../paging.ts';
 import { invalidRequestData, PublicApiError } from '../public-error.ts';

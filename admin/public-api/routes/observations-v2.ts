@@ -2,7 +2,7 @@
 // (reference §6, ObservationV2). The cursor is base64 of JSON {lastStartTimeTo, lastTraceId, lastId}.
 import type { FastifyInstance } from 'fastify';
 import querySchema from '../../../schemas/api/public-observations-v2-query.json' with { type: 'json' };
-import type { ModelDefinition } from '../../../src/platform/pricing/model-definition.ts';
+import type { ModelDefinition } from '../../../src/platform/store/repos/models.ts';
 import { observationModels } from '../../../src/platform/pricing/observation-model.ts';
 import { withStatementTimeout } from '../../../src/platform/store/database.ts';
 import { OBSERVATION_FILTER_COLUMNS } from '../../../src/platform/store/repos/filter-columns.ts';

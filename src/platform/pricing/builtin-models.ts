@@ -5,7 +5,7 @@
 // apart (`gpt-3.5-turbo-1106`) has its own entry, matched first (model-matcher.ts).
 import type { PriceRates } from '../config/types.ts';
 import { BUILTIN_PRICES, BUILTIN_PRICES_DATE } from './prices.ts';
-import type { ModelDefinition, PricingTier } from './model-definition.ts';
+import type { ModelDefinition, PricingTier } from '../store/repos/models.ts';
 
 /** When the table was checked; built-ins need a createdAt in the API shape. */
 const BUILTIN_CREATED_AT = `${BUILTIN_PRICES_DATE}T00:00:00.000Z`;

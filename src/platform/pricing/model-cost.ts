@@ -2,7 +2,7 @@
 // whose conditions all hold, else the default; per usage key price × units; total = the `total` key's cost when the
 // tier prices `total`, else the sum.
 import { compilePattern } from './match-pattern.ts';
-import type { ModelDefinition, PricingTier, TierCondition } from './model-definition.ts';
+import type { ModelDefinition, PricingTier, TierCondition } from '../store/repos/models.ts';
 
 export interface CostInput {
   usage: Record<string, number>;

@@ -4,8 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ValidationIssue } from '../validation/validation-issue.ts';
 import { patternError } from './match-pattern.ts';
-import type { PricingTier, TierCondition } from './model-definition.ts';
-import type { NewModel } from '../store/repos/models.ts';
+import type { NewModel, PricingTier, TierCondition } from '../store/repos/models.ts';
 
 export interface ModelCreateBody {
   modelName: string;

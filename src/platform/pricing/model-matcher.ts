@@ -3,7 +3,7 @@
 // observation's model wins.
 import { BUILTIN_MODELS } from './builtin-models.ts';
 import { compilePattern, type Pattern } from './match-pattern.ts';
-import type { ModelDefinition } from './model-definition.ts';
+import type { ModelDefinition } from '../store/repos/models.ts';
 
 export type ModelMatcher = (model: string) => ModelDefinition | undefined;
 

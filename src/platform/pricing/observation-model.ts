@@ -2,9 +2,8 @@
 // still there, else the one its model name matches now (the project's models first, then the built-ins), as Langfuse
 // matches every observation with a model, whether or not its events gave the cost.
 import type { Queryable } from '../store/database.ts';
-import { listModels } from '../store/repos/models.ts';
 import { BUILTIN_MODELS } from './builtin-models.ts';
-import { defaultTier, type ModelDefinition } from './model-definition.ts';
+import { defaultTier, listModels, type ModelDefinition } from '../store/repos/models.ts';
 import { modelMatcher } from './model-matcher.ts';
 
 export type ObservationModelOf = (o: {
