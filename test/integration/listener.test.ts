@@ -432,7 +432,7 @@ t.test('error type follows the status for every gateway code', async (t) => {
   // A throwaway plugin that refuses with the code named in a header (or throws a plain error).
   const dir = mkdtempSync(join(tmpdir(), 'svc-refuser-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const errorsModule = pathToFileURL(join(import.meta.dirname, '../../src/errors/gateway-error.ts')).href;
+  const errorsModule = pathToFileURL(join(import.meta.dirname, '../../src/platform/errors/gateway-error.ts')).href;
   writeFileSync(
     join(dir, 'refuser.mjs'),
     `import { GatewayError } from ${JSON.stringify(errorsModule)};
