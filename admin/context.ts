@@ -1,14 +1,11 @@
-import type { SpendLedger } from '../src/gateway/budget/spend-ledger.ts';
 import type { GatewayConfig } from '../src/platform/config/types.ts';
 import type { StoredKeyStore } from '../src/gateway/keys/stored-key-store.ts';
 import type { Clock } from '../src/platform/clock.ts';
-import type { ProviderRegistry } from '../src/gateway/providers/registry.ts';
-import type { BenchBoard } from '../src/gateway/routing/bench-board.ts';
-import type { ModelGroupRegistry } from '../src/gateway/routing/model-groups.ts';
 import type { Counters } from '../src/platform/store/counters/counters.ts';
 import type { Database } from '../src/platform/store/database.ts';
 import type { Logger } from '../src/platform/telemetry/logger.ts';
 import type { PromptVersionEvents } from '../src/platform/store/repos/prompt-version-events.ts';
+import type { SpendLedger, ProviderRegistry, BenchBoard, ModelGroupRegistry } from '../src/plugin-api/services.ts';
 
 /** What the admin listener's routes use: the store, the clock, and the configuration currently serving. */
 export interface AdminContext {

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { isMainThread } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { toAnthropicRequest } from '../src/gateway/providers/anthropic/request-translation.ts';
-import type { JsonObject } from '../src/gateway/pipeline/types.ts';
+import type { JsonObject } from '../src/plugin-api/contract.ts';
 
 /** The worker task: translate and serialise, returning the bytes the adapter would send. */
 export function translate(body: JsonObject): string {

@@ -11,8 +11,8 @@ import { choiceInputs, choose, countsInFlight, readFigures } from '../plugins/ro
 import type { ModelGroupConfig, RoutingStrategy } from '../src/platform/config/types.ts';
 import { memoizedEstimate } from '../src/gateway/pipeline/admission-estimate.ts';
 import { systemClock } from '../src/platform/clock.ts';
-import type { JsonObject, RequestContext } from '../src/gateway/pipeline/types.ts';
-import { routingBoard, type RoutingBoard } from '../src/gateway/routing/routing-board.ts';
+import type { JsonObject, RequestContext } from '../src/plugin-api/contract.ts';
+import { routingBoard, type RoutingBoard } from '../plugins/router/routing-board.ts';
 import type { Counters } from '../src/platform/store/counters/counters.ts';
 import { MemoryCounters } from '../src/platform/store/counters/memory-counters.ts';
 import { RedisCounters } from '../src/platform/store/counters/redis-counters.ts';

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { DeploymentConfig, ModelGroupConfig } from '../src/platform/config/types.ts';
 import { createRequestContext } from '../src/gateway/pipeline/context.ts';
-import type { JsonObject, RequestContext } from '../src/gateway/pipeline/types.ts';
+import type { JsonObject, RequestContext } from '../src/plugin-api/contract.ts';
 import { openDatabase, type Database, type Queryable } from '../src/platform/store/database.ts';
 import { migrate } from '../src/platform/store/migrate.ts';
 import { ensureOrganization, upsertProject } from '../src/platform/store/repos/projects.ts';

@@ -1,8 +1,6 @@
 // auth: finds the caller's gateway key, checks it (blocked, expired, network), and resolves the model group.
 import type { IncomingHttpHeaders } from 'node:http';
-import { hashKey } from '../../src/gateway/keys/key-store.ts';
-import { addressAllowed } from '../../src/platform/networks.ts';
-import { definePlugin, GatewayError } from '../../src/plugin-api/index.ts';
+import { addressAllowed, definePlugin, GatewayError, hashKey } from '../../src/plugin-api/index.ts';
 import schema from './schema.json' with { type: 'json' };
 
 function presentedKey(headers: IncomingHttpHeaders): string | undefined {

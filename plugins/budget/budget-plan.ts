@@ -1,16 +1,17 @@
 // What a request reserves against its budget chain: a check per budget of the key's chain (budget-chain.ts). Hard
 // budgets reserve the worst case (worst-case.ts) in integer nano-USD; soft ones reserve nothing and are charged what
 // the request cost when it ends.
-import { BudgetChains, type ChainBudget } from '../../src/gateway/budget/budget-chain.ts';
 import {
-  GatewayError,
-  projectTag,
+  BudgetChains,
+  type ChainBudget,
   type DeploymentConfig,
+  deploymentPrice,
+  GatewayError,
   type PeriodCheck,
+  projectTag,
   type RequestContext,
   type Services,
 } from '../../src/plugin-api/index.ts';
-import { deploymentPrice } from '../../src/platform/pricing/prices.ts';
 import { worstCaseCost } from './worst-case.ts';
 
 export const NANO = 1e9;

@@ -2,20 +2,21 @@
 // period. Admission reserves the worst case against every budget of the chain in one atomic step of the shared
 // counters; the request's real cost replaces the reservation when it ends, and goes to the spend ledger. When
 // rate-limit is listed right before it, rate-limit's minute checks join that step and its settlement
-// (../rate-limit/minute-handoff.ts).
-import { periodResetAt, secondsUntil } from '../../src/gateway/budget/period-reset.ts';
+// (src/plugin-api/admission-handoff.ts).
+import { periodResetAt, secondsUntil } from './period-reset.ts';
 import {
+  type Admission,
   CountersUnavailableError,
   definePlugin,
   GatewayError,
-  stateSlot,
-  StoreUnavailableError,
-  type Admission,
+  minuteHandoff,
+  type MinuteHandoff,
   type RequestContext,
   type Settlement,
   type Spend,
+  stateSlot,
+  StoreUnavailableError,
 } from '../../src/plugin-api/index.ts';
-import { minuteHandoff, type MinuteHandoff } from '../rate-limit/minute-handoff.ts';
 import { budgetPlanner, NANO, type Plan } from './budget-plan.ts';
 import schema from './schema.json' with { type: 'json' };
 

@@ -1,7 +1,11 @@
 // What a request may cost at most, before it runs: its admission estimate (prompt and output allowance, spec rule 5)
 // at the highest price among the deployments that may serve it (its group and the fallback chain).
-import type { DeploymentConfig, PriceConfig, RequestContext } from '../../src/plugin-api/index.ts';
-import { costOfTokens } from '../../src/platform/pricing/cost.ts';
+import {
+  costOfTokens,
+  type DeploymentConfig,
+  type PriceConfig,
+  type RequestContext,
+} from '../../src/plugin-api/index.ts';
 
 export type WorstCase = { usd: number } | { unpriced: DeploymentConfig };
 

@@ -1,6 +1,6 @@
 // The cache key of a chat request: project and model group in clear, the canonical request hashed.
 import { createHash } from 'node:crypto';
-import { projectTag, type JsonObject } from '../../src/plugin-api/index.ts';
+import { type JsonObject, projectTag } from '../../src/plugin-api/index.ts';
 
 /**
  * Fields that do not change the answer. `model` is replaced by the resolved group (an omitted model and the group's

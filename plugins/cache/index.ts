@@ -2,14 +2,14 @@
 // A streamed request may be answered from a stored answer, replayed as an OpenAI stream; only non-streamed answers
 // are stored. A store that cannot be reached (Redis down) is a miss, never a failed request.
 import {
+  checkedUsage,
   CountersUnavailableError,
   definePlugin,
-  stateSlot,
   type GatewayResponse,
   type RequestContext,
   type SharedValues,
+  stateSlot,
 } from '../../src/plugin-api/index.ts';
-import { checkedUsage } from '../../src/gateway/providers/usage-check.ts';
 import { cacheDirectives } from './cache-directives.ts';
 import { cacheKey } from './cache-key.ts';
 import { completionChunks, isCacheable, type CachedCompletion } from './cached-completion.ts';

@@ -1,7 +1,7 @@
 // The guardrails config after schema.json has validated it and applied its defaults.
-import type { ModerationServiceConfig } from '../../src/gateway/guardrails/moderation-service.ts';
-import type { PresidioServiceConfig } from '../../src/gateway/guardrails/presidio-service.ts';
-import type { LocalDetectorSpec } from '../../src/gateway/guardrails/types.ts';
+import type { ModerationServiceConfig } from './detectors/moderation-service.ts';
+import type { PresidioServiceConfig } from './detectors/presidio-service.ts';
+import type { LocalDetectorSpec } from './detectors/types.ts';
 
 export type DetectorConfig = LocalDetectorSpec | { type: 'service'; service: string };
 

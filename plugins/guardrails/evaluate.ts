@@ -1,7 +1,7 @@
 // Runs policies over one text: built-in detectors first, then the detection services unless a block policy has
 // already found a violation (the request is refused either way, so the network is spared).
-import { DetectionUnavailable } from '../../src/gateway/guardrails/detection-http.ts';
-import type { Finding, RemoteDetector } from '../../src/gateway/guardrails/types.ts';
+import { DetectionUnavailable } from './detectors/detection-http.ts';
+import type { Finding, RemoteDetector } from './detectors/types.ts';
 import type { LocalScan } from './local-scan.ts';
 import type { Policy } from './policies.ts';
 

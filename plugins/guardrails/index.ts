@@ -3,13 +3,13 @@
 // cannot answer refuses with 503 guardrail_unavailable when its policy fails closed. Streamed answers cannot be
 // refused once started: they get a verdict in the trace. Whatever a detector matched is handed to tracing as a
 // redaction (ctx.redactions), so no trace holds it.
-import { requestText, responseText } from '../../src/gateway/guardrails/checked-text.ts';
+import { requestText, responseText } from './detectors/checked-text.ts';
 import {
   definePlugin,
   GatewayError,
-  stateSlot,
   type PluginHooks,
   type RequestContext,
+  stateSlot,
 } from '../../src/plugin-api/index.ts';
 import type { GuardrailsConfig } from './config.ts';
 import { evaluate } from './evaluate.ts';

@@ -1,6 +1,6 @@
 // Runs the built-in detectors of policies over a text: inline for short texts, in a worker thread for long ones,
 // where a scan would hold the event loop far longer than the thread hop costs (threshold: docs/decisions.md).
-import type { Finding } from '../../src/gateway/guardrails/types.ts';
+import type { Finding } from './detectors/types.ts';
 import type { WorkerPool } from '../../src/plugin-api/index.ts';
 import type { Policy } from './policies.ts';
 

@@ -1,9 +1,9 @@
 // Turns the policies of the config into checkers: built-in detectors compiled, services resolved by name.
 import type { Dispatcher } from 'undici';
-import { localDetector, runDetectors } from '../../src/gateway/guardrails/local-detector.ts';
-import { moderationService } from '../../src/gateway/guardrails/moderation-service.ts';
-import { presidioService } from '../../src/gateway/guardrails/presidio-service.ts';
-import type { Finding, LocalDetector, LocalDetectorSpec, RemoteDetector } from '../../src/gateway/guardrails/types.ts';
+import { localDetector, runDetectors } from './detectors/local-detector.ts';
+import { moderationService } from './detectors/moderation-service.ts';
+import { presidioService } from './detectors/presidio-service.ts';
+import type { Finding, LocalDetector, LocalDetectorSpec, RemoteDetector } from './detectors/types.ts';
 import type { GuardrailsConfig, PolicyConfig } from './config.ts';
 
 export interface Policy {

@@ -1,6 +1,6 @@
 // What the detectors matched, handed to tracing as ctx.redactions: the field and offsets of each match (and, in
 // memory only, its text) so the trace records where something was found and never what.
-import type { CheckedText } from '../../src/gateway/guardrails/checked-text.ts';
+import type { CheckedText } from './detectors/checked-text.ts';
 import type { Redaction, RequestContext } from '../../src/plugin-api/index.ts';
 import type { PolicyVerdict } from './evaluate.ts';
 import type { Where } from './verdicts.ts';

@@ -1,5 +1,5 @@
 // The text of a streamed answer, per choice, kept up to a bound so a long stream cannot grow memory without limit.
-import { CheckedText } from '../../src/gateway/guardrails/checked-text.ts';
+import { CheckedText } from './detectors/checked-text.ts';
 import type { ChatChunk } from '../../src/plugin-api/index.ts';
 
 export class StreamText {

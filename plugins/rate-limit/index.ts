@@ -3,15 +3,16 @@
 // sharing Redis enforce one limit. Tokens are reserved at admission and settled when the request ends. With budget
 // listed right after it, its checks are admitted and settled by budget in the same counters step (minute-handoff.ts).
 import {
+  admitsWithBudget,
   CountersUnavailableError,
   definePlugin,
   GatewayError,
-  projectTag,
-  stateSlot,
   type MinuteCheck,
+  minuteHandoff,
+  projectTag,
   type RequestContext,
+  stateSlot,
 } from '../../src/plugin-api/index.ts';
-import { admitsWithBudget, minuteHandoff } from './minute-handoff.ts';
 import schema from './schema.json' with { type: 'json' };
 import { tokenSettlement, tokensToReserve } from './token-reservation.ts';
 

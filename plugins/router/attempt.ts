@@ -2,10 +2,12 @@
 // and benches the deployment on a health signal. A stream is handed on once its first chunk arrived: the commit point,
 // after which nothing is retried (docs/architecture.md "One chat request").
 import {
-  UpstreamError,
   type BenchBoard,
   type BenchedDeployments,
+  choicesAnswerChars,
   type Clock,
+  costOf,
+  costOfTokens,
   type DeploymentConfig,
   type GatewayResponse,
   type ModelGroupConfig,
@@ -13,9 +15,8 @@ import {
   type ProviderAdapter,
   type ProviderResult,
   type RequestContext,
+  UpstreamError,
 } from '../../src/plugin-api/index.ts';
-import { costOf, costOfTokens } from '../../src/platform/pricing/cost.ts';
-import { choicesAnswerChars } from '../../src/platform/pricing/token-estimate.ts';
 import { benchIfAllowed } from './bench.ts';
 import { judgeFailure } from './outcome.ts';
 import { bookEstimatedUsage, bookMissingUsage, takeProviderUsage } from './provider-usage.ts';

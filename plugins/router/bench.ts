@@ -2,10 +2,10 @@
 // counters store cannot be reached the request routes as if nothing were benched (its own failures still move it on
 // at once), as the cache treats a store it cannot reach.
 import {
-  CountersUnavailableError,
   type BenchBoard,
   type BenchedDeployments,
   type Clock,
+  CountersUnavailableError,
   type DeploymentConfig,
   type ModelGroupConfig,
   type RequestContext,

@@ -1,5 +1,9 @@
-import type { AdmissionEstimate, DeploymentConfig, PriceConfig } from '../../src/plugin-api/index.ts';
-import { costOfTokens } from '../../src/platform/pricing/cost.ts';
+import {
+  type AdmissionEstimate,
+  costOfTokens,
+  type DeploymentConfig,
+  type PriceConfig,
+} from '../../src/plugin-api/index.ts';
 import { weightedChoice } from './weighted-choice.ts';
 
 /**

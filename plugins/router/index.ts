@@ -2,18 +2,18 @@
 // streams. One attempt (and the stream relay behind it) is attempt.ts; the strategies are strategy.ts; this file
 // decides which deployments may be tried next.
 import {
-  definePlugin,
-  GatewayError,
   type BenchedDeployments,
+  definePlugin,
   type DeploymentConfig,
+  deploymentPrice,
+  GatewayError,
   type ModelGroupConfig,
   type ProviderAdapter,
   type ProviderRegistry,
   type RequestContext,
   type UpstreamError,
 } from '../../src/plugin-api/index.ts';
-import { deploymentPrice } from '../../src/platform/pricing/prices.ts';
-import { routingBoard } from '../../src/gateway/routing/routing-board.ts';
+import { routingBoard } from './routing-board.ts';
 import { attempt, type AttemptServices } from './attempt.ts';
 import { backoffDelay, waitOutBackoff } from './backoff.ts';
 import { benchedIn } from './bench.ts';

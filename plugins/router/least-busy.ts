@@ -1,5 +1,5 @@
 import type { DeploymentConfig } from '../../src/plugin-api/index.ts';
-import type { DeploymentFigures } from '../../src/gateway/routing/routing-board.ts';
+import type { DeploymentFigures } from './routing-board.ts';
 import { weightedChoice } from './weighted-choice.ts';
 
 /** The candidate with the fewest requests in flight (across replicas); ties go by weight. */

@@ -5,7 +5,7 @@
 // one hot prefix cannot overload a deployment and every other prefix keeps its home.
 import { createHash } from 'node:crypto';
 import type { DeploymentConfig, JsonObject, ModelGroupConfig } from '../../src/plugin-api/index.ts';
-import type { DeploymentFigures } from '../../src/gateway/routing/routing-board.ts';
+import type { DeploymentFigures } from './routing-board.ts';
 
 /** A deployment may carry up to this factor of its weighted share of the group's requests in flight (c in the paper). */
 const LOAD_BOUND = 1.25;

@@ -1,10 +1,15 @@
-// Books a provider's usage on the request: checked at the provider boundary (src/gateway/providers/usage-check.ts), and
+// Books a provider's usage on the request: checked at the provider boundary (src/plugin-api/usage-check.ts), and
 // estimated when there is no count to book (a stream cut after its first chunk, usage that is not a count, no usage
 // at all). What is booked here is what the trace records and the budget and rate limits settle on.
-import type { PriceConfig, RequestContext, Usage, UsageEstimateReason } from '../../src/plugin-api/index.ts';
-import { costOf } from '../../src/platform/pricing/cost.ts';
-import { estimateCharTokens } from '../../src/platform/pricing/token-estimate.ts';
-import { checkedUsage } from '../../src/gateway/providers/usage-check.ts';
+import {
+  checkedUsage,
+  costOf,
+  estimateCharTokens,
+  type PriceConfig,
+  type RequestContext,
+  type Usage,
+  type UsageEstimateReason,
+} from '../../src/plugin-api/index.ts';
 
 /**
  * The provider's usage checked: the usage to book, or undefined when it is not a count (the request then notes it,

@@ -1,14 +1,14 @@
-// What one request adds to its group's shared routing figures (src/gateway/routing/routing-board.ts): an attempt counted in
+// What one request adds to its group's shared routing figures (plugins/router/routing-board.ts): an attempt counted in
 // flight for the strategies that read those counts, until the attempt fails or the response has ended; a served
 // attempt's latency for `latency`. The writes are not awaited: a store that cannot be reached only loses a figure.
 import {
   CountersUnavailableError,
-  stateSlot,
   type DeploymentConfig,
   type ModelGroupConfig,
   type RequestContext,
+  stateSlot,
 } from '../../src/plugin-api/index.ts';
-import type { RoutingBoard } from '../../src/gateway/routing/routing-board.ts';
+import type { RoutingBoard } from './routing-board.ts';
 import { countsInFlight } from './strategy.ts';
 
 interface InFlight {

@@ -9,7 +9,7 @@ import {
   type PriceConfig,
   type RequestContext,
 } from '../../src/plugin-api/index.ts';
-import type { DeploymentFigures, RoutingBoard } from '../../src/gateway/routing/routing-board.ts';
+import type { DeploymentFigures, RoutingBoard } from './routing-board.ts';
 import { cheapest } from './cheapest.ts';
 import { leastBusy } from './least-busy.ts';
 import { lowestLatency } from './lowest-latency.ts';

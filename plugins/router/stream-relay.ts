@@ -2,9 +2,13 @@
 // ask for, and after a client disconnect keeps reading (bounded) so usage, budget and trace can be settled. A stream
 // cut after its first chunk, whose usage is not a count, or that ended without usage, is booked at an estimate: the
 // prompt (the provider's count when a chunk carried a sane one) and the output streamed so far.
-import type { ChatChunk, RequestContext, Usage } from '../../src/plugin-api/index.ts';
-import { costOf } from '../../src/platform/pricing/cost.ts';
-import { choicesAnswerChars } from '../../src/platform/pricing/token-estimate.ts';
+import {
+  type ChatChunk,
+  choicesAnswerChars,
+  costOf,
+  type RequestContext,
+  type Usage,
+} from '../../src/plugin-api/index.ts';
 import { bookEstimatedUsage, bookMissingUsage, takeProviderUsage } from './provider-usage.ts';
 
 /** How long and how far the upstream is read after the client left (`disconnect_drain_ms`, `_chunks`). */

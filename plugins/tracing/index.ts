@@ -1,9 +1,7 @@
 // tracing: every chat/embeddings request becomes a trace whose id is x-svc-request-id, written off the request
 // path by the trace writer. Refusals follow the Traced column of spec part 7.
-import { definePlugin, type DeploymentConfig } from '../../src/plugin-api/index.ts';
-import { callerContext } from '../../src/gateway/tracing/caller-context.ts';
-import { gatewayTrace, refusalCode } from '../../src/gateway/tracing/gateway-trace.ts';
-import { RefusalSampler } from '../../src/gateway/tracing/refusal-sampler.ts';
+import { definePlugin, refusalCode } from '../../src/plugin-api/index.ts';
+import { RefusalSampler } from './refusal-sampler.ts';
 import schema from './schema.json' with { type: 'json' };
 
 interface TracingConfig {
@@ -29,8 +27,6 @@ export default definePlugin<TracingConfig>({
   name: 'tracing',
   configSchema: schema,
   setup(config, services) {
-    const deployments = new Map<string, DeploymentConfig>();
-    for (const g of services.config.model_groups) for (const d of g.deployments) deployments.set(d.id, d);
     const sampler = new RefusalSampler(services.counters, services.clock);
     return {
       onLog(ctx) {
@@ -40,20 +36,12 @@ export default definePlugin<TracingConfig>({
           return;
         const code = refusalCode(ctx);
         if (code !== undefined && UNTRACED.has(code)) return;
-        const now = services.clock.now();
-        // The stream's chunks as ctx.streamed gathered them: none when no stream was answered.
-        const streamed = ctx.streamed?.chunks ? ctx.streamed : undefined;
-        const trace = () =>
-          services.traces.enqueue(
-            gatewayTrace(ctx, {
-              recordContent: config.record_content,
-              now,
-              caller: callerContext(ctx.headers),
-              streamOutput: config.record_content ? streamed?.message(config.max_output_chars) : undefined,
-              streamFacts: streamed,
-              deployments,
-            }),
-          );
+        const options = {
+          recordContent: config.record_content,
+          maxOutputChars: config.max_output_chars,
+          now: services.clock.now(),
+        };
+        const trace = () => services.traces.record(ctx, options);
         if (code === undefined || !SAMPLED.has(code)) return trace();
         const { projectId, keyId } = ctx.principal;
         sampler.admit(projectId, keyId, code).then(

@@ -42,7 +42,6 @@ export const BANDS: Band[] = [
       'src/gateway/providers/',
       'src/gateway/routing/',
       'src/gateway/keys/',
-      'src/gateway/guardrails/',
       // The gateway's own traces of its calls (trace writer, OTLP export), not the ingestion of SDK traces.
       'src/gateway/tracing/',
       'src/gateway/budget/',

@@ -7,6 +7,8 @@ import { unitOf } from './units.ts';
 export const CONTRACT = 'src/plugin-api/index.ts';
 
 const isPlugin = (file: string) => file.startsWith('plugins/') || file.startsWith('examples/');
+/** The list of built-ins (plugins/index.ts) names each built-in's entry module: that is the list, not a second door. */
+const listsBuiltin = (i: ModuleImport) => i.from === 'plugins/index.ts' && /^plugins\/[^/]+\/index\.ts$/.test(i.to);
 
 export interface PluginImport extends ModuleImport {
   /** The imported module is one the contract re-exports from: the name was reachable through the contract. */
@@ -26,7 +28,7 @@ export interface PluginContractReport {
 export function pluginContract(graph: SourceGraph): PluginContractReport {
   const behind = new Set(graph.imports.filter((i) => i.from === CONTRACT).map((i) => i.to));
   const imports = graph.imports
-    .filter((i) => isPlugin(i.from) && i.to !== CONTRACT && unitOf(i.to) !== unitOf(i.from))
+    .filter((i) => isPlugin(i.from) && i.to !== CONTRACT && unitOf(i.to) !== unitOf(i.from) && !listsBuiltin(i))
     .map((i) => ({ ...i, behindContract: behind.has(i.to) }));
   const modules = [...new Set(imports.map((i) => i.to))].sort();
   const perPlugin: Record<string, number> = {};

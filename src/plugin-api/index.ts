@@ -1,34 +1,19 @@
 // The public surface for plugin authors: `import { definePlugin, GatewayError, stateSlot } from 'svc/plugin'`.
-// Built-in plugins import their contract from here too, so they use nothing a custom plugin could not have: this
-// contract, and the services handed to setup. What they import besides is library code of their own domain.
-export { definePlugin } from '../gateway/pipeline/define-plugin.ts';
-export { GatewayError } from '../platform/errors/gateway-error.ts';
-export { stateSlot, type StateSlot } from '../gateway/pipeline/state.ts';
-export type { GatewayErrorCode } from '../platform/errors/codes.ts';
-export type {
-  AdmissionEstimate,
-  AttemptOutcome,
-  AttemptRecord,
-  Consumption,
-  GatewayResponse,
-  JsonResponse,
-  PluginDefinition,
-  PluginHooks,
-  Principal,
-  Redaction,
-  RequestContext,
-  ResponseSource,
-  RouteName,
-  Services,
-  StreamedAnswer,
-  StreamResponse,
-  UsageEstimateReason,
-} from '../gateway/pipeline/types.ts';
-export type { ChatChunk, JsonObject, Usage } from '../platform/openai/wire-types.ts';
+// Built-in plugins import from here and nowhere else in svc (a suite check holds them to it), so they use nothing a
+// custom plugin could not have. What they import besides is library code of their own domain.
 
-// What the services are, and what their calls throw.
+// The contract: a plugin's definition, its hooks and the request context they see (contract.ts).
+export * from './contract.ts';
+export { definePlugin, type PluginDefinition } from './define-plugin.ts';
+export { stateSlot, type StateSlot } from './state.ts';
+
+// The services handed to setup, and the shapes behind them (services.ts).
+export * from './services.ts';
 export type { Clock } from '../platform/clock.ts';
+export type { WorkerPool } from '../platform/workers/pool.ts';
+export type { Logger } from '../platform/telemetry/logger.ts';
 export type {
+  BudgetConfig,
   BudgetPeriod,
   DeploymentConfig,
   GatewayConfig,
@@ -36,7 +21,7 @@ export type {
   PriceConfig,
 } from '../platform/config/types.ts';
 export {
-  CountersUnavailableError,
+  groupTag,
   projectTag,
   type Admission,
   type AdmissionChecks,
@@ -49,14 +34,21 @@ export {
   type Settlement,
   type SharedValues,
 } from '../platform/store/counters/counters.ts';
-export { StoreUnavailableError } from '../platform/store/store-unreachable.ts';
-export type { Spend, SpendLedger } from '../gateway/budget/spend-ledger.ts';
-export type { BenchBoard, BenchedDeployments } from '../gateway/routing/bench-board.ts';
-export type { ModelGroupRegistry, ModelGroupView } from '../gateway/routing/model-groups.ts';
-export type { ProviderRegistry } from '../gateway/providers/registry.ts';
-export type { ProviderAdapter, ProviderCall, ProviderResult } from '../gateway/providers/types.ts';
-export { UpstreamError, type UpstreamFailure } from '../gateway/providers/upstream-error.ts';
-export type { KeyRecord, KeyStore } from '../gateway/keys/key-store.ts';
-export type { TraceSink } from '../gateway/tracing/trace-writer.ts';
-export type { WorkerPool } from '../platform/workers/pool.ts';
-export type { Logger } from '../platform/telemetry/logger.ts';
+export { periodOfId } from '../platform/store/counters/periods.ts';
+
+// What a plugin's calls throw, and the refusal a request ended with (errors.ts).
+export * from './errors.ts';
+
+// The words two built-ins share: rate-limit's minute checks admitted in budget's counters step, the budgets a key is
+// held to (also listed by the dashboard), and the check of a provider's reported usage.
+export { admitsWithBudget, minuteHandoff, type MinuteHandoff } from './admission-handoff.ts';
+export { BudgetChains, budgetsOf, type ChainBudget } from './budget-chain.ts';
+export { checkedUsage, isTokenCount, USAGE_TOKENS_MAX } from './usage-check.ts';
+
+// Prices, costs and token estimates, as the gateway computes them for traces and budgets.
+export { costOf, costOfTokens } from '../platform/pricing/cost.ts';
+export { deploymentPrice } from '../platform/pricing/prices.ts';
+export { choicesAnswerChars, estimateCharTokens } from '../platform/pricing/token-estimate.ts';
+
+// Client networks: whether an address is inside a key's allowed ranges.
+export { addressAllowed } from '../platform/networks.ts';

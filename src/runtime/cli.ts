@@ -19,6 +19,7 @@ import { configWarnings } from '../gateway/keys/expiry-warnings.ts';
 import { systemClock } from '../platform/clock.ts';
 import { PortInUseError } from './port-in-use.ts';
 import { checkConfig } from '../gateway/pipeline/load-pipeline.ts';
+import { BUILTIN_PLUGINS } from '../../plugins/index.ts';
 
 const USAGE = `usage:
   svc start [--config FILE] [--port N] [--admin-port N] [--role all|gateway|admin]
@@ -78,7 +79,7 @@ function portOption(value: string | undefined, name: string): number | undefined
 
 async function validate(file: string): Promise<number> {
   try {
-    const { loaded } = await checkConfig(await inspectConfigFile(file, process.env));
+    const { loaded } = await checkConfig(await inspectConfigFile(file, process.env), BUILTIN_PLUGINS);
     for (const w of configWarnings(loaded, systemClock.now())) console.log(`warning: ${w}`);
     console.log(`${file}: valid`);
     return 0;

@@ -8,12 +8,13 @@ import { configWarnings } from '../gateway/keys/expiry-warnings.ts';
 import { configKeyStore } from '../gateway/keys/key-store.ts';
 import { combinedKeyStore } from '../gateway/keys/stored-key-store.ts';
 import { setupPipeline, type CheckedConfig, type ResolvedPlugin } from '../gateway/pipeline/load-pipeline.ts';
-import type { Services } from '../gateway/pipeline/types.ts';
 import { createModelGroupRegistry } from '../gateway/routing/model-groups.ts';
 import { bootstrapStore } from './bootstrap.ts';
 import type { ActiveConfig } from '../gateway/server/active-config.ts';
 import type { ServiceParts } from './service-parts.ts';
 import type { StartOptions } from './start-options.ts';
+import type { Services } from '../plugin-api/services.ts';
+import { traceRecorder } from '../gateway/tracing/trace-recorder.ts';
 
 export type ReloadResult = { ok: true } | { ok: false; error: string };
 
@@ -140,7 +141,7 @@ export class ConfigLifecycle {
       modelGroups: createModelGroupRegistry(loaded.config.model_groups, p.localState, p.clock.now()),
       providers: p.providers,
       bench: p.bench,
-      traces: p.traceSink,
+      traces: traceRecorder(p.traceSink, loaded.config),
       counters: p.counters,
       spend: p.spend,
       workers: p.workers,

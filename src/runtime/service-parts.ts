@@ -11,8 +11,8 @@ import type { GeneratedKey } from '../gateway/keys/key-store.ts';
 import { StoredKeyStore } from '../gateway/keys/stored-key-store.ts';
 import { DurableSpendLedger } from '../gateway/budget/spend-ledger.ts';
 import type { Clock } from '../platform/clock.ts';
-import { createProviderRegistry, type ProviderRegistry } from '../gateway/providers/registry.ts';
-import { benchBoard, benchState, type BenchBoard } from '../gateway/routing/bench-board.ts';
+import { createProviderRegistry } from '../gateway/providers/registry.ts';
+import { benchBoard, benchState } from '../gateway/routing/bench-board.ts';
 import { bootstrapStore } from './bootstrap.ts';
 import type { Counters } from '../platform/store/counters/counters.ts';
 import { openCounters } from '../platform/store/counters/open-counters.ts';
@@ -34,6 +34,7 @@ import { WORKER_TASK_FILES } from './worker-tasks.ts';
 import type { RoleWork } from './service-role.ts';
 import { StorePreparation } from './store-preparation.ts';
 import type { StartOptions } from './start-options.ts';
+import type { ProviderRegistry, BenchBoard } from '../plugin-api/services.ts';
 
 export interface ServiceParts {
   log: Logger;

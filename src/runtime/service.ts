@@ -24,6 +24,7 @@ import type { TraceWriter } from '../gateway/tracing/trace-writer.ts';
 import type { FirstOwner } from '../observability/users/first-owner.ts';
 import type { WebhookDelivery } from '../observability/webhooks/delivery-loop.ts';
 import type { PromptVersionEvents } from '../platform/store/repos/prompt-version-events.ts';
+import { BUILTIN_PLUGINS } from '../../plugins/index.ts';
 
 export { SERVICE_ROLES, type ServiceRole } from './service-role.ts';
 export type { StartOptions } from './start-options.ts';
@@ -84,6 +85,7 @@ export async function startService<R extends ServiceRole = 'all'>(
       options.configText !== undefined
         ? inspectConfig(options.configText, { env, baseDir: options.baseDir })
         : await inspectConfigFile(options.configPath ?? 'gateway.yaml', env),
+      BUILTIN_PLUGINS,
     );
 
   const { loaded: first, plugins: firstPlugins } = await read();

@@ -2,7 +2,7 @@
 // pool's WorkerTasks, and the module a thread loads to run each (createWorkerPool takes WORKER_TASK_FILES).
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { scanText } from '../gateway/guardrails/scan-task.ts';
+import type { scanText } from '../../plugins/guardrails/detectors/scan-task.ts';
 import type { signWebhookBodies } from '../observability/webhooks/webhook-sign-task.ts';
 import type { signJwt } from '../platform/workers/jwt-sign-task.ts';
 import type { TaskFiles } from '../platform/workers/pool.ts';
@@ -22,7 +22,7 @@ const EXT = extname(fileURLToPath(import.meta.url));
 const file = (path: string) => new URL(`${path}${EXT}`, import.meta.url).href;
 
 export const WORKER_TASK_FILES: TaskFiles = {
-  scanText: file('../gateway/guardrails/scan-task'),
+  scanText: file('../../plugins/guardrails/detectors/scan-task'),
   signJwt: file('../platform/workers/jwt-sign-task'),
   sigv4PayloadHash: file('../platform/workers/sigv4-payload-hash-task'),
   signWebhookBodies: file('../observability/webhooks/webhook-sign-task'),

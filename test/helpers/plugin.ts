@@ -22,7 +22,6 @@ import type {
   Services,
   Spend,
   SpendLedger,
-  TraceSink,
 } from '../../src/plugin-api/index.ts';
 import { createProviderRegistry } from '../../src/gateway/providers/registry.ts';
 import { benchBoard } from '../../src/gateway/routing/bench-board.ts';
@@ -32,6 +31,8 @@ import { LocalStateFile } from '../../src/platform/store/local-state.ts';
 import { silentLogger } from '../../src/platform/telemetry/logger.ts';
 import { inlineWorkers } from './inline-workers.ts';
 import { baseConfig } from './test-config.ts';
+import { traceRecorder } from '../../src/gateway/tracing/trace-recorder.ts';
+import type { TraceItem } from '../../src/gateway/tracing/trace-item.ts';
 
 interface Teardown {
   teardown(fn: () => unknown): void;
@@ -94,7 +95,7 @@ export function memoryLedger(): MemoryLedger {
   return ledger;
 }
 
-export type TraceItemOf = Parameters<TraceSink['enqueue']>[0];
+export type TraceItemOf = TraceItem;
 
 export interface PluginServices extends Services {
   readonly clock: FakeClock;
@@ -144,7 +145,7 @@ export function pluginServices(t: Teardown, options: ServicesOptions = {}): Plug
         log: silentLogger,
       }),
     bench: benchBoard(counters),
-    traces: { enqueue: (item) => traced.push(item) },
+    traces: traceRecorder({ enqueue: (item) => traced.push(item) }, config),
     traced,
     counters,
     spend: memoryLedger(),

@@ -5,7 +5,7 @@
 // decisions themselves are tested on the plugin in test/unit/plugins/router-strategies.test.ts.
 import OpenAI from 'openai';
 import t from 'tap';
-import { routingBoard } from '../../src/gateway/routing/routing-board.ts';
+import { routingBoard } from '../../plugins/router/routing-board.ts';
 import { getTrace } from '../../src/platform/store/repos/traces.ts';
 import { startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { startPromptCacheProvider, type PromptCacheProvider } from '../helpers/fake-prompt-cache.ts';

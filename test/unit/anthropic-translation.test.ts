@@ -2,12 +2,12 @@
 // transcripts, error mapping, and usage by the one rule (prompt = input + cache reads + cache writes).
 import t, { type Test } from 'tap';
 import { GatewayError } from '../../src/platform/errors/gateway-error.ts';
-import type { ChatChunk } from '../../src/gateway/pipeline/types.ts';
+import type { ChatChunk } from '../../src/plugin-api/contract.ts';
 import { anthropicHttpError, anthropicStreamError } from '../../src/gateway/providers/anthropic/error-mapping.ts';
 import { JSON_RESPONSE_TOOL, toAnthropicRequest } from '../../src/gateway/providers/anthropic/request-translation.ts';
 import { finishReasonOf, fromAnthropicResponse } from '../../src/gateway/providers/anthropic/response-translation.ts';
 import { decodeAnthropicSse } from '../../src/gateway/providers/anthropic/stream-decoder.ts';
-import { UpstreamError } from '../../src/gateway/providers/upstream-error.ts';
+import { UpstreamError } from '../../src/plugin-api/errors.ts';
 import { anthropicFixture, anthropicFixtureText } from '../helpers/fake-anthropic.ts';
 
 const user = (content: unknown) => ({ role: 'user', content });

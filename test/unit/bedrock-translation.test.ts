@@ -7,7 +7,7 @@ import t from 'tap';
 import { judgeFailure } from '../../plugins/router/outcome.ts';
 import type { DeploymentConfig } from '../../src/platform/config/types.ts';
 import { GatewayError } from '../../src/platform/errors/gateway-error.ts';
-import type { ChatChunk } from '../../src/gateway/pipeline/types.ts';
+import type { ChatChunk } from '../../src/plugin-api/contract.ts';
 import { httpError } from '../../src/gateway/providers/bedrock/error-mapping.ts';
 import { bedrockProvider } from '../../src/gateway/providers/bedrock/index.ts';
 import { eventStreamEvents } from '../../src/gateway/providers/bedrock/event-stream-decoder.ts';
@@ -19,7 +19,7 @@ import {
 } from '../../src/gateway/providers/bedrock/response-translation.ts';
 import { bedrockAuth } from '../../src/gateway/providers/bedrock/signing.ts';
 import { converseStreamChunks } from '../../src/gateway/providers/bedrock/stream-translation.ts';
-import { UpstreamError } from '../../src/gateway/providers/upstream-error.ts';
+import { UpstreamError } from '../../src/plugin-api/errors.ts';
 import { encodeFrame, textStream, type StreamFrameSpec } from '../helpers/fake-bedrock.ts';
 
 const fixture = (name: string) =>

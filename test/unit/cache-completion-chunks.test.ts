@@ -2,7 +2,7 @@
 // worth storing.
 import t from 'tap';
 import { completionChunks, isCacheable, type CachedCompletion } from '../../plugins/cache/cached-completion.ts';
-import type { ChatChunk } from '../../src/gateway/pipeline/types.ts';
+import type { ChatChunk } from '../../src/plugin-api/contract.ts';
 
 const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
 const completion = (choices: CachedCompletion['choices'], extra: Partial<CachedCompletion> = {}): CachedCompletion => ({

@@ -7,6 +7,7 @@ import { ConfigError, formatIssue, yamlPath, type ConfigIssue } from '../../src/
 import { interpolate } from '../../src/platform/config/interpolate.ts';
 import { loadConfigFile, parseConfig } from '../../src/platform/config/load-config.ts';
 import { resolvePlugins } from '../../src/gateway/pipeline/load-pipeline.ts';
+import { BUILTIN_PLUGINS } from '../../plugins/index.ts';
 
 const MINIMAL = `version: 1
 model_groups:
@@ -22,7 +23,7 @@ plugins:
 async function issuesOf(text: string, env: Record<string, string> = {}): Promise<ConfigIssue[]> {
   try {
     const loaded = parseConfig(text, { env });
-    await resolvePlugins(loaded);
+    await resolvePlugins(loaded, BUILTIN_PLUGINS);
   } catch (err) {
     if (err instanceof ConfigError) return err.issues;
     throw err;
@@ -423,7 +424,7 @@ t.test('plugin config defaults are applied and the given config is not mutated',
     MINIMAL.replace('  - use: router', '  - use: router\n    config: { backoff_base_ms: 5 }'),
     { env: {} },
   );
-  const resolved = await resolvePlugins(loaded);
+  const resolved = await resolvePlugins(loaded, BUILTIN_PLUGINS);
   t.same(
     resolved.map((r) => r.use),
     ['auth', 'router'],

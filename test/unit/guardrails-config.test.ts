@@ -7,8 +7,9 @@ import { stringify } from 'yaml';
 import { ConfigError } from '../../src/platform/config/config-error.ts';
 import { parseConfig } from '../../src/platform/config/load-config.ts';
 import { resolvePlugins, setupPipeline } from '../../src/gateway/pipeline/load-pipeline.ts';
-import type { Services } from '../../src/gateway/pipeline/types.ts';
 import { baseConfig } from '../helpers/service.ts';
+import type { Services } from '../../src/plugin-api/services.ts';
+import { BUILTIN_PLUGINS } from '../../plugins/index.ts';
 
 const dispatcher = new Agent();
 t.teardown(() => dispatcher.close());
@@ -26,7 +27,7 @@ async function issues(config: unknown): Promise<{ path: string; message: string 
   try {
     const l = loaded(config);
     // Guardrails alone: its setup error is the only one reported.
-    await setupPipeline(l, (await resolvePlugins(l)).slice(0, 1), services);
+    await setupPipeline(l, (await resolvePlugins(l, BUILTIN_PLUGINS)).slice(0, 1), services);
   } catch (err) {
     if (err instanceof ConfigError) return err.issues.map(({ path, message }) => ({ path, message }));
     throw err;
@@ -41,7 +42,7 @@ t.test('defaults', async (t) => {
     services: { p: { type: 'presidio', url: 'http://127.0.0.1:1' } },
     policies: [{ name: 'p', detectors: [pii, { type: 'secrets' }, { type: 'injection' }] }],
   });
-  const [guardrails] = await resolvePlugins(l);
+  const [guardrails] = await resolvePlugins(l, BUILTIN_PLUGINS);
   t.same(guardrails.config, {
     services: { p: { type: 'presidio', url: 'http://127.0.0.1:1', language: 'en' } },
     policies: [

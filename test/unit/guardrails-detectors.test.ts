@@ -1,15 +1,15 @@
-// The built-in guardrail detectors (src/gateway/guardrails/): each kind found where it is, and not found in look-alikes
+// The built-in guardrail detectors (plugins/guardrails/detectors/): each kind found where it is, and not found in look-alikes
 // (a 16-digit number failing Luhn, an IBAN with a wrong check, a never-issued SSN, a word that starts like a key).
 // Also where each match is, and the text guardrails read out of requests and answers, each field with its path.
 import t, { type Test } from 'tap';
-import { requestText, responseText } from '../../src/gateway/guardrails/checked-text.ts';
-import { ibanChecksumValid, luhnValid } from '../../src/gateway/guardrails/checksums.ts';
-import { injectionDetector } from '../../src/gateway/guardrails/injection-detector.ts';
-import { localDetector } from '../../src/gateway/guardrails/local-detector.ts';
-import { PII_ENTITIES, piiDetector } from '../../src/gateway/guardrails/pii-detector.ts';
-import { regexDetector } from '../../src/gateway/guardrails/regex-detector.ts';
-import { SECRET_KINDS, secretsDetector } from '../../src/gateway/guardrails/secrets-detector.ts';
-import type { LocalDetector } from '../../src/gateway/guardrails/types.ts';
+import { requestText, responseText } from '../../plugins/guardrails/detectors/checked-text.ts';
+import { ibanChecksumValid, luhnValid } from '../../plugins/guardrails/detectors/checksums.ts';
+import { injectionDetector } from '../../plugins/guardrails/detectors/injection-detector.ts';
+import { localDetector } from '../../plugins/guardrails/detectors/local-detector.ts';
+import { PII_ENTITIES, piiDetector } from '../../plugins/guardrails/detectors/pii-detector.ts';
+import { regexDetector } from '../../plugins/guardrails/detectors/regex-detector.ts';
+import { SECRET_KINDS, secretsDetector } from '../../plugins/guardrails/detectors/secrets-detector.ts';
+import type { LocalDetector } from '../../plugins/guardrails/detectors/types.ts';
 
 const pii = piiDetector(PII_ENTITIES);
 const secrets = secretsDetector(SECRET_KINDS);

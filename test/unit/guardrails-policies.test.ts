@@ -4,11 +4,11 @@
 // the stream verdict, and the bounded stream text kept per choice.
 import t from 'tap';
 import { Agent } from 'undici';
-import { requestText } from '../../src/gateway/guardrails/checked-text.ts';
-import { DetectionUnavailable } from '../../src/gateway/guardrails/detection-http.ts';
-import type { Finding, RemoteDetector } from '../../src/gateway/guardrails/types.ts';
+import { requestText } from '../../plugins/guardrails/detectors/checked-text.ts';
+import { DetectionUnavailable } from '../../plugins/guardrails/detectors/detection-http.ts';
+import type { Finding, RemoteDetector } from '../../plugins/guardrails/detectors/types.ts';
 import { GatewayError } from '../../src/platform/errors/gateway-error.ts';
-import type { RequestContext } from '../../src/gateway/pipeline/types.ts';
+import type { RequestContext } from '../../src/plugin-api/contract.ts';
 import { createWorkerPool } from '../../src/platform/workers/pool.ts';
 import { WORKER_TASK_FILES } from '../../src/runtime/worker-tasks.ts';
 import type { PolicyConfig } from '../../plugins/guardrails/config.ts';

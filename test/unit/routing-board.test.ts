@@ -1,4 +1,4 @@
-// The routing strategies' shared figures (src/gateway/routing/routing-board.ts) on both counters stores: requests in flight
+// The routing strategies' shared figures (plugins/router/routing-board.ts) on both counters stores: requests in flight
 // as leases (taken, released, gone when their time is up), latency as a moving average (the first sample sets it,
 // later ones move it by LATENCY_ALPHA, dropped when no sample came for a while). In Redis the keys carry the prefix
 // and the group's hash tag, and two counters objects (two replicas) see each other's figures.
@@ -11,7 +11,7 @@ import {
   LATENCY_TTL_MS,
   routingBoard,
   type DeploymentFigures,
-} from '../../src/gateway/routing/routing-board.ts';
+} from '../../plugins/router/routing-board.ts';
 import { MemoryCounters } from '../../src/platform/store/counters/memory-counters.ts';
 import { RedisCounters } from '../../src/platform/store/counters/redis-counters.ts';
 import { silentLogger } from '../../src/platform/telemetry/logger.ts';

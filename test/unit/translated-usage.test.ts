@@ -1,11 +1,11 @@
 // The usage of the translated families (Anthropic and Claude on Vertex, Bedrock Converse, Vertex Gemini) reaches the
-// router's usage check (src/gateway/providers/usage-check.ts) as the provider sent it: sane counts are booked by the usage
+// router's usage check (src/plugin-api/usage-check.ts) as the provider sent it: sane counts are booked by the usage
 // rule, a count that is not one makes the usage invalid (estimated), parts above their totals are clamped (repaired).
 import t from 'tap';
 import { usageOf } from '../../src/gateway/providers/anthropic/response-translation.ts';
 import { createAnthropicStreamDecoder } from '../../src/gateway/providers/anthropic/stream-decoder.ts';
 import { bedrockUsage } from '../../src/gateway/providers/bedrock/response-translation.ts';
-import { checkedUsage } from '../../src/gateway/providers/usage-check.ts';
+import { checkedUsage } from '../../src/plugin-api/usage-check.ts';
 import { geminiUsage } from '../../src/gateway/providers/vertex/gemini-response.ts';
 
 const NOT_COUNTS: readonly unknown[] = [-1500, '1500', 12.5, 1e30, 10_000_001, true, {}];

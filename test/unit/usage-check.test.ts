@@ -1,7 +1,7 @@
-// The provider usage the gateway books (src/gateway/providers/usage-check.ts): sane counts pass as they are, anything that is
+// The provider usage the gateway books (src/plugin-api/usage-check.ts): sane counts pass as they are, anything that is
 // not a whole number from 0 to the bound makes the usage invalid, and parts above their totals are clamped.
 import t from 'tap';
-import { checkedUsage, USAGE_TOKENS_MAX } from '../../src/gateway/providers/usage-check.ts';
+import { checkedUsage, USAGE_TOKENS_MAX } from '../../src/plugin-api/usage-check.ts';
 
 t.test('sane usage is kept, only the fields the gateway reads', async (t) => {
   const raw = {

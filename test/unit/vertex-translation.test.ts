@@ -8,7 +8,7 @@ import { decodeProtectedHeader, jwtVerify } from 'jose';
 import t from 'tap';
 import { Agent } from 'undici';
 import { GatewayError } from '../../src/platform/errors/gateway-error.ts';
-import type { ChatChunk } from '../../src/gateway/pipeline/types.ts';
+import type { ChatChunk } from '../../src/plugin-api/contract.ts';
 import { vertexHttpError, vertexStreamError } from '../../src/gateway/providers/vertex/error-mapping.ts';
 import { geminiRequest } from '../../src/gateway/providers/vertex/gemini-request.ts';
 import { finishReason, geminiResponse, geminiUsage } from '../../src/gateway/providers/vertex/gemini-response.ts';
@@ -18,7 +18,7 @@ import { accessTokens, readServiceAccount } from '../../src/gateway/providers/ve
 import { sseEvents } from '../../src/gateway/providers/vertex/vertex-transport.ts';
 import { vertexBaseUrl } from '../../src/gateway/providers/vertex/index.ts';
 import type { ProviderServices } from '../../src/gateway/providers/types.ts';
-import { UpstreamError } from '../../src/gateway/providers/upstream-error.ts';
+import { UpstreamError } from '../../src/plugin-api/errors.ts';
 import { silentLogger } from '../../src/platform/telemetry/logger.ts';
 import { createWorkerPool } from '../../src/platform/workers/pool.ts';
 import { WORKER_TASK_FILES } from '../../src/runtime/worker-tasks.ts';

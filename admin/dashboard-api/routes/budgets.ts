@@ -2,7 +2,7 @@
 // agent, organization unit, project; budget-chain.ts), with what was spent against it in its current period (the spend
 // ledger).
 import type { FastifyInstance } from 'fastify';
-import { budgetsOf, type ChainBudget } from '../../../src/gateway/budget/budget-chain.ts';
+import { budgetsOf, type ChainBudget } from '../../../src/plugin-api/budget-chain.ts';
 import type { GatewayConfig } from '../../../src/platform/config/types.ts';
 import { periodId } from '../../../src/platform/store/counters/periods.ts';
 import { listGatewayKeys } from '../../../src/platform/store/repos/gateway-keys.ts';

@@ -7,24 +7,7 @@ import { DurableWriter } from '../../platform/store/durable-writer.ts';
 import { insertSpend, spentInPeriod, type SpendEntry } from '../../platform/store/repos/budget-spend.ts';
 import { StoreUnavailableError, storeUnreachable } from '../../platform/store/store-unreachable.ts';
 import type { Logger } from '../../platform/telemetry/logger.ts';
-
-/** The cost of one request against one budget. */
-export interface Spend {
-  budgetId: string;
-  periodId: string;
-  projectId: string;
-  usdNano: number;
-}
-
-export interface SpendLedger {
-  /** Adds settled costs; never blocks, never throws. */
-  record(spends: readonly Spend[]): void;
-  /**
-   * Nano-USD stored for a budget and period, plus what this process has recorded but not stored yet. Rejects with
-   * StoreUnavailableError when the store cannot be reached.
-   */
-  spent(budgetId: string, periodId: string): Promise<number>;
-}
+import type { Spend, SpendLedger } from '../../plugin-api/services.ts';
 
 const keyOf = (budgetId: string, periodId: string) => `${budgetId}\u0000${periodId}`;
 

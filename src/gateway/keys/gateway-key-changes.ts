@@ -11,7 +11,8 @@ import {
   type StoredGatewayKey,
 } from '../../platform/store/repos/gateway-keys.ts';
 import type { Project } from '../../platform/store/repos/projects.ts';
-import { generateKey, hashKey } from './key-store.ts';
+import { generateKey } from './key-store.ts';
+import { hashKey } from '../../plugin-api/services.ts';
 
 type ProjectRef = Pick<Project, 'id' | 'organizationId'>;
 

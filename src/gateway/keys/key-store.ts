@@ -1,41 +1,8 @@
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { KeyConfig, BudgetPeriod } from '../../platform/config/types.ts';
 import type { LocalStateFile } from '../../platform/store/local-state.ts';
 import { parseNetworks, type Network } from '../../platform/networks.ts';
-
-/** A gateway key as the auth plugin sees it; the plaintext is never held, only its SHA-256. */
-export interface KeyRecord {
-  id: string;
-  alias: string;
-  projectId: string;
-  agentId?: string;
-  modelGroups: readonly string[];
-  hash: Buffer;
-  /** Epoch ms after which the key is expired (expiry or end of the rotation grace window). */
-  expiresAtMs?: number;
-  blocked: boolean;
-  networks?: readonly Network[];
-  rpm?: number;
-  tpm?: number;
-  budgetUsd?: number;
-  /** The period of budgetUsd ('total' for minted keys). */
-  budgetPeriod?: BudgetPeriod;
-  /** The organization unit the key belongs to (gateway.yaml keys only). */
-  unit?: string;
-  /** Serving is off for the key's project (gateway.yaml or the dashboard): the key is refused as invalid_api_key. */
-  servingOff?: boolean;
-}
-
-export interface KeyStore {
-  /** The key whose SHA-256 is `hash`, compared in constant time, or undefined. */
-  find(hash: Buffer): KeyRecord | undefined;
-  /** True when keys cannot be confirmed current (the store has been unreachable too long). */
-  stale?(): boolean;
-}
-
-export function hashKey(plaintext: string): Buffer {
-  return hash('sha256', plaintext, 'buffer');
-}
+import { hashKey, type KeyRecord, type KeyStore } from '../../plugin-api/services.ts';
 
 export function generateKey(): string {
   return `sk-svc-${randomBytes(24).toString('base64url')}`;

@@ -9,10 +9,11 @@ import { getAgent } from '../../platform/store/repos/agents.ts';
 import { writeAudit } from '../../platform/store/repos/audit-log.ts';
 import { AliasTakenError, insertGatewayKey, type StoredGatewayKey } from '../../platform/store/repos/gateway-keys.ts';
 import type { Project } from '../../platform/store/repos/projects.ts';
-import { generateKey, hashKey } from './key-store.ts';
+import { generateKey } from './key-store.ts';
 import { parseNetworks } from '../../platform/networks.ts';
 import { createAjv } from '../../platform/validation/ajv.ts';
 import { describeAjvError, ISSUE_WORDING, mustBeType, type Wording } from '../../platform/validation/ajv-errors.ts';
+import { hashKey } from '../../plugin-api/services.ts';
 
 export interface MintKeyRequest {
   agentId: string;

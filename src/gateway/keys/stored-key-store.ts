@@ -6,9 +6,10 @@ import type { Database } from '../../platform/store/database.ts';
 import { agentsChangedSince, type AgentStatus } from '../../platform/store/repos/agents.ts';
 import { gatewayKeysChangedSince, type StoredGatewayKey } from '../../platform/store/repos/gateway-keys.ts';
 import { projectsChangedSince } from '../../platform/store/repos/projects.ts';
-import { keyExpiry, type KeyRecord, type KeyStore } from './key-store.ts';
+import { keyExpiry } from './key-store.ts';
 import { parseNetworks } from '../../platform/networks.ts';
 import type { Logger } from '../../platform/telemetry/logger.ts';
+import type { KeyRecord, KeyStore } from '../../plugin-api/services.ts';
 
 export class StoredKeyStore implements KeyStore {
   readonly #db: Database;

@@ -5,7 +5,7 @@ import {
   estimateEmbeddingTokens,
   outputAllowance,
 } from '../../platform/pricing/token-estimate.ts';
-import type { AdmissionEstimate, JsonObject, RouteName } from './types.ts';
+import type { AdmissionEstimate, JsonObject, RouteName } from '../../plugin-api/contract.ts';
 
 export function admissionEstimate(route: RouteName, body: JsonObject | undefined): AdmissionEstimate {
   if (route === 'embeddings') return { promptTokens: estimateEmbeddingTokens(body?.input), outputTokens: 0 };

@@ -1,6 +1,6 @@
 // `RequestContext.consumed()`: the one rule for what a request used, which rate limits and budgets settle their
 // admission reservations to.
-import type { Consumption, RequestContext } from './types.ts';
+import type { Consumption, RequestContext } from '../../plugin-api/contract.ts';
 
 const NOTHING: Consumption = Object.freeze({ tokens: 0, usd: 0, estimated: false });
 

@@ -4,8 +4,8 @@ import type { JsonObject } from '../../platform/openai/wire-types.ts';
 import type { Logger } from '../../platform/telemetry/logger.ts';
 import { memoizedEstimate } from './admission-estimate.ts';
 import { consumedBy } from './consumed.ts';
-import { StateStore } from './state.ts';
-import type { RequestContext, RouteName } from './types.ts';
+import { StateStore } from '../../plugin-api/state.ts';
+import type { RequestContext, RouteName } from '../../plugin-api/contract.ts';
 
 /** What is known of a request when its body is in hand. */
 export interface RequestArrival {

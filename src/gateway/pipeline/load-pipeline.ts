@@ -5,17 +5,12 @@ import { ConfigError, yamlPath, type ConfigIssue } from '../../platform/config/c
 import { ajvIssues, createConfigAjv } from '../../platform/config/schema-validator.ts';
 import type { InspectedConfig, LoadedConfig } from '../../platform/config/load-config.ts';
 import { closestName } from '../../platform/config/closest-name.ts';
-import { PLUGIN_API_VERSION, type PluginDefinition, type PluginHooks, type Services } from './types.ts';
+import { PLUGIN_API_VERSION, type PluginHooks } from '../../plugin-api/contract.ts';
+import type { Services } from '../../plugin-api/services.ts';
+import type { PluginDefinition } from '../../plugin-api/define-plugin.ts';
 
-const BUILTIN_PLUGINS: Record<string, () => Promise<{ default: PluginDefinition<never> }>> = {
-  auth: () => import('../../../plugins/auth/index.ts'),
-  guardrails: () => import('../../../plugins/guardrails/index.ts'),
-  router: () => import('../../../plugins/router/index.ts'),
-  'rate-limit': () => import('../../../plugins/rate-limit/index.ts'),
-  budget: () => import('../../../plugins/budget/index.ts'),
-  cache: () => import('../../../plugins/cache/index.ts'),
-  tracing: () => import('../../../plugins/tracing/index.ts'),
-};
+/** The plugins svc ships, by the name gateway.yaml gives them (plugins/index.ts lists them); each loads on first use. */
+export type BuiltinPlugins = Readonly<Record<string, () => Promise<{ default: PluginDefinition<never> }>>>;
 
 export interface ResolvedPlugin {
   index: number;
@@ -92,8 +87,8 @@ function isLocalPath(use: string): boolean {
   return use.startsWith('./') || use.startsWith('../') || isAbsolute(use);
 }
 
-async function importDefinition(use: string, baseDir: string): Promise<unknown> {
-  const builtin = BUILTIN_PLUGINS[use];
+async function importDefinition(use: string, baseDir: string, builtins: BuiltinPlugins): Promise<unknown> {
+  const builtin = builtins[use];
   if (builtin) return (await builtin()).default;
   const specifier = isLocalPath(use) ? pathToFileURL(resolve(baseDir, use)).href : use;
   const mod = (await import(specifier)) as { default?: unknown; plugin?: unknown };
@@ -104,19 +99,22 @@ async function importDefinition(use: string, baseDir: string): Promise<unknown> 
  * Why a plugin module could not be imported: a name that is neither built in nor installed lists the built-in names
  * (and the one it most likely meant); otherwise the import's own message, without where svc imported it from.
  */
-function importProblem(use: string, err: unknown): string {
+function importProblem(use: string, err: unknown, builtins: BuiltinPlugins): string {
   const message = (err as Error).message.replace(/ imported from \S+$/, '');
   const notFound = (err as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND';
   if (!notFound || isLocalPath(use) || !message.includes(`'${use}'`)) return `cannot load plugin '${use}': ${message}`;
-  const near = closestName(use, Object.keys(BUILTIN_PLUGINS));
+  const near = closestName(use, Object.keys(builtins));
   return (
     `unknown plugin '${use}'${near ? ` (did you mean '${near}'?)` : ''}: the built-in plugins are ` +
-    `${list(BUILTIN_PLUGINS)}; a plugin of your own is a path (./plugins/my-plugin.mjs) or an installed package`
+    `${list(builtins)}; a plugin of your own is a path (./plugins/my-plugin.mjs) or an installed package`
   );
 }
 
 /** The plugins that load and whose config is valid, and every problem with the others, each with its YAML path. */
-async function checkPlugins(loaded: LoadedConfig): Promise<{ resolved: ResolvedPlugin[]; issues: ConfigIssue[] }> {
+async function checkPlugins(
+  loaded: LoadedConfig,
+  builtins: BuiltinPlugins,
+): Promise<{ resolved: ResolvedPlugin[]; issues: ConfigIssue[] }> {
   const issues: ConfigIssue[] = [];
   const resolved: ResolvedPlugin[] = [];
   const issue = (segments: (string | number)[], message: string) =>
@@ -127,9 +125,9 @@ async function checkPlugins(loaded: LoadedConfig): Promise<{ resolved: ResolvedP
     if (typeof entry?.use !== 'string') continue;
     let definition: unknown;
     try {
-      definition = await importDefinition(entry.use, loaded.baseDir);
+      definition = await importDefinition(entry.use, loaded.baseDir, builtins);
     } catch (err) {
-      issue(['plugins', index, 'use'], importProblem(entry.use, err));
+      issue(['plugins', index, 'use'], importProblem(entry.use, err, builtins));
       continue;
     }
     const def = definition as Partial<PluginDefinition<unknown>> | undefined;
@@ -179,8 +177,8 @@ async function checkPlugins(loaded: LoadedConfig): Promise<{ resolved: ResolvedP
 }
 
 /** Loads every plugin module and validates its config; a ConfigError with every problem at once. */
-export async function resolvePlugins(loaded: LoadedConfig): Promise<ResolvedPlugin[]> {
-  const { resolved, issues } = await checkPlugins(loaded);
+export async function resolvePlugins(loaded: LoadedConfig, builtins: BuiltinPlugins): Promise<ResolvedPlugin[]> {
+  const { resolved, issues } = await checkPlugins(loaded, builtins);
   if (issues.length > 0) throw new ConfigError(issues, loaded.path);
   return resolved;
 }
@@ -192,8 +190,11 @@ export interface CheckedConfig {
 }
 
 /** Checks the plugins of an inspected configuration too: every schema, reference and plugin problem in one error. */
-export async function checkConfig({ loaded, issues }: InspectedConfig): Promise<CheckedConfig> {
-  const plugins = await checkPlugins(loaded);
+export async function checkConfig(
+  { loaded, issues }: InspectedConfig,
+  builtins: BuiltinPlugins,
+): Promise<CheckedConfig> {
+  const plugins = await checkPlugins(loaded, builtins);
   const all = [...issues, ...plugins.issues];
   if (all.length > 0) throw new ConfigError(all, loaded.path);
   return { loaded, plugins: plugins.resolved };

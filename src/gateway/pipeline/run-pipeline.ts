@@ -1,7 +1,7 @@
 // Runs one request through the plugin phases (docs/architecture.md "The plugin contract") and writes the result.
 import type { ServerResponse } from 'node:http';
 import type { Pipeline } from './load-pipeline.ts';
-import type { GatewayResponse, RequestContext } from './types.ts';
+import type { GatewayResponse, RequestContext } from '../../plugin-api/contract.ts';
 import { writeError, writeJsonResponse, writeStream } from '../stream/response-writer.ts';
 
 export interface PipelineOutcome {

@@ -3,8 +3,9 @@
 // back to the pool when the stream finished and dropped otherwise.
 import type { Dispatcher } from 'undici';
 import { isObject } from '../../platform/validation/json-object.ts';
-import type { ProviderCall, ProviderServices } from './types.ts';
-import { UpstreamError } from './upstream-error.ts';
+import type { ProviderServices } from './types.ts';
+import { UpstreamError } from '../../plugin-api/errors.ts';
+import type { ProviderCall } from '../../plugin-api/services.ts';
 
 type Body = Dispatcher.ResponseData['body'];
 

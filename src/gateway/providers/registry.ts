@@ -5,12 +5,10 @@ import { azureProvider } from './azure/index.ts';
 import { bedrockProvider } from './bedrock/index.ts';
 import { mockProvider } from './mock/index.ts';
 import { openaiProvider } from './openai/index.ts';
-import type { ProviderAdapter, ProviderServices } from './types.ts';
+import type { ProviderServices } from './types.ts';
 import { vertexProvider } from './vertex/index.ts';
-
-export interface ProviderRegistry {
-  forDeployment(deployment: DeploymentConfig): ProviderAdapter;
-}
+import type { ProviderAdapter } from '../../plugin-api/services.ts';
+import type { ProviderRegistry } from '../../plugin-api/services.ts';
 
 export function createProviderRegistry(services: ProviderServices & { clock: Clock }): ProviderRegistry {
   const adapters: Record<ProviderName, ProviderAdapter> = {

@@ -10,7 +10,7 @@
 // flagged.
 import type { Usage } from '../../platform/openai/wire-types.ts';
 import { isObject } from '../../platform/validation/json-object.ts';
-import { isTokenCount } from './usage-check.ts';
+import { isTokenCount } from '../../plugin-api/usage-check.ts';
 
 /** A provider's counts by what they are; `undefined` is a count the provider left out (0), anything else is read. */
 export interface ProviderTokenCounts {

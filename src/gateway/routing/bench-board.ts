@@ -6,16 +6,7 @@
 import type { ModelGroupConfig } from '../../platform/config/types.ts';
 import { CountersUnavailableError, groupTag, type Counters } from '../../platform/store/counters/counters.ts';
 import type { BenchState } from '../../platform/telemetry/metrics.ts';
-
-/** Deployment id → end of its bench (epoch ms), for the deployments benched now. */
-export type BenchedDeployments = Map<string, number>;
-
-export interface BenchBoard {
-  /** The group's deployments benched now. In-process: answered synchronously; Redis: one round trip. */
-  benched(group: ModelGroupConfig): BenchedDeployments | Promise<BenchedDeployments>;
-  /** Benches the deployment for `ms` unless it is benched longer already; resolves with the bench's end. */
-  bench(group: ModelGroupConfig, deploymentId: string, ms: number): Promise<number>;
-}
+import type { BenchBoard, BenchedDeployments } from '../../plugin-api/services.ts';
 
 /**
  * True when the router can bench one of the group's deployments: benching is on, and the group has a fallback or

@@ -1,20 +1,6 @@
 import type { ModelGroupConfig } from '../../platform/config/types.ts';
 import type { LocalStateFile } from '../../platform/store/local-state.ts';
-
-export interface ModelGroupView {
-  name: string;
-  /** Unix seconds: `created_at` from the config, else when the group was first loaded (kept across restarts). */
-  created: number;
-  ownedBy: string;
-  config: ModelGroupConfig;
-}
-
-export interface ModelGroupRegistry {
-  get(name: string): ModelGroupConfig | undefined;
-  view(name: string): ModelGroupView | undefined;
-  /** The group, then its fallback chain (each group once): every group that may serve a request for `group`. */
-  chain(group: ModelGroupConfig): ModelGroupConfig[];
-}
+import type { ModelGroupRegistry, ModelGroupView } from '../../plugin-api/services.ts';
 
 export function createModelGroupRegistry(
   groups: readonly ModelGroupConfig[],

@@ -1,6 +1,6 @@
 import type { LoadedConfig } from '../../platform/config/load-config.ts';
 import type { Pipeline } from '../pipeline/load-pipeline.ts';
-import type { Services } from '../pipeline/types.ts';
+import type { Services } from '../../plugin-api/services.ts';
 
 /** One configuration as it serves: built whole beside the previous one, then swapped in atomically. */
 export interface ActiveConfig {

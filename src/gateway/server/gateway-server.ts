@@ -7,7 +7,7 @@ import type { GatewayConfig } from '../../platform/config/types.ts';
 import { GatewayError, openAIErrorBody } from '../../platform/errors/gateway-error.ts';
 import { createRequestContext } from '../pipeline/context.ts';
 import { runPipeline } from '../pipeline/run-pipeline.ts';
-import type { RequestContext, RouteName } from '../pipeline/types.ts';
+import type { RequestContext, RouteName } from '../../plugin-api/contract.ts';
 import type { JsonObject } from '../../platform/openai/wire-types.ts';
 import type { ActiveConfig } from './active-config.ts';
 import type { GatewayMetrics } from '../../platform/telemetry/metrics.ts';

@@ -1,7 +1,7 @@
 // Turns whatever ended a request into the status and body the client sees (spec part 7).
 import { randomUUID } from 'node:crypto';
 import { GatewayError, openAIErrorBody } from '../../platform/errors/gateway-error.ts';
-import { UpstreamError } from '../providers/upstream-error.ts';
+import { UpstreamError } from '../../plugin-api/errors.ts';
 import type { Logger } from '../../platform/telemetry/logger.ts';
 
 export interface ErrorReply {

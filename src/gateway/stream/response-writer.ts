@@ -1,7 +1,7 @@
 // Writes a GatewayResponse to the socket: JSON at once, streams as OpenAI SSE with backpressure.
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../../platform/errors/gateway-error.ts';
-import type { JsonResponse, PluginHooks, RequestContext, StreamResponse } from '../pipeline/types.ts';
+import type { JsonResponse, PluginHooks, RequestContext, StreamResponse } from '../../plugin-api/contract.ts';
 import type { ChatChunk } from '../../platform/openai/wire-types.ts';
 import { formatUsd } from '../../platform/pricing/cost.ts';
 import { wireTextOf } from '../providers/openai/wire-text.ts';

@@ -3,7 +3,7 @@
 // reason, and the assistant message. The message keeps the chunks' own strings (content and each tool call's arguments
 // up to MAX_TEXT_CHARS), and is cut to what its reader asks for when read.
 import type { ChatChunk } from '../../platform/openai/wire-types.ts';
-import type { StreamedAnswer } from '../pipeline/types.ts';
+import type { StreamedAnswer } from '../../plugin-api/contract.ts';
 
 /** The most message text kept: the largest bound a reader may ask for (tracing's max_output_chars maximum). */
 export const MAX_TEXT_CHARS = 10_485_760;

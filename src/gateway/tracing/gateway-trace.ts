@@ -2,8 +2,7 @@
 // (spec part 6 and the Traced column of part 7). What a guardrail matched (ctx.redactions) is replaced before the
 // trace leaves this module, so no queue, spill file or row ever holds it.
 import type { DeploymentConfig } from '../../platform/config/types.ts';
-import { GatewayError } from '../../platform/errors/gateway-error.ts';
-import type { AttemptRecord, RequestContext, StreamedAnswer } from '../pipeline/types.ts';
+import type { AttemptRecord, RequestContext, StreamedAnswer } from '../../plugin-api/contract.ts';
 import { costDetailsOf, isLongContext, usageDetailsOf } from '../../platform/pricing/cost.ts';
 import { BUILTIN_PRICES_VERSION } from '../../platform/pricing/prices.ts';
 import type { ObservationRow } from '../../platform/store/repos/observations.ts';
@@ -220,9 +219,4 @@ function answerFacts(ctx: RequestContext, stream: StreamedAnswer | undefined): R
     : (stream?.finishReasons() ?? []);
   if (reasons.length > 0) facts['gateway.finish_reasons'] = reasons;
   return facts;
-}
-
-/** The spec code of the error that ended the request, when it is one of ours. */
-export function refusalCode(ctx: RequestContext): string | undefined {
-  return ctx.error instanceof GatewayError ? ctx.error.code : undefined;
 }

@@ -1,7 +1,7 @@
 // Replaces what a plugin found must not be recorded (ctx.redactions, a guardrail's matches) wherever a trace would
 // hold it: every occurrence, in every string of a value, by `[REDACTED:<detector>]`. Replacing by text rather than
 // by position also covers the same secret elsewhere: an answer echoing a refused prompt, a provider's error message.
-import type { Redaction } from '../pipeline/types.ts';
+import type { Redaction } from '../../plugin-api/contract.ts';
 
 export const redactionMarker = (detector: string) => `[REDACTED:${detector}]`;
 

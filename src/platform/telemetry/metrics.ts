@@ -64,7 +64,7 @@ export class GatewayMetrics {
     labelNames: ['route'],
     registers: [this.registry],
   });
-  /** Answers whose provider usage was not a sane count (src/gateway/providers/usage-check.ts), by what the gateway did. */
+  /** Answers whose provider usage was not a sane count (src/plugin-api/usage-check.ts), by what the gateway did. */
   readonly providerUsageInvalid = new Counter({
     name: 'svc_gateway_provider_usage_invalid_total',
     help: 'Provider answers whose usage was not a sane count: estimated instead (action=estimated), or parts above their totals clamped (action=repaired)',

@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 import authPlugin from '../../../plugins/auth/index.ts';
 import budgetPlugin from '../../../plugins/budget/index.ts';
 import rateLimitPlugin from '../../../plugins/rate-limit/index.ts';
-import { admitsWithBudget } from '../../../plugins/rate-limit/minute-handoff.ts';
+import { admitsWithBudget } from '../../../src/plugin-api/admission-handoff.ts';
 import {
   CountersUnavailableError,
   GatewayError,

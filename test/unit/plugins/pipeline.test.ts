@@ -15,6 +15,7 @@ import { runPipeline } from '../../../src/gateway/pipeline/run-pipeline.ts';
 import { GatewayError, type RequestContext } from '../../../src/plugin-api/index.ts';
 import { makeCtx, pluginServices } from '../../helpers/plugin.ts';
 import { baseConfig } from '../../helpers/test-config.ts';
+import { BUILTIN_PLUGINS } from '../../../plugins/index.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 
@@ -24,7 +25,7 @@ async function load(t: Test, plugins: unknown[], files: Record<string, string> =
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   const loaded = parseConfig(stringify(baseConfig({ plugins })), { env: {}, baseDir: dir });
-  const pipeline = await setupPipeline(loaded, await resolvePlugins(loaded), pluginServices(t));
+  const pipeline = await setupPipeline(loaded, await resolvePlugins(loaded, BUILTIN_PLUGINS), pluginServices(t));
   t.teardown(() => pipeline.close());
   return pipeline;
 }

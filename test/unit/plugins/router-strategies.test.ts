@@ -11,7 +11,7 @@ import {
   type DeploymentConfig,
   type PluginHooks,
 } from '../../../src/plugin-api/index.ts';
-import { routingBoard } from '../../../src/gateway/routing/routing-board.ts';
+import { routingBoard } from '../../../plugins/router/routing-board.ts';
 import { fakeProviders, httpError, type FakeProviders } from '../../helpers/fake-providers.ts';
 import { makeCtx, pluginServices, setupPlugin, type PluginServices, type TestCtx } from '../../helpers/plugin.ts';
 import { openaiDeployment, TEST_KEY } from '../../helpers/test-config.ts';

@@ -14,7 +14,7 @@ import {
   type DeploymentConfig,
   type GatewayResponse,
 } from '../../../src/plugin-api/index.ts';
-import { retryAfterMs } from '../../../src/gateway/providers/upstream-error.ts';
+import { retryAfterMs } from '../../../src/plugin-api/errors.ts';
 import { fakeProviders, httpError, usage, type FakeProviders } from '../../helpers/fake-providers.ts';
 import { makeCtx, pluginServices, setupPlugin, type PluginServices, type TestCtx } from '../../helpers/plugin.ts';
 import { openaiDeployment, TEST_KEY } from '../../helpers/test-config.ts';

@@ -1,7 +1,7 @@
 // Anthropic error envelopes (`{type:'error', error:{type,message}}`) → UpstreamError carrying an OpenAI-shaped
 // envelope, so clients see the gateway's envelope (spec part 7) with the provider's status and message.
 import { errorTypeForStatus } from '../../../platform/errors/codes.ts';
-import { UpstreamError } from '../upstream-error.ts';
+import { UpstreamError } from '../../../plugin-api/errors.ts';
 
 /** Status Anthropic uses for each error type; an in-stream error has no HTTP status of its own. */
 const STATUS_BY_TYPE: Record<string, number> = {

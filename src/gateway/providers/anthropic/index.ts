@@ -4,12 +4,13 @@ import type { DeploymentConfig } from '../../../platform/config/types.ts';
 import { GatewayError } from '../../../platform/errors/gateway-error.ts';
 import type { ChatChunk, JsonObject } from '../../../platform/openai/wire-types.ts';
 import { jsonObjectBody, relayBody, send, smallBodyText, type Endpoint } from '../http.ts';
-import type { ProviderAdapter, ProviderCall, ProviderResult, ProviderServices } from '../types.ts';
-import { UpstreamError, retryAfterMs } from '../upstream-error.ts';
+import type { ProviderServices } from '../types.ts';
+import { UpstreamError, retryAfterMs } from '../../../plugin-api/errors.ts';
 import { anthropicHttpError } from './error-mapping.ts';
 import { toAnthropicRequest } from './request-translation.ts';
 import { fromAnthropicResponse } from './response-translation.ts';
 import { decodeAnthropicSse } from './stream-decoder.ts';
+import type { ProviderAdapter, ProviderCall, ProviderResult } from '../../../plugin-api/services.ts';
 
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';

@@ -1,7 +1,7 @@
 // Anthropic Messages response → OpenAI chat.completion (docs/providers/anthropic.md). Pure, like the request side.
 import type { JsonObject, Usage } from '../../../platform/openai/wire-types.ts';
 import { isObject } from '../../../platform/validation/json-object.ts';
-import { UpstreamError } from '../upstream-error.ts';
+import { UpstreamError } from '../../../plugin-api/errors.ts';
 import { nullableCount, reportedUsage, requiredCount, translatedUsage, zeroUsage } from '../usage-rule.ts';
 import { JSON_RESPONSE_TOOL } from './request-translation.ts';
 

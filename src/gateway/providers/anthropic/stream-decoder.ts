@@ -4,7 +4,7 @@
 import { createParser } from 'eventsource-parser';
 import type { ChatChunk } from '../../../platform/openai/wire-types.ts';
 import { isObject } from '../../../platform/validation/json-object.ts';
-import { UpstreamError } from '../upstream-error.ts';
+import { UpstreamError } from '../../../plugin-api/errors.ts';
 import { anthropicStreamError } from './error-mapping.ts';
 import { JSON_RESPONSE_TOOL } from './request-translation.ts';
 import { finishReasonOf, usageOf } from './response-translation.ts';

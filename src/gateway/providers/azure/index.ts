@@ -1,6 +1,7 @@
 // Azure OpenAI: OpenAI wire format under /openai/deployments/{deployment}, `api-key` header, api-version query.
 import { openAIWireAdapter, splitBaseUrl } from '../openai/wire-adapter.ts';
-import type { ProviderAdapter, ProviderServices } from '../types.ts';
+import type { ProviderServices } from '../types.ts';
+import type { ProviderAdapter } from '../../../plugin-api/services.ts';
 
 export function azureProvider(services: ProviderServices): ProviderAdapter {
   // Azure routes by deployment name; `model` is sent only when configured.

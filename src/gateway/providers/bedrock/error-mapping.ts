@@ -2,7 +2,7 @@
 // OpenAI-shaped envelope whose code is the AWS error name (docs/providers/bedrock.md "Errors").
 import { openAIErrorBody } from '../../../platform/errors/gateway-error.ts';
 import { isObject } from '../../../platform/validation/json-object.ts';
-import { UpstreamError, retryAfterMs } from '../upstream-error.ts';
+import { UpstreamError, retryAfterMs } from '../../../plugin-api/errors.ts';
 
 /** HTTP status AWS documents for each ConverseStream exception (the frame itself carries none). */
 const STREAM_EXCEPTION_STATUS: Record<string, number> = {

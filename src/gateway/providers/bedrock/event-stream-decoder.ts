@@ -3,7 +3,7 @@
 import { crc32 } from 'node:zlib';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
-import { UpstreamError } from '../upstream-error.ts';
+import { UpstreamError } from '../../../plugin-api/errors.ts';
 import { streamException } from './error-mapping.ts';
 
 export interface StreamEvent {

@@ -6,14 +6,15 @@ import { GatewayError } from '../../../platform/errors/gateway-error.ts';
 import type { ChatChunk } from '../../../platform/openai/wire-types.ts';
 import { jsonObjectBody, relayBody, send, smallBodyText } from '../http.ts';
 import { splitBaseUrl } from '../openai/wire-adapter.ts';
-import type { ProviderAdapter, ProviderCall, ProviderResult, ProviderServices } from '../types.ts';
-import { UpstreamError } from '../upstream-error.ts';
+import type { ProviderServices } from '../types.ts';
+import { UpstreamError } from '../../../plugin-api/errors.ts';
 import { httpError } from './error-mapping.ts';
 import { eventStreamEvents } from './event-stream-decoder.ts';
 import { converseRequest } from './request-translation.ts';
 import { chatCompletion, type ResponseMeta } from './response-translation.ts';
 import { bedrockAuth, modelPath, signRequest, type AwsEnvironment } from './signing.ts';
 import { converseStreamChunks } from './stream-translation.ts';
+import type { ProviderAdapter, ProviderCall, ProviderResult } from '../../../plugin-api/services.ts';
 
 const EVENT_STREAM = 'application/vnd.amazon.eventstream';
 /**

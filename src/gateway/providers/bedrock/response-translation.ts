@@ -1,7 +1,7 @@
 // Bedrock Converse response → OpenAI chat.completion (docs/providers/bedrock.md "Response mapping").
 import type { JsonObject, Usage } from '../../../platform/openai/wire-types.ts';
 import { isObject } from '../../../platform/validation/json-object.ts';
-import { UpstreamError } from '../upstream-error.ts';
+import { UpstreamError } from '../../../plugin-api/errors.ts';
 import { reportedUsage, requiredCount, translatedUsage, zeroUsage } from '../usage-rule.ts';
 
 const FINISH_REASONS: Record<string, string> = {

@@ -2,7 +2,7 @@
 // chunk, tool-call indices 0..n-1 (not Bedrock's content block index), usage from `metadata` after `messageStop`.
 import type { ChatChunk } from '../../../platform/openai/wire-types.ts';
 import { isObject } from '../../../platform/validation/json-object.ts';
-import { UpstreamError } from '../upstream-error.ts';
+import { UpstreamError } from '../../../plugin-api/errors.ts';
 import type { StreamEvent } from './event-stream-decoder.ts';
 import { bedrockUsage, finishReason, type ResponseMeta } from './response-translation.ts';
 

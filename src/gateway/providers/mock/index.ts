@@ -3,10 +3,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { ChatChunk, JsonObject, Usage } from '../../../platform/openai/wire-types.ts';
 import { estimateEmbeddingTokens } from '../../../platform/pricing/token-estimate.ts';
-import type { ProviderAdapter, ProviderCall } from '../types.ts';
-import { UpstreamError } from '../upstream-error.ts';
+import { UpstreamError } from '../../../plugin-api/errors.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import { mockAnswer, type MockAnswer } from './answer.ts';
+import type { ProviderAdapter, ProviderCall } from '../../../plugin-api/services.ts';
 
 /** Unit vector seeded by the text: the same text always embeds the same way. */
 function embed(text: string, dimensions: number): Float32Array {

@@ -15,10 +15,11 @@ import {
   type Endpoint,
   type TextAnswer,
 } from '../http.ts';
-import type { ProviderCall, ProviderResult, ProviderServices } from '../types.ts';
-import { UpstreamError, retryAfterMs } from '../upstream-error.ts';
+import type { ProviderServices } from '../types.ts';
+import { UpstreamError, retryAfterMs } from '../../../plugin-api/errors.ts';
 import { clientAsksForUsage } from './payload.ts';
 import { keepWireText } from './wire-text.ts';
+import type { ProviderCall, ProviderResult } from '../../../plugin-api/services.ts';
 
 async function errorFromResponse(res: Dispatcher.ResponseData, now: number): Promise<UpstreamError> {
   return errorFromText(res.statusCode, res.headers, await smallBodyText(res.body), now);
@@ -52,7 +53,7 @@ export async function postJson(
   if (answer.statusCode < 200 || answer.statusCode >= 300)
     throw errorFromText(answer.statusCode, answer.headers, answer.text, services.now());
   const body = jsonObjectOf(answer.text, answer.statusCode);
-  // Whatever the provider put there: the router checks it (src/gateway/providers/usage-check.ts).
+  // Whatever the provider put there: the router checks it (src/plugin-api/usage-check.ts).
   return { body, raw: answer.text, usage: body.usage == null ? undefined : (body.usage as Usage) };
 }
 

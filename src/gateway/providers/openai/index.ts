@@ -1,6 +1,7 @@
 // OpenAI-compatible family: any server speaking the OpenAI REST API under a base URL.
-import type { ProviderAdapter, ProviderServices } from '../types.ts';
+import type { ProviderServices } from '../types.ts';
 import { openAIWireAdapter, splitBaseUrl } from './wire-adapter.ts';
+import type { ProviderAdapter } from '../../../plugin-api/services.ts';
 
 export function openaiProvider(services: ProviderServices): ProviderAdapter {
   return openAIWireAdapter('openai', services, (d) => {

@@ -1,8 +1,9 @@
 import type { DeploymentConfig } from '../../../platform/config/types.ts';
-import type { ProviderAdapter, ProviderServices } from '../types.ts';
+import type { ProviderServices } from '../types.ts';
 import type { Endpoint } from '../http.ts';
 import { postJson, postStream } from './http-transport.ts';
 import { chatPayload, embeddingsPayload } from './payload.ts';
+import type { ProviderAdapter } from '../../../plugin-api/services.ts';
 
 export interface WireEndpoints {
   chat: Endpoint;

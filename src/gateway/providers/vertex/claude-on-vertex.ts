@@ -4,9 +4,9 @@ import type { JsonObject } from '../../../platform/openai/wire-types.ts';
 import { toAnthropicRequest } from '../anthropic/request-translation.ts';
 import { fromAnthropicResponse } from '../anthropic/response-translation.ts';
 import { createAnthropicStreamDecoder } from '../anthropic/stream-decoder.ts';
-import type { ProviderCall } from '../types.ts';
-import { UpstreamError } from '../upstream-error.ts';
+import { UpstreamError } from '../../../plugin-api/errors.ts';
 import type { EventDecoder } from './vertex-transport.ts';
+import type { ProviderCall } from '../../../plugin-api/services.ts';
 
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
 

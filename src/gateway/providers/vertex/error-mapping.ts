@@ -1,7 +1,7 @@
 // Google's error envelope `{error:{code,message,status}}` (and Anthropic's, from Claude on Vertex) → UpstreamError
 // carrying the status and an OpenAI-shaped envelope, so the client sees the gateway's error shape (spec part 7).
 import { openAIErrorBody } from '../../../platform/errors/gateway-error.ts';
-import { UpstreamError, retryAfterMs } from '../upstream-error.ts';
+import { UpstreamError, retryAfterMs } from '../../../plugin-api/errors.ts';
 import { isObject } from '../../../platform/validation/json-object.ts';
 
 /** Google's canonical status names as HTTP statuses, for in-stream errors that carry no HTTP status of their own. */

@@ -1,7 +1,7 @@
 // Gemini `streamGenerateContent?alt=sse` events (each a whole GenerateContentResponse) → OpenAI chunks, with the
 // per-response state: role sent, tool-call indices 0..n-1 per choice, finish seen, the last usageMetadata.
 import type { ChatChunk, JsonObject, Usage } from '../../../platform/openai/wire-types.ts';
-import { UpstreamError } from '../upstream-error.ts';
+import { UpstreamError } from '../../../plugin-api/errors.ts';
 import { vertexStreamError } from './error-mapping.ts';
 import { completionId, finishReason, geminiUsage, readParts, type ResponseContext } from './gemini-response.ts';
 import { isObject } from '../../../platform/validation/json-object.ts';

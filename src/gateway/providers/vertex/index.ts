@@ -4,14 +4,15 @@ import type { DeploymentConfig } from '../../../platform/config/types.ts';
 import { GatewayError } from '../../../platform/errors/gateway-error.ts';
 import type { ChatChunk } from '../../../platform/openai/wire-types.ts';
 import { splitBaseUrl } from '../openai/wire-adapter.ts';
-import type { ProviderAdapter, ProviderCall, ProviderResult, ProviderServices } from '../types.ts';
-import { UpstreamError } from '../upstream-error.ts';
+import type { ProviderServices } from '../types.ts';
+import { UpstreamError } from '../../../plugin-api/errors.ts';
 import { claudeOnVertexDecoder, claudeOnVertexPayload, claudeOnVertexResponse } from './claude-on-vertex.ts';
 import { geminiRequest } from './gemini-request.ts';
 import { geminiResponse } from './gemini-response.ts';
 import { geminiStreamDecoder } from './gemini-stream-decoder.ts';
 import { GOOGLE_TOKEN_URL, accessTokens, readServiceAccount, type ServiceAccount } from './oauth.ts';
 import { expectEventStream, readJsonObject, relayEvents, vertexPost, type VertexTarget } from './vertex-transport.ts';
+import type { ProviderAdapter, ProviderCall, ProviderResult } from '../../../plugin-api/services.ts';
 
 export interface VertexDeployment {
   account: ServiceAccount;

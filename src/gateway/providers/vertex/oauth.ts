@@ -6,7 +6,7 @@ import type { DeploymentConfig } from '../../../platform/config/types.ts';
 import { openAIErrorBody } from '../../../platform/errors/gateway-error.ts';
 import { classifyThrown, smallBodyText } from '../http.ts';
 import type { ProviderServices } from '../types.ts';
-import { UpstreamError } from '../upstream-error.ts';
+import { UpstreamError } from '../../../plugin-api/errors.ts';
 
 export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 const SCOPE = 'https://www.googleapis.com/auth/cloud-platform';

@@ -5,10 +5,11 @@ import type { Dispatcher } from 'undici';
 import type { ChatChunk, JsonObject } from '../../../platform/openai/wire-types.ts';
 import { isObject } from '../../../platform/validation/json-object.ts';
 import { classifyThrown, send as postOnce, smallBodyText } from '../http.ts';
-import type { ProviderCall, ProviderServices } from '../types.ts';
-import { UpstreamError } from '../upstream-error.ts';
+import type { ProviderServices } from '../types.ts';
+import { UpstreamError } from '../../../plugin-api/errors.ts';
 import { jsonOrUndefined, vertexHttpError, vertexStreamError } from './error-mapping.ts';
 import type { AccessTokens, ServiceAccount } from './oauth.ts';
+import type { ProviderCall } from '../../../plugin-api/services.ts';
 
 export interface VertexTarget {
   origin: string;

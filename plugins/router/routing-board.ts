@@ -2,8 +2,7 @@
 // bench state (bench-board.ts): each deployment's requests in flight (leases, so a replica that dies mid-request
 // stops being counted when its leases run out) and its recent latency (an exponentially weighted moving average).
 // In-process the reads are synchronous; with Redis each is one round trip under the group's hash tag.
-import type { ModelGroupConfig } from '../../platform/config/types.ts';
-import { groupTag, type Counters } from '../../platform/store/counters/counters.ts';
+import { type Counters, groupTag, type ModelGroupConfig } from '../../src/plugin-api/index.ts';
 
 /** Deployment id → a figure (requests in flight, or average latency in ms). Deployments without one are absent. */
 export type DeploymentFigures = Map<string, number>;

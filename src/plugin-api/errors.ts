@@ -1,4 +1,13 @@
-// What went wrong with one provider attempt; the router turns it into an outcome and, at the end, a reply.
+// The errors plugins throw and catch: GatewayError (a coded refusal the client sees in the error envelope), what the
+// services throw when their store cannot be reached, and UpstreamError (what went wrong with one provider attempt; the
+// router turns it into an outcome and, at the end, a reply).
+import { GatewayError } from '../platform/errors/gateway-error.ts';
+import type { RequestContext } from './contract.ts';
+
+export { GatewayError };
+export type { GatewayErrorCode } from '../platform/errors/codes.ts';
+export { CountersUnavailableError } from '../platform/store/counters/counters.ts';
+export { StoreUnavailableError } from '../platform/store/store-unreachable.ts';
 
 export type UpstreamFailure =
   /** The provider answered with a non-2xx status. */
@@ -45,4 +54,9 @@ export function retryAfterMs(headers: Record<string, string | string[] | undefin
 
 function first(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** The code of the GatewayError that ended a request, when one did: a refusal of ours, not an upstream failure. */
+export function refusalCode(ctx: RequestContext): string | undefined {
+  return ctx.error instanceof GatewayError ? ctx.error.code : undefined;
 }

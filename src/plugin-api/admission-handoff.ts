@@ -2,13 +2,11 @@
 // checks to budget, which admits them with its budget checks in one step of the counters (`counters.admit`) and
 // settles both in one more (`counters.settle`). The handoff carries rate-limit's own refusals and settlement, so
 // budget needs none of rate-limit's configuration and the client sees what rate-limit alone would have said.
-import {
-  stateSlot,
-  type GatewayConfig,
-  type GatewayError,
-  type MinuteCheck,
-  type RequestContext,
-} from '../../src/plugin-api/index.ts';
+import type { GatewayConfig } from '../platform/config/types.ts';
+import type { GatewayError } from '../platform/errors/gateway-error.ts';
+import type { MinuteCheck } from '../platform/store/counters/counters.ts';
+import type { RequestContext } from './contract.ts';
+import { stateSlot } from './state.ts';
 
 export interface MinuteHandoff {
   /** Checked first in the joint admission: a rate limit refuses before any budget is read or charged. */

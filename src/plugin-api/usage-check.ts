@@ -1,8 +1,8 @@
 // The provider's usage as the gateway books it (docs/decisions.md "Provider usage that is not a count"). Every
 // provider family's usage reaches the gateway through the router (a JSON answer's usage, a stream's usage chunks),
 // which checks it here before it is priced, charged to budgets and rate limits, or traced.
-import type { Usage } from '../../platform/openai/wire-types.ts';
-import { isObject } from '../../platform/validation/json-object.ts';
+import type { Usage } from '../platform/openai/wire-types.ts';
+import { isObject } from '../platform/validation/json-object.ts';
 
 /** The most tokens one field of one response may count; more is not a count a provider can mean. */
 export const USAGE_TOKENS_MAX = 10_000_000;

@@ -1,8 +1,8 @@
 // The budgets a request is held to: its key's, its agent's, its organization unit's and that unit's ancestors',
 // and its project's (issue order: key → unit → parent units → project, plus the key's agent).
-import type { BudgetConfig, BudgetPeriod, GatewayConfig, OrgUnitConfig } from '../../platform/config/types.ts';
-import { unitChain } from '../../platform/config/unit-chain.ts';
-import type { Principal } from '../pipeline/types.ts';
+import type { BudgetConfig, BudgetPeriod, GatewayConfig, OrgUnitConfig } from '../platform/config/types.ts';
+import { unitChain } from '../platform/config/unit-chain.ts';
+import type { Principal } from './contract.ts';
 
 export interface ChainBudget {
   /** Stable id of the budget: `<scope>:<id>:<period>`, the spend ledger's and the counters' key. */

@@ -1,6 +1,6 @@
 // When a budget period resets, from the period id an admission was made in (src/platform/store/counters/periods.ts: UTC
 // calendar days `d<days since epoch>` and months `m<YYYY-MM>`), so a refusal can tell the client when to retry.
-import { periodOfId } from '../../platform/store/counters/periods.ts';
+import { periodOfId } from '../../src/plugin-api/index.ts';
 
 const DAY_MS = 86_400_000;
 

@@ -2,8 +2,7 @@
 // first replica to claim the key's window in the counters store (SET NX PX in Redis) traces it. Each process also
 // remembers the windows it saw claimed, so a flood of refusals for one key costs one store call per window, not one
 // per request. While the store cannot be reached, each process samples on its own (at most once per minute each).
-import type { Clock } from '../../platform/clock.ts';
-import { CountersUnavailableError, projectTag, type Counters } from '../../platform/store/counters/counters.ts';
+import { type Clock, type Counters, CountersUnavailableError, projectTag } from '../../src/plugin-api/index.ts';
 
 const WINDOW_MS = 60_000;
 const MAX_REMEMBERED = 10_000;

@@ -1,24 +1,14 @@
 // The plugin contract, apiVersion 1 (docs/architecture.md "The plugin contract"). Custom plugins import these types.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Dispatcher } from 'undici';
-import type { BudgetPeriod, GatewayConfig, ModelGroupConfig, PriceConfig } from '../../platform/config/types.ts';
-import type { BenchBoard } from '../routing/bench-board.ts';
-import type { Clock } from '../../platform/clock.ts';
-import type { KeyStore } from '../keys/key-store.ts';
-import type { ModelGroupRegistry } from '../routing/model-groups.ts';
-import type { ProviderRegistry } from '../providers/registry.ts';
-import type { Logger } from '../../platform/telemetry/logger.ts';
-import type { ChatChunk, JsonObject, Usage } from '../../platform/openai/wire-types.ts';
+import type { BudgetPeriod, ModelGroupConfig, PriceConfig } from '../platform/config/types.ts';
+import type { Logger } from '../platform/telemetry/logger.ts';
+import type { ChatChunk, JsonObject, Usage } from '../platform/openai/wire-types.ts';
 import type { StateStore } from './state.ts';
-import type { TraceSink } from '../tracing/trace-writer.ts';
-import type { Counters } from '../../platform/store/counters/counters.ts';
-import type { SpendLedger } from '../budget/spend-ledger.ts';
-import type { WorkerPool } from '../../platform/workers/pool.ts';
 
 export const PLUGIN_API_VERSION = 1;
 
 // The OpenAI wire shapes plugins see in bodies, chunks and usage.
-export type { ChatChunk, JsonObject, Usage } from '../../platform/openai/wire-types.ts';
+export type { ChatChunk, JsonObject, Usage } from '../platform/openai/wire-types.ts';
 
 export type RouteName = 'chat' | 'embeddings' | 'models';
 
@@ -221,28 +211,6 @@ export interface RequestContext {
   readonly log: Logger;
 }
 
-/** Effects handed to plugins at setup; plugins never import singletons. */
-export interface Services {
-  readonly config: GatewayConfig;
-  /** Directory relative paths resolve against (where gateway.yaml lives). */
-  readonly baseDir: string;
-  readonly clock: Clock;
-  readonly dispatcher: Dispatcher;
-  readonly keys: KeyStore;
-  readonly modelGroups: ModelGroupRegistry;
-  readonly providers: ProviderRegistry;
-  readonly bench: BenchBoard;
-  /** Where finished traces go; written off the request path. */
-  readonly traces: TraceSink;
-  /** Rate-limit windows, budget spend, shared cache: in-process, or Redis shared by every replica. */
-  readonly counters: Counters;
-  /** Durable record of what requests cost, per budget and period (budget plugin). */
-  readonly spend: SpendLedger;
-  /** Worker threads for pure named tasks on plain data (src/runtime/worker-tasks.ts); threads start on first use. */
-  readonly workers: WorkerPool;
-  readonly log: Logger;
-}
-
 type Maybe<T> = T | Promise<T>;
 
 export interface PluginHooks {
@@ -266,12 +234,4 @@ export interface PluginHooks {
   onLog?(ctx: RequestContext): void;
   /** Called when a reload replaced this instance and its in-flight requests finished. */
   close?(): Maybe<void>;
-}
-
-export interface PluginDefinition<C = Record<string, unknown>> {
-  apiVersion: number;
-  name: string;
-  /** JSON Schema for `config`; defaults apply before `setup`. */
-  configSchema?: object;
-  setup(config: C, services: Services): Maybe<PluginHooks>;
 }

@@ -1,7 +1,6 @@
 // The text guardrails read (prompt messages and embeddings input, answers), each field with its path in the body, so
 // a match in the scanned text can be told back as a field and offsets in it.
-import type { RouteName } from '../pipeline/types.ts';
-import type { JsonObject } from '../../platform/openai/wire-types.ts';
+import type { JsonObject, RouteName } from '../../../src/plugin-api/index.ts';
 import type { MatchRange } from './types.ts';
 
 /** One field guardrails read: its path in the request or answer body (`messages[1].content`) and its text. */
