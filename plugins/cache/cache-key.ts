@@ -1,4 +1,4 @@
-// The cache key of a chat request: project and model group in clear, the canonical request hashed.
+// The cache key of a chat request: project and model group in clear, the canonical text of the request hashed.
 import { createHash } from 'node:crypto';
 import { type JsonObject, projectTag } from '../../src/plugin-api/index.ts';
 
@@ -19,19 +19,33 @@ const IGNORED_FIELDS = new Set([
   'prompt_cache_key',
 ]);
 
-const byCodePoint = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : a > b ? 1 : 0);
+const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** JSON with every object's keys sorted, recursively; array order is kept because it carries meaning. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(byCodePoint))
-      : v,
-  );
+/**
+ * A text that two JSON values share exactly when they are equal with object keys in any order: keys sorted at every
+ * depth, array order kept, each string and key prefixed with its length so no text inside one can pass for structure.
+ * Nothing is escaped, so building it costs a walk of the value and string concatenation, not a JSON serialisation
+ * (about a third of JSON.stringify's time on a 4 MB prompt).
+ */
+export function canonicalText(value: unknown): string {
+  if (typeof value === 'string')
+    // A lone surrogate has no UTF-8 form (the hash would see U+FFFD): such a string goes in escaped, as JSON.
+    return value.isWellFormed() ? `s${value.length}:${value}` : `j${JSON.stringify(value)}`;
+  if (value === null || typeof value !== 'object') return `${typeof value === 'number' ? 'd' : 'b'}${String(value)};`;
+  if (Array.isArray(value)) {
+    let text = `[${value.length}`;
+    for (const item of value) text += canonicalText(item);
+    return text;
+  }
+  const keys = Object.keys(value).sort(byCodePoint);
+  let text = `{${keys.length}`;
+  for (const k of keys) text += `${k.length}:${k}${canonicalText((value as Record<string, unknown>)[k])}`;
+  return text;
 }
 
 export function cacheKey(projectId: string, group: string, body: JsonObject): string {
-  const kept = Object.fromEntries(Object.entries(body).filter(([field]) => !IGNORED_FIELDS.has(field)));
-  const hash = createHash('sha256').update(canonicalJson(kept)).digest('hex');
+  const kept: JsonObject = {};
+  for (const field in body) if (!IGNORED_FIELDS.has(field)) kept[field] = body[field];
+  const hash = createHash('sha256').update(canonicalText(kept)).digest('hex');
   return `${projectTag(projectId)}:cache:${group}:${hash}`;
 }

@@ -1,19 +1,33 @@
-// The cache key (plugins/cache/cache-key.ts): canonical JSON, the fields left out, project and group in the key.
+// The cache key (plugins/cache/cache-key.ts): the canonical text, the fields left out, project and group in the key.
 import t from 'tap';
-import { cacheKey, canonicalJson } from '../../plugins/cache/cache-key.ts';
+import { cacheKey, canonicalText } from '../../plugins/cache/cache-key.ts';
 
 const messages = [{ role: 'user', content: 'Hi' }];
 
-t.test('canonical JSON sorts object keys at every depth and keeps array order', async (t) => {
+t.test('canonical text: object keys in any order are one text, array order and structure are not', async (t) => {
   t.equal(
-    canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } }),
-    '{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}',
+    canonicalText({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } }),
+    canonicalText({ a: { c: null, d: [3, { y: 2, z: 1 }] }, b: 1 }),
   );
-  t.equal(canonicalJson([2, 1]), '[2,1]');
-  t.equal(canonicalJson({ é: 1, z: 2, Z: 3 }), '{"Z":3,"z":2,"é":1}', 'by code point');
+  t.not(canonicalText([2, 1]), canonicalText([1, 2]));
+  t.not(canonicalText({ é: 1, z: 2, Z: 3 }), canonicalText({ é: 3, z: 2, Z: 1 }));
+  t.not(canonicalText(['a', 'b']), canonicalText(['ab']), 'strings are length-prefixed');
+  t.not(canonicalText({ a: 's1:b' }), canonicalText({ a: 'b', s1: 'b' }), 'text inside a string is not structure');
+  t.not(canonicalText([[1], 2]), canonicalText([[1, 2]]));
+  t.not(canonicalText(1), canonicalText('1'));
+  t.not(canonicalText(true), canonicalText('true'));
+  t.not(canonicalText(null), canonicalText('null'));
+  t.not(canonicalText({}), canonicalText([]));
 });
 
-t.test('the key is project tag, group and a sha256 of the canonical request', async (t) => {
+t.test('lone surrogates, which UTF-8 cannot carry, keep two keys apart', async (t) => {
+  const key = (content: string) => cacheKey('p1', 'demo', { messages: [{ role: 'user', content }] });
+  t.not(key('x\ud800'), key('x\udfff'));
+  t.not(key('x\ud800'), key('x\ufffd'));
+  t.equal(key('x\ud800'), key('x\ud800'));
+});
+
+t.test('the key is project tag, group and a sha256 of the canonical request text', async (t) => {
   t.match(cacheKey('p1', 'demo', { messages }), /^\{p:p1\}:cache:demo:[0-9a-f]{64}$/);
 });
 
