@@ -33,7 +33,7 @@ export default definePlugin({
         }
         const record = services.keys.find(hashKey(key));
         if (!record) throw new GatewayError('invalid_api_key', 'Invalid API key.');
-        // Spec part 7 files this under invalid_api_key; checked before the principal is known, so it is not traced.
+        // docs/api.md files this under 401 invalid_api_key; checked before the principal is known, so it is not traced.
         if (record.servingOff)
           throw new GatewayError('invalid_api_key', "Invalid API key: serving is off for this key's project.");
         ctx.principal = {

@@ -43,7 +43,7 @@ function unavailable(err: unknown): never {
   throw err;
 }
 
-/** A counter is seeded from the spend ledger; with the store unreachable the budget cannot be checked (spec: 503). */
+/** A counter is seeded from the spend ledger; with the store unreachable the budget cannot be checked: 503. */
 function ledgerUnavailable(err: unknown): never {
   if (err instanceof StoreUnavailableError) {
     throw new GatewayError(
@@ -65,8 +65,8 @@ function exceeded(plan: Plan, r: Extract<Admission, { side: 'period' }>, now: nu
   const b = plan.chain[r.failed];
   const limit = plan.checks[r.failed].limit!;
   const left = Math.max(0, limit - r.values[r.failed]);
-  // A daily or monthly budget refills when its period resets: retry-after says when (spec: clients retry 429s
-  // after it). A total budget never refills, so waiting would not help and there is no retry-after.
+  // A daily or monthly budget refills when its period resets: retry-after says when (clients retry 429s after
+  // it, docs/api.md "Errors"). A total budget never refills, so waiting would not help and there is no retry-after.
   const resetAt = periodResetAt(r.periodIds[r.failed]);
   const resets = resetAt === undefined ? '' : ` It resets at ${new Date(resetAt).toISOString()}.`;
   return new GatewayError(

@@ -1,5 +1,6 @@
-// What a request may cost at most, before it runs: its admission estimate (prompt and output allowance, spec rule 5)
-// at the highest price among the deployments that may serve it (its group and the fallback chain).
+// What a request may cost at most, before it runs: its admission estimate (prompt and output allowance, docs/plugins.md
+// "The admission estimate") at the highest price among the deployments that may serve it (its group and the fallback
+// chain).
 import {
   costOfTokens,
   type DeploymentConfig,

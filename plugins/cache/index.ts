@@ -44,7 +44,8 @@ function hit(ctx: RequestContext, stored: Buffer): GatewayResponse {
   // The stored answer's usage is the provider's, unchecked when it was stored; what is not a count is left out.
   const checked = completion.usage === undefined ? undefined : checkedUsage(completion.usage);
   if (checked && 'usage' in checked) ctx.usage = checked.usage;
-  // No provider was paid; streams keep the spec's "estimated" flag (their cost is fixed at admission, here 0).
+  // No provider was paid; streams keep x-svc-cost-estimated true, as every stream does (their cost is fixed at
+  // admission, here 0).
   ctx.cost = 0;
   ctx.costEstimated = ctx.stream;
   if (ctx.stream) {

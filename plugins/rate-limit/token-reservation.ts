@@ -1,4 +1,5 @@
-// Tokens a request may use, reserved at admission (spec part 4B rule 5) and settled to what was really used.
+// Tokens a request may use, reserved at admission (docs/plugins.md, The admission estimate) and settled to what was
+// really used.
 import type { RequestContext } from '../../src/plugin-api/index.ts';
 
 /** The admission estimate: prompt plus output allowance (max_tokens or max_completion_tokens, else 4096). */

@@ -1,5 +1,5 @@
 // tracing: every chat/embeddings request becomes a trace whose id is x-svc-request-id, written off the request
-// path by the trace writer. Refusals follow the Traced column of spec part 7.
+// path by the trace writer. Refusals follow the "traced" column of the error table in docs/api.md.
 import { definePlugin, refusalCode } from '../../src/plugin-api/index.ts';
 import { RefusalSampler } from './refusal-sampler.ts';
 import schema from './schema.json' with { type: 'json' };
@@ -31,7 +31,7 @@ export default definePlugin<TracingConfig>({
     return {
       onLog(ctx) {
         if (ctx.route === 'models' || !ctx.principal) return;
-        // An unexpected gateway failure (500 without a code) is logged with its error id, not traced (spec part 7).
+        // An unexpected gateway failure (500 without a code) is logged with its error id, not traced (docs/api.md).
         if (ctx.status === 500 && ctx.errorCode === null && ctx.error !== undefined && refusalCode(ctx) === undefined)
           return;
         const code = refusalCode(ctx);

@@ -1,7 +1,7 @@
-// "Sampled" refusals (spec part 7) are traced at most once per minute per key and reason, across every replica: the
-// first replica to claim the key's window in the counters store (SET NX PX in Redis) traces it. Each process also
-// remembers the windows it saw claimed, so a flood of refusals for one key costs one store call per window, not one
-// per request. While the store cannot be reached, each process samples on its own (at most once per minute each).
+// "Sampled" refusals (docs/api.md, Errors) are traced at most once per minute per key and reason, across every replica:
+// the first replica to claim the key's window in the counters store (SET NX PX in Redis) traces it. Each process also
+// remembers the windows it saw claimed, so a flood of refusals for one key costs one store call per window, not one per
+// request. While the store cannot be reached, each process samples on its own (at most once per minute each).
 import { type Clock, type Counters, CountersUnavailableError, projectTag } from '../../src/plugin-api/index.ts';
 
 const WINDOW_MS = 60_000;

@@ -14,7 +14,7 @@ export type RouteName = 'chat' | 'embeddings' | 'models';
 
 export type AttemptOutcome = 'ok' | 'retryable' | 'failed' | 'timeout' | 'benched';
 
-/** One provider attempt, as serialised in `x-svc-attempts` (spec part 2). */
+/** One provider attempt, as serialised in `x-svc-attempts` (docs/api.md, Response headers). */
 export interface AttemptRecord {
   d: string;
   o: AttemptOutcome;
@@ -90,7 +90,8 @@ export interface StreamResponse {
 /** What `handle` produces and what `onRequest`/`onResponse` may return to end or replace the response. */
 export type GatewayResponse = JsonResponse | StreamResponse;
 
-/** What a request may use, estimated before it runs (spec part 4B rule 5), for limits, budgets and stream costs. */
+/** What a request may use, estimated before it runs, for limits, budgets and stream costs (docs/plugins.md, The
+ * admission estimate). */
 export interface AdmissionEstimate {
   /** Chat: message text (about 4 characters a token) plus framing per message; embeddings: the input. */
   promptTokens: number;
@@ -195,7 +196,7 @@ export interface RequestContext {
   status?: number;
   /** The error that ended the request, if any. */
   error?: unknown;
-  /** The error code the client received (spec code, provider code or upstream_stream_error); null when none. */
+  /** The error code the client received (a gateway code, the provider's, or upstream_stream_error); null when none. */
   errorCode?: string | null;
   /** The response as it was written (the body of a JSON response; a stream's events are gone once written). */
   response?: GatewayResponse;

@@ -47,7 +47,8 @@ export async function call(adminUrl: string, method: string, path: string, o: Ca
 
 const INTEGER = /^\d+$/;
 
-/** Content-Type, X-Request-ID and the three rate-limit headers (spec part 8), on any answer. */
+/** Content-Type, X-Request-ID and the three rate-limit headers (docs/rest-api.md, Request and response headers), on any
+ * answer. */
 export function checkCommonHeaders(t: Test, r: RestResponse, label = ''): void {
   t.match(r.headers.get('content-type'), /^application\/json/, `${label} content-type is JSON`);
   t.ok(r.headers.get('x-request-id'), `${label} has x-request-id`);
@@ -60,7 +61,8 @@ export function checkCommonHeaders(t: Test, r: RestResponse, label = ''): void {
   );
 }
 
-/** An answer in the spec's error envelope with this status and code (and message, and details when given). */
+/** An answer in the REST API's error envelope (docs/rest-api.md, Errors) with this status and code (and message, and
+ * details when given). */
 export function checkError(
   t: Test,
   r: RestResponse,

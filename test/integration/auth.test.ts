@@ -1,5 +1,6 @@
 // The auth plugin: key presentation, key states, allowed networks (IPv4, IPv6, IPv4-mapped), model group
-// resolution, GET /v1/models, and keys generated on first start (spec parts 4B, 5 Gateway, 7).
+// resolution, GET /v1/models, and keys generated on first start (docs/api.md "Authentication" and
+// "Errors", docs/decisions.md "Keys").
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';

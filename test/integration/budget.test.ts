@@ -1,5 +1,5 @@
 // budget on the wire, with two gateway processes sharing Redis and one PostgreSQL database: worst-case reservations
-// never overshoot across processes, each budget of the chain refuses in its own words with the spec's envelope and
+// never overshoot across processes, each budget of the chain refuses in its own words in the OpenAI envelope and
 // retry-after, the spend ledger's rows, traces of soft overruns and unpriced refusals, and settlement of streams
 // (also after the client left). The plugin's decisions (worst case, settlement, seeding from the ledger, retry-after
 // at period resets on a fake clock) are tested on the plugin in test/unit/plugins/budget.test.ts.

@@ -1,4 +1,4 @@
-// The guardrails plugin through the real gateway (spec part 7: guardrail_blocked, guardrail_unavailable; issue 4):
+// The guardrails plugin through the real gateway (docs/api.md: guardrail_blocked, guardrail_unavailable; issue 4):
 // prompts, embeddings input and non-streamed answers blocked with the policy's message in the OpenAI envelope, flag
 // mode through with the finding in the trace, scoping per project and per model group, an OpenAI-moderation and a
 // Presidio service (real node:http servers speaking their JSON), those services down, slow, failing and talking

@@ -1,4 +1,4 @@
-// Key minting, POST /api/public/v1/gateway/keys (spec 4B "Key minting", 5 "Minting"; docs/public-api.md): every
+// Key minting, POST /api/public/v1/gateway/keys (docs/public-api.md): every
 // rule at its boundary, the audit row, only the hash stored, and the minted key at the gateway — at once in the
 // minting process, and within a second in another process on the same database. Runs against both store backends.
 import { hash } from 'node:crypto';
@@ -108,7 +108,7 @@ for (const backend of STORE_BACKENDS) {
       ...extra,
     });
 
-    t.test('a minted key: 201 with the spec fields, usable at the gateway at once', async (t) => {
+    t.test('a minted key: 201 with the documented fields, usable at the gateway at once', async (t) => {
       const before = Date.now();
       const r = await mint(s, valid({ expiresInHours: MAX_HOURS }), headers);
       const after = Date.now();

@@ -1,5 +1,5 @@
-// The gateway listener's framing checks (spec parts 4B, 7, 8; docs/decisions.md "Check order"), the error
-// envelope, the operational endpoints on both ports and /metrics on the admin port only.
+// The gateway listener's framing checks (docs/api.md "Request rules", "Errors", "Limits"; docs/decisions.md "Check
+// order"), the error envelope, the operational endpoints on both ports and /metrics on the admin port only.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -180,7 +180,7 @@ t.test('415 unsupported_media_type unless the content type is application/json (
 
 t.test('413 request_too_large at the default limit of 4,718,592 bytes, with content-length and chunked', async (t) => {
   const { gatewayUrl, service } = await startTestService(t, baseConfig());
-  t.equal(service.current().config.server.max_body_bytes, DEFAULT_MAX_BODY, 'the default limit is the spec value');
+  t.equal(service.current().config.server.max_body_bytes, DEFAULT_MAX_BODY, 'the default limit is 4,718,592 bytes');
   const exact = chatBodyOfSize(DEFAULT_MAX_BODY);
   const over = chatBodyOfSize(DEFAULT_MAX_BODY + 1);
   const exactSpaces = chatBodyPaddedWithSpaces(DEFAULT_MAX_BODY);

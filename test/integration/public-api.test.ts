@@ -1,4 +1,4 @@
-// The public API under /api/public (spec 4 A2, 5, 7; docs/public-api.md): Basic auth and every way it fails, key
+// The public API under /api/public (docs/public-api.md): Basic auth and every way it fails, key
 // kinds per route class, ingestion-only projects, the error envelope, GET /projects and GET /traces (Langfuse shapes,
 // paging bounds, filters, order). Runs against both store backends.
 import t, { type Test } from 'tap';
@@ -154,7 +154,7 @@ for (const backend of STORE_BACKENDS) {
         );
         await refused(t, await get(s, path, projectKey.secretKey), 401, MESSAGES.badHeader, 'UnauthorizedError');
         await refused(t, await get(s, path, 'Bearer'), 401, MESSAGES.badHeader, 'UnauthorizedError');
-        // Spec 5.2: the public key alone is rejected, whichever way it comes.
+        // The public key alone is rejected (docs/public-api.md, Authentication), whichever way it comes.
         const bothKeys = /needs both the public key and the secret key, sent with Basic auth/;
         await refused(t, await get(s, path, `Bearer ${projectKey.publicKey}`), 401, bothKeys, 'UnauthorizedError');
         await refused(t, await get(s, path, basic(projectKey.publicKey, '')), 401, bothKeys, 'UnauthorizedError');

@@ -1,8 +1,8 @@
-// Spec part 5 over every public API route: no key, a public key alone (Bearer), an expired key and a wrong secret are
-// 401; an organization key on a project route is 401 asking about organization keys (403 on prompt routes); a project
-// key on an organization route is 403; an ingestion-only project's key is 403 where it may not read or manage.
-// A route that did not exist would answer 404 before any key check, so the first 401 also shows the route is served.
-// One backend: the rules live above the store.
+// The public API's key rules (docs/public-api.md, Authentication and Route classes) over every route: no key, a public
+// key alone (Bearer), an expired key and a wrong secret are 401; an organization key on a project route is 401 asking
+// about organization keys (403 on prompt routes); a project key on an organization route is 403; an ingestion-only
+// project's key is 403 where it may not read or manage. A route that did not exist would answer 404 before any key
+// check, so the first 401 also shows the route is served. One backend: the rules live above the store.
 import t from 'tap';
 import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import { basicAuth as auth, callAdmin, startPublicApiService } from '../helpers/public-api.ts';
@@ -79,7 +79,7 @@ const ROUTES: [string, string, RouteClass, unknown?][] = [
 
 const ORG_KEY_ON_PROJECT_ROUTE = /Are you using an organization key\?/;
 
-t.test('spec part 5 on every public route', async (t) => {
+t.test('key and key-kind rules on every public route', async (t) => {
   const { s, db, key, ingestKey, orgKey } = await startPublicApiService(t, 'postgres');
   const sevenMonthsAgo = new Date();
   sevenMonthsAgo.setUTCMonth(sevenMonthsAgo.getUTCMonth() - 7);

@@ -1,4 +1,4 @@
-// Prompts v2 of the public API (reference §9, spec 5 and 6; docs/public-api.md "Prompts"): every route valid and
+// Prompts v2 of the public API (reference §9; docs/public-api.md "Prompts", docs/webhooks.md): every route valid and
 // invalid, labels unique per name, `latest` kept by the server, folder names, key kinds, ingestion-only projects, and
 // the prompt-version events recorded in the changing transaction. Runs against both store backends.
 import t, { type Test } from 'tap';

@@ -1,4 +1,4 @@
-// The REST API's rate limit (spec part 8, docs/rest-api.md): per API key, 1,000 requests per calendar minute with
+// The REST API's rate limit (docs/rest-api.md, Rate limiting): per API key, 1,000 requests per calendar minute with
 // bursts of at most 100 unless gateway.yaml says otherwise. X-RateLimit-Limit is the per-minute limit, Remaining what
 // is left of this minute, Reset the minute's end; refused requests get 429 rate_limit_exceeded with Retry-After. The
 // service clock is frozen so that time moves only when the test moves it.

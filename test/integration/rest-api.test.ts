@@ -1,4 +1,4 @@
-// The versioned REST API under /v1 on the admin listener (spec 4 A1, 5, 7, 8; docs/rest-api.md): keys and every way
+// The versioned REST API under /v1 on the admin listener (docs/rest-api.md): keys and every way
 // they fail, the error envelope, request ids, rate-limit headers, traces, spans, agents, paging and filters, and a
 // gateway request read back as a trace. Runs against both store backends, one service per backend.
 import t, { type Test } from 'tap';

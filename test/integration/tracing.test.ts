@@ -1,5 +1,5 @@
-// Gateway tracing (spec parts 4B, 6, 7; docs/decisions.md "Gateway traces", "Caller context headers"): what one
-// request leaves in the store, read back from the database. The store-backed part runs once per backend.
+// Gateway tracing (docs/api.md "Errors", traced column; docs/decisions.md "Gateway traces", "Caller context headers"):
+// what one request leaves in the store, read back from the database. The store-backed part runs once per backend.
 import t, { type Test } from 'tap';
 import { systemClock } from '../../src/platform/clock.ts';
 import type { Queryable } from '../../src/platform/store/database.ts';

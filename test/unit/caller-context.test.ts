@@ -1,4 +1,4 @@
-// Caller context headers (spec 4B; formats in docs/api.md "Caller context headers"): each parser at its limits,
+// Caller context headers (formats in docs/api.md "Caller context headers"): each parser at its limits,
 // and callerContext naming every malformed header under `ignored` instead of failing.
 import t from 'tap';
 import { callerContext, parseMetadata, parseTags, parseTraceparent } from '../../src/gateway/tracing/caller-context.ts';

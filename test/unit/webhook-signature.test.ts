@@ -1,4 +1,4 @@
-// The x-svc-signature header: HMAC-SHA256 of the raw body (t is not signed, spec part 6), lowercase hex, t in Unix
+// The x-svc-signature header: HMAC-SHA256 of the raw body (t is not signed, docs/webhooks.md), lowercase hex, t in Unix
 // seconds; the docs' verifier accepts it and rejects stale t values, wrong secrets and altered bodies.
 import { createHmac } from 'node:crypto';
 import t from 'tap';

@@ -1,6 +1,6 @@
-// Minting a short-lived gateway key bound to one agent (spec 4B "Key minting"). Free of HTTP so the public API, the
-// dashboard and the CLI share it: the request is checked here, the key stored as its SHA-256 with an audit row in the
-// same transaction, and the plaintext exists only in the returned value.
+// Minting a short-lived gateway key bound to one agent (docs/public-api.md, key minting). Free of HTTP so the public
+// API, the dashboard and the CLI share it: the request is checked here, the key stored as its SHA-256 with an audit row
+// in the same transaction, and the plaintext exists only in the returned value.
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ErrorObject } from 'ajv';
 import schema from '../../../schemas/api/mint-gateway-key.json' with { type: 'json' };
@@ -37,7 +37,7 @@ export interface MintedKey {
   stored: StoredGatewayKey;
 }
 
-/** The minted key as every minting door answers it (spec 4B): all but the stored row. */
+/** The minted key as every minting door answers it (docs/public-api.md, key minting): all but the stored row. */
 export const mintedKeyAnswer = ({ stored: _stored, ...answer }: MintedKey) => answer;
 
 /** A request the rules refuse; `field` is the request field at fault, `conflict` when the alias is taken. */

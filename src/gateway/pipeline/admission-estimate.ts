@@ -1,5 +1,6 @@
-// The admission estimate of a request (spec part 4B rule 5), worked out once per request: rate limits reserve its
-// tokens, budgets its worst-case cost, and the router prices a stream with it until the provider's usage arrives.
+// The admission estimate of a request (docs/plugins.md, The admission estimate), worked out once per request: rate
+// limits reserve its tokens, budgets its worst-case cost, and the router prices a stream with it until the
+// provider's usage arrives.
 import {
   estimateChatPromptTokens,
   estimateEmbeddingTokens,

@@ -41,7 +41,7 @@ export function createRequestContext(arrival: RequestArrival): CreatedContext {
     headers: arrival.headers,
     clientIp: arrival.clientIp,
     body,
-    // Streaming does not apply to embeddings (spec 4B): the flag is ignored there (docs/decisions.md).
+    // Streaming does not apply to embeddings: the flag is ignored there (docs/decisions.md, Embeddings and stream).
     stream: route === 'chat' && body?.stream === true,
     clientWantsUsage: (body?.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage === true,
     estimate: memoizedEstimate(route, body),

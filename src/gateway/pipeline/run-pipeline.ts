@@ -5,7 +5,7 @@ import type { GatewayResponse, RequestContext } from '../../plugin-api/contract.
 import { writeError, writeJsonResponse, writeStream } from '../stream/response-writer.ts';
 
 export interface PipelineOutcome {
-  /** Error code written to the client (spec code, provider code, or upstream_stream_error), if any. */
+  /** Error code written to the client (a gateway error code, the provider's own, or upstream_stream_error), if any. */
   code: string | null;
 }
 

@@ -1,4 +1,4 @@
-// /health and /ready, answered the same way on both listeners (spec part 4B).
+// /health and /ready, answered the same way on both listeners (docs/operations.md, Probes).
 
 export interface Health {
   ok: boolean;

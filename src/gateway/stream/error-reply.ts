@@ -1,4 +1,4 @@
-// Turns whatever ended a request into the status and body the client sees (spec part 7).
+// Turns whatever ended a request into the status and body the client sees (the error codes in docs/api.md).
 import { randomUUID } from 'node:crypto';
 import { GatewayError, openAIErrorBody } from '../../platform/errors/gateway-error.ts';
 import { UpstreamError } from '../../plugin-api/errors.ts';
@@ -6,7 +6,8 @@ import type { Logger } from '../../platform/telemetry/logger.ts';
 
 export interface ErrorReply {
   status: number;
-  /** Spec code, the provider's own code for pass-through errors, or null for unexpected failures. */
+  /** The gateway's error code (docs/api.md, Errors), the provider's own code for pass-through errors, or null for
+   * unexpected failures. */
   code: string | null;
   body: unknown;
   headers?: Record<string, string>;
@@ -29,7 +30,7 @@ export function errorReply(err: unknown, log: Logger): ErrorReply {
       const status = err.status ?? 502;
       const providerCode = (err.envelope?.error as { code?: unknown } | undefined)?.code;
       const code = typeof providerCode === 'string' ? providerCode : 'upstream_error';
-      // The provider's own envelope passes through when it sent one (spec part 7), with its retry hint.
+      // The provider's own envelope passes through when it sent one (docs/api.md, Errors), with its retry hint.
       const headers: Record<string, string> = {};
       if (err.retryAfterMs !== undefined) {
         headers['retry-after'] = String(Math.ceil(err.retryAfterMs / 1000));

@@ -22,8 +22,9 @@ function headerJson(value: unknown): string {
 const overheadHeader = (ms: number): string => ms.toFixed(3);
 
 /**
- * The x-svc-* headers every chat/embeddings response carries, as far as they are known (spec part 4B). Made last
- * before the response head is written: x-svc-overhead-ms is the gateway's time up to here (also kept on `ctx`).
+ * The x-svc-* headers every chat/embeddings response carries, as far as they are known (docs/api.md, Response
+ * headers). Made last before the response head is written: x-svc-overhead-ms is the gateway's time up to here (also
+ * kept on `ctx`).
  */
 export function gatewayHeaders(ctx: RequestContext, served: boolean): Record<string, string> {
   const headers: Record<string, string> = { 'x-svc-request-id': ctx.id, ...ctx.responseHeaders };
@@ -75,7 +76,7 @@ function waitForDrain(res: ServerResponse): Promise<void> {
   });
 }
 
-/** In-band error event (spec streaming rule 3), then the stream's end. */
+/** In-band error event (upstream_stream_error in docs/api.md, Streaming), then the stream's end. */
 function streamErrorEvent(err: unknown, ctx: RequestContext): string {
   if (err instanceof GatewayError) {
     return `data: ${JSON.stringify({ error: { message: err.message, type: 'server_error', param: null, code: err.code } })}\n\n`;
@@ -129,7 +130,7 @@ export async function writeStream(
     'x-accel-buffering': 'no',
   };
   res.writeHead(response.status, headers);
-  // Headers go out now, with the provider's first event (spec streaming rule 2).
+  // Headers go out now, with the provider's first event (docs/api.md, Streaming).
   res.flushHeaders();
   let chunkWorkMs = 0;
   const streamed = new StreamAggregate();

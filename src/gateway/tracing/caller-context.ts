@@ -1,6 +1,6 @@
-// Caller context headers (spec 4B): svc-user-id, svc-session-id, svc-tags, svc-metadata, traceparent.
-// Formats are documented in docs/api.md. A malformed header never fails the request: it is left out of the
-// trace and named under metadata `svc.ignored_headers`.
+// Caller context headers: svc-user-id, svc-session-id, svc-tags, svc-metadata, traceparent. Formats are documented in
+// docs/api.md "Caller context headers". A malformed header never fails the request: it is left out of the trace and
+// named under metadata `svc.ignored_headers`.
 import type { IncomingHttpHeaders } from 'node:http';
 import { exceedsJsonDepth } from '../../platform/validation/json-depth.ts';
 import { isObject } from '../../platform/validation/json-object.ts';

@@ -1,6 +1,7 @@
 // Turns one finished gateway request into a trace and one GENERATION observation per provider attempt
-// (spec part 6 and the Traced column of part 7). What a guardrail matched (ctx.redactions) is replaced before the
-// trace leaves this module, so no queue, spill file or row ever holds it.
+// (docs/decisions.md "Gateway traces"; which refusals are traced: the "traced" column of the error table in
+// docs/api.md). What a guardrail matched (ctx.redactions) is replaced before the trace leaves this module, so no
+// queue, spill file or row ever holds it.
 import type { DeploymentConfig } from '../../platform/config/types.ts';
 import type { AttemptRecord, RequestContext, StreamedAnswer } from '../../plugin-api/contract.ts';
 import { costDetailsOf, isLongContext, usageDetailsOf } from '../../platform/pricing/cost.ts';

@@ -1,4 +1,5 @@
-// A dashboard Point (docs/dashboard.md; names from spec part 2 "Dashboard metric names") from summed rollups.
+// A dashboard Point (its fields in docs/dashboard.md "Metrics", how each is counted in docs/dashboard-metrics.md)
+// from summed rollups.
 import type { Sums } from '../../platform/store/repos/metric-rollups.ts';
 import { countOf, mergeInto, percentile } from '../../platform/telemetry/latency-histogram.ts';
 

@@ -13,7 +13,7 @@ export interface AutomationSpec {
 
 export type AutomationField = 'url' | 'routingKey' | 'headers' | 'actions';
 
-/** A rule the spec breaks: `reason` reads after the field's name. */
+/** A rule the automation's settings (its AutomationSpec) break: `reason` reads after the field's name. */
 export class AutomationRuleError extends Error {
   readonly field: AutomationField;
   readonly reason: string;

@@ -11,7 +11,7 @@ import {
 } from '../../platform/store/repos/automations.ts';
 import type { PromptVersionEvent, PromptVersionEvents } from '../../platform/store/repos/prompt-version-events.ts';
 
-/** The webhook delivery body (spec part 2). */
+/** The webhook delivery body (docs/webhooks.md, The delivery body). */
 export interface WebhookDeliveryBody {
   id: string;
   timestamp: string;

@@ -1,6 +1,6 @@
-// The `x-svc-signature` header (spec part 6): `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`. The spec's
-// verification signs the raw request body only, so `t` is not part of the signed content: it says when the
-// signature was made, for receivers that reject stale deliveries.
+// The `x-svc-signature` header (docs/webhooks.md, The signature): `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`.
+// Receivers verify the HMAC of the raw request body only, so `t` is not part of the signed content: it says when
+// the signature was made, for receivers that reject stale deliveries.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'x-svc-signature';

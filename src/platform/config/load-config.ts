@@ -165,7 +165,7 @@ function crossCheck(config: GatewayConfig, warnings: string[], issues: PendingIs
   checkAgents(config, projectIds, issues);
   const units = checkOrgUnits(config, projectIds, issues);
   // A chain that cannot be built is a warning, not an error: the keys it concerns are refused with
-  // 503 budget_config_invalid (spec part 7) while every other key keeps working.
+  // 503 budget_config_invalid (docs/api.md, Errors) while every other key keeps working.
   for (const k of config.keys) {
     if (k.unit === undefined) continue;
     const chain = unitChain(units, k.unit, k.project);

@@ -1,4 +1,4 @@
-// One table for every gateway error code (spec part 7). Status and OpenAI `type` come from here only.
+// One table for every gateway error code (docs/api.md, Errors). Status and OpenAI `type` come from here only.
 
 export const GATEWAY_ERROR_STATUS = {
   invalid_request: 400,
@@ -35,7 +35,7 @@ export const GATEWAY_ERROR_STATUS = {
 
 export type GatewayErrorCode = keyof typeof GATEWAY_ERROR_STATUS;
 
-/** OpenAI error `type` for an HTTP status (spec part 7). */
+/** OpenAI error `type` for an HTTP status, as docs/api.md "Errors" lists them. */
 export function errorTypeForStatus(status: number): string {
   if (status === 401) return 'authentication_error';
   if (status === 403) return 'permission_error';

@@ -11,7 +11,7 @@ export interface GatewayErrorOptions {
 /** Shared by every copy of this module in the process (a custom plugin may carry its own copy of the package). */
 const BRAND = Symbol.for('svc.gateway-error');
 
-/** The one way a plugin or the listener ends a request with a spec error code. */
+/** The one way a plugin or the listener ends a request with one of the gateway's error codes (codes.ts). */
 export class GatewayError extends Error {
   /**
    * `instanceof` checks the brand rather than the prototype chain, so an error made by another copy of this class is

@@ -73,7 +73,7 @@ export function estimateEmbeddingTokens(input: unknown): number {
   return tokens;
 }
 
-/** Output allowance for reservations (spec rule 5): max_tokens or max_completion_tokens, else 4096. */
+/** Output allowance for reservations: max_completion_tokens, else max_tokens, else 4096 (docs/plugins.md). */
 export function outputAllowance(body: Record<string, unknown>): number {
   const value = body.max_completion_tokens ?? body.max_tokens;
   return typeof value === 'number' && value > 0 ? value : 4096;

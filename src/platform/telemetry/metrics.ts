@@ -1,5 +1,5 @@
 // Gateway metrics: prom-client instruments in a registry of their own (several services can share a process
-// in tests); /metrics serves them as the spec's JSON or as Prometheus text.
+// in tests); /metrics serves them as the JSON of docs/operations.md "Metrics" or as Prometheus text.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { DurationHistogram } from './duration-histogram.ts';
 import { LatencyWindow } from './latency-window.ts';

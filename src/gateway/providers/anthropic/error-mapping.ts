@@ -1,5 +1,5 @@
 // Anthropic error envelopes (`{type:'error', error:{type,message}}`) → UpstreamError carrying an OpenAI-shaped
-// envelope, so clients see the gateway's envelope (spec part 7) with the provider's status and message.
+// envelope, so clients see the gateway's envelope (docs/api.md, Errors) with the provider's status and message.
 import { errorTypeForStatus } from '../../../platform/errors/codes.ts';
 import { UpstreamError } from '../../../plugin-api/errors.ts';
 

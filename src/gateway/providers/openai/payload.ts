@@ -3,7 +3,7 @@ import { isObject } from '../../../platform/validation/json-object.ts';
 
 /**
  * The client's body for an OpenAI-wire upstream: the deployment's model replaces the group name, and
- * streams always ask for the final usage chunk (spec rule 4) so every stream is costed from real usage.
+ * streams always ask for the final usage chunk (docs/api.md, Streaming) so every stream is costed from real usage.
  */
 export function chatPayload(body: JsonObject, model: string | undefined, stream: boolean): JsonObject {
   const payload: JsonObject = { ...body };
@@ -22,8 +22,8 @@ export function clientAsksForUsage(body: JsonObject): boolean {
   return isObject(options) && options.include_usage === true;
 }
 
-/** The client's body for an embeddings API: the gateway answers embeddings unstreamed (spec 4B), so a `stream`
- * flag the client sent is not passed on for the provider to stream or refuse. */
+/** The client's body for an embeddings API: the gateway answers embeddings unstreamed (docs/decisions.md,
+ * Embeddings and stream), so a `stream` flag the client sent is not passed on for the provider to stream or refuse. */
 export function embeddingsPayload(body: JsonObject, model: string | undefined): JsonObject {
   const { stream: _stream, stream_options: _streamOptions, ...payload } = body;
   if (model === undefined) delete payload.model;

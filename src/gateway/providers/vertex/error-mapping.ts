@@ -1,5 +1,6 @@
 // Google's error envelope `{error:{code,message,status}}` (and Anthropic's, from Claude on Vertex) → UpstreamError
-// carrying the status and an OpenAI-shaped envelope, so the client sees the gateway's error shape (spec part 7).
+// carrying the status and an OpenAI-shaped envelope, so the client sees the gateway's error shape
+// (docs/api.md, Errors).
 import { openAIErrorBody } from '../../../platform/errors/gateway-error.ts';
 import { UpstreamError, retryAfterMs } from '../../../plugin-api/errors.ts';
 import { isObject } from '../../../platform/validation/json-object.ts';

@@ -4,7 +4,7 @@ import { iso, num } from './rows.ts';
 
 export type AgentStatus = 'active' | 'suspended';
 
-/** Spec part 2 Agent, plus the project it belongs to. */
+/** An agent as docs/rest-api.md describes it (GET /v1/agents), plus the project it belongs to. */
 export interface Agent {
   id: string;
   projectId: string;

@@ -25,7 +25,7 @@ export interface CreatedApiKey extends ApiKey {
   secretKey: string;
 }
 
-/** Keys created in the app expire six months after creation (spec part 5). */
+/** Keys created in the app expire six months after creation (docs/public-api.md, Authentication). */
 export function sixMonthsAfter(ms: number): Date {
   const d = new Date(ms);
   d.setUTCMonth(d.getUTCMonth() + 6);

@@ -1,10 +1,10 @@
-// Prompt-version events (spec part 6): whatever changes a prompt version (the public API, the dashboard, a CLI)
+// Prompt-version events (docs/webhooks.md): whatever changes a prompt version (the public API, the dashboard, a CLI)
 // reports it here, inside the transaction that made the change, so the event is stored exactly when the change is
 // (the webhook outbox, src/observability/webhooks/outbox-recorder.ts) and delivered later, also across restarts. The
 // prompts repository reports through this interface; the outbox implements it.
 import type { Queryable } from '../database.ts';
 
-/** The Prompt Version of the webhook delivery body (spec part 2). */
+/** The Prompt Version of the webhook delivery body (docs/webhooks.md, The delivery body). */
 export interface PromptVersionPayload {
   id: string;
   name: string;

@@ -1,7 +1,7 @@
 // Prompt versions (reference §9). Every change runs in one transaction that first takes an advisory lock on the
 // prompt name (so two creates of a new name cannot both take version 1) and then row locks on its versions, keeps
 // labels unique per name and `latest` on the newest version, and reports each version it changed to the
-// prompt-version events (spec part 6) in that same transaction.
+// prompt-version events (docs/webhooks.md) in that same transaction.
 import { randomUUID } from 'node:crypto';
 import type { ChatEntry } from './chat-entry.ts';
 import { referencesIn } from './prompt-references.ts';
@@ -58,7 +58,7 @@ function toPrompt(r: Record<string, any>): StoredPrompt {
   };
 }
 
-/** The webhook's Prompt Version: a chat prompt's messages travel as their JSON text (the spec types `prompt` as string). */
+/** The webhook's Prompt Version: a chat prompt's messages travel as their JSON text (`prompt` is a string there). */
 export function promptVersionPayload(p: StoredPrompt): PromptVersionPayload {
   return {
     id: p.id,

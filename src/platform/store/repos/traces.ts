@@ -175,7 +175,7 @@ export async function getTrace(db: Queryable, projectId: string, id: string): Pr
 
 export interface TraceFilter {
   status?: TraceStatus;
-  /** Agent name (spec A1 `agent`). */
+  /** Agent name (the `agent` filter of GET /v1/traces, docs/rest-api.md). */
   agentName?: string;
   agentId?: string;
   userId?: string;
