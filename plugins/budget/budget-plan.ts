@@ -1,6 +1,6 @@
-// What a request reserves against its budget chain: a check per budget of the key's chain (budget-chain.ts). Hard
-// budgets reserve the worst case (worst-case.ts) in integer nano-USD; soft ones reserve nothing and are charged what
-// the request cost when it ends.
+// What a request reserves against its budget chain: a check per budget of the key's chain
+// (src/plugin-api/budget-chain.ts). Hard budgets reserve the worst case (worst-case.ts) in integer nano-USD; soft ones
+// reserve nothing and are charged what the request cost when it ends.
 import {
   BudgetChains,
   type ChainBudget,

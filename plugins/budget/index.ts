@@ -1,6 +1,6 @@
-// budget: USD budgets on keys, agents, organization units and projects (budget-chain.ts), hard or soft, per
-// period. Admission reserves the worst case against every budget of the chain in one atomic step of the shared
-// counters; the request's real cost replaces the reservation when it ends, and goes to the spend ledger. When
+// budget: USD budgets on keys, agents, organization units and projects (src/plugin-api/budget-chain.ts), hard or
+// soft, per period. Admission reserves the worst case against every budget of the chain in one atomic step of the
+// shared counters; the request's real cost replaces the reservation when it ends, and goes to the spend ledger. When
 // rate-limit is listed right before it, rate-limit's minute checks join that step and its settlement
 // (src/plugin-api/admission-handoff.ts).
 import { periodResetAt, secondsUntil } from './period-reset.ts';

@@ -1,7 +1,8 @@
 // rate-limit: requests and tokens per calendar minute, per key (the key's rpm/tpm) and per project (gateway.yaml
 // projects[].rpm/tpm). One atomic check-and-add over every limit that applies, in the shared counters, so replicas
 // sharing Redis enforce one limit. Tokens are reserved at admission and settled when the request ends. With budget
-// listed right after it, its checks are admitted and settled by budget in the same counters step (minute-handoff.ts).
+// listed right after it, its checks are admitted and settled by budget in the same counters step (the contract's
+// admission handoff, src/plugin-api/admission-handoff.ts).
 import {
   admitsWithBudget,
   CountersUnavailableError,

@@ -1,6 +1,6 @@
 // Dashboard budgets of a project: every hard and soft budget a request can be held to (docs/configuration.md: key,
-// agent, organization unit, project; budget-chain.ts), with what was spent against it in its current period (the spend
-// ledger).
+// agent, organization unit, project; src/plugin-api/budget-chain.ts), with what was spent against it in its current
+// period (the spend ledger).
 import type { FastifyInstance } from 'fastify';
 import { budgetsOf, type ChainBudget } from '../../../src/plugin-api/budget-chain.ts';
 import type { GatewayConfig } from '../../../src/platform/config/types.ts';

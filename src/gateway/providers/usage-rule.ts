@@ -5,9 +5,9 @@
 //
 // The translation renames and adds the provider's counts and coerces none of them: a count that is not one (negative,
 // a string, a fraction, 1e30, null where the provider never sends null) is carried into the OpenAI field it feeds,
-// and a part above its total stays above it, so the usage check at the router (usage-check.ts) judges what the
-// provider sent exactly as it judges an OpenAI-compatible provider's usage: estimated and flagged, or clamped and
-// flagged.
+// and a part above its total stays above it, so the usage check at the router (src/plugin-api/usage-check.ts) judges
+// what the provider sent exactly as it judges an OpenAI-compatible provider's usage: estimated and flagged, or clamped
+// and flagged.
 import type { Usage } from '../../platform/openai/wire-types.ts';
 import { isObject } from '../../platform/validation/json-object.ts';
 import { isTokenCount } from '../../plugin-api/usage-check.ts';
@@ -63,7 +63,8 @@ const reported = (value: unknown) => value !== undefined && value !== 0;
 
 /**
  * The provider's counts as OpenAI usage, uncoerced. Its values are what the provider sent: the router checks the
- * usage before it books it (usage-check.ts), which is why the result is typed as usage only after that check.
+ * usage before it books it (src/plugin-api/usage-check.ts), which is why the result is typed as usage only after that
+ * check.
  */
 export function translatedUsage(c: ProviderTokenCounts): Usage {
   const prompt = sumOf(c.prompt);

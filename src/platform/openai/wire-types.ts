@@ -1,5 +1,5 @@
 // The OpenAI wire shapes the gateway speaks on both sides: client bodies, provider answers after translation, and
-// the normalised chunks of a stream. The plugin contract (pipeline/types.ts) re-exports what plugins need.
+// the normalised chunks of a stream. The plugin contract (src/plugin-api/contract.ts) re-exports what plugins need.
 
 export type JsonObject = Record<string, unknown>;
 
