@@ -3,7 +3,7 @@
 // cannot answer refuses with 503 guardrail_unavailable when its policy fails closed. Streamed answers cannot be
 // refused once started: they get a verdict in the trace. Whatever a detector matched is handed to tracing as a
 // redaction (ctx.redactions), so no trace holds it.
-import { requestText, responseText } from './detectors/checked-text.ts';
+import { requestText, responseText, streamedText } from './detectors/checked-text.ts';
 import {
   definePlugin,
   GatewayError,
@@ -16,14 +16,13 @@ import { evaluate } from './evaluate.ts';
 import { localScan } from './local-scan.ts';
 import { compilePolicies, policiesFor, type Policy } from './policies.ts';
 import { recordRedactions } from './redactions.ts';
-import { StreamText } from './stream-text.ts';
 import { enforce, recordStreamVerdict } from './verdicts.ts';
 import schema from './schema.json' with { type: 'json' };
 
 interface AnswerCheck {
   policies: Policy[];
-  /** Set for streamed requests. */
-  stream?: StreamText;
+  /** The answer is streamed: it is read from ctx.streamed once it ended. */
+  stream: boolean;
 }
 
 const answerCheck = stateSlot<AnswerCheck>('guardrails.answer');
@@ -51,7 +50,7 @@ export default definePlugin<GuardrailsConfig>({
       if (answer.length > 0 && ctx.route === 'chat') {
         ctx.state.set(answerCheck, {
           policies: answer,
-          stream: ctx.stream ? new StreamText(config.stream_max_chars) : undefined,
+          stream: ctx.stream,
         });
       }
     }
@@ -60,6 +59,8 @@ export default definePlugin<GuardrailsConfig>({
     if (!policies.some((p) => p.checkResponse)) return { onRequest };
     const hooks: PluginHooks = {
       onRequest,
+      // A streamed answer is checked as the stream aggregate kept it (ctx.streamed), up to stream_max_chars.
+      streamedTextChars: config.stream_max_chars,
       async onResponse(ctx, response) {
         const check = ctx.state.get(answerCheck);
         if (!check || response.kind !== 'json' || response.status < 200 || response.status >= 300) return;
@@ -68,14 +69,12 @@ export default definePlugin<GuardrailsConfig>({
         recordRedactions(ctx, 'response', checked, verdicts);
         enforce(ctx, 'response', verdicts);
       },
-      observeEvent(ctx, chunk) {
-        ctx.state.get(answerCheck)?.stream?.add(chunk);
-      },
       async onResponseEnd(ctx) {
         const check = ctx.state.get(answerCheck);
-        if (!check?.stream) return;
-        const { chars, truncated } = check.stream;
-        const checked = check.stream.checked();
+        if (!check?.stream || !ctx.streamed) return;
+        const texts = ctx.streamed.texts(config.stream_max_chars);
+        const { chars, truncated } = texts;
+        const checked = streamedText(texts);
         // The stream is over: an overloaded pool leaves the verdict incomplete instead of failing anything.
         const verdicts = await evaluate(check.policies, checked.text, scan).catch((err: unknown) => {
           if (err instanceof GatewayError) return err;

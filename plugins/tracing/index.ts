@@ -29,6 +29,8 @@ export default definePlugin<TracingConfig>({
   setup(config, services) {
     const sampler = new RefusalSampler(services.counters, services.clock);
     return {
+      // A streamed answer's text is recorded from ctx.streamed, so the gateway keeps as much of it as is recorded.
+      streamedTextChars: config.record_content ? config.max_output_chars : 0,
       onLog(ctx) {
         if (ctx.route === 'models' || !ctx.principal) return;
         // An unexpected gateway failure (500 without a code) is logged with its error id, not traced (docs/api.md).

@@ -111,10 +111,23 @@ export interface StreamedAnswer {
   /** Each choice's finish reason, in choice order. */
   finishReasons(): string[];
   /**
-   * The assistant message made of the first choice of each chunk: its content up to `maxChars` (at most 10,485,760;
-   * `truncated: true` when cut), its tool calls (arguments kept while shorter than `maxChars`), its finish reason.
+   * The assistant message of choice 0: its content up to `maxChars` (`truncated: true` when cut), its tool calls
+   * (arguments kept while shorter than `maxChars`), its finish reason. Text is there as far as a plugin of the
+   * pipeline asked for it with `streamedTextChars`.
    */
   message(maxChars: number): Record<string, unknown>;
+  /** The content of every choice, the first `maxChars` characters of the stream in all, in the order they came. */
+  texts(maxChars: number): StreamedTexts;
+}
+
+/** A streamed answer's content per choice, as `StreamedAnswer.texts` cuts it. */
+export interface StreamedTexts {
+  /** By choice index, the choices that said something. */
+  choices: { index: number; text: string }[];
+  /** Characters in `choices`. */
+  chars: number;
+  /** The stream carried more content than `choices` hold. */
+  truncated: boolean;
 }
 
 /** What a request used (`RequestContext.consumed()`): what rate limits and budgets settle their reservations to. */
@@ -235,4 +248,9 @@ export interface PluginHooks {
   onLog?(ctx: RequestContext): void;
   /** Called when a reload replaced this instance and its in-flight requests finished. */
   close?(): Maybe<void>;
+  /**
+   * The most characters of a streamed answer's text this plugin reads from `ctx.streamed` (`message`, `texts`). The
+   * gateway keeps the largest any plugin of the pipeline asks for, and no text when none asks.
+   */
+  readonly streamedTextChars?: number;
 }

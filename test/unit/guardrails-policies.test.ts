@@ -16,7 +16,6 @@ import { evaluate } from '../../plugins/guardrails/evaluate.ts';
 import { localScan } from '../../plugins/guardrails/local-scan.ts';
 import { compilePolicies, policiesFor, type Policy } from '../../plugins/guardrails/policies.ts';
 import { recordRedactions } from '../../plugins/guardrails/redactions.ts';
-import { StreamText } from '../../plugins/guardrails/stream-text.ts';
 import { enforce, recordStreamVerdict } from '../../plugins/guardrails/verdicts.ts';
 
 const dispatcher = new Agent();
@@ -251,51 +250,6 @@ t.test('recordStreamVerdict: clean, flagged, violation, incomplete', async (t) =
     'guardrails.unavailable': [{ policy: 'flag', service: 'm', where: 'response', reason: 'timeout' }],
     'guardrails.stream_verdict': { verdict: 'incomplete', findings: [], chars: 4 },
   });
-});
-
-t.test('StreamText keeps each choice apart, at most its bound in all, and says so', async (t) => {
-  const delta = (content: unknown, index?: number) => ({
-    choices: [{ ...(index === undefined ? {} : { index }), delta: { content } }],
-  });
-  const fields = (s: StreamText) => {
-    const checked = s.checked();
-    return checked.text === '' ? [] : checked.locate([0, checked.text.length]).map((m) => [m.path, m.text]);
-  };
-  const s = new StreamText(10);
-  s.add(delta('hello '));
-  s.add(delta(''));
-  s.add(delta(null));
-  s.add({ choices: [], usage: null });
-  t.same([fields(s), s.chars, s.truncated], [[['choices[0].message.content', 'hello ']], 6, false]);
-  s.add({
-    choices: [
-      { index: 1, delta: { content: 'ab' } },
-      { index: 0, delta: { content: 'w' } },
-    ],
-  });
-  t.same(
-    fields(s),
-    [
-      ['choices[0].message.content', 'hello w'],
-      ['choices[1].message.content', 'ab'],
-    ],
-    'deltas go to the choice of their index',
-  );
-  s.add(delta('orld!'));
-  t.same(
-    [fields(s), s.chars, s.truncated],
-    [
-      [
-        ['choices[0].message.content', 'hello wo'],
-        ['choices[1].message.content', 'ab'],
-      ],
-      10,
-      true,
-    ],
-    'cut at the bound',
-  );
-  s.add(delta('more', 1));
-  t.same([s.chars, s.truncated], [10, true]);
 });
 
 t.test('recordRedactions: each match as its field and offsets, once across policies', async (t) => {

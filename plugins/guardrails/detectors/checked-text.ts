@@ -1,6 +1,6 @@
 // The text guardrails read (prompt messages and embeddings input, answers), each field with its path in the body, so
 // a match in the scanned text can be told back as a field and offsets in it.
-import type { JsonObject, RouteName } from '../../../src/plugin-api/index.ts';
+import type { JsonObject, RouteName, StreamedTexts } from '../../../src/plugin-api/index.ts';
 import type { MatchRange } from './types.ts';
 
 /** One field guardrails read: its path in the request or answer body (`messages[1].content`) and its text. */
@@ -83,4 +83,9 @@ export function responseText(body: unknown): CheckedText {
   if (Array.isArray(choices))
     choices.forEach((c, i) => contentFields(c?.message?.content, `choices[${i}].message.content`, out));
   return new CheckedText(out);
+}
+
+/** A streamed answer's choices as ctx.streamed kept them, each as its message's content would hold it. */
+export function streamedText(texts: StreamedTexts): CheckedText {
+  return new CheckedText(texts.choices.map(({ index, text }) => ({ path: `choices[${index}].message.content`, text })));
 }

@@ -38,6 +38,8 @@ export interface Stage {
   events: EventHooks;
   onResponseEnd: LoadedPlugin[];
   onLog: LoadedPlugin[];
+  /** The most streamed answer text a plugin of the stage reads from ctx.streamed: what the stream aggregate keeps. */
+  streamedTextChars: number;
 }
 
 export interface RequestHook {
@@ -63,7 +65,7 @@ export interface Pipeline {
 }
 
 /** Every hook a plugin's setup may return (Fastify's `supportedHooks`): anything else is refused at load. */
-const SUPPORTED_HOOKS: Record<keyof PluginHooks, true> = {
+const SUPPORTED_HOOKS: Record<Exclude<keyof PluginHooks, 'streamedTextChars'>, true> = {
   onRequest: true,
   handle: true,
   onResponse: true,
@@ -272,7 +274,9 @@ function hookProblem(hooks: unknown): string | undefined {
     if (known && value !== undefined && typeof value !== 'function')
       return `returned a hook '${name}' that is not a function`;
   }
-  const { onEvent, observeEvent } = hooks as PluginHooks;
+  const { onEvent, observeEvent, streamedTextChars: chars } = hooks as PluginHooks;
+  if (chars !== undefined && !(Number.isSafeInteger(chars) && chars >= 0))
+    return `returned streamedTextChars ${String(chars)}: it must be a whole number of characters, 0 or more`;
   if (onEvent && observeEvent)
     return 'returned both onEvent and observeEvent (a plugin either edits stream chunks, onEvent, or only reads them, observeEvent)';
   return undefined;
@@ -288,6 +292,7 @@ function stagesOf(request: LoadedPlugin[], terminal: LoadedPlugin, after: Loaded
         edit: reversed.some((p) => p.hooks.onEvent),
       },
       onResponseEnd: reversed.filter((p) => p.hooks.onResponseEnd),
+      streamedTextChars: Math.max(0, ...reversed.map((p) => p.hooks.streamedTextChars ?? 0)),
       onLog: reversed.filter((p) => p.hooks.onLog),
     };
   };

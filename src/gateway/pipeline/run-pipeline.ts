@@ -33,7 +33,7 @@ export async function runPipeline(
       response = await pipeline.terminal.hooks.handle!(ctx);
       ctx.source = response.source ?? 'upstream';
     }
-    const { onResponse, events, onResponseEnd } = pipeline.stages[stage];
+    const { onResponse, events, onResponseEnd, streamedTextChars } = pipeline.stages[stage];
     // A plugin that sees the response may change its body in place; then the provider's raw text is stale.
     if (response.kind === 'json' && response.raw !== undefined && onResponse.length > 0) {
       response = { ...response, raw: undefined };
@@ -50,7 +50,12 @@ export async function runPipeline(
     }
     ctx.response = response;
     if (response.kind === 'json') writeJsonResponse(ctx, res, response);
-    else await writeStream(ctx, res, response, events.plugins, !events.edit && response.events === produced);
+    else
+      await writeStream(ctx, res, response, {
+        hooks: events.plugins,
+        providerText: !events.edit && response.events === produced,
+        textChars: streamedTextChars,
+      });
     if (ctx.error !== undefined) code = 'upstream_stream_error';
     for (const p of onResponseEnd) {
       try {

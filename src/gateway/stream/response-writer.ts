@@ -108,18 +108,25 @@ function throughHooks(
   return current;
 }
 
+/** How a stream is written: the plugins' event hooks, in the order each chunk meets them, and what is kept of it. */
+export interface StreamWriting {
+  hooks: readonly { hooks: PluginHooks }[];
+  /** No hook may have changed a chunk: a chunk the provider's transport kept the text of goes out as that text. */
+  providerText: boolean;
+  /** The most answer text `ctx.streamed` keeps (the largest `streamedTextChars` of the plugins taking part). */
+  textChars: number;
+}
+
 /**
- * Streams chunks through the plugins' event hooks (in the given order) to the client, each first added to
- * `ctx.streamed`. With `providerText` (no hook may have changed a chunk) a chunk the provider's transport kept the text
- * of goes out as that text, otherwise it is serialised. After a client disconnect the events are still consumed, so
- * usage is settled; nothing more is written.
+ * Streams chunks through the plugins' event hooks to the client, each first added to `ctx.streamed`. A chunk goes out
+ * as the provider's own text when `providerText` allows it, otherwise serialised. After a client disconnect the events
+ * are still consumed, so usage is settled; nothing more is written.
  */
 export async function writeStream(
   ctx: RequestContext,
   res: ServerResponse,
   response: StreamResponse,
-  eventHooks: readonly { hooks: PluginHooks }[],
-  providerText: boolean,
+  { hooks: eventHooks, providerText, textChars }: StreamWriting,
 ): Promise<void> {
   ctx.status = response.status;
   const headers = {
@@ -133,7 +140,7 @@ export async function writeStream(
   // Headers go out now, with the provider's first event (docs/api.md, Streaming).
   res.flushHeaders();
   let chunkWorkMs = 0;
-  const streamed = new StreamAggregate();
+  const streamed = new StreamAggregate(textChars);
   ctx.streamed = streamed;
   try {
     for await (const original of response.events) {

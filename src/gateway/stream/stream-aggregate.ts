@@ -1,12 +1,9 @@
 // What a streamed answer's chunks said, gathered once per chunk by the response writer and read by plugins as
 // `ctx.streamed` (so no plugin needs a per-chunk hook to learn it): the chunk count, the model, each choice's finish
-// reason, and the assistant message. The message keeps the chunks' own strings (content and each tool call's arguments
-// up to MAX_TEXT_CHARS), and is cut to what its reader asks for when read.
+// reason, and the answer text. Text is kept only as far as a plugin of the pipeline asks for it (a hook's
+// `streamedTextChars`): none when no plugin reads it, so a stream nobody records costs no memory for its text.
 import type { ChatChunk } from '../../platform/openai/wire-types.ts';
-import type { StreamedAnswer } from '../../plugin-api/contract.ts';
-
-/** The most message text kept: the largest bound a reader may ask for (tracing's max_output_chars maximum). */
-export const MAX_TEXT_CHARS = 10_485_760;
+import type { StreamedAnswer, StreamedTexts } from '../../plugin-api/contract.ts';
 
 interface ToolCallParts {
   id?: string;
@@ -15,17 +12,29 @@ interface ToolCallParts {
   argumentChars: number;
 }
 
+/** Content as it arrived, each part with the index of its choice. */
+interface TextPart {
+  index: number;
+  text: string;
+}
+
 export class StreamAggregate implements StreamedAnswer {
   chunks = 0;
   model: string | undefined;
   /** By choice index, as the final chunks give them. */
   readonly #reasons = new Map<number, string>();
-  readonly #content: string[] = [];
-  #contentChars = 0;
-  /** Non-empty content came after MAX_TEXT_CHARS were kept. */
-  #contentDropped = false;
+  /** The most content characters kept, over all choices, and the most tool-call argument characters per call. */
+  readonly #maxChars: number;
+  readonly #parts: TextPart[] = [];
+  #chars = 0;
+  /** Content characters the stream carried past `#maxChars`. */
+  #droppedChars = 0;
+  /** The tool calls of choice 0. */
   readonly #toolCalls: ToolCallParts[] = [];
-  #finishReason: string | null = null;
+
+  constructor(maxChars: number) {
+    this.#maxChars = maxChars;
+  }
 
   add(chunk: ChatChunk): void {
     this.chunks++;
@@ -33,56 +42,67 @@ export class StreamAggregate implements StreamedAnswer {
     const choices = chunk.choices;
     if (!Array.isArray(choices)) return;
     for (let i = 0; i < choices.length; i++) {
-      const choice = choices[i] as { index?: unknown; finish_reason?: unknown } | null;
-      const reason = choice?.finish_reason;
-      if (typeof reason === 'string') this.#reasons.set(typeof choice!.index === 'number' ? choice!.index : i, reason);
+      const choice = choices[i] as { index?: unknown; finish_reason?: unknown; delta?: Record<string, any> } | null;
+      if (!choice) continue;
+      const index = typeof choice.index === 'number' ? choice.index : i;
+      if (typeof choice.finish_reason === 'string') this.#reasons.set(index, choice.finish_reason);
+      const delta = choice.delta;
+      if (!delta) continue;
+      if (typeof delta.content === 'string' && delta.content !== '') this.#keep(index, delta.content);
+      if (index === 0 && Array.isArray(delta.tool_calls)) this.#addToolCalls(delta.tool_calls);
     }
-    this.#addToMessage(choices[0] as { delta?: Record<string, any>; finish_reason?: string | null } | undefined);
   }
 
-  /** The message is made of the first choice of each chunk. */
-  #addToMessage(choice: { delta?: Record<string, any>; finish_reason?: string | null } | undefined): void {
-    if (!choice) return;
-    if (choice.finish_reason) this.#finishReason = choice.finish_reason;
-    const delta = choice.delta;
-    if (!delta) return;
-    if (typeof delta.content === 'string') this.#keep(delta.content);
-    if (Array.isArray(delta.tool_calls)) {
-      for (const part of delta.tool_calls as Record<string, any>[]) {
-        const index = typeof part.index === 'number' ? part.index : 0;
-        const call = (this.#toolCalls[index] ??= {
-          type: 'function',
-          function: { name: '', arguments: [] },
-          argumentChars: 0,
-        });
-        if (part.id) call.id = part.id;
-        if (part.function?.name) call.function.name += part.function.name;
-        const args = part.function?.arguments;
-        if (args && call.argumentChars < MAX_TEXT_CHARS) {
-          call.function.arguments.push(args);
-          call.argumentChars += args.length;
-        }
+  #keep(index: number, text: string): void {
+    const room = this.#maxChars - this.#chars;
+    if (text.length > room) this.#droppedChars += text.length - room;
+    if (room <= 0) return;
+    const kept = text.length > room ? text.slice(0, room) : text;
+    this.#parts.push({ index, text: kept });
+    this.#chars += kept.length;
+  }
+
+  #addToolCalls(parts: Record<string, any>[]): void {
+    for (const part of parts) {
+      const index = typeof part.index === 'number' ? part.index : 0;
+      const call = (this.#toolCalls[index] ??= {
+        type: 'function',
+        function: { name: '', arguments: [] },
+        argumentChars: 0,
+      });
+      if (part.id) call.id = part.id;
+      if (part.function?.name) call.function.name += part.function.name;
+      const args = part.function?.arguments;
+      if (args && call.argumentChars < this.#maxChars) {
+        call.function.arguments.push(args);
+        call.argumentChars += args.length;
       }
     }
-  }
-
-  #keep(text: string): void {
-    if (this.#contentChars >= MAX_TEXT_CHARS) {
-      if (text !== '') this.#contentDropped = true;
-      return;
-    }
-    this.#content.push(text);
-    this.#contentChars += text.length;
   }
 
   finishReasons(): string[] {
     return [...this.#reasons].sort(([a], [b]) => a - b).map(([, reason]) => reason);
   }
 
+  texts(maxChars: number): StreamedTexts {
+    const byChoice = new Map<number, string>();
+    let chars = 0;
+    for (const { index, text } of this.#parts) {
+      if (chars >= maxChars) break;
+      const kept = text.length > maxChars - chars ? text.slice(0, maxChars - chars) : text;
+      byChoice.set(index, (byChoice.get(index) ?? '') + kept);
+      chars += kept.length;
+    }
+    const choices = [...byChoice].sort(([a], [b]) => a - b).map(([index, text]) => ({ index, text }));
+    const carried = this.#chars + this.#droppedChars;
+    return { choices, chars, truncated: carried > maxChars || this.#droppedChars > 0 };
+  }
+
   message(maxChars: number): Record<string, unknown> {
     let content = '';
-    let truncated = this.#contentDropped;
-    for (const text of this.#content) {
+    let truncated = this.#droppedChars > 0;
+    for (const { index, text } of this.#parts) {
+      if (index !== 0) continue;
       if (content.length + text.length > maxChars) {
         content += text.slice(0, Math.max(0, maxChars - content.length));
         truncated = true;
@@ -94,7 +114,8 @@ export class StreamAggregate implements StreamedAnswer {
       function: { name: call.function.name, arguments: joinedUpTo(call.function.arguments, maxChars) },
     }));
     if (calls.length > 0) out.tool_calls = calls;
-    if (this.#finishReason) out.finish_reason = this.#finishReason;
+    const reason = this.#reasons.get(0);
+    if (reason) out.finish_reason = reason;
     if (truncated) out.truncated = true;
     return out;
   }

@@ -93,6 +93,17 @@ t.test('a hook name that is no hook is refused at load, naming the module and th
     },
   ]);
 
+  const badChars = await loadFails(t, [{ use: './chars.mjs' }, { use: 'router' }], {
+    'chars.mjs': plugin('streamedTextChars: -1, onLog() {}'),
+  });
+  t.match(badChars.issues, [
+    {
+      path: 'plugins[0]',
+      message:
+        "setup of './chars.mjs' returned streamedTextChars -1: it must be a whole number of characters, 0 or more",
+    },
+  ]);
+
   const data = await load(t, [{ use: './data.mjs' }, { use: 'router' }], {
     'data.mjs': plugin("label: 'kept for the hooks', onLog: undefined, onRequest() {}"),
   });
@@ -131,6 +142,26 @@ t.test('the hook lists are built once per pipeline, per stage a request can reac
   t.same(positions(p.stages[4].onResponseEnd), [4]);
   t.equal(p.stages[2], p.stages[2], 'the same lists for every request');
 });
+
+t.test(
+  'a stream keeps the most answer text a plugin taking part reads from ctx.streamed, none when none asks',
+  async (t) => {
+    const p = await load(t, [{ use: './a.mjs' }, { use: 'auth' }, { use: 'router' }, { use: './c.mjs' }], {
+      'a.mjs': plugin('streamedTextChars: 5000, onRequest() {}'),
+      'c.mjs': plugin('streamedTextChars: 300, onLog() {}'),
+    });
+    t.same(
+      p.stages.map((s) => s.streamedTextChars),
+      [300, 5000, 5000, 5000],
+      "before a.mjs took part only c.mjs's 300; from then on 5000",
+    );
+    const none = await load(t, [{ use: 'auth' }, { use: 'router' }]);
+    t.same(
+      none.stages.map((s) => s.streamedTextChars),
+      [0, 0, 0],
+    );
+  },
+);
 
 /** Runs one request through the pipeline on a real socket; answers with what the client saw and the context. */
 async function run(t: Test, pipeline: Pipeline, ctx: RequestContext) {
