@@ -1,5 +1,5 @@
-// The public API's read shapes of traces, observations and scores (Langfuse's Trace, ObservationsView and Score,
-// reference §6, §7), shared by the routes that answer them.
+// The public API's read shapes of traces, observations and scores (Langfuse's Trace, ObservationsView and Score;
+// docs/public-api.md "Traces, observations and sessions", "Scores"), shared by the routes that answer them.
 import type { ModelDefinition } from '../../src/platform/store/repos/models.ts';
 import { unitPrices } from '../../src/platform/pricing/observation-model.ts';
 import type { StoredScore } from '../../src/platform/store/repos/scores.ts';

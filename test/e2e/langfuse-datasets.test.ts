@@ -1,6 +1,6 @@
-// The official `langfuse` npm SDK v3 against the public API's datasets (reference §8, §12): create a dataset with a
-// folder name and its items, fetch it with its items, link traces and spans to a run, read the run back; the stored
-// rows asserted.
+// The official `langfuse` npm SDK v3 against the public API's datasets (docs/public-api.md
+// "Datasets and score configs"; docs/langfuse-sdks.md): create a dataset with a folder name and its items, fetch it
+// with its items, link traces and spans to a run, read the run back; the stored rows asserted.
 import { Langfuse } from 'langfuse';
 import t from 'tap';
 import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';

@@ -1,5 +1,6 @@
-// The official `langfuse` npm SDK v3 against the public API's prompts (reference §9, §12): create and fetch text and
-// chat prompts, labels, versions, folder names and label updates, compiled by the SDK, with the stored rows asserted.
+// The official `langfuse` npm SDK v3 against the public API's prompts (docs/public-api.md
+// "Prompts — /api/public/v2/prompts"; docs/langfuse-sdks.md): create and fetch text and chat prompts, labels, versions,
+// folder names and label updates, compiled by the SDK, with the stored rows asserted.
 import { Langfuse } from 'langfuse';
 import t from 'tap';
 import { createApiKey } from '../../src/platform/store/repos/api-keys.ts';

@@ -1,6 +1,6 @@
-// Prompts v2 of the public API (reference §9; docs/public-api.md "Prompts", docs/webhooks.md): every route valid and
-// invalid, labels unique per name, `latest` kept by the server, folder names, key kinds, ingestion-only projects, and
-// the prompt-version events recorded in the changing transaction. Runs against both store backends.
+// Prompts v2 of the public API (docs/public-api.md "Prompts — /api/public/v2/prompts", docs/webhooks.md): every route
+// valid and invalid, labels unique per name, `latest` kept by the server, folder names, key kinds, ingestion-only
+// projects, and the prompt-version events recorded in the changing transaction. Runs against both store backends.
 import t, { type Test } from 'tap';
 import { createApiKey, type CreatedApiKey } from '../../src/platform/store/repos/api-keys.ts';
 import type { Queryable } from '../../src/platform/store/database.ts';

@@ -84,7 +84,15 @@ function globExists(abs: string): boolean {
 const REPO_PATH = /^(?:src|admin|docs|plugins|test|sdks|schemas|scripts|examples|bench|\.ci)\/[^\s`]*$/;
 // Build output, installs and data made at run time: not in the repository by design.
 const NOT_SHIPPED = /(^|\/)(dist|node_modules|data|target|\.venv|\.peers)(\/|$)/;
-const FORBIDDEN = [/shared\//, /spec part/i, /\bthe spec\b/i, /\bspec's\b/i, /ARCHITECTURE\.md/, /service-interface/];
+const FORBIDDEN = [
+  /shared\//,
+  /spec part/i,
+  /\bthe spec\b/i,
+  /\bspec's\b/i,
+  /ARCHITECTURE\.md/,
+  /service-interface/,
+  /reference §/i,
+];
 
 for (const page of PAGES) {
   t.test(page, async (t) => {
@@ -138,4 +146,5 @@ t.test('the checker itself: a broken link, a missing path and an outside referen
   t.ok(anchorsOf('## Caller context headers\n## Errors\n## Errors').has('errors-1'));
   t.ok(anchorsOf('## `/metrics` (admin port only)').has('metrics-admin-port-only'));
   t.ok(FORBIDDEN.some((re) => re.test('see spec part 7')));
+  t.ok(FORBIDDEN.some((re) => re.test('as the ingestion rules say (reference §4)')));
 });

@@ -1,5 +1,5 @@
-// Ingestion's field rules (reference §4): environment normalisation, usage shapes to exclusive buckets, costs, and
-// the merge helpers.
+// Ingestion's field rules (docs/public-api.md "POST /api/public/ingestion", Field rules and Merge rules): environment
+// normalisation, usage shapes to exclusive buckets, costs, and the merge helpers.
 import t from 'tap';
 import { normalizeEnvironment } from '../../src/observability/ingestion/environment.ts';
 import { deepMerge, mergeOrder } from '../../src/observability/ingestion/merge.ts';

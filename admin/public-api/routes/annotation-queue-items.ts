@@ -1,5 +1,5 @@
-// The items of an annotation queue (reference §8): list, add, read, set the status of and delete them. Listing and
-// adding answer 404 when the project has no such queue.
+// The items of an annotation queue (docs/public-api.md "Annotation queues — /api/public/annotation-queues"): list, add,
+// read, set the status of and delete them. Listing and adding answer 404 when the project has no such queue.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import itemCreateSchema from '../../../schemas/api/public-annotation-queue-item-create.json' with { type: 'json' };

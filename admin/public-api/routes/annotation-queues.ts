@@ -1,5 +1,6 @@
-// Annotation queues of the public API (reference §8): queues and their user assignments; their items are in
-// annotation-queue-items.ts. Every route under a queue answers 404 when the project has no such queue.
+// Annotation queues of the public API (docs/public-api.md "Annotation queues — /api/public/annotation-queues"): queues
+// and their user assignments; their items are in annotation-queue-items.ts. Every route under a queue answers 404 when
+// the project has no such queue.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import assignmentSchema from '../../../schemas/api/public-annotation-queue-assignment.json' with { type: 'json' };

@@ -1,5 +1,5 @@
-// Dataset items of the public API (reference §3, §8): POST /dataset-items (upsert by id), GET /dataset-items (ACTIVE
-// items, filtered), GET and DELETE /dataset-items/{id}.
+// Dataset items of the public API (docs/public-api.md "Datasets and score configs"): POST /dataset-items (upsert by
+// id), GET /dataset-items (ACTIVE items, filtered), GET and DELETE /dataset-items/{id}.
 import type { FastifyInstance } from 'fastify';
 import createSchema from '../../../schemas/api/public-dataset-item-create.json' with { type: 'json' };
 import listQuerySchema from '../../../schemas/api/public-dataset-items-query.json' with { type: 'json' };

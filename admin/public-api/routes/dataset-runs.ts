@@ -1,5 +1,6 @@
-// Dataset runs and run items of the public API (reference §3, §8): GET /datasets/{name}/runs, GET and DELETE
-// /datasets/{name}/runs/{runName}, POST /dataset-run-items (creates the run by name when new), GET /dataset-run-items.
+// Dataset runs and run items of the public API (docs/public-api.md "Datasets and score configs"): GET
+// /datasets/{name}/runs, GET and DELETE /datasets/{name}/runs/{runName}, POST /dataset-run-items (creates the run by
+// name when new), GET /dataset-run-items.
 import type { FastifyInstance } from 'fastify';
 import pageQuerySchema from '../../../schemas/api/public-page-query.json' with { type: 'json' };
 import createSchema from '../../../schemas/api/public-dataset-run-item-create.json' with { type: 'json' };

@@ -1,7 +1,7 @@
-// Datasets of the public API (reference §3, §8): Langfuse's v2 routes (POST, GET /v2/datasets, GET
-// /v2/datasets/{datasetName}) and the legacy ones the JS v3 SDK still calls (POST, GET /datasets, GET
-// /datasets/{datasetName} with items and run names). Names with folders arrive as one encoded segment (`a%2Fb`);
-// the router matches before decoding, so the parameter holds `a/b`. The item and run routes share the shapes and the
+// Datasets of the public API (docs/public-api.md "Datasets and score configs"): Langfuse's v2 routes (POST, GET
+// /v2/datasets, GET /v2/datasets/{datasetName}) and the legacy ones the JS v3 SDK still calls (POST, GET /datasets, GET
+// /datasets/{datasetName} with items and run names). Names with folders arrive as one encoded segment (`a%2Fb`); the
+// router matches before decoding, so the parameter holds `a/b`. The item and run routes share the shapes and the
 // by-name lookup defined here.
 import type { FastifyInstance } from 'fastify';
 import createSchema from '../../../schemas/api/public-dataset-create.json' with { type: 'json' };

@@ -1,6 +1,7 @@
-// POST {base_url}/api/public/ingestion: Langfuse's batch ingestion (reference §4). Every well-formed batch answers
-// 207 `{ successes, errors }`, one entry per event (sdk-log events in neither); the events land in the same traces and
-// observations tables as the REST API and the gateway (source `ingestion`), and scores in the scores table.
+// POST {base_url}/api/public/ingestion: Langfuse's batch ingestion (docs/public-api.md "POST /api/public/ingestion").
+// Every well-formed batch answers 207 `{ successes, errors }`, one entry per event (sdk-log events in neither); the
+// events land in the same traces and observations tables as the REST API and the gateway (source `ingestion`), and
+// scores in the scores table.
 import type { FastifyInstance } from 'fastify';
 import { processBatch } from '../../../src/observability/ingestion/process-batch.ts';
 import type { AdminContext } from '../../context.ts';

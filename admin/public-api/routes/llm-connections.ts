@@ -1,6 +1,7 @@
-// LLM connections of the public API (reference §8): GET /llm-connections (paged), PUT /llm-connections (upsert by
-// provider: 201 created, 200 replaced), DELETE /llm-connections/{id}. Secrets and extra header values are stored
-// sealed and never answered: only `displaySecretKey` and `extraHeaderKeys`.
+// LLM connections of the public API (docs/public-api.md "LLM connections — /api/public/llm-connections"): GET
+// /llm-connections (paged), PUT /llm-connections (upsert by provider: 201 created, 200 replaced), DELETE
+// /llm-connections/{id}. Secrets and extra header values are stored sealed and never answered: only `displaySecretKey`
+// and `extraHeaderKeys`.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import pageQuerySchema from '../../../schemas/api/public-page-query.json' with { type: 'json' };

@@ -1,6 +1,7 @@
-// Models and prices of the public API (reference §10): GET/POST /models, GET/DELETE /models/{id}. Lists hold the
-// project's models (newest first) and then the built-ins; ingestion prices generations with them (src/observability/ingestion/
-// generation-cost.ts), so a create or delete drops this process's cached matcher for the project.
+// Models and prices of the public API (docs/public-api.md "Models — /api/public/models"): GET/POST /models, GET/DELETE
+// /models/{id}. Lists hold the project's models (newest first) and then the built-ins; ingestion prices generations
+// with them (src/observability/ingestion/generation-cost.ts), so a create or delete drops this process's cached matcher
+// for the project.
 import type { FastifyInstance } from 'fastify';
 import createSchema from '../../../schemas/api/public-model-create.json' with { type: 'json' };
 import pageQuerySchema from '../../../schemas/api/public-page-query.json' with { type: 'json' };

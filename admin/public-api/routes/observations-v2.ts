@@ -1,5 +1,6 @@
-// GET {base_url}/api/public/v2/observations: Langfuse's cursor-paged observation list with field groups
-// (reference §6, ObservationV2). The cursor is base64 of JSON {lastStartTimeTo, lastTraceId, lastId}.
+// GET {base_url}/api/public/v2/observations: Langfuse's cursor-paged observation list with field groups (ObservationV2;
+// docs/public-api.md "GET /api/public/v2/observations"). The cursor is base64 of JSON {lastStartTimeTo, lastTraceId,
+// lastId}.
 import type { FastifyInstance } from 'fastify';
 import querySchema from '../../../schemas/api/public-observations-v2-query.json' with { type: 'json' };
 import type { ModelDefinition } from '../../../src/platform/store/repos/models.ts';

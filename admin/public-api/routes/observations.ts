@@ -1,5 +1,5 @@
 // GET {base_url}/api/public/observations and /observations/{observationId}: Langfuse's v1 observation reads
-// (ObservationsView, reference §6, §7).
+// (ObservationsView; docs/public-api.md "GET /api/public/observations").
 import type { FastifyInstance } from 'fastify';
 import querySchema from '../../../schemas/api/public-observations-query.json' with { type: 'json' };
 import { observationModels } from '../../../src/platform/pricing/observation-model.ts';

@@ -1,5 +1,5 @@
-// POST {base_url}/api/public/otel/v1/traces: OTLP/HTTP trace export, protobuf or JSON, optionally gzipped (reference
-// §5, docs/public-api.md "OpenTelemetry intake"). Spans become ingestion events and are stored before the answer.
+// POST {base_url}/api/public/otel/v1/traces: OTLP/HTTP trace export, protobuf or JSON, optionally gzipped
+// (docs/public-api.md "OpenTelemetry intake"). Spans become ingestion events and are stored before the answer.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { experimentItemLinksOf } from '../../../src/observability/ingestion/otel/experiment-items.ts';
 import { processBatch } from '../../../src/observability/ingestion/process-batch.ts';

@@ -1,7 +1,7 @@
-// Prompts v2 under {base_url}/api/public/v2/prompts (reference §9; route class `prompt`, docs/public-api.md): create a
-// version, get one by version or label (its composition references resolved unless `resolve=false`), list names, add
-// labels to a version, delete versions. Folder names arrive as one URL-encoded path segment (`folder%2Fname`); the
-// router matches before decoding, so `:name` holds `folder/name`.
+// Prompts v2 under {base_url}/api/public/v2/prompts (route class `prompt`; docs/public-api.md
+// "Prompts — /api/public/v2/prompts"): create a version, get one by version or label (its composition references
+// resolved unless `resolve=false`), list names, add labels to a version, delete versions. Folder names arrive as one
+// URL-encoded path segment (`folder%2Fname`); the router matches before decoding, so `:name` holds `folder/name`.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import createSchema from '../../../schemas/api/public-prompt-create.json' with { type: 'json' };
 import labelsSchema from '../../../schemas/api/public-prompt-labels.json' with { type: 'json' };
@@ -98,7 +98,7 @@ function checkCreate(body: CreateBody): void {
   }
 }
 
-/** A selector from `?version=` / `?label=`; both at once is a 400 (reference §9). */
+/** A selector from `?version=` / `?label=`; both at once is a 400, as in Langfuse. */
 function selectorOf(q: PromptQuery): PromptSelector {
   if (q.version !== undefined && q.label !== undefined)
     throw new PublicApiError('InvalidRequestError', 'Cannot specify both version and label');
@@ -120,7 +120,7 @@ const fromRepo = (err: unknown) =>
       })
     : err;
 
-/** Langfuse's prompt object (reference §9). */
+/** Langfuse's prompt object: how the routes answer a stored prompt version. */
 export function publicPrompt(p: StoredPrompt) {
   return {
     id: p.id,

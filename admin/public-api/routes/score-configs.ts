@@ -1,5 +1,6 @@
-// Score configs of the public API (reference §3, §7): POST and GET /score-configs, GET and PATCH
-// /score-configs/{configId}. Scores that name a config are checked against it (src/observability/ingestion/score-input.ts).
+// Score configs of the public API (docs/public-api.md "Datasets and score configs"): POST and GET /score-configs, GET
+// and PATCH /score-configs/{configId}. Scores that name a config are checked against it
+// (src/observability/ingestion/score-input.ts).
 import type { FastifyInstance } from 'fastify';
 import createSchema from '../../../schemas/api/public-score-config-create.json' with { type: 'json' };
 import updateSchema from '../../../schemas/api/public-score-config-update.json' with { type: 'json' };

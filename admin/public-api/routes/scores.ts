@@ -1,6 +1,6 @@
-// Scores of the public API (reference §3, §7): POST /scores (same rules as ingestion `score-create`; one score, or an
-// array of them as the Langfuse Python SDK v5 sends), GET /scores and GET /v2/scores (Langfuse's v1 and v2 lists, one
-// shape; v1 holds trace scores only), GET /scores/{id} and /v2/scores/{id}, DELETE /scores/{id}.
+// Scores of the public API (docs/public-api.md "Scores"): POST /scores (same rules as ingestion `score-create`; one
+// score, or an array of them as the Langfuse Python SDK v5 sends), GET /scores and GET /v2/scores (Langfuse's v1 and v2
+// lists, one shape; v1 holds trace scores only), GET /scores/{id} and /v2/scores/{id}, DELETE /scores/{id}.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import querySchema from '../../../schemas/api/public-scores-query.json' with { type: 'json' };
 import { checkScoreBody } from '../../../src/observability/ingestion/event-schema.ts';

@@ -1,5 +1,5 @@
-// GET {base_url}/api/public/sessions and /sessions/{sessionId} (reference §6, §7): a session is a distinct session id
-// of the project's traces, created when its first trace started.
+// GET {base_url}/api/public/sessions and /sessions/{sessionId} (docs/public-api.md "GET /api/public/sessions"): a
+// session is a distinct session id of the project's traces, created when its first trace started.
 import type { FastifyInstance } from 'fastify';
 import querySchema from '../../../schemas/api/public-sessions-query.json' with { type: 'json' };
 import { withStatementTimeout } from '../../../src/platform/store/database.ts';

@@ -1,6 +1,6 @@
 // {base_url}/api/public/traces: the project's traces in Langfuse's list shape, one trace with its observations and
-// scores, and deletion of traces with their observations (reference §6, §7). A trace's cost and observations include
-// the gateway calls its spans made (linked-gateway-calls.ts).
+// scores, and deletion of traces with their observations (docs/public-api.md "Traces, observations and sessions"). A
+// trace's cost and observations include the gateway calls its spans made (linked-gateway-calls.ts).
 import type { FastifyInstance } from 'fastify';
 import deleteSchema from '../../../schemas/api/public-traces-delete.json' with { type: 'json' };
 import querySchema from '../../../schemas/api/public-traces-query.json' with { type: 'json' };

@@ -1,5 +1,5 @@
-// Langfuse's environment rule (reference §4): lower-cased, leading `langfuse`, `langfuse-`, `langfuse_` prefixes
-// stripped, at most 40 characters of [a-z0-9-_]; anything else, or nothing, is `default`.
+// An ingested environment, normalised as Langfuse does: lower-cased, leading `langfuse`, `langfuse-`, `langfuse_`
+// prefixes stripped, at most 40 characters of [a-z0-9-_]; anything else, or nothing, is `default`.
 export function normalizeEnvironment(value: unknown): string {
   if (typeof value !== 'string') return 'default';
   let env = value.toLowerCase();

@@ -1,6 +1,6 @@
-// The shape of one ingestion event (reference §4): envelope {id, type, timestamp, body} and a body per type, checked
-// with ajv so each failure names the field. Unknown body fields are ignored (SDKs add fields over time); a null
-// field counts as absent.
+// The shape of one ingestion event (docs/public-api.md "POST /api/public/ingestion"): envelope {id, type, timestamp,
+// body} and a body per type, checked with ajv so each failure names the field. Unknown body fields are ignored (SDKs
+// add fields over time); a null field counts as absent.
 import { createAjv } from '../../platform/validation/ajv.ts';
 import { describeAjvError } from '../../platform/validation/ajv-errors.ts';
 import type { ValidationIssue } from '../../platform/validation/validation-issue.ts';

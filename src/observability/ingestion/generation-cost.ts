@@ -1,7 +1,7 @@
-// Calculated cost of ingested observations (reference §4): one with a model and usage whose events give no cost gets
-// its costDetails from the matched model (model-matcher.ts, model-cost.ts). A cost an event gave is authoritative and
-// stays, also when a later event changes the usage; a calculated one is recomputed. `costModelId` tells the two apart:
-// the model that priced the row, or null.
+// Calculated cost of ingested observations (docs/public-api.md "Models — /api/public/models", Generation cost): one
+// with a model and usage whose events give no cost gets its costDetails from the matched model (model-matcher.ts,
+// model-cost.ts). A cost an event gave is authoritative and stays, also when a later event changes the usage; a
+// calculated one is recomputed. `costModelId` tells the two apart: the model that priced the row, or null.
 import { costDetailsOf as modelCostDetails, selectTier } from '../../platform/pricing/model-cost.ts';
 import type { ModelMatcher } from '../../platform/pricing/model-matcher.ts';
 import type { ObservationRow } from '../../platform/store/repos/observations.ts';

@@ -1,8 +1,8 @@
-// Langfuse's merge rules for repeated events on one entity (reference §4): creates before updates, each in envelope
-// timestamp order; a later value replaces an earlier one, an absent one keeps it; metadata is deep-merged, tags are a
-// union; id, environment and the trace an observation belongs to stay as first written. A start time given in a body
-// keeps the earliest value seen, so an update that arrived first (and only had its envelope time) is corrected by the
-// create; an envelope time only fills a start never given.
+// Langfuse's merge rules for repeated events on one entity (docs/public-api.md "POST /api/public/ingestion", Merge
+// rules): creates before updates, each in envelope timestamp order; a later value replaces an earlier one, an absent
+// one keeps it; metadata is deep-merged, tags are a union; id, environment and the trace an observation belongs to stay
+// as first written. A start time given in a body keeps the earliest value seen, so an update that arrived first (and
+// only had its envelope time) is corrected by the create; an envelope time only fills a start never given.
 import type { TraceRow } from '../../platform/store/repos/traces.ts';
 import type { ObservationRow, StoredObservation } from '../../platform/store/repos/observations.ts';
 import { normalizeEnvironment } from './environment.ts';

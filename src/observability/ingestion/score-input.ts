@@ -1,5 +1,6 @@
-// A score body (POST /api/public/scores and ingestion `score-create`, reference §7) as a row to store, after the rules
-// the shape alone cannot say: value against data type and score config, exactly one target, and the source.
+// A score body (POST /api/public/scores and ingestion `score-create`, docs/public-api.md "Scores") as a row to store,
+// after the rules the shape alone cannot say: value against data type and score config, exactly one target, and the
+// source.
 import { randomUUID } from 'node:crypto';
 import type { ValidationIssue } from '../../platform/validation/validation-issue.ts';
 import type { StoredScoreConfig } from '../../platform/store/repos/score-configs.ts';

@@ -1,6 +1,7 @@
-// Usage and cost of an observation event (reference §4): legacy `usage`, `usageDetails` in our own key→count form or
-// OpenAI's Chat Completions / Responses shapes (detail counts taken out of input and output: exclusive buckets), and
-// `costDetails`. Totals are what the observations table sums per trace.
+// Usage and cost of an observation event (docs/public-api.md "POST /api/public/ingestion", Field rules): legacy
+// `usage`, `usageDetails` in our own key→count form or OpenAI's Chat Completions / Responses shapes (detail counts
+// taken out of input and output: exclusive buckets), and `costDetails`. Totals are what the observations table sums per
+// trace.
 import { isObject } from '../../platform/validation/json-object.ts';
 
 type Counts = Record<string, number>;

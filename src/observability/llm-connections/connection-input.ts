@@ -1,5 +1,6 @@
-// PUT /api/public/llm-connections: adapter rules the body schema cannot say (reference §8), and the row to store with
-// the secret and the extra header values sealed. A PUT replaces the connection: absent fields take their defaults.
+// PUT /api/public/llm-connections: adapter rules the body schema cannot say (docs/public-api.md
+// "LLM connections — /api/public/llm-connections"), and the row to store with the secret and the extra header values
+// sealed. A PUT replaces the connection: absent fields take their defaults.
 import { isObject } from '../../platform/validation/json-object.ts';
 import type { ValidationIssue } from '../../platform/validation/validation-issue.ts';
 import type { SecretBox } from '../../platform/secrets/secret-box.ts';

@@ -1,4 +1,4 @@
-// What a score config may hold per data type (reference §7 ScoreConfig, Langfuse's rules): bounds only for NUMERIC,
+// What a score config may hold per data type (Langfuse's rules for a ScoreConfig): bounds only for NUMERIC,
 // categories only for CATEGORICAL (unique labels and values), BOOLEAN's two categories fixed by the server.
 import type { ValidationIssue } from '../../platform/validation/validation-issue.ts';
 import type { ConfigCategory, ScoreConfigFields } from '../../platform/store/repos/score-configs.ts';

@@ -24,7 +24,8 @@ function usageKeyPrices(r: PriceRates): Record<string, number> {
   // Providers bill reasoning tokens as output unless priced apart; usage details count them apart
   // (`output_reasoning_tokens` from OpenAI usage and OTel GenAI spans, `output_reasoning` as Langfuse also names it).
   prices.output_reasoning_tokens = prices.output_reasoning = perToken(r.reasoning_per_mtok ?? r.output_per_mtok);
-  // OpenAI reports cache reads as `input_cached_tokens`, Anthropic as `input_cache_read` (reference §4 usage keys).
+  // OpenAI reports cache reads as `input_cached_tokens`, Anthropic as `input_cache_read` (usage-detail keys as Langfuse
+  // names them).
   if (r.cached_input_per_mtok !== undefined)
     prices.input_cached_tokens = prices.input_cache_read = perToken(r.cached_input_per_mtok);
   if (r.cache_write_per_mtok !== undefined) prices.input_cache_creation = perToken(r.cache_write_per_mtok);

@@ -1,6 +1,6 @@
-// The cost of one observation from its matched model (reference §4, §10): the first pricing tier (ascending priority)
-// whose conditions all hold, else the default; per usage key price × units; total = the `total` key's cost when the
-// tier prices `total`, else the sum.
+// The cost of one observation from its matched model (docs/public-api.md "Models — /api/public/models", Generation
+// cost): the first pricing tier (ascending priority) whose conditions all hold, else the default; per usage key price ×
+// units; total = the `total` key's cost when the tier prices `total`, else the sum.
 import { compilePattern } from './match-pattern.ts';
 import type { ModelDefinition, PricingTier, TierCondition } from '../store/repos/models.ts';
 

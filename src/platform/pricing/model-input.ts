@@ -1,6 +1,7 @@
-// POST /api/public/models: the rules across fields that the body schema cannot say (reference §10). Flat prices
-// (`inputPrice`/`outputPrice`, or `totalPrice` alone) become one default tier; `pricingTiers` need exactly one default
-// tier (priority 0, no conditions), unique names and priorities, a price in every tier, and conditions on the others.
+// POST /api/public/models: the rules across fields that the body schema cannot say (docs/public-api.md
+// "Models — /api/public/models"). Flat prices (`inputPrice`/`outputPrice`, or `totalPrice` alone) become one default
+// tier; `pricingTiers` need exactly one default tier (priority 0, no conditions), unique names and priorities, a price
+// in every tier, and conditions on the others.
 import { randomUUID } from 'node:crypto';
 import type { ValidationIssue } from '../validation/validation-issue.ts';
 import { patternError } from './match-pattern.ts';

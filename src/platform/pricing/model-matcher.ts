@@ -1,6 +1,6 @@
-// Which model prices an observation (reference §10): the project's models first, newest startDate first (nulls last,
-// then newest created), then the built-ins, most specific name first; the first whose pattern matches the
-// observation's model wins.
+// Which model prices an observation (docs/public-api.md "Models — /api/public/models", Generation cost): the project's
+// models first, newest startDate first (nulls last, then newest created), then the built-ins, most specific name first;
+// the first whose pattern matches the observation's model wins.
 import { BUILTIN_MODELS } from './builtin-models.ts';
 import { compilePattern, type Pattern } from './match-pattern.ts';
 import type { ModelDefinition } from '../store/repos/models.ts';

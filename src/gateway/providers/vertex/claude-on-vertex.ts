@@ -1,5 +1,6 @@
-// Claude on Vertex (reference 1c): rawPredict / streamRawPredict with the Anthropic Messages body minus `model`
-// plus `anthropic_version: vertex-2023-10-16`; answers are native Anthropic, so the Anthropic converters read them.
+// Claude on Vertex (docs/providers/vertex.md "Claude on Vertex"): rawPredict / streamRawPredict with the Anthropic
+// Messages body minus `model` plus `anthropic_version: vertex-2023-10-16`; answers are native Anthropic, so the
+// Anthropic converters read them.
 import type { JsonObject } from '../../../platform/openai/wire-types.ts';
 import { toAnthropicRequest } from '../anthropic/request-translation.ts';
 import { fromAnthropicResponse } from '../anthropic/response-translation.ts';

@@ -1,5 +1,5 @@
-// OpenAI chat request → Vertex Gemini `GenerateContentRequest` (reference 1c). Pure; throws GatewayError for
-// requests Gemini cannot represent.
+// OpenAI chat request → Vertex Gemini `GenerateContentRequest` (docs/providers/vertex.md "Request mapping"). Pure;
+// throws GatewayError for requests Gemini cannot represent.
 import { GatewayError } from '../../../platform/errors/gateway-error.ts';
 import type { JsonObject } from '../../../platform/openai/wire-types.ts';
 import { geminiSchema } from './gemini-schema.ts';

@@ -1,4 +1,4 @@
-// Vertex Gemini `GenerateContentResponse` → OpenAI chat completion (reference 1c; choices documented in
+// Vertex Gemini `GenerateContentResponse` → OpenAI chat completion (choices documented in
 // docs/providers/vertex.md). Also the pieces the stream decoder shares: finish reasons, usage, tool-call ids.
 import { randomBytes } from 'node:crypto';
 import type { JsonObject, Usage } from '../../../platform/openai/wire-types.ts';

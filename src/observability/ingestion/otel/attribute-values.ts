@@ -1,5 +1,5 @@
-// OTLP attribute values (reference §5): AnyValue in its JSON or decoded-protobuf form to a plain JS value, and the
-// small readers the field mappings share.
+// OTLP attribute values (docs/public-api.md "OpenTelemetry intake"): AnyValue in its JSON or decoded-protobuf form to a
+// plain JS value, and the small readers the field mappings share.
 import { isObject } from '../../../platform/validation/json-object.ts';
 import { OtlpRequestError } from './otlp-decode.ts';
 

@@ -1,6 +1,6 @@
-// Token usage from OTel GenAI attributes (reference §5). OTel counts are inclusive (input tokens include cached ones,
-// output tokens include reasoning); Langfuse's usage details are exclusive buckets, so the detail counts are taken
-// out of input and output and stored under their own keys.
+// Token usage from OTel GenAI attributes (docs/public-api.md "OpenTelemetry intake", GenAI usage). OTel counts are
+// inclusive (input tokens include cached ones, output tokens include reasoning); Langfuse's usage details are exclusive
+// buckets, so the detail counts are taken out of input and output and stored under their own keys.
 import type { Attributes } from './attribute-values.ts';
 
 const PREFIXES = ['gen_ai.usage.', 'llm.token_count.'];

@@ -1,4 +1,5 @@
-// Observation fields from a span (reference §5 "Observation fields"), as the body of an observation event.
+// Observation fields from a span (docs/public-api.md "OpenTelemetry intake", the Mapping table), as the body of an
+// observation event.
 import { withoutNulls } from '../event-schema.ts';
 import { firstOf, flattenedUnder, objectOf, parsedJson, stringOf, type Attributes } from './attribute-values.ts';
 import { genAiUsageOf } from './gen-ai-usage.ts';

@@ -1,4 +1,4 @@
-// A span's observation type (reference §5, Langfuse's ObservationTypeMapper, the generic rules): the explicit
+// A span's observation type (the framework-independent rules of Langfuse's OTel intake): the explicit
 // Langfuse type, then OpenInference's span kind, then gen_ai.operation.name, then tool and model hints; else SPAN.
 import { firstOf, type Attributes } from './attribute-values.ts';
 

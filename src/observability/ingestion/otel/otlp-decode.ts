@@ -1,5 +1,6 @@
-// The OTLP/HTTP body (reference §5): gzip undone within a size bound, then protobuf decoded with the OpenTelemetry
-// project's own generated definitions (docs/decisions.md "OTLP protobuf definitions") or JSON parsed.
+// The OTLP/HTTP body (docs/public-api.md "OpenTelemetry intake", Transport): gzip undone within a size bound, then
+// protobuf decoded with the OpenTelemetry project's own generated definitions (docs/decisions.md
+// "OTLP protobuf definitions") or JSON parsed.
 import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';

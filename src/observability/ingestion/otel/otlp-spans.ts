@@ -1,6 +1,7 @@
-// The decoded ExportTraceServiceRequest checked and flattened to one record per span (reference §5): ids as
-// lowercase hex, nanosecond times as ISO, attributes as plain values. One malformed span refuses the whole request,
-// as Langfuse does, so a client pointing an OTLP logs or metrics exporter here learns it at once.
+// The decoded ExportTraceServiceRequest checked and flattened to one record per span (docs/public-api.md
+// "OpenTelemetry intake", Refusals): ids as lowercase hex, nanosecond times as ISO, attributes as plain values. One
+// malformed span refuses the whole request, as Langfuse does, so a client pointing an OTLP logs or metrics exporter
+// here learns it at once.
 import { isObject } from '../../../platform/validation/json-object.ts';
 import { attributesOf, type Attributes } from './attribute-values.ts';
 import { OtlpRequestError } from './otlp-decode.ts';

@@ -1,6 +1,6 @@
-// OTel spans as ingestion events (reference §5): one observation event per span, and a trace-create for every root
-// span and every span that sets trace fields. The events then take POST /ingestion's path (process-batch.ts), so
-// spans land in the same traces and observations tables under the same merge rules.
+// OTel spans as ingestion events (docs/public-api.md "OpenTelemetry intake", Mapping): one observation event per span,
+// and a trace-create for every root span and every span that sets trace fields. The events then take POST /ingestion's
+// path (process-batch.ts), so spans land in the same traces and observations tables under the same merge rules.
 import { withoutNulls, type IngestionEvent } from '../event-schema.ts';
 import { isTrue } from './attribute-values.ts';
 import { inputOf, observationBodyOf, outputOf } from './observation-fields.ts';

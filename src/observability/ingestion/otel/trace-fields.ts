@@ -1,4 +1,5 @@
-// Trace fields from a span's attributes (reference §5 "Trace fields"), first match wins, as a trace-create body.
+// Trace fields from a span's attributes (docs/public-api.md "OpenTelemetry intake", the Mapping table), first match
+// wins, as a trace-create body.
 import { withoutNulls } from '../event-schema.ts';
 import {
   firstOf,

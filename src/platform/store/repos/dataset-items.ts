@@ -1,5 +1,5 @@
-// Dataset items (reference §8): upserted by id, which is unique in the project; an id that belongs to another dataset
-// is refused rather than moved.
+// Dataset items (docs/public-api.md "Datasets and score configs"): upserted by id, which is unique in the project; an
+// id that belongs to another dataset is refused rather than moved.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../database.ts';
 import { jsonOrNull } from './datasets.ts';

@@ -1,5 +1,6 @@
-// Dataset runs and run items (reference §8): a run is named within its dataset and created implicitly by the first
-// run item that names it; a run item links a dataset item to the trace (and observation) of one execution.
+// Dataset runs and run items (docs/public-api.md "Datasets and score configs"): a run is named within its dataset and
+// created implicitly by the first run item that names it; a run item links a dataset item to the trace (and
+// observation) of one execution.
 import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../database.ts';
 import { jsonOrNull } from './datasets.ts';

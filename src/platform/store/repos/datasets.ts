@@ -1,4 +1,4 @@
-// Datasets (reference §8): upserted and addressed by name within a project.
+// Datasets (docs/public-api.md "Datasets and score configs"): upserted and addressed by name within a project.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../database.ts';
 import { selectPage, type PageWindow } from './page.ts';

@@ -1,5 +1,6 @@
 // A project's own models and prices (public API /models, table `models`) and the model type every price is read from
-// (reference §10); built-ins are not stored but have the same shape (src/platform/pricing/builtin-models.ts).
+// (docs/public-api.md "Models — /api/public/models"); built-ins are not stored but have the same shape
+// (src/platform/pricing/builtin-models.ts).
 import type { Queryable } from '../database.ts';
 import { iso, json } from './rows.ts';
 

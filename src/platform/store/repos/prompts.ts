@@ -1,7 +1,7 @@
-// Prompt versions (reference §9). Every change runs in one transaction that first takes an advisory lock on the
-// prompt name (so two creates of a new name cannot both take version 1) and then row locks on its versions, keeps
-// labels unique per name and `latest` on the newest version, and reports each version it changed to the
-// prompt-version events (docs/webhooks.md) in that same transaction.
+// Prompt versions (docs/public-api.md "Prompts — /api/public/v2/prompts"). Every change runs in one transaction that
+// first takes an advisory lock on the prompt name (so two creates of a new name cannot both take version 1) and then
+// row locks on its versions, keeps labels unique per name and `latest` on the newest version, and reports each version
+// it changed to the prompt-version events (docs/webhooks.md) in that same transaction.
 import { randomUUID } from 'node:crypto';
 import type { ChatEntry } from './chat-entry.ts';
 import { referencesIn } from './prompt-references.ts';
@@ -376,7 +376,7 @@ export interface PromptListFilter {
   offset: number;
 }
 
-/** A prompt name with what its versions matching the filter have (reference §9, GET /v2/prompts). */
+/** A prompt name with what its versions matching the filter have (one entry of the GET /v2/prompts list). */
 export interface PromptSummary {
   name: string;
   type: PromptType;

@@ -1,5 +1,6 @@
-// Score configs (reference §7 ScoreConfig): the shape a score of a given name must have. Created, listed, read and
-// patched through the public API; read by score creation to check a score that names its config.
+// Score configs (Langfuse's ScoreConfig; docs/public-api.md "Datasets and score configs"): the shape a score of a given
+// name must have. Created, listed, read and patched through the public API; read by score creation to check a score
+// that names its config.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../database.ts';
 import { selectPage, type PageWindow } from './page.ts';

@@ -1,5 +1,5 @@
 // Scores: written by POST /api/public/scores and ingestion `score-create` events, read and deleted through the public
-// API. A repeated id is an upsert with Langfuse's merge rules (reference §4): later values win, absent values keep
+// API. A repeated id is an upsert that merges as Langfuse merges a repeated score: later values win, absent values keep
 // what is stored (a comment given as null clears it), metadata is merged, and id, timestamp, trace and environment
 // stay as first written.
 import type { Queryable } from '../database.ts';
