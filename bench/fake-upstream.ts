@@ -1,7 +1,9 @@
 // The one fake upstream the bench targets forward to: a node:http server answering POST .../chat/completions
 // with an OpenAI chat completion, or (stream: true) an SSE stream of a few chunks and `data: [DONE]`; and
 // POST .../messages the same answer in Anthropic's Messages format (for `--provider anthropic`).
-// No artificial delay: every answer is written as soon as the request body has been read.
+// No artificial delay by default: every answer is written as soon as the request body has been read. With `delayMs`
+// (the server process reads SVC_BENCH_UPSTREAM_DELAY_MS; `npm run bench -- --sustained` sets 20) each answer is
+// written that many milliseconds after its request body was read, as a model endpoint answering in fixed time.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -98,11 +100,12 @@ export interface FakeUpstream {
   close(): Promise<void>;
 }
 
-export async function startFakeUpstream(port = 0): Promise<FakeUpstream> {
+export async function startFakeUpstream(port = 0, delayMs = 0): Promise<FakeUpstream> {
   const server = createServer({ keepAlive: true }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', () => (delayMs > 0 ? setTimeout(answer, delayMs) : answer()));
+    const answer = () => {
       const anthropic = req.url?.endsWith('/messages') === true;
       if (req.method !== 'POST' || !(anthropic || req.url?.endsWith('/chat/completions'))) {
         res.writeHead(404, { 'content-type': 'application/json' });
@@ -140,7 +143,7 @@ export async function startFakeUpstream(port = 0): Promise<FakeUpstream> {
       }
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': COMPLETION_LENGTH });
       res.end(COMPLETION);
-    });
+    };
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const { port: bound } = server.address() as AddressInfo;

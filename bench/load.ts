@@ -1,7 +1,9 @@
 // Load generation for bench/run.ts (runs in the bench's own process, never in a server process).
 // - throughput: autocannon, N keep-alive connections, a fixed duration or number of requests; each answer's time.
 // - latency and time to first byte: one undici Client (one keep-alive connection), requests back to back,
-//   each timed with performance.now() (autocannon's histogram only has whole-millisecond resolution).
+//   each timed with performance.now() (autocannon's histogram only has whole-millisecond resolution); or two such
+//   connections, to a target and to the upstream directly, taking turns.
+// - an open-loop rate (requests on a fixed schedule whatever the answers): bench/open-loop.ts.
 import autocannon from 'autocannon';
 import { Client } from 'undici';
 
@@ -81,24 +83,10 @@ interface OneTiming {
   ok: boolean;
 }
 
-/**
- * Sends requests one after another on one connection for `seconds` and times each. A request counts as
- * failed unless its status is 200 and its body ends with `endsWith`.
- */
-export async function timedSequential(
-  target: Target,
-  body: string,
-  seconds: number,
-  endsWith: string,
-): Promise<TimedResult> {
+/** One keep-alive connection to a target and a function that sends one request on it and times it. */
+function oneConnection(target: Target, body: string, endsWith: string) {
   const origin = new URL(target.url).origin;
   const client = new Client(origin, { pipelining: 1, keepAliveTimeout: 30_000 });
-  const cap = 200_000;
-  const total = new Float64Array(cap);
-  const headers = new Float64Array(cap);
-  const firstByte = new Float64Array(cap);
-  let count = 0;
-  let bad = 0;
   const tail = Buffer.from(endsWith);
   const options = { origin, path: target.path, method: 'POST' as const, headers: target.headers, body };
   const one = () =>
@@ -132,26 +120,75 @@ export async function timedSequential(
         },
       });
     });
-  const deadline = performance.now() + seconds * 1000;
-  while (performance.now() < deadline && count < cap) {
-    const r = await one();
-    if (!r.ok) {
-      bad++;
-      continue;
-    }
-    total[count] = r.total;
-    headers[count] = r.headers;
-    firstByte[count] = r.firstByte;
-    count++;
-  }
-  await client.close();
+  return { one, close: () => client.close() };
+}
+
+/** Collects the timings of successful requests, up to `cap`. */
+function timings(cap = 200_000) {
+  const total = new Float64Array(cap);
+  const headers = new Float64Array(cap);
+  const firstByte = new Float64Array(cap);
+  let count = 0;
+  let bad = 0;
   return {
-    total: total.subarray(0, count),
-    headers: headers.subarray(0, count),
-    firstByte: firstByte.subarray(0, count),
-    count,
-    bad,
+    full: () => count >= cap,
+    add(r: OneTiming) {
+      if (!r.ok) {
+        bad++;
+        return;
+      }
+      total[count] = r.total;
+      headers[count] = r.headers;
+      firstByte[count] = r.firstByte;
+      count++;
+    },
+    result: (): TimedResult => ({
+      total: total.subarray(0, count),
+      headers: headers.subarray(0, count),
+      firstByte: firstByte.subarray(0, count),
+      count,
+      bad,
+    }),
   };
+}
+
+/**
+ * Sends requests one after another on one connection for `seconds` and times each. A request counts as
+ * failed unless its status is 200 and its body ends with `endsWith`.
+ */
+export async function timedSequential(
+  target: Target,
+  body: string,
+  seconds: number,
+  endsWith: string,
+): Promise<TimedResult> {
+  const conn = oneConnection(target, body, endsWith);
+  const times = timings();
+  const deadline = performance.now() + seconds * 1000;
+  while (performance.now() < deadline && !times.full()) times.add(await conn.one());
+  await conn.close();
+  return times.result();
+}
+
+/**
+ * timedSequential through two targets at once, alternating request by request (one connection each, never both
+ * busy), for about `seconds` each (twice that in all): both samples see the same moments of the machine, so their
+ * difference is the cost of what differs.
+ */
+export async function timedAlternating(
+  a: Target,
+  b: Target,
+  body: string,
+  seconds: number,
+  endsWith: string,
+): Promise<[TimedResult, TimedResult]> {
+  const conns = [oneConnection(a, body, endsWith), oneConnection(b, body, endsWith)];
+  const times = [timings(), timings()];
+  const deadline = performance.now() + 2 * seconds * 1000;
+  while (performance.now() < deadline && !times[0].full() && !times[1].full())
+    for (let i = 0; i < 2; i++) times[i].add(await conns[i].one());
+  await Promise.all(conns.map((c) => c.close()));
+  return [times[0].result(), times[1].result()];
 }
 
 /** Nearest-rank percentile of a sample (p in 0..100). */

@@ -10,11 +10,16 @@
 //                     [--peers] [--profile gateway,floor,upstream] [--json out.json] [--check] [--no-thresholds]
 //                     [--node-flags="..."]   (the gateways' Node flags; default: those of the start script)
 //   node bench/run.ts --soak 1000000 [--soak-target governed] [--soak-block 100000] [--connections 32] [--check]
+//   node bench/run.ts --sustained [--step-duration 5] [--start-rate 200] [--max-rate 50000] [--latency-duration 10]
+//                     [--targets …] [--peers] [--json out.json]
+//                     (the gateway benchmark method: added p50/p99 at one connection over the upstream alone, and
+//                     the highest rate an open-loop ramp sustains with p99 < 1 s and < 0.1 % errors, against an
+//                     upstream answering in 20 ms; bench/sustained.ts)
 //   node bench/run.ts --observability [--traces 100000] [--generate] [--senders 4] [--requests 30] [--warm-up 3]
 //                     [--postgres …] [--json out.json] [--check]
 //
 // The targets are in bench/targets.ts, one round of measurements in bench/measure.ts, the tables and goals in
-// bench/report.ts, the soak in bench/soak.ts, the peers (LiteLLM, Portkey; --peers) in bench/peers.ts; --observability
+// bench/report.ts, the soak in bench/soak.ts, --sustained in bench/sustained.ts, the peers (LiteLLM, Portkey; --peers) in bench/peers.ts; --observability
 // (traces ingested, then the trace and observation reads timed) hands over to bench/observability.ts.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -40,6 +45,15 @@ import {
 import { runObservability } from './observability.ts';
 import { runSoak } from './soak.ts';
 import {
+  publishedTable,
+  runSustained,
+  SUSTAINED_UPSTREAM_DELAY_MS,
+  sustainedNotes,
+  sustainedTable,
+  type SustainedOptions,
+  type SustainedRow,
+} from './sustained.ts';
+import {
   DEFAULT_TARGETS,
   redact,
   startTargets,
@@ -53,7 +67,8 @@ const { values: opts } = parseArgs({
   options: {
     rounds: { type: 'string', default: '5' },
     duration: { type: 'string', default: '3' },
-    'latency-duration': { type: 'string', default: '2' },
+    /** Default 2, and 10 with --sustained. */
+    'latency-duration': { type: 'string' },
     'ttfb-duration': { type: 'string', default: '2' },
     connections: { type: 'string', default: '32' },
     'high-connections': { type: 'string', default: '128' },
@@ -79,6 +94,10 @@ const { values: opts } = parseArgs({
     senders: { type: 'string', default: '4' },
     requests: { type: 'string', default: '30' },
     'warm-up': { type: 'string', default: '3' },
+    sustained: { type: 'boolean', default: false },
+    'step-duration': { type: 'string', default: '5' },
+    'start-rate': { type: 'string', default: '200' },
+    'max-rate': { type: 'string', default: '50000' },
   },
 });
 
@@ -94,7 +113,7 @@ const LOADS: Loads = {
   duration: positive('duration', opts.duration),
   connections: positive('connections', opts.connections, true),
   highConnections: positive('high-connections', opts['high-connections'], true),
-  latencyDuration: positive('latency-duration', opts['latency-duration']),
+  latencyDuration: positive('latency-duration', opts['latency-duration'] ?? (opts.sustained ? '10' : '2')),
   ttfbDuration: positive('ttfb-duration', opts['ttfb-duration']),
   rate: opts.rate ? positive('rate', opts.rate) : undefined,
 };
@@ -121,9 +140,9 @@ function machine(place: Placement): string {
   return `node ${process.version}, ${cores} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${place.description}`;
 }
 
-/** Starts the fake upstream and pins this process and it. */
-async function startUpstream(place: Placement): Promise<ServerProcess> {
-  const upstream = await ServerProcess.start('upstream', []);
+/** Starts the fake upstream (each answer `delayMs` late) and pins this process and it. */
+async function startUpstream(place: Placement, delayMs = 0): Promise<ServerProcess> {
+  const upstream = await ServerProcess.start('upstream', [], { SVC_BENCH_UPSTREAM_DELAY_MS: String(delayMs) });
   if (place.targetCpu) {
     const ok = pin(process.pid, place.loadCpu) && pin(upstream.pid, place.upstreamCpu);
     if (!ok) place.description = 'not pinned (taskset unavailable or refused)';
@@ -163,8 +182,8 @@ interface Setup {
   subjects: Subject[];
 }
 
-async function setUp(place: Placement): Promise<Setup> {
-  const upstream = await startUpstream(place);
+async function setUp(place: Placement, upstreamDelayMs = 0): Promise<Setup> {
+  const upstream = await startUpstream(place, upstreamDelayMs);
   const specs = targetsNamed([
     ...opts.targets.split(',').filter(Boolean),
     ...(opts.strategies ? STRATEGY_TARGETS : []),
@@ -217,7 +236,8 @@ async function sanityChecks(setup: Setup, rowOf: (s: Subject) => Row): Promise<v
   }
 }
 
-async function printHeader(place: Placement, ours: number[]): Promise<void> {
+/** The machine, other load, the stores, then `loads`, what the mode runs. */
+async function printHeader(place: Placement, ours: number[], loads: string): Promise<void> {
   console.log(`svc bench: ${machine(place)}`);
   const busy = await otherLoad(ours, CORES);
   if (busy > 0.1)
@@ -227,12 +247,7 @@ async function printHeader(place: Placement, ours: number[]): Promise<void> {
       `(a database per target, dropped after); Redis counters at ${redact(BACKENDS.redis)}` +
       (BACKENDS.deployments > 1 ? `; ${BACKENDS.deployments} deployments in the bench group` : ''),
   );
-  console.log(
-    `${ROUNDS} rounds; each round and target: ${LOADS.duration} s at ${LOADS.connections} connections` +
-      `${LOADS.rate ? ` (capped at ${LOADS.rate} req/s)` : ''}, ${LOADS.duration} s at ${LOADS.highConnections}, ` +
-      `${LOADS.latencyDuration} s of sequential requests on 1 connection, ${LOADS.ttfbDuration} s of sequential ` +
-      `streamed requests on 1 connection\n`,
-  );
+  console.log(`${loads}\n`);
 }
 
 async function observability(): Promise<void> {
@@ -257,10 +272,73 @@ async function observability(): Promise<void> {
   }
 }
 
+/** --sustained: the targets in front of an upstream answering in 20 ms, each measured by bench/sustained.ts. */
+async function sustained(place: Placement): Promise<void> {
+  const options: SustainedOptions = {
+    startRate: positive('start-rate', opts['start-rate']),
+    maxRate: positive('max-rate', opts['max-rate']),
+    stepSeconds: positive('step-duration', opts['step-duration']),
+    latencySeconds: LOADS.latencyDuration,
+  };
+  if (options.maxRate < options.startRate) throw new Error('--max-rate is below --start-rate');
+  const setup = await setUp(place, SUSTAINED_UPSTREAM_DELAY_MS);
+  const { upstream, direct, subjects, rows } = setup;
+  const startedAt = performance.now();
+  let result: SustainedRow[];
+  try {
+    await printHeader(
+      place,
+      [process.pid, upstream.pid, ...subjects.map((s) => s.proc.pid)],
+      `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; --sustained: upstream answers after ` +
+        `${SUSTAINED_UPSTREAM_DELAY_MS} ms; per target: ${options.latencySeconds} s of sequential requests through ` +
+        `it and as many straight to the upstream, by turns, then an open-loop ramp from ${options.startRate} req/s, ` +
+        `x1.25 per ${options.stepSeconds} s step, to p99 >= 1 s or >= 0.1 % errors (at most ${options.maxRate} req/s)`,
+    );
+    await sanityChecks(setup, (s) => rows.find((r) => r.name === s.name)!);
+    for (const s of subjects) await warmUp(s, LOADS.connections);
+    result = await runSustained({
+      direct,
+      subjects,
+      rows,
+      options,
+      cores: CORES,
+      ourPids: () => [process.pid, upstream.pid, ...subjects.map((s) => s.proc.pid)],
+      log: (line) => console.log(line),
+    });
+  } finally {
+    await Promise.all([setup.started.release(), setup.peers?.release(), upstream.stop()]);
+  }
+  console.log(`\n${sustainedTable(result)}\n`);
+  for (const line of sustainedNotes(result, options)) console.log(line);
+  for (const note of setup.peers?.notes ?? []) console.log(`  note: ${note}`);
+  console.log(`  where: ${place.description}`);
+  console.log(
+    '\npublished, not measured here (4 Graviton cores, a mock answering in 20 ms, the highest rate with ' +
+      `p99 < 1 s and < 0.1 % errors):\n\n${publishedTable()}\n`,
+  );
+  console.log(`bench time ${((performance.now() - startedAt) / 1000).toFixed(0)} s`);
+  if (opts.json)
+    writeFileSync(
+      opts.json,
+      JSON.stringify(
+        {
+          node: process.version,
+          machine: machine(place),
+          upstreamDelayMs: SUSTAINED_UPSTREAM_DELAY_MS,
+          options,
+          rows: result,
+        },
+        null,
+        2,
+      ),
+    );
+}
+
 async function main(): Promise<void> {
   if (opts.observability) return observability();
   const place = placement(CORES, !opts['no-pin']);
   if (opts.soak) return soak(place);
+  if (opts.sustained) return sustained(place);
   const setup = await setUp(place);
   const { upstream, direct, subjects, rows } = setup;
   const rowOf = (s: Subject) => rows.find((r) => r.name === s.name)!;
@@ -279,7 +357,14 @@ async function main(): Promise<void> {
   const startedAt = performance.now();
   try {
     for (const s of [direct, ...subjects]) rowOf(s).rssStart = await s.proc.rss();
-    await printHeader(place, ctx.ourPids());
+    await printHeader(
+      place,
+      ctx.ourPids(),
+      `${ROUNDS} rounds; each round and target: ${LOADS.duration} s at ${LOADS.connections} connections` +
+        `${LOADS.rate ? ` (capped at ${LOADS.rate} req/s)` : ''}, ${LOADS.duration} s at ${LOADS.highConnections}, ` +
+        `${LOADS.latencyDuration} s of sequential requests on 1 connection, ${LOADS.ttfbDuration} s of sequential ` +
+        `streamed requests on 1 connection`,
+    );
     await sanityChecks(setup, rowOf);
     for (const s of [...subjects, direct]) await warmUp(s, LOADS.connections);
     if (profiles.length > 0) {

@@ -1,5 +1,5 @@
 // Entry point of one bench server process, started by bench/run.ts (bench/processes.ts) with an IPC channel:
-//   node bench/server-process.ts upstream
+//   node bench/server-process.ts upstream   (SVC_BENCH_UPSTREAM_DELAY_MS: each answer that many ms late; default 0)
 //   node bench/server-process.ts floor   <upstream base URL>
 //   node bench/server-process.ts gateway <upstream base URL>
 //   node bench/server-process.ts gateway-traced <upstream base URL>   (tracing plugin on)
@@ -72,7 +72,11 @@ const LOOP_RESOLUTION_MS = 1;
 
 async function start(role: Role, upstreamUrl: string | undefined): Promise<ServedTarget> {
   // Imported on demand: the floor and upstream processes never load the gateway's code.
-  if (role === 'upstream') return (await import('./fake-upstream.ts')).startFakeUpstream();
+  if (role === 'upstream')
+    return (await import('./fake-upstream.ts')).startFakeUpstream(
+      0,
+      Number(process.env.SVC_BENCH_UPSTREAM_DELAY_MS ?? 0),
+    );
   if (role === 'floor') return (await import('./floor-proxy.ts')).startFloorProxy(upstreamUrl!);
   const { startGatewayTarget } = await import('./gateway-target.ts');
   if (role === 'gateway') return startGatewayTarget(upstreamUrl!, { tracing: false });
