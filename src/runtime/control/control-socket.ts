@@ -50,15 +50,33 @@ export function socketAnswers(path: string): Promise<boolean> {
   });
 }
 
+/** Probes of a socket that refuses connections before it is taken for stale, and the wait between them. */
+const STALE_PROBES = 4;
+const STALE_PROBE_GAP_MS = 25;
+
+/**
+ * True when a process accepts connections on `path`. A socket file refusing connections may be stale (its process
+ * gone) or just bound by a process that has not called listen() yet (bind and listen are two steps): it counts as
+ * stale only when it still refuses after a few probes.
+ */
+async function socketLive(path: string): Promise<boolean> {
+  for (let probe = 1; probe <= STALE_PROBES; probe++) {
+    if (await socketAnswers(path)) return true;
+    if (probe < STALE_PROBES) await new Promise((r) => setTimeout(r, STALE_PROBE_GAP_MS));
+  }
+  return false;
+}
+
 /** Binds the socket, or returns 'live' when another process holds it. A stale socket (its process gone) is replaced. */
 export async function claimControlSocket(path: string): Promise<ControlSocket | 'live'> {
   for (let attempt = 1; ; attempt++) {
     const socket = await listenOn(path).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EADDRINUSE' || attempt >= 3) throw err;
+      // ENOENT: another process took the file for stale and removed it between our bind and our chmod; try again.
+      if ((err.code !== 'EADDRINUSE' && err.code !== 'ENOENT') || attempt >= 5) throw err;
       return undefined;
     });
     if (socket) return socket;
-    if (await socketAnswers(path)) return 'live';
+    if (await socketLive(path)) return 'live';
     try {
       unlinkSync(path);
     } catch (err) {
