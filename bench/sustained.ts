@@ -14,6 +14,7 @@ import { percentile, timedAlternating } from './load.ts';
 import { JSON_BODY, type Subject } from './measure.ts';
 import { OpenLoop, type OpenLoopResult } from './open-loop.ts';
 import { otherLoadSince } from './processes.ts';
+import type { ObserveReply } from './server-process.ts';
 import { f, table } from './report.ts';
 
 /** What the upstream's answers wait, ms; the published figures were taken against a mock answering in 20 ms. */
@@ -51,6 +52,9 @@ export interface Step {
   /** How late the client sent, ms (already inside p50/p99). */
   sendLagP99: number;
   sendLagMax: number;
+  /** Event-loop delay inside the server over the step, ms (our own servers only). */
+  loopP99?: number;
+  loopMax?: number;
   /** CPU used by processes outside the bench over the step, in cores (noise). */
   otherLoad: number;
   passed: boolean;
@@ -104,7 +108,7 @@ export function rampRates(start: number, max: number): number[] {
   return rates;
 }
 
-function stepOf(r: OpenLoopResult, cpu: number, otherLoad: number): Step {
+function stepOf(r: OpenLoopResult, cpu: number, otherLoad: number, inside: ObserveReply | undefined): Step {
   const errors = r.non2xx + r.failed + r.timeouts;
   const p99 = percentile(r.latency, 99);
   const whys = [
@@ -128,6 +132,8 @@ function stepOf(r: OpenLoopResult, cpu: number, otherLoad: number): Step {
     loadCores: r.loadCpu / (r.seconds * 1e6),
     sendLagP99: r.sendLagP99,
     sendLagMax: r.sendLagMax,
+    loopP99: inside?.loopP99,
+    loopMax: inside?.loopMax,
     otherLoad,
     passed: whys.length === 0,
     why: whys.length > 0 ? whys.join(', ') : undefined,
@@ -139,6 +145,7 @@ function stepLine(name: string, s: Step): string {
     `${name.padEnd(18)} ${String(s.rate).padStart(6)} req/s  ${String(s.ok).padStart(6)} ok  ` +
     `p50 ${f(s.p50, 1)} p99 ${f(s.p99, 1)} ms  ${s.errors} errors  cpu ${f(s.cpuPerReq, 0)} µs/req ` +
     `(${f(s.cpuCores * 100, 0)}% of a core)  load gen ${f(s.loadCores * 100, 0)}%  send lag p99 ${f(s.sendLagP99, 1)} ms  other load ${f(s.otherLoad, 2)}` +
+    (s.loopMax === undefined ? '' : `  loop p99 ${f(s.loopP99, 1)} max ${f(s.loopMax, 1)} ms`) +
     (s.passed ? '' : `  STOP: ${s.why}`)
   );
 }
@@ -171,10 +178,12 @@ async function measureOne(s: Subject, input: SustainedInput) {
     for (const rate of rampRates(o.startRate, o.maxRate)) {
       const other = otherLoadSince(input.ourPids, input.cores);
       const c0 = await s.proc.cpu();
+      await s.proc.observeStart();
       const r = await loop.step({ rate, seconds: o.stepSeconds, timeoutMs: TIMEOUT_MS });
+      const inside = await s.proc.observeStop();
       // Trace writes (and a peer's backlog) belong to the step's requests, and must not spill into the next step.
       await s.proc.settle();
-      const step = stepOf(r, (await s.proc.cpu()) - c0, other());
+      const step = stepOf(r, (await s.proc.cpu()) - c0, other(), inside);
       row.steps.push(step);
       log(stepLine(s.name, step));
       if (!step.passed) {
