@@ -25,7 +25,10 @@ import { RetentionSweep } from '../platform/store/retention-sweep.ts';
 import type { Logger } from '../platform/telemetry/logger.ts';
 import { GatewayMetrics } from '../platform/telemetry/metrics.ts';
 import type { OtlpExport } from '../gateway/tracing/otlp/otlp-export.ts';
-import { TraceWriter, type TraceSink } from '../gateway/tracing/trace-writer.ts';
+import { TraceThread } from '../gateway/tracing/trace-thread.ts';
+import type { TraceThreadStore } from '../gateway/tracing/trace-thread-worker.ts';
+import type { TraceSink } from '../gateway/tracing/trace-writer.ts';
+import type { PgliteDatabase } from '../platform/store/pglite-database.ts';
 import { ensureFirstOwner, type FirstOwner } from '../observability/users/first-owner.ts';
 import { WebhookDelivery } from '../observability/webhooks/delivery-loop.ts';
 import { OutboxRecorder } from '../observability/webhooks/outbox-recorder.ts';
@@ -49,7 +52,8 @@ export interface ServiceParts {
   /** The store's preparation; `ready` gives the dashboard owner it created (no user in the store yet). */
   store: StorePreparation<FirstOwner | undefined>;
   storedKeys: StoredKeyStore;
-  traceWriter: TraceWriter;
+  /** The trace writer's thread; none where the role serves no gateway (nothing is traced there). */
+  traceWriter: TraceThread | undefined;
   /** Where the gateway's traces go: the trace writer, and the OTLP export when tracing.otlp is set. */
   traceSink: TraceSink;
   /** The export to an OpenTelemetry collector (tracing.otlp, read at start). */
@@ -91,13 +95,13 @@ export async function openServiceParts(
     log,
   });
   const metrics = new GatewayMetrics({ processMetrics: options.processMetrics });
-  const { control, ...storeParts } = await openStoreParts(first, dataDir, options, work);
+  const { control, raw, ...storeParts } = await openStoreParts(first, dataDir, options, work);
   const { db } = storeParts;
-  const traces = await openTraceParts(first, db, dataDir, log, metrics);
+  const traces = await openTraceParts(first, raw, dataDir, log, metrics, work);
   const { traceWriter, otlpExport } = traces;
+  if (traceWriter) void storeParts.store.ready.then(() => traceWriter.prepared());
   const spend = new DurableSpendLedger(db, { spillDir: resolve(dataDir, 'spend-spill'), log });
   if (work.gateway) {
-    traceWriter.start();
     otlpExport?.start();
     spend.start();
   }
@@ -133,20 +137,34 @@ export async function openServiceParts(
   return { ...parts, release: (flushMs = 0) => releaseParts(parts, control, flushMs) };
 }
 
-/** The trace writer, and the OTLP export when `tracing.otlp` is set; their numbers go to /metrics. */
+/**
+ * The trace writer's thread where the role serves the gateway, and the OTLP export when `tracing.otlp` is set; their
+ * numbers go to /metrics. The thread reaches the store over a port of the embedded store's thread, or over a
+ * PostgreSQL pool of its own.
+ */
 async function openTraceParts(
   first: LoadedConfig,
-  db: Database,
+  raw: Database,
   dataDir: string,
   log: Logger,
   metrics: GatewayMetrics,
+  work: RoleWork,
 ): Promise<Pick<ServiceParts, 'traceWriter' | 'traceSink' | 'otlpExport'>> {
-  const traceWriter = new TraceWriter(db, {
-    spillDir: resolve(dataDir, 'trace-spill'),
+  // Without a gateway listener no request is traced.
+  if (!work.gateway) return { traceWriter: undefined, traceSink: { enqueue() {} } };
+  const { postgres_url: url } = first.config.store;
+  const store: TraceThreadStore = url
+    ? { kind: 'postgres', url }
+    : { kind: 'pglite', port: await (raw as PgliteDatabase).connect() };
+  const traceWriter = new TraceThread(
+    {
+      store,
+      spillDir: resolve(dataDir, 'trace-spill'),
+      capacity: first.config.store.trace_queue_capacity,
+      batchSize: first.config.store.trace_batch_size,
+    },
     log,
-    capacity: first.config.store.trace_queue_capacity,
-    batchSize: first.config.store.trace_batch_size,
-  });
+  );
   metrics.telemetry = () => traceWriter.snapshot();
   const otlp = first.config.tracing.otlp;
   if (!otlp) return { traceWriter, traceSink: traceWriter };
@@ -169,6 +187,8 @@ function bothSinks(store: TraceSink, exported: TraceSink): TraceSink {
 
 type StoreParts = Pick<ServiceParts, 'db' | 'store' | 'createdApiKeys' | 'storedKeys'> & {
   control: ControlSocket | undefined;
+  /** The store without the gate: for handing a connection of it to another thread. */
+  raw: Database;
 };
 
 /**
@@ -211,7 +231,7 @@ async function openStoreParts(
   });
   const db = gatedDatabase(raw, () => store.prepared);
   control?.serve((request) => runCommand({ db, now: () => clock.now(), changed: () => storedKeys.refresh() }, request));
-  return { control, db, store, createdApiKeys, storedKeys };
+  return { control, raw, db, store, createdApiKeys, storedKeys };
 }
 
 async function releaseParts(
@@ -224,7 +244,7 @@ async function releaseParts(
   await Promise.all([parts.webhooks.stop(), parts.retention.stop()]);
   await parts.counters.close();
   await Promise.all([
-    parts.traceWriter.stop(flushMs),
+    parts.traceWriter?.stop(flushMs),
     parts.otlpExport?.stop(flushMs),
     parts.spend.stop(flushMs),
     parts.workers.close(),

@@ -20,7 +20,7 @@ import type { CreatedApiKey } from '../platform/store/repos/api-keys.ts';
 import type { RetentionSweep } from '../platform/store/retention-sweep.ts';
 import { jsonLogger, logLevelOf } from '../platform/telemetry/logger.ts';
 import type { GatewayMetrics } from '../platform/telemetry/metrics.ts';
-import type { TraceWriter } from '../gateway/tracing/trace-writer.ts';
+import type { TraceThread } from '../gateway/tracing/trace-thread.ts';
 import type { FirstOwner } from '../observability/users/first-owner.ts';
 import type { WebhookDelivery } from '../observability/webhooks/delivery-loop.ts';
 import type { PromptVersionEvents } from '../platform/store/repos/prompt-version-events.ts';
@@ -54,7 +54,7 @@ interface RunningServiceParts {
   warnings: string[];
   metrics: GatewayMetrics;
   db: Database;
-  traceWriter: TraceWriter;
+  traceWriter: TraceThread | undefined;
   keyStore: StoredKeyStore;
   counters: Counters;
   /** Where prompt-version changes are recorded (the webhook outbox), inside the changing transaction. */

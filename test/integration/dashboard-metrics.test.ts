@@ -98,7 +98,7 @@ for (const backend of STORE_BACKENDS) {
         ) === 9,
     );
     // Rollups are written about once a second; no need to wait for it.
-    await s.service.traceWriter.flushRollups();
+    await s.service.traceWriter!.flushRollups();
 
     const stored = (
       await db.query<
@@ -407,7 +407,7 @@ t.test('the window the metrics pages open on holds the traffic there is', async 
     t.equal((await chat(s, TEST_KEY, say(`request ${sent++}`))).status, 200);
     offsetMs = 0;
     return waitFor(`window ${expected}`, async () => {
-      await s.service.traceWriter.flushRollups();
+      await s.service.traceWriter!.flushRollups();
       const w = await opening();
       return w.window === expected && w;
     });

@@ -4,7 +4,7 @@ import t from 'tap';
 import { lstatSync, mkdtempSync, readdirSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openPglite } from '../../src/platform/store/pglite-database.ts';
+import { openPglite, pgliteOverPort } from '../../src/platform/store/pglite-database.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-embedded-'));
@@ -35,6 +35,35 @@ t.test('reopened, the same rows and the same settings', async (t) => {
   t.same((await db.query('select id, note from kept')).rows, [{ id: 1, note: 'written by the first start' }]);
   t.equal((await settings(db))[0].setting, '2048');
   await db.close();
+});
+
+t.test('a second client over a port (as the trace writer thread has): its own queries and transactions', async (t) => {
+  const db = await openPglite(dir);
+  t.teardown(() => db.close());
+  const other = pgliteOverPort(await db.connect());
+  t.teardown(() => other.close());
+  await db.exec('create table clients (who text, n int)');
+  // Both clients open transactions at once: the store runs one at a time, each with an id of its own.
+  const write = (client: typeof other, who: string) =>
+    client.transaction(async (tx) => {
+      for (let n = 1; n <= 3; n++) await tx.query('insert into clients values ($1, $2)', [who, n]);
+      return who;
+    });
+  t.same(await Promise.all([write(db, 'main'), write(other, 'port'), write(db, 'main-2')]), ['main', 'port', 'main-2']);
+  const rolledBack = other.transaction(async (tx) => {
+    await tx.query('insert into clients values ($1, $2)', ['never', 1]);
+    throw new Error('changed its mind');
+  });
+  await t.rejects(rolledBack, /changed its mind/);
+  const rows = await other.query<{ who: string; count: number }>(
+    'select who, count(*)::int as count from clients group by who order by who',
+  );
+  t.same(rows.rows, [
+    { who: 'main', count: 3 },
+    { who: 'main-2', count: 3 },
+    { who: 'port', count: 3 },
+  ]);
+  await t.rejects(other.query('select * from no_such_table'), { code: '42P01' }, 'errors keep their SQLSTATE');
 });
 
 /** Bytes the files under `path` use on disk. */

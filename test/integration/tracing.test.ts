@@ -673,7 +673,7 @@ for (const backend of STORE_BACKENDS) {
       const trace = await traceOf(db, requestId(res));
       t.same(trace.input, [{ role: 'user', content: 'nul and \ufffd' }], 'stored without the characters jsonb refuses');
       await g.barrier();
-      const stats = g.svc.service.traceWriter.snapshot();
+      const stats = g.svc.service.traceWriter!.snapshot();
       t.equal(stats.write_failures, 0, 'no batch failed');
       t.equal(stats.dropped, 0);
     });

@@ -3,7 +3,7 @@
 // event loop that serves requests.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort, type Transferable } from 'node:worker_threads';
 import type { Database, Queryable, QueryResult } from './database.ts';
 import type { WorkerReply, WorkerRequest } from './pglite-worker.ts';
 
@@ -37,7 +37,13 @@ export function bulkLoader(db: Queryable): BulkLoader | undefined {
   return typeof (db as Partial<BulkLoader>).copyFrom === 'function' ? (db as Queryable & BulkLoader) : undefined;
 }
 
-export async function openPglite(dataDir: string): Promise<Database & BulkLoader> {
+/** The embedded store's database, which can also be reached from another thread over a port of its own. */
+export interface PgliteDatabase extends Database, BulkLoader {
+  /** A port to the store's thread for another thread: `pgliteOverPort` there makes it a Database. */
+  connect(): Promise<MessagePort>;
+}
+
+export async function openPglite(dataDir: string): Promise<PgliteDatabase> {
   const dir = join(dataDir, 'pglite');
   mkdirSync(dir, { recursive: true });
   // initdb grows the WebAssembly memory to about 450 MB, and WebAssembly memory never shrinks: a fresh store is
@@ -46,38 +52,47 @@ export async function openPglite(dataDir: string): Promise<Database & BulkLoader
   return openPgliteThread(dir);
 }
 
-async function openPgliteThread(dir: string): Promise<Database & BulkLoader> {
-  const worker = new Worker(WORKER_ENTRY);
+/** The messages one client of the store's thread sends and receives: its Worker, or a port `connect` gave it. */
+interface Channel {
+  postMessage(message: unknown, transfer?: Transferable[]): void;
+  on(event: 'message', listener: (m: WorkerReply) => void): unknown;
+}
+
+/** Requests over a channel, each answered by the reply with its id; `failAll` rejects what is still waiting. */
+function requester(channel: Channel) {
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   let nextId = 1;
   let closed = false;
-  worker.on('message', (m: WorkerReply) => {
+  channel.on('message', (m: WorkerReply) => {
     const p = pending.get(m.id);
     if (!p) return;
     pending.delete(m.id);
     if (m.ok) p.resolve(m.result);
     else p.reject(new PgliteError(m.error.message, m.error.code));
   });
-  const failAll = (err: Error) => {
-    for (const p of pending.values()) p.reject(err);
-    pending.clear();
+  return {
+    send<T>(request: Request, transfer?: Transferable[]): Promise<T> {
+      if (closed) return Promise.reject(new Error('the embedded store is closed'));
+      const id = nextId++;
+      return new Promise<T>((resolve, reject) => {
+        pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+        channel.postMessage({ ...request, id }, transfer);
+      });
+    },
+    failAll(err: Error) {
+      for (const p of pending.values()) p.reject(err);
+      pending.clear();
+    },
+    close() {
+      closed = true;
+    },
   };
-  worker.on('error', failAll);
-  worker.on('exit', () => failAll(new Error('the embedded store thread stopped')));
-  const send = <T>(request: Request): Promise<T> => {
-    if (closed) return Promise.reject(new Error('the embedded store is closed'));
-    const id = nextId++;
-    return new Promise<T>((resolve, reject) => {
-      pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      worker.postMessage({ ...request, id });
-    });
-  };
-  try {
-    await send({ type: 'open', dir });
-  } catch (err) {
-    await worker.terminate();
-    throw err;
-  }
+}
+
+type Send = ReturnType<typeof requester>['send'];
+
+/** SQL, COPY loads and transactions over `send`. */
+function sqlOver(send: Send): Database & BulkLoader {
   const over = (tx?: number): Queryable => ({
     query: <R>(sql: string, params?: readonly unknown[]) =>
       send<QueryResult<R>>({ type: 'query', sql, params: params as unknown[] | undefined, tx }),
@@ -101,10 +116,47 @@ async function openPgliteThread(dir: string): Promise<Database & BulkLoader> {
       await send({ type: 'end', tx, commit: true });
       return result;
     },
+    close: async () => {},
+  };
+}
+
+/** The embedded store as another thread reaches it, over a port from `PgliteDatabase.connect`. */
+export function pgliteOverPort(port: MessagePort): Database & BulkLoader {
+  const channel = requester(port);
+  port.on('close', () => channel.failAll(new Error('the embedded store closed its port')));
+  return {
+    ...sqlOver(channel.send),
+    async close() {
+      channel.close();
+      port.close();
+    },
+  };
+}
+
+async function openPgliteThread(dir: string): Promise<PgliteDatabase> {
+  const worker = new Worker(WORKER_ENTRY);
+  const channel = requester(worker);
+  worker.on('error', channel.failAll);
+  worker.on('exit', () => channel.failAll(new Error('the embedded store thread stopped')));
+  let closed = false;
+  try {
+    await channel.send({ type: 'open', dir });
+  } catch (err) {
+    await worker.terminate();
+    throw err;
+  }
+  return {
+    ...sqlOver(channel.send),
+    async connect() {
+      const { port1, port2 } = new MessageChannel();
+      await channel.send({ type: 'connect', port: port2 }, [port2]);
+      return port1;
+    },
     async close() {
       if (closed) return;
-      await send({ type: 'close' }).catch(() => {});
+      await channel.send({ type: 'close' }).catch(() => {});
       closed = true;
+      channel.close();
       await worker.terminate();
     },
   };

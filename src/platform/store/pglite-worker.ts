@@ -1,8 +1,10 @@
 // The embedded store's thread: PGlite runs its WebAssembly Postgres synchronously, so a batch insert would stall
-// the event loop that serves requests; here it stalls only this thread. Messages from pglite-database.ts:
-// open, query, exec, copy (COPY ... FROM '/dev/blob' statements in one transaction), begin/end (an interactive
-// transaction), close. Replies carry the request id.
-import { parentPort } from 'node:worker_threads';
+// the event loop that serves requests; here it stalls only this thread, which runs at background priority. Messages
+// from pglite-database.ts: open, query, exec, copy (COPY ... FROM '/dev/blob' statements in one transaction),
+// begin/end (an interactive transaction), connect (a port another thread sends the same messages on), close. Replies
+// carry the request id and go back where the request came from.
+import { parentPort, type MessagePort } from 'node:worker_threads';
+import { runInBackground } from '../workers/thread-priority.ts';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 
 export type WorkerRequest =
@@ -12,6 +14,7 @@ export type WorkerRequest =
   | { id: number; type: 'copy'; loads: readonly { sql: string; data: string }[] }
   | { id: number; type: 'begin' }
   | { id: number; type: 'end'; tx: number; commit: boolean }
+  | { id: number; type: 'connect'; port: MessagePort }
   | { id: number; type: 'close' };
 
 export type WorkerReply =
@@ -41,7 +44,9 @@ let db: PGlite | undefined;
 let checkpoints: NodeJS.Timeout | undefined;
 const transactions = new Map<number, { tx: Transaction; end: (commit: boolean) => void; settled: Promise<unknown> }>();
 
-const reply = (message: WorkerReply) => parentPort!.postMessage(message);
+type Reply = (message: WorkerReply) => void;
+/** Transaction ids, unique across the clients. */
+let nextTransaction = 1;
 
 function failure(id: number, err: unknown): WorkerReply {
   const e = err as { message?: string; code?: string };
@@ -62,7 +67,7 @@ function target(tx: number | undefined): PGlite | Transaction {
   return open.tx;
 }
 
-async function handle(m: WorkerRequest): Promise<void> {
+async function handle(m: WorkerRequest, reply: Reply): Promise<void> {
   try {
     switch (m.type) {
       case 'open':
@@ -89,11 +94,12 @@ async function handle(m: WorkerRequest): Promise<void> {
       case 'begin': {
         // The transaction stays open until `end` arrives; PGlite holds other queries back meanwhile.
         let opened = false;
+        const id = nextTransaction++;
         const settled: Promise<unknown> = db!.transaction(async (tx) => {
           const commit = await new Promise<boolean>((end) => {
-            transactions.set(m.id, { tx, end, settled });
+            transactions.set(id, { tx, end, settled });
             opened = true;
-            reply({ id: m.id, ok: true, result: m.id });
+            reply({ id: m.id, ok: true, result: id });
           });
           if (!commit) await tx.rollback();
         });
@@ -113,6 +119,12 @@ async function handle(m: WorkerRequest): Promise<void> {
         }
         return reply({ id: m.id, ok: true });
       }
+      case 'connect': {
+        const port = m.port;
+        const answer: Reply = (message) => port.postMessage(message);
+        port.on('message', (r: WorkerRequest) => void handle(r, answer));
+        return reply({ id: m.id, ok: true });
+      }
       case 'close':
         clearInterval(checkpoints);
         await db?.close();
@@ -124,4 +136,6 @@ async function handle(m: WorkerRequest): Promise<void> {
   }
 }
 
-parentPort!.on('message', (m: WorkerRequest) => void handle(m));
+runInBackground();
+const toParent: Reply = (message) => parentPort!.postMessage(message);
+parentPort!.on('message', (m: WorkerRequest) => void handle(m, toParent));

@@ -1,0 +1,108 @@
+// The trace writer's thread (trace-thread.ts starts it): the durable writer's queue, journal, spill files, batch
+// statements and metric rollups live here, at background priority, with their own heap, so none of that work or its
+// garbage collection runs on the thread that serves requests. The store is reached over a port of the embedded
+// store's thread, or over a PostgreSQL pool of this thread's own.
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import type { Database } from '../../platform/store/database.ts';
+import { gatedDatabase } from '../../platform/store/gated-database.ts';
+import { pgliteOverPort } from '../../platform/store/pglite-database.ts';
+import { openPostgres } from '../../platform/store/postgres-database.ts';
+import type { Logger, LogLevel } from '../../platform/telemetry/logger.ts';
+import { runInBackground } from '../../platform/workers/thread-priority.ts';
+import type { TraceItem } from './trace-item.ts';
+import { TraceWriter, type TraceWriterStats } from './trace-writer.ts';
+
+export type TraceThreadStore = { kind: 'pglite'; port: MessagePort } | { kind: 'postgres'; url: string };
+
+export interface TraceThreadData {
+  store: TraceThreadStore;
+  spillDir: string;
+  capacity?: number;
+  batchSize?: number;
+}
+
+export type ToTraceThread =
+  | { type: 'items'; items: TraceItem[] }
+  /** The store is migrated: writes may start (until then they spill, as on a store not reached yet). */
+  | { type: 'prepared' }
+  | { type: 'flush-rollups'; id: number }
+  | { type: 'stop'; id: number; deadlineMs?: number };
+
+export type FromTraceThread =
+  /** `received`: the traces this thread has taken from `items` messages so far. */
+  | { type: 'stats'; stats: TraceWriterStats; received: number }
+  | { type: 'log'; level: LogLevel; message: string; fields?: Record<string, unknown> }
+  | { type: 'done'; id: number; error?: string };
+
+/** How often the writer's numbers go to the serving thread, which shows them in /metrics. */
+const STATS_EVERY_MS = 250;
+
+const post = (message: FromTraceThread) => parentPort!.postMessage(message);
+
+function forwardingLogger(fields: Record<string, unknown> = {}): Logger {
+  const at =
+    (level: LogLevel) =>
+    (message: string, more?: Record<string, unknown>): void =>
+      post({ type: 'log', level, message, fields: { ...fields, ...more } });
+  return {
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    child: (more) => forwardingLogger({ ...fields, ...more }),
+  };
+}
+
+function openStore(store: TraceThreadStore): Database {
+  return store.kind === 'pglite' ? pgliteOverPort(store.port) : openPostgres(store.url);
+}
+
+async function main(): Promise<void> {
+  runInBackground();
+  const data = workerData as TraceThreadData;
+  const raw = openStore(data.store);
+  let prepared = false;
+  const writer = new TraceWriter(
+    gatedDatabase(raw, () => prepared),
+    {
+      spillDir: data.spillDir,
+      log: forwardingLogger(),
+      capacity: data.capacity,
+      batchSize: data.batchSize,
+    },
+  );
+  writer.start();
+  let received = 0;
+  const sendStats = () => post({ type: 'stats', stats: writer.snapshot(), received });
+  const stats = setInterval(sendStats, STATS_EVERY_MS);
+  const done = async (id: number, work: () => Promise<void>) => {
+    try {
+      await work();
+      sendStats();
+      post({ type: 'done', id });
+    } catch (err) {
+      post({ type: 'done', id, error: (err as Error).message });
+    }
+  };
+  parentPort!.on('message', (m: ToTraceThread) => {
+    switch (m.type) {
+      case 'items':
+        for (const item of m.items) writer.enqueue(item);
+        received += m.items.length;
+        return;
+      case 'prepared':
+        prepared = true;
+        return;
+      case 'flush-rollups':
+        return void done(m.id, () => writer.flushRollups());
+      case 'stop':
+        return void done(m.id, async () => {
+          await writer.stop(m.deadlineMs);
+          clearInterval(stats);
+          await raw.close();
+        });
+    }
+  });
+}
+
+await main();
