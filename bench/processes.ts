@@ -130,6 +130,16 @@ export class ServerProcess implements Measured {
     return this.ask<StoreReply | null>({ type: 'store' });
   }
 
+  /** Starts sampling the allocations that outlive the young generation. */
+  async startPromoted(): Promise<void> {
+    await this.ask({ type: 'promoted-start' });
+  }
+
+  /** The sampled heap profile (HeapProfiler.stopSampling's) of what was promoted since startPromoted. */
+  async stopPromoted(): Promise<unknown> {
+    return this.ask({ type: 'promoted-stop' });
+  }
+
   /** Starts the V8 CPU profiler in the process. */
   async startProfile(): Promise<void> {
     await this.ask({ type: 'profile-start' });

@@ -7,22 +7,7 @@
 // shown in microseconds per request.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-
-interface CallFrame {
-  functionName: string;
-  url: string;
-  lineNumber: number;
-}
-interface ProfileNode {
-  id: number;
-  callFrame: CallFrame;
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
+import { isProject, shortUrl, type CallFrame, type Profile, type ProfileNode } from './cpu-profile.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -36,11 +21,6 @@ const TOP = Number(values.top);
 const REQUESTS = values.requests ? Number(values.requests) : undefined;
 const profile = JSON.parse(readFileSync(positionals[0], 'utf8')) as Profile;
 
-const root = process.cwd();
-const shortUrl = (url: string) => {
-  const path = url.replace(/^file:\/\//, '');
-  return path.startsWith(root + '/') ? path.slice(root.length + 1) : path;
-};
 const nameOf = (cf: CallFrame) =>
   `${shortUrl(cf.url) || '(native)'}:${cf.functionName || '(anonymous)'}:${cf.lineNumber + 1}`;
 const areaOf = (cf: CallFrame): string => {
@@ -52,7 +32,6 @@ const areaOf = (cf: CallFrame): string => {
   if (url.startsWith('src/') || url.startsWith('plugins/') || url.startsWith('bench/')) return url;
   return url;
 };
-const isProject = (cf: CallFrame) => /^(src|plugins)\//.test(shortUrl(cf.url));
 
 const byId = new Map<number, ProfileNode>();
 const parent = new Map<number, number>();

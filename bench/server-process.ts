@@ -19,6 +19,7 @@ export type Role = 'upstream' | 'floor' | 'gateway' | 'gateway-traced' | 'gatewa
 
 export type Request =
   | { type: 'cpu' | 'memory' | 'observe-start' | 'observe-stop' | 'store' | 'settle' | 'profile-start' }
+  | { type: 'promoted-start' | 'promoted-stop' }
   | { type: 'profile-stop'; path: string };
 export type ToChild = (Request & { id: number }) | { type: 'stop' };
 export type FromChild =
@@ -168,6 +169,22 @@ async function main(): Promise<void> {
         await session.post('Profiler.setSamplingInterval', { interval: PROFILE_INTERVAL_US });
         await session.post('Profiler.start');
         return;
+      case 'promoted-start':
+        // Sampled allocations that outlive the young generation (promoted), whether or not a major GC frees them later.
+        session = new Session();
+        session.connect();
+        await session.post('HeapProfiler.enable');
+        await session.post('HeapProfiler.startSampling', {
+          samplingInterval: 8192,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: false,
+        });
+        return;
+      case 'promoted-stop': {
+        const { profile } = await session!.post('HeapProfiler.stopSampling');
+        session!.disconnect();
+        return profile;
+      }
       case 'profile-stop': {
         const { profile } = await session!.post('Profiler.stop');
         writeFileSync(m.path, JSON.stringify(profile));
