@@ -20,6 +20,8 @@ export interface OpenLoopResult {
   /** 2xx answers complete within the timeout. */
   ok: number;
   non2xx: number;
+  /** Answers within the timeout by status code (2xx and non-2xx alike). */
+  statuses: Record<number, number>;
   /** Connection failures and other transport errors. */
   failed: number;
   /** Not answered within the timeout of its scheduled time. */
@@ -47,9 +49,10 @@ export class OpenLoop {
   private pool: Pool;
   private readonly origin: string;
   private readonly target: Target;
-  private readonly body: string;
+  private readonly body: string | Buffer;
 
-  constructor(target: Target, body: string) {
+  /** `body` is sent as is with every request (a Buffer spares re-encoding a large one each time). */
+  constructor(target: Target, body: string | Buffer) {
     this.target = target;
     this.body = body;
     this.origin = new URL(target.url).origin;
@@ -69,6 +72,7 @@ export class OpenLoop {
     let non2xx = 0;
     let failed = 0;
     let timeouts = 0;
+    const statuses: Record<number, number> = {};
     let pending = 0;
     let sent = 0;
     /** Set once the step has given up on the answers still pending. */
@@ -90,10 +94,13 @@ export class OpenLoop {
         const ms = performance.now() - scheduled;
         if (kind === 'failed') failed++;
         else if (ms > o.timeoutMs) timeouts++;
-        else if (status < 200 || status >= 300) non2xx++;
         else {
-          ok++;
-          latency.push(ms);
+          statuses[status] = (statuses[status] ?? 0) + 1;
+          if (status < 200 || status >= 300) non2xx++;
+          else {
+            ok++;
+            latency.push(ms);
+          }
         }
         if (pending === 0 && sent === total) drained?.();
       };
@@ -143,6 +150,7 @@ export class OpenLoop {
       sent,
       ok,
       non2xx,
+      statuses,
       failed,
       timeouts,
       latency: Float64Array.from(latency),

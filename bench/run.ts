@@ -12,9 +12,12 @@
 //   node bench/run.ts --soak 1000000 [--soak-target governed] [--soak-block 100000] [--connections 32] [--check]
 //   node bench/run.ts --sustained [--step-duration 5] [--start-rate 200] [--max-rate 50000] [--latency-duration 10]
 //                     [--targets …] [--peers] [--json out.json]
+//                     [--scenarios | --no-scenarios] [--hol-rate 200] [--hol-duration 10] [--flood-rate 2000]
 //                     (the gateway benchmark method: added p50/p99 at one connection over the upstream alone, and
 //                     the highest rate an open-loop ramp sustains with p99 < 1 s and < 0.1 % errors, against an
-//                     upstream answering in 20 ms; bench/sustained.ts)
+//                     upstream answering in 20 ms; bench/sustained.ts. Then, per target, small requests at
+//                     --hol-rate beside 4 MiB prompts and beside a wrong-key flood: bench/sustained-scenarios.ts.
+//                     --scenarios runs only those, --no-scenarios only the rest)
 //   node bench/run.ts --observability [--traces 100000] [--generate] [--senders 4] [--requests 30] [--warm-up 3]
 //                     [--postgres …] [--json out.json] [--check]
 //
@@ -44,6 +47,7 @@ import {
 } from './report.ts';
 import { runObservability } from './observability.ts';
 import { runSoak } from './soak.ts';
+import { floodTable, holTable, scenarioNotes } from './sustained-scenarios.ts';
 import {
   publishedTable,
   runSustained,
@@ -98,7 +102,13 @@ const { values: opts } = parseArgs({
     'step-duration': { type: 'string', default: '5' },
     'start-rate': { type: 'string', default: '200' },
     'max-rate': { type: 'string', default: '50000' },
+    /** --sustained: true runs only the scenarios, false (--no-scenarios) only the ramp; both when not given. */
+    scenarios: { type: 'boolean' },
+    'hol-rate': { type: 'string', default: '200' },
+    'hol-duration': { type: 'string', default: '10' },
+    'flood-rate': { type: 'string', default: '2000' },
   },
+  allowNegative: true,
 });
 
 function positive(name: string, value: string | undefined, integer = false): number {
@@ -279,20 +289,38 @@ async function sustained(place: Placement): Promise<void> {
     maxRate: positive('max-rate', opts['max-rate']),
     stepSeconds: positive('step-duration', opts['step-duration']),
     latencySeconds: LOADS.latencyDuration,
+    ramp: opts.scenarios !== true,
+    scenarios:
+      opts.scenarios === false
+        ? undefined
+        : {
+            rate: positive('hol-rate', opts['hol-rate']),
+            seconds: positive('hol-duration', opts['hol-duration']),
+            floodRate: positive('flood-rate', opts['flood-rate']),
+          },
   };
+  const sc = options.scenarios;
   if (options.maxRate < options.startRate) throw new Error('--max-rate is below --start-rate');
   const setup = await setUp(place, SUSTAINED_UPSTREAM_DELAY_MS);
   const { upstream, direct, subjects, rows } = setup;
   const startedAt = performance.now();
   let result: SustainedRow[];
+  const date = `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   try {
     await printHeader(
       place,
       [process.pid, upstream.pid, ...subjects.map((s) => s.proc.pid)],
-      `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; --sustained: upstream answers after ` +
-        `${SUSTAINED_UPSTREAM_DELAY_MS} ms; per target: ${options.latencySeconds} s of sequential requests through ` +
-        `it and as many straight to the upstream, by turns, then an open-loop ramp from ${options.startRate} req/s, ` +
-        `x1.25 per ${options.stepSeconds} s step, to p99 >= 1 s or >= 0.1 % errors (at most ${options.maxRate} req/s)`,
+      `${date}; --sustained: upstream answers after ${SUSTAINED_UPSTREAM_DELAY_MS} ms; per target: ` +
+        (options.ramp
+          ? `${options.latencySeconds} s of sequential requests through it and as many straight to the upstream, ` +
+            `by turns, then an open-loop ramp from ${options.startRate} req/s, x1.25 per ${options.stepSeconds} s ` +
+            `step, to p99 >= 1 s or >= 0.1 % errors (at most ${options.maxRate} req/s)`
+          : '') +
+        (options.ramp && sc ? '; then ' : '') +
+        (sc
+          ? `${sc.rate} small req/s for ${sc.seconds} s alone, then beside a 4 MiB prompt every 100 ms; ` +
+            `alone again, then beside ${sc.floodRate} wrong-key req/s`
+          : ''),
     );
     await sanityChecks(setup, (s) => rows.find((r) => r.name === s.name)!);
     for (const s of subjects) await warmUp(s, LOADS.connections);
@@ -308,14 +336,23 @@ async function sustained(place: Placement): Promise<void> {
   } finally {
     await Promise.all([setup.started.release(), setup.peers?.release(), upstream.stop()]);
   }
-  console.log(`\n${sustainedTable(result)}\n`);
-  for (const line of sustainedNotes(result, options)) console.log(line);
+  if (options.ramp) {
+    console.log(`\n${sustainedTable(result)}\n`);
+    for (const line of sustainedNotes(result, options)) console.log(line);
+  }
+  if (sc) {
+    const where = `${date}, ${machine(place)}`;
+    console.log(`\nhead-of-line blocking by 4 MiB prompts (${where}):\n\n${holTable(result)}\n`);
+    console.log(`invalid-key flood (${where}):\n\n${floodTable(result)}\n`);
+    for (const line of scenarioNotes(result, sc)) console.log(line);
+  }
   for (const note of setup.peers?.notes ?? []) console.log(`  note: ${note}`);
   console.log(`  where: ${place.description}`);
-  console.log(
-    '\npublished, not measured here (4 Graviton cores, a mock answering in 20 ms, the highest rate with ' +
-      `p99 < 1 s and < 0.1 % errors):\n\n${publishedTable()}\n`,
-  );
+  if (options.ramp)
+    console.log(
+      '\npublished, not measured here (4 Graviton cores, a mock answering in 20 ms, the highest rate with ' +
+        `p99 < 1 s and < 0.1 % errors):\n\n${publishedTable()}\n`,
+    );
   console.log(`bench time ${((performance.now() - startedAt) / 1000).toFixed(0)} s`);
   if (opts.json)
     writeFileSync(

@@ -10,11 +10,14 @@
 //      1 s or more or whose errors (non-2xx, connection failures, no answer within 5 s) are 0.1 % of the requests
 //      or more; the sustained rate is the last step that passed (or `--max-rate`, where the ramp stops anyway).
 //      The server's CPU per request at that rate includes the trace writes it left behind (settled after each step).
+//   3. The scenarios (bench/sustained-scenarios.ts): small requests at a fixed rate alone and beside 4 MiB prompts,
+//      then alone and beside a wrong-key flood. `--scenarios` runs only them, `--no-scenarios` only 1 and 2.
 import { percentile, timedAlternating } from './load.ts';
 import { JSON_BODY, type Subject } from './measure.ts';
 import { OpenLoop, type OpenLoopResult } from './open-loop.ts';
 import { otherLoadSince } from './processes.ts';
 import type { ObserveReply } from './server-process.ts';
+import { runScenarios, type ScenarioOptions, type ScenarioResults } from './sustained-scenarios.ts';
 import { f, table } from './report.ts';
 
 /** What the upstream's answers wait, ms; the published figures were taken against a mock answering in 20 ms. */
@@ -30,6 +33,10 @@ export interface SustainedOptions {
   stepSeconds: number;
   /** Seconds of sequential requests through the target, and as many straight to the upstream, taking turns. */
   latencySeconds: number;
+  /** Whether to run the one-connection run and the ramp. */
+  ramp: boolean;
+  /** The scenarios' settings; not run when undefined. */
+  scenarios?: ScenarioOptions;
 }
 
 export interface Step {
@@ -85,6 +92,7 @@ export interface SustainedRow {
   stoppedBy?: string;
   rssStart?: number;
   rssEnd?: number;
+  scenarios?: ScenarioResults;
 }
 
 export interface SustainedInput {
@@ -151,9 +159,18 @@ function stepLine(name: string, s: Step): string {
 }
 
 async function measureOne(s: Subject, input: SustainedInput) {
-  const { direct, options: o, log } = input;
+  const { options: o, log } = input;
   const row: Partial<SustainedRow> & { steps: Step[] } = { steps: [] };
   row.rssStart = await s.proc.rss();
+  if (o.ramp) await rampOne(s, input, row);
+  if (o.scenarios) row.scenarios = await runScenarios(s, o.scenarios, log);
+  row.rssEnd = await s.proc.rss();
+  return row;
+}
+
+/** The one-connection run and the ramp. */
+async function rampOne(s: Subject, input: SustainedInput, row: Partial<SustainedRow> & { steps: Step[] }) {
+  const { direct, options: o, log } = input;
   await s.proc.observeStart();
   const [through, straight] = await timedAlternating(s.target, direct.target, JSON_BODY, o.latencySeconds, '}');
   const inside = await s.proc.observeStop();
@@ -196,8 +213,6 @@ async function measureOne(s: Subject, input: SustainedInput) {
     await loop.close();
   }
   row.stoppedBy ??= `--max-rate ${o.maxRate} reached`;
-  row.rssEnd = await s.proc.rss();
-  return row;
 }
 
 export async function runSustained(input: SustainedInput): Promise<SustainedRow[]> {
