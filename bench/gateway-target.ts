@@ -151,8 +151,9 @@ export async function startGatewayTarget(
     url: service.gatewayUrl,
     async settle() {
       for (;;) {
-        const s = service.traceWriter!.snapshot();
-        if (s.queue_depth === 0 && s.spill_files === 0) return;
+        const writer = service.traceWriter!;
+        const s = writer.snapshot();
+        if (s.queue_depth === 0 && s.spill_files === 0 && writer.inFlight() === 0) return;
         await new Promise((r) => setTimeout(r, 20));
       }
     },

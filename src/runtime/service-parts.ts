@@ -165,6 +165,7 @@ async function openTraceParts(
     },
     log,
   );
+  await traceWriter.started;
   metrics.telemetry = () => traceWriter.snapshot();
   const otlp = first.config.tracing.otlp;
   if (!otlp) return { traceWriter, traceSink: traceWriter };

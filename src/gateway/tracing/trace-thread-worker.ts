@@ -74,6 +74,7 @@ async function main(): Promise<void> {
   writer.start();
   let received = 0;
   const sendStats = () => post({ type: 'stats', stats: writer.snapshot(), received });
+  sendStats();
   const stats = setInterval(sendStats, STATS_EVERY_MS);
   const done = async (id: number, work: () => Promise<void>) => {
     try {

@@ -26,6 +26,9 @@ export class TraceThread implements TraceSink {
   #nextId = 1;
   readonly #waiting = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
   #exited = false;
+  /** Resolves when the thread has sent its first numbers (its spill files counted), rejects when it failed first. */
+  readonly started: Promise<void>;
+  #start!: { resolve: () => void; reject: (err: Error) => void };
 
   constructor(data: TraceThreadData, log: Logger) {
     this.#log = log;
@@ -42,12 +45,17 @@ export class TraceThread implements TraceSink {
       spill_files: 0,
       database: 'ok',
     };
+    this.started = new Promise((resolve, reject) => (this.#start = { resolve, reject }));
     const transfer = data.store.kind === 'pglite' ? [data.store.port] : [];
     this.#worker = new Worker(WORKER_ENTRY, { workerData: data, transferList: transfer });
     this.#worker.on('message', (m: FromTraceThread) => this.#receive(m));
-    this.#worker.on('error', (err) => log.error('the trace writer thread failed', { error: err.stack }));
+    this.#worker.on('error', (err) => {
+      log.error('the trace writer thread failed', { error: err.stack });
+      this.#start.reject(err);
+    });
     this.#worker.on('exit', () => {
       this.#exited = true;
+      this.#start.reject(new Error('the trace writer thread stopped'));
       for (const w of this.#waiting.values()) w.reject(new Error('the trace writer thread stopped'));
       this.#waiting.clear();
     });
@@ -82,10 +90,14 @@ export class TraceThread implements TraceSink {
     await this.#worker.terminate();
   }
 
-  /** The writer's numbers as the thread last sent them; traces it has not taken yet count as queued. */
+  /** The writer's numbers as the thread last sent them (at most 250 ms ago). */
   snapshot(): TraceWriterStats {
-    const inFlight = this.#posted - this.#received + this.#batch.length;
-    return { ...this.#stats, queue_depth: this.#stats.queue_depth + inFlight };
+    return this.#stats;
+  }
+
+  /** Traces handed over that the thread's writer had not taken when it last sent its numbers. */
+  inFlight(): number {
+    return this.#posted - this.#received + this.#batch.length;
   }
 
   #post(): void {
@@ -114,6 +126,7 @@ export class TraceThread implements TraceSink {
       case 'stats':
         this.#stats = m.stats;
         this.#received = m.received;
+        this.#start.resolve();
         return;
       case 'log':
         this.#log[m.level](m.message, m.fields);
