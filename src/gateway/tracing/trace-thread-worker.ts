@@ -1,14 +1,14 @@
 // The trace writer's thread (trace-thread.ts starts it): the durable writer's queue, journal, spill files, batch
-// statements and metric rollups live here, at background priority, with their own heap, so none of that work or its
-// garbage collection runs on the thread that serves requests. The store is reached over a port of the embedded
-// store's thread, or over a PostgreSQL pool of this thread's own.
+// statements and metric rollups live here, with their own heap, so none of that work or its garbage collection runs on
+// the thread that serves requests. It runs at normal priority: it must take the serving thread's messages as fast as
+// they come, or they would pile up in memory outside the writer's bounded queue (which spills to disk when full). The
+// store is reached over a port of the embedded store's thread, or over a PostgreSQL pool of this thread's own.
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { Database } from '../../platform/store/database.ts';
 import { gatedDatabase } from '../../platform/store/gated-database.ts';
 import { pgliteOverPort } from '../../platform/store/pglite-database.ts';
 import { openPostgres } from '../../platform/store/postgres-database.ts';
 import type { Logger, LogLevel } from '../../platform/telemetry/logger.ts';
-import { runInBackground } from '../../platform/workers/thread-priority.ts';
 import type { TraceItem } from './trace-item.ts';
 import { TraceWriter, type TraceWriterStats } from './trace-writer.ts';
 
@@ -58,7 +58,6 @@ function openStore(store: TraceThreadStore): Database {
 }
 
 async function main(): Promise<void> {
-  runInBackground();
   const data = workerData as TraceThreadData;
   const raw = openStore(data.store);
   let prepared = false;

@@ -1,4 +1,4 @@
-// Background threads (the embedded store, the trace writer) yield the CPU to the threads that serve requests. On a
+// A background thread (the embedded store's) yields the CPU to the threads that serve requests. On a
 // machine with fewer free cores than busy threads the kernel shares a core between them, and a request that arrives
 // while a batch insert runs on the same core would wait for the scheduler's next switch (milliseconds); at a lower
 // priority the request's thread takes the core as soon as it wakes. Linux sets niceness per thread, by its thread id.
@@ -7,7 +7,8 @@ import { setPriority } from 'node:os';
 
 /**
  * The niceness background threads run at. Against a busy thread at the default 0 one at 10 gets about a tenth of a
- * shared core: the store and the trace writer still move under full load, and a waking request thread preempts them.
+ * shared core: the store still moves under full load (writers whose batches wait spill to disk), and a waking request
+ * thread preempts it.
  */
 export const BACKGROUND_NICENESS = 10;
 
