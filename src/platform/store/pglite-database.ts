@@ -92,7 +92,7 @@ function requester(channel: Channel) {
 type Send = ReturnType<typeof requester>['send'];
 
 /** SQL, COPY loads and transactions over `send`. */
-function sqlOver(send: Send): Database & BulkLoader {
+function sqlOver(send: Send): Omit<Database & BulkLoader, 'close'> {
   const over = (tx?: number): Queryable => ({
     query: <R>(sql: string, params?: readonly unknown[]) =>
       send<QueryResult<R>>({ type: 'query', sql, params: params as unknown[] | undefined, tx }),
@@ -116,7 +116,6 @@ function sqlOver(send: Send): Database & BulkLoader {
       await send({ type: 'end', tx, commit: true });
       return result;
     },
-    close: async () => {},
   };
 }
 
