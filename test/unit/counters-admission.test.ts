@@ -1,11 +1,13 @@
 // The counters store's joint admission (src/platform/store/counters/): rate-limit minute checks and budget period checks
-// admitted in one step and settled in one step, in-process (a fake clock) and in Redis (a test prefix, Redis server
-// time, one script call each, counted with MONITOR). Minute checks refuse before a period counter is read; nothing
-// is added unless every check passes; the calls for one side answer as they did before the joint step existed.
+// admitted in one step and settled in one step, in-process (a fake clock; one thread's store and the store shared by
+// threads) and in Redis (a test prefix, Redis server time, one script call each, counted with MONITOR). Minute checks
+// refuse before a period counter is read; nothing is added unless every check passes; the calls for one side answer as
+// they did before the joint step existed.
 import t, { type Test } from 'tap';
 import type { AdmissionChecks, Counters } from '../../src/platform/store/counters/counters.ts';
 import { MemoryCounters } from '../../src/platform/store/counters/memory-counters.ts';
 import { RedisCounters } from '../../src/platform/store/counters/redis-counters.ts';
+import { SharedMemoryCounters } from '../../src/platform/store/counters/shared-memory-counters.ts';
 import { silentLogger } from '../../src/platform/telemetry/logger.ts';
 import { roomInMinute } from '../helpers/gateways.ts';
 import { fakeClock } from '../helpers/plugin.ts';
@@ -26,6 +28,10 @@ interface Backend {
 const BACKENDS: Record<string, (t: Test) => Promise<Backend>> = {
   async memory() {
     return { counters: new MemoryCounters(fakeClock(NOON)), now: () => NOON, sent: async () => [] };
+  },
+  async shared() {
+    const counters = new SharedMemoryCounters(SharedMemoryCounters.createBuffer(1024), fakeClock(NOON));
+    return { counters, now: () => NOON, sent: async () => [] };
   },
   async redis(t) {
     const prefix = redisTestPrefix(t);

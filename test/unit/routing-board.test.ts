@@ -14,6 +14,8 @@ import {
 } from '../../plugins/router/routing-board.ts';
 import { MemoryCounters } from '../../src/platform/store/counters/memory-counters.ts';
 import { RedisCounters } from '../../src/platform/store/counters/redis-counters.ts';
+import { SharedMemoryCounters } from '../../src/platform/store/counters/shared-memory-counters.ts';
+import type { Clock } from '../../src/platform/clock.ts';
 import { silentLogger } from '../../src/platform/telemetry/logger.ts';
 import { fakeClock } from '../helpers/plugin.ts';
 import { redisTestPrefix, REDIS_URL } from '../helpers/redis.ts';
@@ -29,30 +31,36 @@ const group = (name: string, ids: string[]) =>
 const plain = (figures: DeploymentFigures | Promise<DeploymentFigures>) =>
   Object.fromEntries(figures as DeploymentFigures);
 
-t.test('in-process: leases and averages answer synchronously and follow the clock', async (t) => {
-  const clock = fakeClock();
-  const board = routingBoard(new MemoryCounters(clock));
-  const g = group('g', ['a', 'b']);
-  const none = { a: 0, b: 0 };
-  t.same(plain(board.inFlight(g)), none, 'nothing in flight, answered without a promise');
-  await board.start(g, 'a', 'r1');
-  await board.start(g, 'a', 'r2');
-  await board.start(g, 'b', 'r3');
-  t.same(plain(board.inFlight(g)), { a: 2, b: 1 });
-  await board.end(g, 'a', 'r1');
-  await board.end(g, 'a', 'r1');
-  t.same(plain(board.inFlight(g)), { a: 1, b: 1 }, 'ending a lease twice ends it once');
-  clock.advance(IN_FLIGHT_LEASE_MS);
-  t.same(plain(board.inFlight(g)), none, 'leases not ended are gone when their time is up');
+const IN_PROCESS = {
+  memory: (clock: Clock) => new MemoryCounters(clock),
+  shared: (clock: Clock) => new SharedMemoryCounters(SharedMemoryCounters.createBuffer(1024), clock),
+};
 
-  t.same(plain(board.latencies(g)), {});
-  await board.recordLatency(g, 'a', 100);
-  t.same(plain(board.latencies(g)), { a: 100 }, 'the first sample sets the average');
-  await board.recordLatency(g, 'a', 200);
-  t.same(plain(board.latencies(g)), { a: 100 + LATENCY_ALPHA * 100 }, 'a later sample moves it by alpha');
-  clock.advance(LATENCY_TTL_MS);
-  t.same(plain(board.latencies(g)), {}, 'dropped after a while without samples');
-});
+for (const [kind, open] of Object.entries(IN_PROCESS))
+  t.test(`in-process (${kind}): leases and averages answer synchronously and follow the clock`, async (t) => {
+    const clock = fakeClock();
+    const board = routingBoard(open(clock));
+    const g = group('g', ['a', 'b']);
+    const none = { a: 0, b: 0 };
+    t.same(plain(board.inFlight(g)), none, 'nothing in flight, answered without a promise');
+    await board.start(g, 'a', 'r1');
+    await board.start(g, 'a', 'r2');
+    await board.start(g, 'b', 'r3');
+    t.same(plain(board.inFlight(g)), { a: 2, b: 1 });
+    await board.end(g, 'a', 'r1');
+    await board.end(g, 'a', 'r1');
+    t.same(plain(board.inFlight(g)), { a: 1, b: 1 }, 'ending a lease twice ends it once');
+    clock.advance(IN_FLIGHT_LEASE_MS);
+    t.same(plain(board.inFlight(g)), none, 'leases not ended are gone when their time is up');
+
+    t.same(plain(board.latencies(g)), {});
+    await board.recordLatency(g, 'a', 100);
+    t.same(plain(board.latencies(g)), { a: 100 }, 'the first sample sets the average');
+    await board.recordLatency(g, 'a', 200);
+    t.same(plain(board.latencies(g)), { a: 100 + LATENCY_ALPHA * 100 }, 'a later sample moves it by alpha');
+    clock.advance(LATENCY_TTL_MS);
+    t.same(plain(board.latencies(g)), {}, 'dropped after a while without samples');
+  });
 
 t.test('Redis: two replicas share leases and averages under the prefix and the group hash tag', async (t) => {
   const prefix = redisTestPrefix(t);

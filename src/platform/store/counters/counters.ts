@@ -2,7 +2,10 @@
 // (the gateway's and the REST API's), budget spend and reservations, the shared response cache, and timed marks
 // (deployment bench state, refusal-trace sampling), leases (requests in flight per deployment) and moving averages
 // (deployment latency). Two implementations with one contract: in-process (memory-counters.ts, one process) and Redis
-// (redis-counters.ts, many replicas, atomic Lua scripts on Redis time). Keys passed in are base names; the
+// (redis-counters.ts, many replicas, atomic Lua scripts on Redis time). A third, shared-memory-counters.ts, is the
+// in-process store for a process that serves requests on several worker threads: the same semantics as
+// memory-counters.ts over one table in a SharedArrayBuffer, each call one step under the table's lock, so limits,
+// budgets and marks are exact across the threads with no message between them. Keys passed in are base names; the
 // implementation adds its prefix and the window or period suffix. Keys of one call must share a hash tag (see
 // `projectTag`) so a Redis Cluster keeps them in one slot.
 

@@ -5,7 +5,8 @@ import { memoryRateLimiter } from './memory-rate-limiter.ts';
 import type { RateLimitDecision, RateLimitRule } from './rate-limit.ts';
 import type { Admission, AdmissionChecks, Counters, Settlement } from './counters.ts';
 import { OneSideCalls } from './one-side-calls.ts';
-import { MINUTE_TTL_MS, PERIOD_TTL_MS, periodId, periodOfId } from './periods.ts';
+import { admissionWindow, decideAdmission } from './admission.ts';
+import { MINUTE_TTL_MS, PERIOD_TTL_MS, periodOfId } from './periods.ts';
 
 interface Entry {
   value: number;
@@ -51,36 +52,20 @@ export class MemoryCounters extends OneSideCalls implements Counters {
   async admit(checks: AdmissionChecks): Promise<Admission> {
     const now = this.#clock.now();
     this.#sweep(now);
-    const minute = Math.floor(now / 60_000);
-    const window = {
-      minute,
-      msLeft: (minute + 1) * 60_000 - now,
-      periodIds: checks.period.map((c) => periodId(c.period, now)),
-    };
-    const { periodIds } = window;
-    for (let i = 0; i < checks.minute.length; i++) {
-      const c = checks.minute[i];
-      if (c.limit !== undefined && (this.#get(`${c.key}:${minute}`, now) ?? 0) + c.amount > c.limit)
-        return { outcome: 'refused', side: 'minute', failed: i, ...window };
-    }
-    const values: number[] = [];
-    for (let i = 0; i < checks.period.length; i++) {
-      const value = this.#get(`${checks.period[i].key}:${periodIds[i]}`, now);
-      if (value === undefined) return { outcome: 'unseeded', index: i, ...window };
-      values.push(value);
-    }
-    for (let i = 0; i < checks.period.length; i++) {
-      const c = checks.period[i];
-      if (c.limit !== undefined && values[i] + c.amount > c.limit)
-        return { outcome: 'refused', side: 'period', failed: i, ...window, values };
-    }
-    for (const c of checks.minute) this.#add(`${c.key}:${minute}`, c.amount, now, MINUTE_TTL_MS);
-    for (let i = 0; i < checks.period.length; i++) {
-      const c = checks.period[i];
-      this.#add(`${c.key}:${periodIds[i]}`, c.amount, now, PERIOD_TTL_MS[c.period]);
-      values[i] += c.amount;
-    }
-    return { outcome: 'allowed', ...window, values };
+    const window = admissionWindow(checks, now);
+    const minuteKey = (i: number) => `${checks.minute[i].key}:${window.minute}`;
+    const periodKey = (i: number) => `${checks.period[i].key}:${window.periodIds[i]}`;
+    const admission = decideAdmission(
+      checks,
+      window,
+      (i) => this.#get(minuteKey(i), now),
+      (i) => this.#get(periodKey(i), now),
+    );
+    if (admission.outcome !== 'allowed') return admission;
+    for (let i = 0; i < checks.minute.length; i++) this.#add(minuteKey(i), checks.minute[i].amount, now, MINUTE_TTL_MS);
+    for (let i = 0; i < checks.period.length; i++)
+      this.#add(periodKey(i), checks.period[i].amount, now, PERIOD_TTL_MS[checks.period[i].period]);
+    return admission;
   }
 
   async settle(settlement: Settlement): Promise<void> {

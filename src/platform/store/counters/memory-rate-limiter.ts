@@ -3,7 +3,7 @@
 // exact. The number of keys is bounded, since unauthenticated requests are limited by client address.
 import { rateDecision, slotIntervalUs, type RateLimitDecision, type RateLimitRule } from './rate-limit.ts';
 
-interface KeyState {
+export interface KeyState {
   minute: number;
   count: number;
   /** When the burst bucket is full again (µs); at or before now it carries no state. */
@@ -45,21 +45,36 @@ export function memoryRateLimiter(options: MemoryRateLimiterOptions = {}): Memor
       const stored = keys.get(key);
       if (stored) keys.delete(key);
       else if (keys.size >= maxKeys) prune(minute, nowUs);
-      // A clock that steps back keeps the later window and arrival time: it must not mint requests.
-      const state: KeyState =
-        stored && stored.minute >= minute ? stored : { minute, count: 0, tatUs: stored?.tatUs ?? 0 };
+      const { state, decision } = takeRate(stored, rule, nowMs);
       keys.set(key, state);
-      const interval = slotIntervalUs(rule);
-      const tat = Math.max(state.tatUs, nowUs) + interval;
-      const burstWaitUs = Math.max(0, tat - interval * rule.burst - nowUs);
-      const windowFull = state.count >= rule.requestsPerMinute;
-      const admitted = !windowFull && burstWaitUs === 0;
-      if (admitted) {
-        state.count++;
-        state.tatUs = tat;
-      }
-      const msLeftInMinute = (state.minute + 1) * 60_000 - nowMs;
-      return rateDecision(rule, { admitted, count: state.count, msLeftInMinute, windowFull, burstWaitUs }, nowMs);
+      return decision;
     },
   };
+}
+
+/**
+ * One request against a key's state (`stored`, undefined for a new key): the state to keep (`stored` itself, changed,
+ * while its window is current) and the decision. The shared-memory store (shared-memory-counters.ts) decides by it too.
+ */
+export function takeRate(
+  stored: KeyState | undefined,
+  rule: RateLimitRule,
+  nowMs: number,
+): { state: KeyState; decision: RateLimitDecision } {
+  const nowUs = nowMs * 1000;
+  const minute = Math.floor(nowMs / 60_000);
+  // A clock that steps back keeps the later window and arrival time: it must not mint requests.
+  const state: KeyState = stored && stored.minute >= minute ? stored : { minute, count: 0, tatUs: stored?.tatUs ?? 0 };
+  const interval = slotIntervalUs(rule);
+  const tat = Math.max(state.tatUs, nowUs) + interval;
+  const burstWaitUs = Math.max(0, tat - interval * rule.burst - nowUs);
+  const windowFull = state.count >= rule.requestsPerMinute;
+  const admitted = !windowFull && burstWaitUs === 0;
+  if (admitted) {
+    state.count++;
+    state.tatUs = tat;
+  }
+  const msLeftInMinute = (state.minute + 1) * 60_000 - nowMs;
+  const decision = rateDecision(rule, { admitted, count: state.count, msLeftInMinute, windowFull, burstWaitUs }, nowMs);
+  return { state, decision };
 }
