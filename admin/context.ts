@@ -14,8 +14,11 @@ export interface AdminContext {
   log: Logger;
   config(): GatewayConfig;
   modelGroups(): ModelGroupRegistry;
-  /** Gateway keys served from memory; call `refresh()` after changing keys or agents so this process sees it at once. */
-  keys: StoredKeyStore;
+  /**
+   * Gateway keys served from memory; call `refresh()` after changing keys or agents so every thread of this process
+   * serving the gateway sees it at once.
+   */
+  keys: Pick<StoredKeyStore, 'refresh'>;
   /**
    * Where prompt-version changes are recorded, inside the changing transaction (docs/webhooks.md); none: not recorded.
    */

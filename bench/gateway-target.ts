@@ -1,6 +1,6 @@
 // The gateway as the bench runs it: started in-process with startService, from a gateway.yaml written to a
 // temporary directory, on the embedded store (PGlite) or the Postgres database bench/run.ts made for the run
-// (SVC_BENCH_POSTGRES_URL). Plugins auth + router, plus tracing when asked, plus the policies when
+// (SVC_BENCH_POSTGRES_URL), served by SVC_BENCH_WORKERS threads (default 1). Plugins auth + router, plus tracing when asked, plus the policies when
 // SVC_BENCH_POLICIES is set (`memory`, or a Redis URL for the counters); one model group with one deployment (or
 // SVC_BENCH_DEPLOYMENTS of them, equal weights, chosen by SVC_BENCH_STRATEGY when set) pointing at the fake upstream (`openai`, or `anthropic` for the
 // anthropic target: every request and answer is then translated), one key. storeStats() counts the stored traces
@@ -56,7 +56,13 @@ export function benchConfig(
   const budgets = policies ? [{ usd: 1_000_000, period: 'monthly' }] : [];
   return {
     version: 1,
-    server: { host: '127.0.0.1', port: 0, admin_port: 0, watch_config: false },
+    server: {
+      host: '127.0.0.1',
+      port: 0,
+      admin_port: 0,
+      watch_config: false,
+      workers: Number(process.env.SVC_BENCH_WORKERS ?? 1),
+    },
     store: { data_dir: dataDir, postgres_url: process.env.SVC_BENCH_POSTGRES_URL ?? '', ...redis },
     projects: [{ id: 'default', name: 'Default', ...limits, budgets }],
     model_groups: [

@@ -343,6 +343,21 @@ export interface Placement {
  * With 2 cores: the measured server gets a core of its own, the load generator and the upstream share the other.
  * With 3 or more: one core each. Servers under test all share the target core; only one is loaded at a time.
  */
+/**
+ * The CPUs a target served by `workers` threads is pinned to: its own CPU, then the next ones, then (when the machine
+ * has too few) the load generator's and the upstream's, which the row then shares (`shared` says so).
+ */
+export function targetCpus(place: Placement, cores: number, workers: number): { list: string; shared: boolean } {
+  if (!place.targetCpu || workers <= 1) return { list: place.targetCpu ?? '', shared: false };
+  const first = Number(place.targetCpu);
+  const order = [
+    ...Array.from({ length: cores - first }, (_, i) => first + i),
+    ...Array.from({ length: first }, (_, i) => i),
+  ];
+  const chosen = order.slice(0, workers);
+  return { list: chosen.join(','), shared: chosen.some((c) => c < first) };
+}
+
 export function placement(cores: number, wanted: boolean): Placement {
   if (!wanted) return { loadCpu: '', upstreamCpu: '', description: 'not pinned (--no-pin)' };
   if (cores < 2) return { loadCpu: '', upstreamCpu: '', description: 'not pinned (1 core)' };

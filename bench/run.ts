@@ -5,6 +5,7 @@
 //   node bench/run.ts [--rounds 5] [--duration 3] [--latency-duration 2] [--ttfb-duration 2]
 //                     [--connections 32] [--high-connections 128] [--rate N] [--no-pin]
 //                     [--targets floor,gateway,governed,governed-pg,governed-pg-redis] [--deployments 1]
+//                     (a row served by N gateway threads: <row>-w<N>, e.g. --targets gateway,gateway-w2)
 //                     [--strategies]   (adds a gateway row per routing strategy, over three deployments)
 //                     [--postgres postgres://postgres@127.0.0.1:5432/postgres] [--redis redis://127.0.0.1:6379]
 //                     [--peers] [--profile gateway,floor,upstream] [--json out.json] [--check] [--no-thresholds]
@@ -33,7 +34,7 @@ import { parseArgs } from 'node:util';
 import { median } from './load.ts';
 import { jsonCheck, measure, streamCheck, subject, warmUp, type Context, type Loads, type Subject } from './measure.ts';
 import { startPeers, type StartedPeers } from './peers.ts';
-import { otherLoad, pin, placement, ServerProcess, type Placement } from './processes.ts';
+import { otherLoad, pin, placement, ServerProcess, targetCpus, type Placement } from './processes.ts';
 import {
   detailTable,
   mainTable,
@@ -212,8 +213,10 @@ async function setUp(place: Placement, upstreamDelayMs = 0): Promise<Setup> {
       unavailable: t.unavailable,
     });
     if (!t.proc) continue;
-    if (place.targetCpu && !pin(t.proc.pid, place.targetCpu))
-      place.description = 'not pinned (taskset unavailable or refused)';
+    const cpus = targetCpus(place, CORES, t.spec.workers ?? 1);
+    if (cpus.list && !pin(t.proc.pid, cpus.list)) place.description = 'not pinned (taskset unavailable or refused)';
+    if (cpus.shared)
+      rows.at(-1)!.description += ` (pinned to CPUs ${cpus.list}, shared with the load generator and upstream)`;
     subjects.push(subject(t.spec.name, t.proc));
   }
   for (const p of peers?.peers ?? []) {

@@ -30,6 +30,8 @@ export interface TargetSpec {
   strategy?: RoutingStrategy;
   /** Deployments in the bench group; default `--deployments`. */
   deployments?: number;
+  /** Threads serving the gateway (`server.workers`); default 1. Named `<row>-w<N>`, e.g. gateway-w2. */
+  workers?: number;
   goals: Goals;
 }
 
@@ -98,12 +100,25 @@ export const TARGETS: TargetSpec[] = [
 export const DEFAULT_TARGETS = ['floor', 'gateway', 'governed', 'governed-pg', 'governed-pg-redis'];
 export const STRATEGY_TARGETS = TARGETS.filter((t) => t.strategy !== undefined).map((t) => t.name);
 
+/** A gateway row served by `workers` threads: `<row>-w<N>`. */
+function withWorkers(name: string): TargetSpec | undefined {
+  const m = /^(.+)-w(\d+)$/.exec(name);
+  const base = m && TARGETS.find((t) => t.name === m[1] && t.role !== 'floor');
+  if (!base) return undefined;
+  const workers = Number(m[2]);
+  return { ...base, name, workers, description: `${base.description}, ${workers} gateway threads`, goals: {} };
+}
+
 export function targetsNamed(names: string[]): TargetSpec[] {
-  const unknown = names.filter((n) => !TARGETS.some((t) => t.name === n));
+  const unknown = names.filter((n) => !TARGETS.some((t) => t.name === n) && !withWorkers(n));
   if (unknown.length > 0)
-    throw new Error(`unknown target ${unknown.join(', ')}; known: ${TARGETS.map((t) => t.name).join(', ')}`);
-  // The floor is always measured: every ratio is to it.
-  return TARGETS.filter((t) => t.name === 'floor' || names.includes(t.name));
+    throw new Error(
+      `unknown target ${unknown.join(', ')}; known: ${TARGETS.map((t) => t.name).join(', ')}, and <row>-w<N> ` +
+        '(the row served by N threads)',
+    );
+  // The floor is always measured: every ratio is to it. Rows in the order named after the known ones.
+  const known = TARGETS.filter((t) => t.name === 'floor' || names.includes(t.name));
+  return [...known, ...names.flatMap((n) => withWorkers(n) ?? [])];
 }
 
 export interface Backends {
@@ -174,6 +189,7 @@ export async function startTargets(
       SVC_BENCH_STRATEGY: spec.strategy ?? '',
       SVC_BENCH_POSTGRES_URL: '',
       SVC_BENCH_POLICIES: '',
+      SVC_BENCH_WORKERS: String(spec.workers ?? 1),
     };
     if (spec.store === 'postgres') {
       try {

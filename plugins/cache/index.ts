@@ -13,7 +13,6 @@ import {
 import { cacheDirectives } from './cache-directives.ts';
 import { cacheKey } from './cache-key.ts';
 import { completionChunks, isCacheable, type CachedCompletion } from './cached-completion.ts';
-import { MemoryStore } from './memory-store.ts';
 import schema from './schema.json' with { type: 'json' };
 
 interface CacheConfig {
@@ -61,7 +60,7 @@ export default definePlugin<CacheConfig>({
   configSchema: schema,
   setup(config, services) {
     const store: SharedValues | undefined =
-      config.backend === 'redis' ? services.counters.shared : new MemoryStore(config.max_bytes, services.clock);
+      config.backend === 'redis' ? services.counters.shared : services.processValues('cache', config.max_bytes);
     if (!store) throw new Error("backend 'redis' needs store.redis_url: the shared store is Redis");
     const ttlMs = config.ttl_s * 1000;
     return {

@@ -6,7 +6,7 @@ import type { Clock } from '../platform/clock.ts';
 import type { DeploymentConfig, GatewayConfig, ModelGroupConfig, BudgetPeriod } from '../platform/config/types.ts';
 import type { Network } from '../platform/networks.ts';
 import type { ChatChunk, JsonObject, Usage } from '../platform/openai/wire-types.ts';
-import type { Counters } from '../platform/store/counters/counters.ts';
+import type { Counters, SharedValues } from '../platform/store/counters/counters.ts';
 import type { Logger } from '../platform/telemetry/logger.ts';
 import type { WorkerPool } from '../platform/workers/pool.ts';
 import type { RequestContext } from './contract.ts';
@@ -26,6 +26,11 @@ export interface Services {
   readonly traces: TraceRecorder;
   /** Rate-limit windows, budget spend, shared cache: in-process, or Redis shared by every replica. */
   readonly counters: Counters;
+  /**
+   * Byte values held in this process under `name`, bounded by `maxBytes` (least recently used out): one store for
+   * every thread of the process that serves the gateway. Redis-backed values are `counters.shared`.
+   */
+  processValues(name: string, maxBytes: number): SharedValues;
   /** Durable record of what requests cost, per budget and period (budget plugin). */
   readonly spend: SpendLedger;
   /** Worker threads for pure named tasks on plain data (src/runtime/worker-tasks.ts); threads start on first use. */

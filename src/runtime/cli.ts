@@ -22,8 +22,9 @@ import { checkConfig } from '../gateway/pipeline/load-pipeline.ts';
 import { BUILTIN_PLUGINS } from '../../plugins/index.ts';
 
 const USAGE = `usage:
-  svc start [--config FILE] [--port N] [--admin-port N] [--role all|gateway|admin]
-                                                         run the gateway and admin listeners (--role: only one side)
+  svc start [--config FILE] [--port N] [--admin-port N] [--role all|gateway|admin] [--workers auto|N]
+                                                         run the gateway and admin listeners (--role: only one side;
+                                                         --workers: threads serving the gateway, auto = one per core)
   svc validate [FILE]                                    check a gateway.yaml (exit 0 valid, 1 invalid)
   svc migrate [--config FILE] [--json]                   apply pending store migrations
   svc keys create --project ID [--kind project|organization] [--note TEXT] [--config FILE] [--json]
@@ -77,6 +78,14 @@ function portOption(value: string | undefined, name: string): number | undefined
   return port;
 }
 
+function workersOption(value: string | undefined): 'auto' | number | undefined {
+  if (value === undefined || value === 'auto') return value;
+  const workers = Number(value);
+  if (!Number.isInteger(workers) || workers < 1 || workers > 256)
+    throw new UsageError('--workers must be auto or an integer from 1 to 256');
+  return workers;
+}
+
 async function validate(file: string): Promise<number> {
   try {
     const { loaded } = await checkConfig(await inspectConfigFile(file, process.env), BUILTIN_PLUGINS);
@@ -99,6 +108,7 @@ async function start(args: string[]): Promise<void> {
       port: { type: 'string' },
       'admin-port': { type: 'string' },
       role: { type: 'string', default: 'all' },
+      workers: { type: 'string' },
     },
   });
   // Loaded here, so the store commands do not pay for the whole service at startup.
@@ -112,6 +122,7 @@ async function start(args: string[]): Promise<void> {
       configPath: values.config,
       port: portOption(values.port, 'port'),
       adminPort: portOption(values['admin-port'], 'admin-port'),
+      workers: workersOption(values.workers),
       onGeneratedKey: (g) => console.log(`Generated gateway key for '${g.alias}' (shown once; keep it): ${g.key}`),
       onCreatedApiKey: (k) =>
         console.log(

@@ -11,7 +11,7 @@ import { setupPipeline, type CheckedConfig, type ResolvedPlugin } from '../gatew
 import { createModelGroupRegistry } from '../gateway/routing/model-groups.ts';
 import { bootstrapStore } from './bootstrap.ts';
 import type { ActiveConfig } from '../gateway/server/active-config.ts';
-import type { ServiceParts } from './service-parts.ts';
+import type { ServingParts } from './service-parts.ts';
 import type { StartOptions } from './start-options.ts';
 import type { Services } from '../plugin-api/services.ts';
 import { traceRecorder } from '../gateway/tracing/trace-recorder.ts';
@@ -21,12 +21,17 @@ export type ReloadResult = { ok: true } | { ok: false; error: string };
 type LifecycleOptions = Pick<StartOptions, 'onCreatedApiKey' | 'onGeneratedKey'> & {
   /** Reads and checks the configuration again (file or text), for a reload. */
   read: () => Promise<CheckedConfig>;
+  /**
+   * This lifecycle owns the store's configuration side (default): a reload bootstraps new projects' rows and key
+   * pairs. A gateway thread's lifecycle follows the main thread's, which did that first.
+   */
+  storeOwner?: boolean;
 };
 
 export class ConfigLifecycle {
   readonly #first: LoadedConfig;
   readonly #options: LifecycleOptions;
-  #parts!: ServiceParts;
+  #parts!: ServingParts;
   #active!: ActiveConfig;
   #reloading: Promise<ReloadResult> | undefined;
 
@@ -41,7 +46,7 @@ export class ConfigLifecycle {
   }
 
   /** Builds the first configuration over the service's parts, from its plugins resolved before the store opened. */
-  async start(parts: ServiceParts, plugins: ResolvedPlugin[]): Promise<void> {
+  async start(parts: ServingParts, plugins: ResolvedPlugin[]): Promise<void> {
     this.#parts = parts;
     this.#active = await this.#build(this.#first, plugins);
   }
@@ -83,7 +88,8 @@ export class ConfigLifecycle {
       const previous = this.#active;
       this.#active = next;
       retire(previous);
-      announceWarnings(next.loaded, this.#parts);
+      // The main thread's lifecycle announces them once for every thread.
+      if (this.#options.storeOwner !== false) announceWarnings(next.loaded, this.#parts);
       metrics.config = {
         ...metrics.config,
         loadedAt: new Date(clock.now()).toISOString(),
@@ -107,6 +113,10 @@ export class ConfigLifecycle {
   /** A reloaded configuration: store changes noted, new projects' key pairs created, stored keys read again. */
   async #rebuild({ loaded, plugins }: CheckedConfig): Promise<ActiveConfig> {
     const { log, db, clock, createdApiKeys, storedKeys } = this.#parts;
+    if (this.#options.storeOwner === false) {
+      await storedKeys.refresh();
+      return this.#build(loaded, plugins);
+    }
     if (loaded.config.store.postgres_url !== this.#first.config.store.postgres_url)
       log.warn('store.postgres_url changed; it takes effect on restart');
     if (loaded.config.store.redis_url !== this.#first.config.store.redis_url)
@@ -143,6 +153,7 @@ export class ConfigLifecycle {
       bench: p.bench,
       traces: traceRecorder(p.traceSink, loaded.config),
       counters: p.counters,
+      processValues: p.processValues,
       spend: p.spend,
       workers: p.workers,
       log: p.log,
@@ -153,7 +164,7 @@ export class ConfigLifecycle {
 }
 
 /** A configuration's warnings, and its keys' expiry as of now, in the log. */
-function announceWarnings(loaded: LoadedConfig, { log, clock }: ServiceParts): void {
+function announceWarnings(loaded: LoadedConfig, { log, clock }: ServingParts): void {
   for (const w of configWarnings(loaded, clock.now())) log.warn(w);
 }
 

@@ -7,9 +7,12 @@ import { createAdminServer, type AdminHost } from '../../admin/server.ts';
 import type { GatewayConfig } from '../platform/config/types.ts';
 import { createGatewayServer, type GatewayHost } from '../gateway/server/gateway-server.ts';
 import type { ConfigLifecycle } from './config-lifecycle.ts';
+import type { Health } from '../gateway/server/probe.ts';
+import type { GatewayThreads } from './gateway-threads.ts';
+import { mergedJson, mergedPrometheus } from './merged-metrics.ts';
 import { portInUse, type ListenAddress } from './port-in-use.ts';
 import type { RequestDrain } from './drain.ts';
-import type { ServiceParts } from './service-parts.ts';
+import type { ServiceParts, ServingParts } from './service-parts.ts';
 import type { RoleWork } from './service-role.ts';
 import type { StartOptions } from './start-options.ts';
 
@@ -24,7 +27,7 @@ export interface Listeners {
 }
 
 /** What the gateway listener asks of the service: the active configuration, health, and request accounting. */
-export function gatewayHost(parts: ServiceParts, lifecycle: ConfigLifecycle, drain: RequestDrain): GatewayHost {
+export function gatewayHost(parts: ServingParts, lifecycle: ConfigLifecycle, drain: RequestDrain): GatewayHost {
   const { storedKeys, counters } = parts;
   return {
     active: () => lifecycle.active,
@@ -61,9 +64,11 @@ export async function openListeners(
   work: RoleWork,
   options: Pick<StartOptions, 'host' | 'port' | 'adminPort' | 'promptEvents'>,
   server: GatewayConfig['server'],
+  threads?: GatewayThreads,
 ): Promise<Listeners> {
-  const gateway = work.gateway ? createGatewayServer(host, server) : undefined;
-  const admin = await createAdminServer(adminHost(parts, lifecycle, host, options), work.adminSurfaces);
+  // Gateway threads have their own gateway listeners on the port.
+  const gateway = work.gateway && !threads ? createGatewayServer(host, server) : undefined;
+  const admin = await createAdminServer(adminHost(parts, lifecycle, host, options, threads), work.adminSurfaces);
   const gatewayAt = { port: options.port ?? server.port, host: options.host ?? server.host };
   const adminAt = { port: options.adminPort ?? server.admin_port, host: options.host ?? server.admin_host };
   try {
@@ -74,11 +79,12 @@ export async function openListeners(
     await admin.close();
     throw err;
   }
+  const gatewayBound = threads?.address ?? (gateway?.address() as AddressInfo | undefined);
   return {
     gateway,
     admin,
-    gatewayUrl: gateway && urlOf(gateway.address()),
-    gatewayBound: gateway && (gateway.address() as AddressInfo),
+    gatewayUrl: gatewayBound && urlOf(gatewayBound),
+    gatewayBound,
     adminUrl: urlOf(admin.server.address()),
     adminBound: admin.server.address() as AddressInfo,
   };
@@ -89,6 +95,7 @@ function adminHost(
   lifecycle: ConfigLifecycle,
   gateway: GatewayHost,
   options: Pick<StartOptions, 'promptEvents'>,
+  threads: GatewayThreads | undefined,
 ): AdminHost {
   const { metrics, promptVersionEvents } = parts;
   const recorder = options.promptEvents;
@@ -98,7 +105,7 @@ function adminHost(
     log: parts.log,
     config: () => lifecycle.active.loaded.config,
     modelGroups: () => lifecycle.active.services.modelGroups,
-    keys: parts.storedKeys,
+    keys: { refresh: parts.refreshKeys },
     bench: parts.bench,
     providers: parts.providers,
     spend: parts.spend,
@@ -107,24 +114,35 @@ function adminHost(
     promptEvents: recorder
       ? { record: async (tx, events) => (await promptVersionEvents.record(tx, events), recorder.record(tx, events)) }
       : promptVersionEvents,
-    health: gateway.health,
+    health: threads ? () => withThreads(gateway.health(), threads) : gateway.health,
     metricsJson: async () => {
       const state = await metrics.benchState();
       const benchedUntil = Object.fromEntries(
         state.benched.map((b) => [b.deployment, new Date(b.until).toISOString()]),
       );
-      return metrics.json({
+      const json = await metrics.json({
         deployments: { benched_until: benchedUntil, ...(state.error ? { bench_state_error: state.error } : {}) },
       });
+      return threads ? mergedJson(json, await threads.metrics()) : json;
     },
-    metricsText: async () => ({ contentType: metrics.registry.contentType, text: await metrics.registry.metrics() }),
+    metricsText: async () =>
+      threads
+        ? mergedPrometheus(metrics, await threads.metrics())
+        : { contentType: metrics.registry.contentType, text: await metrics.registry.metrics() },
   };
 }
 
-function listen(server: Server, { port, host }: ListenAddress): Promise<void> {
+/** The process is ready when the main thread is and every gateway thread runs. */
+function withThreads(health: Health, threads: GatewayThreads): Health {
+  if (!health.ready || threads.alive) return health;
+  return { ok: false, ready: false, reason: 'gateway_thread_stopped' };
+}
+
+/** Binds the server; `reusePort`: several threads' servers share the port and the kernel spreads connections. */
+export function listen(server: Server, { port, host }: ListenAddress, reusePort = false): Promise<void> {
   return new Promise((resolveListen, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, reusePort }, () => {
       server.off('error', reject);
       resolveListen();
     });

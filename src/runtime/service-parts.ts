@@ -16,9 +16,11 @@ import { benchBoard, benchState } from '../gateway/routing/bench-board.ts';
 import { bootstrapStore } from './bootstrap.ts';
 import type { Counters } from '../platform/store/counters/counters.ts';
 import { openCounters } from '../platform/store/counters/open-counters.ts';
+import { SharedMemoryCounters } from '../platform/store/counters/shared-memory-counters.ts';
 import { openDatabase, type Database } from '../platform/store/database.ts';
 import { gatedDatabase } from '../platform/store/gated-database.ts';
 import { LocalStateFile } from '../platform/store/local-state.ts';
+import { memoryProcessValues, type ProcessValues } from '../platform/store/memory-values.ts';
 import { migrate } from '../platform/store/migrate.ts';
 import type { CreatedApiKey } from '../platform/store/repos/api-keys.ts';
 import { RetentionSweep } from '../platform/store/retention-sweep.ts';
@@ -26,7 +28,7 @@ import type { Logger } from '../platform/telemetry/logger.ts';
 import { GatewayMetrics } from '../platform/telemetry/metrics.ts';
 import type { OtlpExport } from '../gateway/tracing/otlp/otlp-export.ts';
 import { TraceThread } from '../gateway/tracing/trace-thread.ts';
-import type { TraceThreadStore } from '../gateway/tracing/trace-thread-worker.ts';
+import type { TraceThreadStore as StoreLink } from '../gateway/tracing/trace-thread-worker.ts';
 import type { TraceSink } from '../gateway/tracing/trace-writer.ts';
 import type { PgliteDatabase } from '../platform/store/pglite-database.ts';
 import { ensureFirstOwner, type FirstOwner } from '../observability/users/first-owner.ts';
@@ -37,7 +39,7 @@ import { WORKER_TASK_FILES } from './worker-tasks.ts';
 import type { RoleWork } from './service-role.ts';
 import { StorePreparation } from './store-preparation.ts';
 import type { StartOptions } from './start-options.ts';
-import type { ProviderRegistry, BenchBoard } from '../plugin-api/services.ts';
+import type { ProviderRegistry, BenchBoard, SpendLedger } from '../plugin-api/services.ts';
 
 export interface ServiceParts {
   log: Logger;
@@ -47,11 +49,20 @@ export interface ServiceParts {
   workers: WorkerPool;
   providers: ProviderRegistry;
   metrics: GatewayMetrics;
+  /** A link to the store for another thread: a port of the embedded store's thread, or the PostgreSQL URL. */
+  storeLink(): Promise<StoreLink>;
   /** The store; every call fails with StoreUnavailableError until `store` has prepared it. */
   db: Database;
   /** The store's preparation; `ready` gives the dashboard owner it created (no user in the store yet). */
   store: StorePreparation<FirstOwner | undefined>;
   storedKeys: StoredKeyStore;
+  /**
+   * Reads the store's key changes now, here and in every gateway thread (after a key is minted, changed or revoked
+   * through the admin listener or the control socket).
+   */
+  refreshKeys(): Promise<void>;
+  /** Adds what `refreshKeys` also waits for (the gateway threads' own refresh). */
+  followKeyChanges(refresh: () => Promise<void>): void;
   /** The trace writer's thread; none where the role serves no gateway (nothing is traced there). */
   traceWriter: TraceThread | undefined;
   /** Where the gateway's traces go: the trace writer, and the OTLP export when tracing.otlp is set. */
@@ -60,6 +71,10 @@ export interface ServiceParts {
   otlpExport?: OtlpExport;
   spend: DurableSpendLedger;
   counters: Counters;
+  /** Byte values held in this process by name (the cache's memory backend), shared with the gateway threads. */
+  processValues: ProcessValues;
+  /** The in-process counters' memory when gateway threads share them (none on Redis or with one thread). */
+  sharedCounters?: SharedArrayBuffer;
   bench: BenchBoard;
   webhooks: WebhookDelivery;
   retention: RetentionSweep;
@@ -72,7 +87,33 @@ export interface ServiceParts {
   release(flushMs?: number): Promise<void>;
 }
 
-type PartsOptions = Pick<StartOptions, 'dispatcher' | 'processMetrics' | 'onCreatedApiKey'>;
+/**
+ * What serving gateway requests needs of the parts: the configuration's lifecycle builds each pipeline over them, the
+ * gateway listener's host reads health from them. A gateway thread (gateway-threads.ts) has its own of each.
+ */
+export type ServingParts = { spend: SpendLedger } & Pick<
+  ServiceParts,
+  | 'log'
+  | 'clock'
+  | 'localState'
+  | 'dispatcher'
+  | 'workers'
+  | 'providers'
+  | 'metrics'
+  | 'db'
+  | 'storedKeys'
+  | 'traceSink'
+  | 'counters'
+  | 'processValues'
+  | 'bench'
+  | 'createdApiKeys'
+  | 'generatedKeys'
+>;
+
+type PartsOptions = Pick<StartOptions, 'dispatcher' | 'processMetrics' | 'onCreatedApiKey'> & {
+  /** Threads that serve the gateway (gateway-threads.ts); more than one share the in-process counters. */
+  gatewayThreads: number;
+};
 
 /** Opens the parts; the writers start where the role serves the gateway. `config` reads the active configuration. */
 export async function openServiceParts(
@@ -84,20 +125,14 @@ export async function openServiceParts(
   const { log, clock } = options;
   const dataDir = resolve(first.baseDir, first.config.store.data_dir);
   const localState = new LocalStateFile(dataDir);
-  const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 256 });
-  const workers = createWorkerPool(WORKER_TASK_FILES);
-  const providers = createProviderRegistry({
-    dispatcher,
-    now: () => clock.now(),
-    clock,
-    workers,
-    baseDir: first.baseDir,
-    log,
-  });
+  const { dispatcher, workers, providers } = openProviders(first.baseDir, clock, log, options.dispatcher);
   const metrics = new GatewayMetrics({ processMetrics: options.processMetrics });
   const { control, raw, ...storeParts } = await openStoreParts(first, dataDir, options, work);
   const { db } = storeParts;
-  const traces = await openTraceParts(first, raw, dataDir, log, metrics, work);
+  const { postgres_url: url } = first.config.store;
+  const storeLink = async (): Promise<StoreLink> =>
+    url ? { kind: 'postgres', url } : { kind: 'pglite', port: await (raw as PgliteDatabase).connect() };
+  const traces = await openTraceParts(first, storeLink, dataDir, log, metrics, work);
   const { traceWriter, otlpExport } = traces;
   if (traceWriter) void storeParts.store.ready.then(() => traceWriter.prepared());
   const spend = new DurableSpendLedger(db, { spillDir: resolve(dataDir, 'spend-spill'), log });
@@ -105,7 +140,9 @@ export async function openServiceParts(
     otlpExport?.start();
     spend.start();
   }
-  const counters = await openCounters(first.config.store, clock, log);
+  const sharedCounters =
+    options.gatewayThreads > 1 && !first.config.store.redis_url ? SharedMemoryCounters.createBuffer() : undefined;
+  const counters = await openCounters(first.config.store, clock, log, sharedCounters);
   const bench = benchBoard(counters);
   metrics.benchState = () => benchState(bench, config().model_groups);
 
@@ -118,6 +155,7 @@ export async function openServiceParts(
 
   const parts: Omit<ServiceParts, 'release'> = {
     ...storeParts,
+    storeLink,
     log,
     clock,
     localState,
@@ -128,6 +166,8 @@ export async function openServiceParts(
     ...traces,
     spend,
     counters,
+    sharedCounters,
+    processValues: memoryProcessValues(clock),
     bench,
     webhooks,
     retention,
@@ -137,6 +177,19 @@ export async function openServiceParts(
   return { ...parts, release: (flushMs = 0) => releaseParts(parts, control, flushMs) };
 }
 
+/** What calls the providers: the HTTP client, the worker pool for translation and signing, the adapters. */
+export function openProviders(
+  baseDir: string,
+  clock: Clock,
+  log: Logger,
+  given?: Dispatcher,
+): Pick<ServiceParts, 'dispatcher' | 'workers' | 'providers'> {
+  const dispatcher = given ?? new Agent({ keepAliveTimeout: 30_000, connections: 256 });
+  const workers = createWorkerPool(WORKER_TASK_FILES);
+  const providers = createProviderRegistry({ dispatcher, now: () => clock.now(), clock, workers, baseDir, log });
+  return { dispatcher, workers, providers };
+}
+
 /**
  * The trace writer's thread where the role serves the gateway, and the OTLP export when `tracing.otlp` is set; their
  * numbers go to /metrics. The thread reaches the store over a port of the embedded store's thread, or over a
@@ -144,7 +197,7 @@ export async function openServiceParts(
  */
 async function openTraceParts(
   first: LoadedConfig,
-  raw: Database,
+  storeLink: () => Promise<StoreLink>,
   dataDir: string,
   log: Logger,
   metrics: GatewayMetrics,
@@ -152,13 +205,9 @@ async function openTraceParts(
 ): Promise<Pick<ServiceParts, 'traceWriter' | 'traceSink' | 'otlpExport'>> {
   // Without a gateway listener no request is traced.
   if (!work.gateway) return { traceWriter: undefined, traceSink: { enqueue() {} } };
-  const { postgres_url: url } = first.config.store;
-  const store: TraceThreadStore = url
-    ? { kind: 'postgres', url }
-    : { kind: 'pglite', port: await (raw as PgliteDatabase).connect() };
   const traceWriter = new TraceThread(
     {
-      store,
+      store: await storeLink(),
       spillDir: resolve(dataDir, 'trace-spill'),
       capacity: first.config.store.trace_queue_capacity,
       batchSize: first.config.store.trace_batch_size,
@@ -186,7 +235,10 @@ function bothSinks(store: TraceSink, exported: TraceSink): TraceSink {
   };
 }
 
-type StoreParts = Pick<ServiceParts, 'db' | 'store' | 'createdApiKeys' | 'storedKeys'> & {
+type StoreParts = Pick<
+  ServiceParts,
+  'db' | 'store' | 'createdApiKeys' | 'storedKeys' | 'refreshKeys' | 'followKeyChanges'
+> & {
   control: ControlSocket | undefined;
   /** The store without the gate: for handing a connection of it to another thread. */
   raw: Database;
@@ -231,8 +283,14 @@ async function openStoreParts(
     throw err;
   });
   const db = gatedDatabase(raw, () => store.prepared);
-  control?.serve((request) => runCommand({ db, now: () => clock.now(), changed: () => storedKeys.refresh() }, request));
-  return { control, raw, db, store, createdApiKeys, storedKeys };
+  const followers: (() => Promise<void>)[] = [];
+  const refreshKeys = async () => {
+    await storedKeys.refresh();
+    await Promise.all(followers.map((refresh) => refresh()));
+  };
+  const followKeyChanges = (refresh: () => Promise<void>) => void followers.push(refresh);
+  control?.serve((request) => runCommand({ db, now: () => clock.now(), changed: refreshKeys }, request));
+  return { control, raw, db, store, createdApiKeys, storedKeys, refreshKeys, followKeyChanges };
 }
 
 async function releaseParts(

@@ -2,6 +2,7 @@
 // configuration's lifecycle of build, reload and retire (runtime/config-lifecycle.ts), the listeners
 // (runtime/listeners.ts), and the graceful drain on stop (runtime/drain.ts).
 import type { FSWatcher } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { inspectConfig, inspectConfigFile, type LoadedConfig } from '../platform/config/load-config.ts';
 import type { GeneratedKey } from '../gateway/keys/key-store.ts';
@@ -10,6 +11,8 @@ import { systemClock } from '../platform/clock.ts';
 import { checkConfig, type CheckedConfig } from '../gateway/pipeline/load-pipeline.ts';
 import { ConfigLifecycle, watchConfig, type ReloadResult } from './config-lifecycle.ts';
 import { RequestDrain } from './drain.ts';
+import { GatewayThreads } from './gateway-threads.ts';
+import type { Env } from '../platform/config/interpolate.ts';
 import { gatewayHost, openListeners, type Listeners } from './listeners.ts';
 import { openServiceParts, type ServiceParts } from './service-parts.ts';
 import { roleWork, type ServiceRole } from './service-role.ts';
@@ -18,7 +21,7 @@ import type { Database } from '../platform/store/database.ts';
 import type { Counters } from '../platform/store/counters/counters.ts';
 import type { CreatedApiKey } from '../platform/store/repos/api-keys.ts';
 import type { RetentionSweep } from '../platform/store/retention-sweep.ts';
-import { jsonLogger, logLevelOf } from '../platform/telemetry/logger.ts';
+import { jsonLogger, logLevelOf, type Logger } from '../platform/telemetry/logger.ts';
 import type { GatewayMetrics } from '../platform/telemetry/metrics.ts';
 import type { TraceThread } from '../gateway/tracing/trace-thread.ts';
 import type { FirstOwner } from '../observability/users/first-owner.ts';
@@ -90,7 +93,13 @@ export async function startService<R extends ServiceRole = 'all'>(
 
   const { loaded: first, plugins: firstPlugins } = await read();
   const lifecycle = new ConfigLifecycle(first, { ...options, read });
-  const parts = await openServiceParts(first, { ...options, log, clock }, work, () => lifecycle.active.loaded.config);
+  const gatewayThreads = work.gateway ? threadCount(options.workers ?? first.config.server.workers) : 0;
+  const parts = await openServiceParts(
+    first,
+    { ...options, log, clock, gatewayThreads },
+    work,
+    () => lifecycle.active.loaded.config,
+  );
   try {
     await lifecycle.start(parts, firstPlugins);
   } catch (err) {
@@ -102,16 +111,30 @@ export async function startService<R extends ServiceRole = 'all'>(
   const drain = new RequestDrain();
   parts.metrics.inFlightNow = () => drain.inFlight;
   const host = gatewayHost(parts, lifecycle, drain);
-  const listeners = await openListeners(parts, lifecycle, host, work, options, first.config.server).catch(
-    async (err: unknown) => {
-      await lifecycle.active.pipeline.close();
-      await parts.release();
-      throw err;
-    },
-  );
+  let threads: GatewayThreads | undefined;
+  const listeners = await (async () => {
+    if (gatewayThreads > 1) threads = await startGatewayThreads(gatewayThreads, first, parts, options, env, log);
+    return openListeners(parts, lifecycle, host, work, options, first.config.server, threads);
+  })().catch(async (err: unknown) => {
+    await threads?.drain(0);
+    await lifecycle.active.pipeline.close();
+    await parts.release();
+    throw err;
+  });
+  if (threads) {
+    const started = threads;
+    parts.followKeyChanges(() => started.refreshKeys());
+    void parts.store.ready.then(() => started.prepared());
+  }
+  // The main thread reloads first (it bootstraps the store and generates keys), then every gateway thread follows.
+  const reload = async (): Promise<ReloadResult> => {
+    const result = await lifecycle.reload();
+    if (result.ok && threads) await threads.reload();
+    return result;
+  };
   let watcher: FSWatcher | undefined;
   if (first.path && (options.watch ?? first.config.server.watch_config))
-    watcher = watchConfig(first.path, () => void lifecycle.reload());
+    watcher = watchConfig(first.path, () => void reload());
 
   // The loops that need the store start once it is prepared: at once, or when a store down at start answers.
   const storeReady = parts.store.ready.then((firstOwner) => {
@@ -135,13 +158,44 @@ export async function startService<R extends ServiceRole = 'all'>(
   const stop = async () => {
     if (!drain.begin()) return;
     watcher?.close();
-    await drain.closeGateway(listeners.gateway, lifecycle.active.loaded.config.server.drain_timeout_ms);
+    const deadlineMs = lifecycle.active.loaded.config.server.drain_timeout_ms;
+    await Promise.all([drain.closeGateway(listeners.gateway, deadlineMs), threads?.drain(deadlineMs)]);
     await listeners.admin.close();
     await lifecycle.active.pipeline.close();
     if (!options.dispatcher) await parts.dispatcher.close();
     await parts.release(5_000);
   };
-  return running<R>(role, first, parts, listeners, lifecycle, stop, firstOwner);
+  return running<R>(role, first, parts, listeners, lifecycle, { stop, reload }, firstOwner);
+}
+
+/** How many threads serve the gateway: `auto` is one per core this process may use. */
+function threadCount(workers: 'auto' | number): number {
+  return workers === 'auto' ? availableParallelism() : workers;
+}
+
+/** Starts the gateway threads, each with its own link to the store and to the trace writer's thread. */
+function startGatewayThreads(
+  count: number,
+  first: LoadedConfig,
+  parts: ServiceParts,
+  options: StartOptions<ServiceRole>,
+  env: Env,
+  log: Logger,
+): Promise<GatewayThreads> {
+  const traceWriter = parts.traceWriter!;
+  return GatewayThreads.start({
+    count,
+    config: { path: first.path, text: options.configText, baseDir: options.baseDir },
+    env,
+    listen: { port: options.port ?? first.config.server.port, host: options.host ?? first.config.server.host },
+    store: parts.storeLink,
+    traces: () => traceWriter.connect(),
+    counters: parts.sharedCounters,
+    prepared: parts.store.prepared,
+    spend: parts.spend,
+    values: parts.processValues,
+    log,
+  });
 }
 
 function running<R extends ServiceRole>(
@@ -150,7 +204,7 @@ function running<R extends ServiceRole>(
   parts: ServiceParts,
   listeners: Listeners,
   lifecycle: ConfigLifecycle,
-  stop: () => Promise<void>,
+  { stop, reload }: { stop: () => Promise<void>; reload: () => Promise<ReloadResult> },
   firstOwner: FirstOwner | undefined,
 ): RunningService<R> {
   return {
@@ -172,7 +226,7 @@ function running<R extends ServiceRole>(
     webhooks: parts.webhooks,
     retention: parts.retention,
     current: () => lifecycle.active.loaded,
-    reload: () => lifecycle.reload(),
+    reload,
     stop,
     // The gateway listener exists exactly when the role is not `admin`, which the type cannot follow from `role`.
   } as RunningService<ServiceRole> as RunningService<R>;

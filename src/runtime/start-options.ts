@@ -20,6 +20,8 @@ export interface StartOptions<R extends ServiceRole = 'all'> {
   port?: number;
   adminPort?: number;
   host?: string;
+  /** Threads serving the gateway port (default: `server.workers`); `auto`: one per core the process may use. */
+  workers?: 'auto' | number;
   log?: Logger;
   clock?: Clock;
   dispatcher?: Dispatcher;

@@ -27,6 +27,7 @@ import { createProviderRegistry } from '../../src/gateway/providers/registry.ts'
 import { benchBoard } from '../../src/gateway/routing/bench-board.ts';
 import { createModelGroupRegistry } from '../../src/gateway/routing/model-groups.ts';
 import { MemoryCounters } from '../../src/platform/store/counters/memory-counters.ts';
+import { memoryProcessValues } from '../../src/platform/store/memory-values.ts';
 import { LocalStateFile } from '../../src/platform/store/local-state.ts';
 import { silentLogger } from '../../src/platform/telemetry/logger.ts';
 import { inlineWorkers } from './inline-workers.ts';
@@ -148,6 +149,7 @@ export function pluginServices(t: Teardown, options: ServicesOptions = {}): Plug
     traces: traceRecorder({ enqueue: (item) => traced.push(item) }, config),
     traced,
     counters,
+    processValues: memoryProcessValues(clock),
     spend: memoryLedger(),
     workers: inlineWorkers,
     log: silentLogger,

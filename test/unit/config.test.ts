@@ -179,6 +179,7 @@ t.test('defaults are applied', async (t) => {
     port: 8080,
     admin_port: 8081,
     max_body_bytes: 4_718_592,
+    workers: 1,
     drain_timeout_ms: 30_000,
     watch_config: true,
     request_timeout_ms: 30_000,
@@ -509,4 +510,17 @@ t.test('yamlPath', async (t) => {
   t.equal(yamlPath(['headers', 'x.y']), 'headers["x.y"]');
   t.equal(yamlPath(['a-b', 'c_d']), 'a-b.c_d');
   t.equal(yamlPath([]), '');
+});
+
+t.test('server.workers: auto or 1 to 256 threads, one issue for anything else', async (t) => {
+  const withWorkers = (value: string) => MINIMAL.replace('version: 1', `version: 1\nserver: { workers: ${value} }`);
+  for (const ok of ['auto', '1', '256']) t.same(await issuesOf(withWorkers(ok)), [], `workers: ${ok}`);
+  t.equal(parseConfig(withWorkers('256'), { env: {} }).config.server.workers, 256);
+  t.equal(parseConfig(withWorkers('auto'), { env: {} }).config.server.workers, 'auto');
+  for (const bad of ['0', '257', '2.5', 'many', '-1'])
+    t.same(
+      await issuesOf(withWorkers(bad)),
+      [{ path: 'server.workers', message: 'must be "auto" or an integer from 1 to 256', line: 2 }],
+      `workers: ${bad}`,
+    );
 });

@@ -8,7 +8,7 @@ import type { Database } from '../../platform/store/database.ts';
 import { gatedDatabase } from '../../platform/store/gated-database.ts';
 import { pgliteOverPort } from '../../platform/store/pglite-database.ts';
 import { openPostgres } from '../../platform/store/postgres-database.ts';
-import type { Logger, LogLevel } from '../../platform/telemetry/logger.ts';
+import { forwardingLogger, type LogMessage } from '../../platform/telemetry/forwarding-logger.ts';
 import type { TraceItem } from './trace-item.ts';
 import { TraceWriter, type TraceWriterStats } from './trace-writer.ts';
 
@@ -26,32 +26,24 @@ export type ToTraceThread =
   /** The store is migrated: writes may start (until then they spill, as on a store not reached yet). */
   | { type: 'prepared' }
   | { type: 'flush-rollups'; id: number }
-  | { type: 'stop'; id: number; deadlineMs?: number };
+  | { type: 'stop'; id: number; deadlineMs?: number }
+  /** A port another serving thread posts its traces on (trace-port-sink.ts). */
+  | { type: 'port'; port: MessagePort };
+
+/** What a serving thread posts on a trace port: traces, or a sync answered once every trace before it was taken. */
+export type ToTracePort = { type: 'items'; items: TraceItem[] } | { type: 'sync'; id: number };
+export type FromTracePort = { type: 'synced'; id: number };
 
 export type FromTraceThread =
   /** `received`: the traces this thread has taken from `items` messages so far. */
   | { type: 'stats'; stats: TraceWriterStats; received: number }
-  | { type: 'log'; level: LogLevel; message: string; fields?: Record<string, unknown> }
+  | LogMessage
   | { type: 'done'; id: number; error?: string };
 
 /** How often the writer's numbers go to the serving thread, which shows them in /metrics. */
 const STATS_EVERY_MS = 250;
 
 const post = (message: FromTraceThread) => parentPort!.postMessage(message);
-
-function forwardingLogger(fields: Record<string, unknown> = {}): Logger {
-  const at =
-    (level: LogLevel) =>
-    (message: string, more?: Record<string, unknown>): void =>
-      post({ type: 'log', level, message, fields: { ...fields, ...more } });
-  return {
-    debug: at('debug'),
-    info: at('info'),
-    warn: at('warn'),
-    error: at('error'),
-    child: (more) => forwardingLogger({ ...fields, ...more }),
-  };
-}
 
 function openStore(store: TraceThreadStore): Database {
   return store.kind === 'pglite' ? pgliteOverPort(store.port) : openPostgres(store.url);
@@ -65,13 +57,14 @@ async function main(): Promise<void> {
     gatedDatabase(raw, () => prepared),
     {
       spillDir: data.spillDir,
-      log: forwardingLogger(),
+      log: forwardingLogger(post),
       capacity: data.capacity,
       batchSize: data.batchSize,
     },
   );
   writer.start();
   let received = 0;
+  const ports: MessagePort[] = [];
   const sendStats = () => post({ type: 'stats', stats: writer.snapshot(), received });
   sendStats();
   const stats = setInterval(sendStats, STATS_EVERY_MS);
@@ -93,10 +86,18 @@ async function main(): Promise<void> {
       case 'prepared':
         prepared = true;
         return;
+      case 'port':
+        ports.push(m.port);
+        m.port.on('message', (p: ToTracePort) => {
+          if (p.type === 'items') for (const item of p.items) writer.enqueue(item);
+          else m.port.postMessage({ type: 'synced', id: p.id } satisfies FromTracePort);
+        });
+        return;
       case 'flush-rollups':
         return void done(m.id, () => writer.flushRollups());
       case 'stop':
         return void done(m.id, async () => {
+          for (const port of ports) port.close();
           await writer.stop(m.deadlineMs);
           clearInterval(stats);
           await raw.close();

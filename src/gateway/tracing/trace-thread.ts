@@ -1,7 +1,7 @@
 // The trace writer as the serving thread sees it: traces handed to `enqueue` are gathered for the rest of the
 // event-loop turn and posted to the trace writer's own thread (trace-thread-worker.ts) in one message, which is all
 // the request path pays. Stopping, flushing the rollups and the writer's numbers for /metrics go through messages.
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { Logger } from '../../platform/telemetry/logger.ts';
 import type { TraceItem } from './trace-item.ts';
 import type { FromTraceThread, ToTraceThread, TraceThreadData } from './trace-thread-worker.ts';
@@ -72,6 +72,13 @@ export class TraceThread implements TraceSink {
   /** The store is prepared: the thread's writes may start. */
   prepared(): void {
     this.#send({ type: 'prepared' });
+  }
+
+  /** A port another serving thread posts its traces on (trace-port-sink.ts); the thread's writer takes them. */
+  connect(): MessagePort {
+    const { port1, port2 } = new MessageChannel();
+    this.#worker.postMessage({ type: 'port', port: port2 } satisfies ToTraceThread, [port2]);
+    return port1;
   }
 
   /** Writes the rollups of the traces stored so far now, rather than within the second. */

@@ -19,10 +19,22 @@ function unknownProperty(p: Record<string, any>, err: ErrorObject): string {
   return `unknown property '${p.additionalProperty}'${near ? ` (did you mean '${near}'?)` : ''}`;
 }
 
+/** One branch of a `oneOf` in words: a constant, or an integer with its bounds. */
+function branchWords(branch: { const?: unknown; type?: string; minimum?: number; maximum?: number }): string {
+  if ('const' in branch) return JSON.stringify(branch.const);
+  return `an integer from ${branch.minimum} to ${branch.maximum}`;
+}
+
+/** `must be "auto" or an integer from 1 to 256`: one issue for a value no branch of a `oneOf` takes. */
+function oneOfBranches(_p: Record<string, any>, err: ErrorObject): string {
+  return `must be ${(err.schema as Parameters<typeof branchWords>[0][]).map(branchWords).join(' or ')}`;
+}
+
 const CONFIG_WORDING: Wording = {
   additionalProperties: unknownProperty,
   enum: ISSUE_WORDING.enum,
   const: (p) => `must be ${JSON.stringify(p.allowedValue)}`,
+  oneOf: oneOfBranches,
 };
 
 /** ajv errors as issues with path segments relative to `base`; drops the noise of `if` wrappers. */
@@ -30,8 +42,10 @@ export function ajvIssues(
   errors: ErrorObject[] | null | undefined,
   base: readonly (string | number)[] = [],
 ): { segments: (string | number)[]; message: string }[] {
+  // A value no branch of a oneOf takes is one issue, worded by the oneOf; its branches' own errors are left out.
+  const oneOfs = (errors ?? []).filter((err) => err.keyword === 'oneOf').map((err) => `${err.schemaPath}/`);
   return (errors ?? [])
-    .filter((err) => err.keyword !== 'if')
+    .filter((err) => err.keyword !== 'if' && !oneOfs.some((path) => err.schemaPath.startsWith(path)))
     .map((err) => {
       const { path, message } = describeAjvError(err, CONFIG_WORDING, { propertyErrorsAt: 'object' });
       return { segments: [...base, ...path], message };

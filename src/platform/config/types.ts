@@ -149,6 +149,8 @@ export interface GatewayConfig {
     port: number;
     admin_port: number;
     max_body_bytes: number;
+    /** Threads serving the gateway port (runtime/gateway-threads.ts); `auto`: one per core the process may use. */
+    workers: 'auto' | number;
     drain_timeout_ms: number;
     watch_config: boolean;
     request_timeout_ms: number;

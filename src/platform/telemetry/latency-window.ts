@@ -18,6 +18,11 @@ export class LatencyWindow {
     if (this.#filled < this.#samples.length) this.#filled++;
   }
 
+  /** The durations held, oldest first or not: what a merge of several windows needs. */
+  samples(): number[] {
+    return Array.from(this.#samples.subarray(0, this.#filled));
+  }
+
   /** Nearest-rank percentiles (q in 0..1); null while empty. */
   percentiles(qs: readonly number[]): (number | null)[] {
     if (this.#filled === 0) return qs.map(() => null);

@@ -1,7 +1,7 @@
-// The memory backend (plugins/cache/memory-store.ts): bounded by bytes of keys and values, least recently used out
+// The cache's memory backend (src/platform/store/memory-values.ts): bounded by bytes of keys and values, least recently used out
 // first, entries expire after their TTL, an entry larger than the bound is not kept.
 import t from 'tap';
-import { MemoryStore } from '../../plugins/cache/memory-store.ts';
+import { MemoryValues } from '../../src/platform/store/memory-values.ts';
 import type { Clock } from '../../src/platform/clock.ts';
 
 function clockAt(start: number): Clock & { now: () => number; advance(ms: number): void } {
@@ -13,7 +13,7 @@ function clockAt(start: number): Clock & { now: () => number; advance(ms: number
 const value = (bytes: number) => Buffer.alloc(bytes - 1, 'x');
 
 t.test('holds entries up to max_bytes exactly and evicts the least recently used past it', async (t) => {
-  const store = new MemoryStore(300, clockAt(0));
+  const store = new MemoryValues(300, clockAt(0));
   await store.set('a', value(100), 1000);
   await store.set('b', value(100), 1000);
   await store.set('c', value(100), 1000);
@@ -32,7 +32,7 @@ t.test('holds entries up to max_bytes exactly and evicts the least recently used
 });
 
 t.test('an entry of max_bytes is kept; one byte more is not stored and evicts nothing', async (t) => {
-  const store = new MemoryStore(300, clockAt(0));
+  const store = new MemoryValues(300, clockAt(0));
   await store.set('a', value(300), 1000);
   t.equal(store.bytes, 300);
   await store.set('b', value(301), 1000);
@@ -41,7 +41,7 @@ t.test('an entry of max_bytes is kept; one byte more is not stored and evicts no
 });
 
 t.test('replacing a key counts its bytes once', async (t) => {
-  const store = new MemoryStore(1000, clockAt(0));
+  const store = new MemoryValues(1000, clockAt(0));
   await store.set('a', value(100), 1000);
   await store.set('a', value(50), 1000);
   t.equal(store.bytes, 50);
@@ -50,7 +50,7 @@ t.test('replacing a key counts its bytes once', async (t) => {
 
 t.test('an entry is served until its TTL ends, then gone and its bytes freed', async (t) => {
   const clock = clockAt(1_000_000);
-  const store = new MemoryStore(1000, clock);
+  const store = new MemoryValues(1000, clock);
   await store.set('a', value(100), 60_000);
   clock.advance(59_999);
   t.ok(await store.get('a'), 'one ms before expiry');
@@ -60,7 +60,7 @@ t.test('an entry is served until its TTL ends, then gone and its bytes freed', a
 });
 
 t.test('key bytes count in UTF-8', async (t) => {
-  const store = new MemoryStore(1000, clockAt(0));
+  const store = new MemoryValues(1000, clockAt(0));
   await store.set('é', Buffer.alloc(10), 1000);
   t.equal(store.bytes, 12);
 });

@@ -1,5 +1,7 @@
-// In-process cache values: least recently used first out, bounded by the bytes of keys and values.
-import type { Clock, SharedValues } from '../../src/plugin-api/index.ts';
+// Byte values held in this process (the response cache's memory backend): least recently used first out, bounded by
+// the bytes of keys and values, each with a time to live on the injected clock.
+import type { Clock } from '../clock.ts';
+import type { SharedValues } from './counters/counters.ts';
 
 interface Entry {
   value: Buffer;
@@ -7,7 +9,7 @@ interface Entry {
   bytes: number;
 }
 
-export class MemoryStore implements SharedValues {
+export class MemoryValues implements SharedValues {
   // A Map iterates in insertion order; re-inserting on every read keeps the least recently used first.
   readonly #entries = new Map<string, Entry>();
   readonly #maxBytes: number;
@@ -53,4 +55,22 @@ export class MemoryStore implements SharedValues {
     this.#entries.delete(key);
     this.#bytes -= entry.bytes;
   }
+}
+
+/** `name` → its store: what `services.processValues` gives plugins. */
+export type ProcessValues = (name: string, maxBytes: number) => SharedValues;
+
+/**
+ * The named stores of this process, kept across configurations (a reload keeps the cache); a store asked for with
+ * another bound starts afresh with it.
+ */
+export function memoryProcessValues(clock: Clock): ProcessValues {
+  const stores = new Map<string, { maxBytes: number; values: MemoryValues }>();
+  return (name, maxBytes) => {
+    const held = stores.get(name);
+    if (held?.maxBytes === maxBytes) return held.values;
+    const values = new MemoryValues(maxBytes, clock);
+    stores.set(name, { maxBytes, values });
+    return values;
+  };
 }

@@ -1,0 +1,56 @@
+// What the main thread and its gateway threads say to each other (gateway-threads.ts starts them, gateway-thread.ts
+// is each one's entry): requests carry an id the answer repeats.
+import type { AddressInfo } from 'node:net';
+import type { MessagePort } from 'node:worker_threads';
+import type { MetricObjectWithValues, MetricValue } from 'prom-client';
+import type { Env } from '../platform/config/interpolate.ts';
+import type { LogMessage } from '../platform/telemetry/forwarding-logger.ts';
+import type { Spend } from '../plugin-api/services.ts';
+
+export interface GatewayThreadData {
+  index: number;
+  /** Where the configuration is read from: the file, or the text a test started the service with. */
+  config: { path?: string; text?: string; baseDir?: string };
+  env: Env;
+  /** The first thread may bind port 0; the others bind the port it got. */
+  listen: { port: number; host: string };
+  store: { kind: 'pglite'; port: MessagePort } | { kind: 'postgres'; url: string };
+  /** A port the trace writer's thread takes traces on. */
+  traces: MessagePort;
+  /** The in-process counters every thread shares; absent when they live in Redis. */
+  counters?: SharedArrayBuffer;
+  /** The store is prepared already: key polling starts at once. */
+  prepared: boolean;
+}
+
+/** One gateway thread's numbers: its prom-client registry as JSON, and what /metrics' JSON sums or merges. */
+export interface ThreadMetrics {
+  prometheus: MetricObjectWithValues<MetricValue<string>>[];
+  json: Record<string, unknown>;
+  /** The durations in its windows of recent requests (ms), for percentiles over every thread. */
+  latencyMs: number[];
+  overheadMs: number[];
+}
+
+export type ThreadRequest =
+  | { type: 'reload' }
+  | { type: 'refresh-keys' }
+  | { type: 'metrics' }
+  /** Stop taking requests, finish those in flight up to the deadline, hand over every trace and spend, close. */
+  | { type: 'drain'; deadlineMs: number };
+
+export type ToGatewayThread =
+  | (ThreadRequest & { id: number })
+  | { type: 'prepared' }
+  | { type: 'spent'; id: number; nanoUsd?: number; error?: string; unavailable?: boolean }
+  | { type: 'value'; id: number; value: Uint8Array | null; error?: string };
+
+export type FromGatewayThread =
+  | LogMessage
+  | { type: 'listening'; address: AddressInfo }
+  | { type: 'done'; id: number; error?: string; metrics?: ThreadMetrics }
+  | { type: 'spend'; spends: Spend[] }
+  | { type: 'spent'; id: number; budgetId: string; periodId: string }
+  /** `services.processValues(name, maxBytes)` asked of the main thread, which holds the stores. */
+  | { type: 'value-get'; id: number; name: string; maxBytes: number; key: string }
+  | { type: 'value-set'; id: number; name: string; maxBytes: number; key: string; value: Uint8Array; ttlMs: number };
