@@ -3,11 +3,18 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { formatIssue, ConfigError } from '../platform/config/config-error.ts';
-import type { LoadedConfig } from '../platform/config/load-config.ts';
+import { inspectConfig, inspectConfigFile, type LoadedConfig } from '../platform/config/load-config.ts';
+import type { Env } from '../platform/config/interpolate.ts';
+import { BUILTIN_PLUGINS } from '../../plugins/index.ts';
 import { configWarnings } from '../gateway/keys/expiry-warnings.ts';
 import { configKeyStore } from '../gateway/keys/key-store.ts';
 import { combinedKeyStore } from '../gateway/keys/stored-key-store.ts';
-import { setupPipeline, type CheckedConfig, type ResolvedPlugin } from '../gateway/pipeline/load-pipeline.ts';
+import {
+  checkConfig,
+  setupPipeline,
+  type CheckedConfig,
+  type ResolvedPlugin,
+} from '../gateway/pipeline/load-pipeline.ts';
 import { createModelGroupRegistry } from '../gateway/routing/model-groups.ts';
 import { bootstrapStore } from './bootstrap.ts';
 import type { ActiveConfig } from '../gateway/server/active-config.ts';
@@ -15,6 +22,23 @@ import type { ServingParts } from './service-parts.ts';
 import type { StartOptions } from './start-options.ts';
 import type { Services } from '../plugin-api/services.ts';
 import { traceRecorder } from '../gateway/tracing/trace-recorder.ts';
+
+/** Where a configuration is read from: the file, or the text a test started the service with. */
+export interface ConfigSource {
+  path?: string;
+  text?: string;
+  baseDir?: string;
+}
+
+/** Reads and checks a configuration: every schema, reference and plugin problem at once. */
+export async function readConfig(source: ConfigSource, env: Env): Promise<CheckedConfig> {
+  return checkConfig(
+    source.text !== undefined
+      ? inspectConfig(source.text, { env, baseDir: source.baseDir })
+      : await inspectConfigFile(source.path ?? 'gateway.yaml', env),
+    BUILTIN_PLUGINS,
+  );
+}
 
 export type ReloadResult = { ok: true } | { ok: false; error: string };
 

@@ -3,14 +3,14 @@
 import type { AddressInfo } from 'node:net';
 import type { MessagePort } from 'node:worker_threads';
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
+import type { ConfigSource } from './config-lifecycle.ts';
 import type { Env } from '../platform/config/interpolate.ts';
 import type { LogMessage } from '../platform/telemetry/forwarding-logger.ts';
 import type { Spend } from '../plugin-api/services.ts';
 
 export interface GatewayThreadData {
   index: number;
-  /** Where the configuration is read from: the file, or the text a test started the service with. */
-  config: { path?: string; text?: string; baseDir?: string };
+  config: ConfigSource;
   env: Env;
   /** The first thread may bind port 0; the others bind the port it got. */
   listen: { port: number; host: string };

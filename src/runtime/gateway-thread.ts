@@ -6,9 +6,8 @@
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { inspectConfig, inspectConfigFile, type LoadedConfig } from '../platform/config/load-config.ts';
+import type { LoadedConfig } from '../platform/config/load-config.ts';
 import { systemClock } from '../platform/clock.ts';
-import { checkConfig, type CheckedConfig } from '../gateway/pipeline/load-pipeline.ts';
 import { benchBoard } from '../gateway/routing/bench-board.ts';
 import { createGatewayServer } from '../gateway/server/gateway-server.ts';
 import { StoredKeyStore } from '../gateway/keys/stored-key-store.ts';
@@ -20,8 +19,7 @@ import { pgliteOverPort } from '../platform/store/pglite-database.ts';
 import { openPostgres } from '../platform/store/postgres-database.ts';
 import { forwardingLogger } from '../platform/telemetry/forwarding-logger.ts';
 import { GatewayMetrics } from '../platform/telemetry/metrics.ts';
-import { BUILTIN_PLUGINS } from '../../plugins/index.ts';
-import { ConfigLifecycle } from './config-lifecycle.ts';
+import { ConfigLifecycle, readConfig } from './config-lifecycle.ts';
 import { RequestDrain } from './drain.ts';
 import { gatewayHost, listen } from './listeners.ts';
 import { openProviders, type ServingParts } from './service-parts.ts';
@@ -41,13 +39,7 @@ async function main(): Promise<void> {
   const data = workerData as GatewayThreadData;
   const log = forwardingLogger(post, { gateway_thread: data.index });
   const clock = systemClock;
-  const read = async (): Promise<CheckedConfig> =>
-    checkConfig(
-      data.config.text !== undefined
-        ? inspectConfig(data.config.text, { env: data.env, baseDir: data.config.baseDir })
-        : await inspectConfigFile(data.config.path ?? 'gateway.yaml', data.env),
-      BUILTIN_PLUGINS,
-    );
+  const read = () => readConfig(data.config, data.env);
   const { loaded: first, plugins } = await read();
   const parts = await openParts(data, first, log);
   const { spend } = parts;
@@ -59,15 +51,13 @@ async function main(): Promise<void> {
   const server = createGatewayServer(gatewayHost(parts, lifecycle, drain), first.config.server);
   await listen(server, data.listen, true);
 
-  let prepared = data.prepared;
   const startPolling = () => {
-    prepared = true;
+    parts.prepared = true;
     void parts.storedKeys
       .start(first.config.store.key_poll_ms)
       .catch((err: Error) => log.warn('gateway key refresh failed; serving keys from memory', { error: err.message }));
   };
-  parts.prepared = () => prepared;
-  if (prepared) startPolling();
+  if (parts.prepared) startPolling();
 
   const answer = async (request: ThreadRequest): Promise<ThreadMetrics | undefined> => {
     switch (request.type) {
@@ -107,7 +97,8 @@ type ThreadParts = ServingParts & {
   traceSink: TracePortSink;
   spend: SpendRelay;
   values: ProcessValuesClient;
-  prepared: () => boolean;
+  /** The store is prepared: its key polling runs and the gate lets queries through. */
+  prepared: boolean;
 };
 
 async function openParts(data: GatewayThreadData, first: LoadedConfig, log: ServingParts['log']): Promise<ThreadParts> {
@@ -128,7 +119,7 @@ async function openParts(data: GatewayThreadData, first: LoadedConfig, log: Serv
     workers,
     providers,
     metrics: new GatewayMetrics({ processMetrics: false }),
-    db: gatedDatabase(raw, () => parts.prepared()),
+    db: gatedDatabase(raw, () => parts.prepared),
     storedKeys: new StoredKeyStore(raw, { log }),
     traceSink: new TracePortSink(data.traces),
     spend: new SpendRelay(post),
@@ -138,7 +129,7 @@ async function openParts(data: GatewayThreadData, first: LoadedConfig, log: Serv
     bench: benchBoard(counters),
     createdApiKeys: [],
     generatedKeys: [],
-    prepared: () => data.prepared,
+    prepared: data.prepared,
   };
   return parts;
 }

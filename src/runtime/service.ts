@@ -4,12 +4,11 @@
 import type { FSWatcher } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { AddressInfo } from 'node:net';
-import { inspectConfig, inspectConfigFile, type LoadedConfig } from '../platform/config/load-config.ts';
+import type { LoadedConfig } from '../platform/config/load-config.ts';
 import type { GeneratedKey } from '../gateway/keys/key-store.ts';
 import type { StoredKeyStore } from '../gateway/keys/stored-key-store.ts';
 import { systemClock } from '../platform/clock.ts';
-import { checkConfig, type CheckedConfig } from '../gateway/pipeline/load-pipeline.ts';
-import { ConfigLifecycle, watchConfig, type ReloadResult } from './config-lifecycle.ts';
+import { ConfigLifecycle, readConfig, watchConfig, type ReloadResult } from './config-lifecycle.ts';
 import { RequestDrain } from './drain.ts';
 import { GatewayThreads } from './gateway-threads.ts';
 import type { Env } from '../platform/config/interpolate.ts';
@@ -27,7 +26,6 @@ import type { TraceThread } from '../gateway/tracing/trace-thread.ts';
 import type { FirstOwner } from '../observability/users/first-owner.ts';
 import type { WebhookDelivery } from '../observability/webhooks/delivery-loop.ts';
 import type { PromptVersionEvents } from '../platform/store/repos/prompt-version-events.ts';
-import { BUILTIN_PLUGINS } from '../../plugins/index.ts';
 
 export { SERVICE_ROLES, type ServiceRole } from './service-role.ts';
 export type { StartOptions } from './start-options.ts';
@@ -83,13 +81,7 @@ export async function startService<R extends ServiceRole = 'all'>(
   const clock = options.clock ?? systemClock;
   // Every schema, reference and plugin problem at once; plugin modules and their config are checked before the store
   // opens, so a bad file fails fast.
-  const read = async (): Promise<CheckedConfig> =>
-    checkConfig(
-      options.configText !== undefined
-        ? inspectConfig(options.configText, { env, baseDir: options.baseDir })
-        : await inspectConfigFile(options.configPath ?? 'gateway.yaml', env),
-      BUILTIN_PLUGINS,
-    );
+  const read = () => readConfig({ path: options.configPath, text: options.configText, baseDir: options.baseDir }, env);
 
   const { loaded: first, plugins: firstPlugins } = await read();
   const lifecycle = new ConfigLifecycle(first, { ...options, read });
