@@ -3,7 +3,7 @@
 // longer than a threshold (a "long task") is listed with what ran in it. A request that arrives during a long task
 // waits for it, so these are what the tail at one connection is made of.
 //
-//   node bench/stalls.ts [--target governed] [--duration 10] [--threshold 1] [--top 12] [--no-pin] [--no-profile]
+//   node bench/stalls.ts [--target governed] [--duration 10] [--threshold 1] [--top 12] [--no-pin] [--no-profile] [--large-prompt]
 //                        [--node-flags='--trace-gc …'] (the server's Node flags; default: the start script's)
 //                        [--postgres URL] [--redis URL]
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { isProject, shortUrl, type CallFrame, type Profile } from './cpu-profile
 import { percentile, timedSequential } from './load.ts';
 import { JSON_BODY, subject, warmUp } from './measure.ts';
 import { pin, placement, ServerProcess } from './processes.ts';
+import { LARGE_PROMPT_BYTES, largeChatBody } from './sustained-scenarios.ts';
 import { startTargets, targetsNamed } from './targets.ts';
 
 const { values: opts } = parseArgs({
@@ -27,6 +28,9 @@ const { values: opts } = parseArgs({
     'no-profile': { type: 'boolean', default: false },
     // Instead of the CPU profile: where the allocations that outlive the young generation come from.
     promoted: { type: 'boolean', default: false },
+    // Sequential 4 MiB prompts (the --sustained head-of-line scenario's) instead of the small request: what one large
+    // body costs the serving thread, step by step.
+    'large-prompt': { type: 'boolean', default: false },
     'node-flags': { type: 'string', default: '--max-semi-space-size=16 --heap-growing-percent=50' },
     postgres: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
     redis: { type: 'string', default: 'redis://127.0.0.1:6379' },
@@ -134,7 +138,8 @@ async function main(): Promise<void> {
     if (profiled) await proc.startProfile();
     if (opts.promoted) await proc.startPromoted();
     const seconds = Number(opts.duration);
-    const lat = await timedSequential(s.target, JSON_BODY, seconds, '}');
+    const body = opts['large-prompt'] ? largeChatBody(LARGE_PROMPT_BYTES).toString('utf8') : JSON_BODY;
+    const lat = await timedSequential(s.target, body, seconds, '}');
     const path = join(dir, 'main.cpuprofile');
     if (profiled) await proc.stopProfile(path);
     const promoted = opts.promoted ? ((await proc.stopPromoted()) as { head: SamplingNode }) : undefined;

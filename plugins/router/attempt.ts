@@ -53,7 +53,7 @@ export async function attempt(
   const controller = ctx.stream ? new AbortController() : undefined;
   const timer =
     controller && setTimeout(() => controller.abort(new DOMException('attempt timed out', 'TimeoutError')), timeoutMs);
-  const call = { deployment: d, body: ctx.body!, signal: controller?.signal, timeoutMs };
+  const call = { deployment: d, body: ctx.body!, bodyBytes: ctx.bodyBytes, signal: controller?.signal, timeoutMs };
   // The last deployment tried is named on failures too (x-svc-deployment: "a deployment was chosen").
   ctx.deployment = d.id;
   try {

@@ -160,6 +160,8 @@ export interface RequestContext {
   readonly clientIp: string | undefined;
   /** Parsed, shape-validated body (undefined for GET /v1/models). */
   readonly body: JsonObject | undefined;
+  /** The body's size as received, bytes (0 for GET /v1/models): what decides that work on it goes to a worker thread. */
+  readonly bodyBytes: number;
   readonly stream: boolean;
   /** The client asked for `stream_options.include_usage`. */
   readonly clientWantsUsage: boolean;

@@ -71,6 +71,8 @@ export interface ProviderCall {
   deployment: DeploymentConfig;
   /** The client's validated body; adapters copy before changing it. */
   body: JsonObject;
+  /** The client's body size, bytes: a payload made from a body this large is serialised on a worker thread. */
+  bodyBytes?: number;
   /** Aborts a streamed call (idle timeout, or the drain deadline after the client left); absent for non-streamed calls. */
   signal?: AbortSignal;
   /** Longest wait for the response headers and between body chunks. */

@@ -4,6 +4,7 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { scanText } from '../../plugins/guardrails/detectors/scan-task.ts';
 import type { signWebhookBodies } from '../observability/webhooks/webhook-sign-task.ts';
+import type { jsonBytes } from '../platform/workers/json-bytes-task.ts';
 import type { signJwt } from '../platform/workers/jwt-sign-task.ts';
 import type { TaskFiles } from '../platform/workers/pool.ts';
 import type { sigv4PayloadHash } from '../platform/workers/sigv4-payload-hash-task.ts';
@@ -11,6 +12,7 @@ import type { sigv4PayloadHash } from '../platform/workers/sigv4-payload-hash-ta
 declare module '../platform/workers/pool.ts' {
   interface WorkerTasks {
     scanText: typeof scanText;
+    jsonBytes: typeof jsonBytes;
     signJwt: typeof signJwt;
     sigv4PayloadHash: typeof sigv4PayloadHash;
     signWebhookBodies: typeof signWebhookBodies;
@@ -23,6 +25,7 @@ const file = (path: string) => new URL(`${path}${EXT}`, import.meta.url).href;
 
 export const WORKER_TASK_FILES: TaskFiles = {
   scanText: file('../../plugins/guardrails/detectors/scan-task'),
+  jsonBytes: file('../platform/workers/json-bytes-task'),
   signJwt: file('../platform/workers/jwt-sign-task'),
   sigv4PayloadHash: file('../platform/workers/sigv4-payload-hash-task'),
   signWebhookBodies: file('../observability/webhooks/webhook-sign-task'),

@@ -19,6 +19,8 @@ export interface RequestArrival {
   clientIp: string | undefined;
   /** Parsed and shape-validated; undefined for GET /v1/models. */
   body: JsonObject | undefined;
+  /** The body's size as received; 0 when not given. */
+  bodyBytes?: number;
   log: Logger;
 }
 
@@ -41,6 +43,7 @@ export function createRequestContext(arrival: RequestArrival): CreatedContext {
     headers: arrival.headers,
     clientIp: arrival.clientIp,
     body,
+    bodyBytes: arrival.bodyBytes ?? 0,
     // Streaming does not apply to embeddings: the flag is ignored there (docs/decisions.md, Embeddings and stream).
     stream: route === 'chat' && body?.stream === true,
     clientWantsUsage: (body?.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage === true,

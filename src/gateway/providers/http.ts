@@ -37,7 +37,7 @@ export function classifyThrown(err: unknown, signal: AbortSignal | undefined): U
 export async function send(
   services: ProviderServices,
   endpoint: Endpoint,
-  body: string,
+  body: string | Uint8Array,
   call: ProviderCall,
 ): Promise<Dispatcher.ResponseData> {
   try {
@@ -116,7 +116,7 @@ export interface TextAnswer {
 export function exchangeText(
   services: ProviderServices,
   endpoint: Endpoint,
-  body: string,
+  body: string | Uint8Array,
   timeoutMs: number,
 ): Promise<TextAnswer> {
   return new Promise((resolve, reject) => {

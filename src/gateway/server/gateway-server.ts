@@ -143,6 +143,7 @@ async function handle(
   host.requestStarted(active);
   try {
     let body: JsonObject | undefined;
+    let bodyBytes = 0;
     // The overhead counts from the request's last byte: the client's upload time is not the gateway's.
     let overheadFrom = started;
     if (route !== 'models') {
@@ -150,11 +151,12 @@ async function handle(
         const raw = await receiveBody(req, active.loaded.config.server.max_body_bytes);
         overheadFrom = performance.now();
         body = parseBody(raw, route);
+        bodyBytes = raw.length;
       } catch (err) {
         return bodyNotTaken(host, res, exchange, route, err, started, overheadFrom);
       }
     }
-    const ctx = requestContext(host, req, res, id, route, body, overheadFrom);
+    const ctx = requestContext(host, req, res, id, route, { body, bodyBytes }, overheadFrom);
     const outcome = await runPipeline(active.pipeline, ctx, res);
     const seconds = (performance.now() - started) / 1000;
     host.metrics.recordRequest(route, ctx.status ?? res.statusCode, outcome.code, seconds, ctx.overheadMs);
@@ -171,7 +173,7 @@ function requestContext(
   res: ServerResponse,
   id: string,
   route: RouteName,
-  body: JsonObject | undefined,
+  { body, bodyBytes }: { body: JsonObject | undefined; bodyBytes: number },
   overheadFrom: number,
 ): RequestContext {
   const { ctx, leave } = createRequestContext({
@@ -182,6 +184,7 @@ function requestContext(
     headers: req.headers,
     clientIp: req.socket.remoteAddress,
     body,
+    bodyBytes,
     log: host.log,
   });
   res.on('close', () => {

@@ -1,8 +1,14 @@
 // The worker-thread pool (piscina) for pure, named tasks on plain data. A full queue is overload: the caller gets
 // 503 worker_pool_overloaded, never a silent fallback to the event loop.
 import { availableParallelism } from 'node:os';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { GatewayError } from '../errors/gateway-error.ts';
+import type { PoolTask } from './pool-thread.ts';
+
+// From source (type stripping) the module ends .ts, once built .js, like this one.
+const POOL_THREAD = new URL(`./pool-thread${extname(fileURLToPath(import.meta.url))}`, import.meta.url).href;
 
 /**
  * The tasks a pool runs, by name: each a pure function of plain data, exported under its name by a module beside its
@@ -47,7 +53,10 @@ export function createWorkerPool(tasks: TaskFiles, options: WorkerPoolOptions = 
           ),
         );
       }
-      return piscina.run(input, { filename: tasks[name], name });
+      return piscina.run({ file: tasks[name], name, input } satisfies PoolTask, {
+        filename: POOL_THREAD,
+        name: 'runTask',
+      });
     },
     close: () => piscina.close(),
   };

@@ -4,6 +4,7 @@ import type { DeploymentConfig } from '../../../platform/config/types.ts';
 import { GatewayError } from '../../../platform/errors/gateway-error.ts';
 import type { ChatChunk, JsonObject } from '../../../platform/openai/wire-types.ts';
 import { jsonObjectBody, relayBody, send, smallBodyText, type Endpoint } from '../http.ts';
+import { payloadBytes } from '../payload-bytes.ts';
 import type { ProviderServices } from '../types.ts';
 import { UpstreamError, retryAfterMs } from '../../../plugin-api/errors.ts';
 import { anthropicHttpError } from './error-mapping.ts';
@@ -53,7 +54,7 @@ export function anthropicProvider(services: ProviderServices): ProviderAdapter {
 
   // A non-2xx answer becomes the mapped Anthropic error, with its retry hint.
   async function postAccepted(call: ProviderCall, payload: JsonObject): Promise<Dispatcher.ResponseData> {
-    const res = await send(services, targetFor(call.deployment), JSON.stringify(payload), call);
+    const res = await send(services, targetFor(call.deployment), await payloadBytes(services, payload, call), call);
     if (res.statusCode >= 200 && res.statusCode < 300) return res;
     const text = await smallBodyText(res.body);
     throw anthropicHttpError(res.statusCode, text, retryAfterMs(res.headers, services.now()));

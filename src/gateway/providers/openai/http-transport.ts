@@ -15,6 +15,7 @@ import {
   type Endpoint,
   type TextAnswer,
 } from '../http.ts';
+import { payloadBytes } from '../payload-bytes.ts';
 import type { ProviderServices } from '../types.ts';
 import { UpstreamError, retryAfterMs } from '../../../plugin-api/errors.ts';
 import { clientAsksForUsage } from './payload.ts';
@@ -49,7 +50,7 @@ export async function postJson(
   payload: JsonObject,
   call: ProviderCall,
 ): Promise<ProviderResult> {
-  const answer = await exchangeText(services, endpoint, JSON.stringify(payload), call.timeoutMs);
+  const answer = await exchangeText(services, endpoint, await payloadBytes(services, payload, call), call.timeoutMs);
   if (answer.statusCode < 200 || answer.statusCode >= 300)
     throw errorFromText(answer.statusCode, answer.headers, answer.text, services.now());
   const body = jsonObjectOf(answer.text, answer.statusCode);
@@ -68,7 +69,7 @@ export async function postStream(
   payload: JsonObject,
   call: ProviderCall,
 ): Promise<AsyncIterable<ChatChunk>> {
-  const res = await send(services, endpoint, JSON.stringify(payload), call);
+  const res = await send(services, endpoint, await payloadBytes(services, payload, call), call);
   if (res.statusCode < 200 || res.statusCode >= 300) throw await errorFromResponse(res, services.now());
   const type = String(res.headers['content-type'] ?? '');
   if (!type.includes('text/event-stream')) {

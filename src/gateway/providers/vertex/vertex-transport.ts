@@ -5,6 +5,7 @@ import type { Dispatcher } from 'undici';
 import type { ChatChunk, JsonObject } from '../../../platform/openai/wire-types.ts';
 import { isObject } from '../../../platform/validation/json-object.ts';
 import { classifyThrown, send as postOnce, smallBodyText } from '../http.ts';
+import { payloadBytes } from '../payload-bytes.ts';
 import type { ProviderServices } from '../types.ts';
 import { UpstreamError } from '../../../plugin-api/errors.ts';
 import { jsonOrUndefined, vertexHttpError, vertexStreamError } from './error-mapping.ts';
@@ -31,7 +32,7 @@ export async function vertexPost(
   payload: JsonObject,
   call: ProviderCall,
 ): Promise<Dispatcher.ResponseData> {
-  const body = JSON.stringify(payload);
+  const body = await payloadBytes(services, payload, call);
   const send = (token: string) =>
     postOnce(
       services,
