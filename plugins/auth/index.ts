@@ -1,6 +1,13 @@
 // auth: finds the caller's gateway key, checks it (blocked, expired, network), and resolves the model group.
 import type { IncomingHttpHeaders } from 'node:http';
-import { addressAllowed, definePlugin, GatewayError, hashKey } from '../../src/plugin-api/index.ts';
+import {
+  addressAllowed,
+  definePlugin,
+  GatewayError,
+  hashKey,
+  type KeyRecord,
+  type KeyStore,
+} from '../../src/plugin-api/index.ts';
 import schema from './schema.json' with { type: 'json' };
 
 function presentedKey(headers: IncomingHttpHeaders): string | undefined {
@@ -11,28 +18,47 @@ function presentedKey(headers: IncomingHttpHeaders): string | undefined {
   return typeof apiKey === 'string' && apiKey.trim() !== '' ? apiKey.trim() : undefined;
 }
 
+// The refusals of an unknown caller, made once and thrown as they are: making an error captures a stack (several µs,
+// a good part of what a wrong-key flood costs), and nothing reads the stack of a 401. Frozen, as they are shared.
+const MISSING_KEY = Object.freeze(
+  new GatewayError(
+    'invalid_api_key',
+    'Missing API key: send it as "Authorization: Bearer <key>" or in the "api-key" header.',
+  ),
+);
+const UNKNOWN_KEY = Object.freeze(new GatewayError('invalid_api_key', 'Invalid API key.'));
+
+/**
+ * The record of the key the request presents; a missing or unknown key, or keys that cannot be confirmed current, are
+ * refused. Both hooks call it: onRequestHead refuses before the body is read, onRequest finds the record again (a hash
+ * and a Map get) and so stays whole on its own, also when the key changed while the body was coming in.
+ */
+function knownKey(headers: IncomingHttpHeaders, keys: KeyStore): KeyRecord {
+  const key = presentedKey(headers);
+  if (key === undefined) throw MISSING_KEY;
+  if (keys.stale?.()) {
+    throw new GatewayError(
+      'gateway_config_stale',
+      'The gateway cannot confirm its keys are current: its store is unavailable. Retry shortly.',
+    );
+  }
+  const record = keys.find(hashKey(key));
+  if (!record) throw UNKNOWN_KEY;
+  return record;
+}
+
 export default definePlugin({
   apiVersion: 1,
   name: 'auth',
   configSchema: schema,
   setup(_config, services) {
     return {
+      // A wrong-key flood is refused here, before any body is read or parsed.
+      onRequestHead(head) {
+        knownKey(head.headers, services.keys);
+      },
       onRequest(ctx) {
-        const key = presentedKey(ctx.headers);
-        if (key === undefined) {
-          throw new GatewayError(
-            'invalid_api_key',
-            'Missing API key: send it as "Authorization: Bearer <key>" or in the "api-key" header.',
-          );
-        }
-        if (services.keys.stale?.()) {
-          throw new GatewayError(
-            'gateway_config_stale',
-            'The gateway cannot confirm its keys are current: its store is unavailable. Retry shortly.',
-          );
-        }
-        const record = services.keys.find(hashKey(key));
-        if (!record) throw new GatewayError('invalid_api_key', 'Invalid API key.');
+        const record = knownKey(ctx.headers, services.keys);
         // docs/api.md files this under 401 invalid_api_key; checked before the principal is known, so it is not traced.
         if (record.servingOff)
           throw new GatewayError('invalid_api_key', "Invalid API key: serving is off for this key's project.");

@@ -227,9 +227,26 @@ export interface RequestContext {
   readonly log: Logger;
 }
 
+/**
+ * What the gateway knows of a request before its body is read (`onRequestHead`): the route, the headers and the
+ * client's address. No body, no context yet.
+ */
+export interface RequestHead {
+  /** The request's id (`x-svc-request-id`), for logs. */
+  readonly id: string;
+  readonly route: RouteName;
+  readonly headers: IncomingHttpHeaders;
+  readonly clientIp: string | undefined;
+}
+
 type Maybe<T> = T | Promise<T>;
 
 export interface PluginHooks {
+  /**
+   * Runs on the request head before the body is read or parsed, every request plugin's in list order and all before
+   * any onRequest: throw a GatewayError to refuse the request there (the body is then never read). Returns nothing.
+   */
+  onRequestHead?(head: RequestHead): Maybe<void>;
   onRequest?(ctx: RequestContext): Maybe<GatewayResponse | void>;
   /** Only the terminal plugin (the router) defines this. */
   handle?(ctx: RequestContext): Promise<GatewayResponse>;

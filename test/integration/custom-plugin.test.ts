@@ -154,12 +154,18 @@ t.test('the example by a ../ path and by an absolute path; options and placement
   t.equal(optional.status, 200, 'not required: requests without it pass');
   t.equal(optional.headers.get('x-svc-tenant'), null);
 
-  const refusedByAuth = await postJson(gatewayUrl, '/v1/chat/completions', chatBody(), {
+  const refusedByAuth = await postJson(gatewayUrl, '/v1/chat/completions', chatBody({ model: 'nope' }), {
+    'x-org': 'acme',
+  });
+  t.equal(refusedByAuth.status, 403);
+  t.equal(refusedByAuth.headers.get('x-svc-tenant'), 'acme', 'a header added before a refusal goes out with it');
+  // An unknown key is refused on the request head, before any onRequest (docs/decisions.md "Check order").
+  const unknownKey = await postJson(gatewayUrl, '/v1/chat/completions', chatBody(), {
     authorization: 'Bearer sk-unknown-0123456789abc',
     'x-org': 'acme',
   });
-  t.equal(refusedByAuth.status, 401);
-  t.equal(refusedByAuth.headers.get('x-svc-tenant'), 'acme', 'a header added before a refusal goes out with it');
+  t.equal(unknownKey.status, 401);
+  t.equal(unknownKey.headers.get('x-svc-tenant'), null, 'refused before the plugin listed first ran');
 
   const tooLong = await postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { 'x-team': 'green' });
   t.equal(tooLong.status, 400);
@@ -396,15 +402,23 @@ export default {
     );
 
     const authRefusal = await record(
-      () => postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { authorization: '' }),
+      () => postJson(gatewayUrl, '/v1/chat/completions', chatBody({ model: 'nope' })),
       2,
     );
-    t.equal(authRefusal.status, 401);
+    t.equal(authRefusal.status, 403);
     t.same(
       authRefusal.hooks,
-      ['onRequest:a', 'onLog:c:401', 'onLog:a:401'],
+      ['onRequest:a', 'onLog:c:403', 'onLog:a:403'],
       'a refusal: onLog for the plugins that ran and those after the router',
     );
+
+    // A missing key is refused on the request head, before any onRequest: no plugin takes part.
+    const headRefusal = await record(
+      () => postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { authorization: '' }),
+      0,
+    );
+    t.equal(headRefusal.status, 401);
+    t.same(headRefusal.hooks, [], 'a head refusal: no hook ran');
 
     const refusedByB = await record(
       () => postJson(gatewayUrl, '/v1/chat/completions', chatBody(), { 'x-refuse': 'b' }),

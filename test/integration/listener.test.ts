@@ -1,65 +1,13 @@
 // The gateway listener's framing checks (docs/api.md "Request rules", "Errors", "Limits"; docs/decisions.md "Check
 // order"), the error envelope, the operational endpoints on both ports and /metrics on the admin port only.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import t, { type Test } from 'tap';
 import { GATEWAY_ERROR_STATUS } from '../../src/platform/errors/codes.ts';
+import { nodeRequest as raw } from '../helpers/node-request.ts';
+import { pluginModule } from '../helpers/plugin-module.ts';
 import { baseConfig, chatBody, postJson, startTestService, TEST_KEY } from '../helpers/service.ts';
 
 const DEFAULT_MAX_BODY = 4_718_592;
 const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-interface RawReply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-  json: any;
-}
-
-/**
- * One request over a fresh connection with node:http, so the test controls every header: no content-type
- * unless given, and with `chunks` a chunked body without content-length. The answer counts even when the
- * server closes the connection while the body is still being written (the 413 case).
- */
-function raw(
-  baseUrl: string,
-  method: string,
-  path: string,
-  options: { headers?: Record<string, string>; body?: string | Buffer; chunks?: Buffer[] } = {},
-): Promise<RawReply> {
-  const { hostname, port } = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    const req = request({ hostname, port, path, method, headers: options.headers ?? {}, agent: false }, (res) => {
-      answered = true;
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        const text = Buffer.concat(parts).toString('utf8');
-        let json: any;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
-    });
-    req.on('error', (err) => {
-      if (!answered) reject(err);
-    });
-    if (options.chunks) {
-      for (const c of options.chunks) req.write(c);
-      req.end();
-    } else {
-      req.end(options.body);
-    }
-  });
-}
 
 /** A valid chat body of exactly `size` bytes: the JSON is padded with a long string field. */
 function chatBodyOfSize(size: number): Buffer {
@@ -342,12 +290,13 @@ t.test('400 invalid_json and 400 invalid_request, every one with a request id', 
   }
 });
 
-t.test('the check order decides which error wins: route, media type, size, JSON, shape, then auth', async (t) => {
+t.test('the check order decides which error wins: route, key, media type, size, JSON, shape, auth', async (t) => {
   const { gatewayUrl } = await startTestService(
     t,
     baseConfig({ server: { host: '127.0.0.1', port: 0, admin_port: 0, max_body_bytes: 2048 } }),
   );
   const big = Buffer.from(`{${' '.repeat(4096)}`); // too large and not JSON
+  const wrongKey = { authorization: 'Bearer sk-wrong-wrong-wrong-wrong' };
   const cases: [
     string,
     string,
@@ -357,7 +306,7 @@ t.test('the check order decides which error wins: route, media type, size, JSON,
     string,
   ][] = [
     [
-      'route beats media type',
+      'route beats media type and key',
       'POST',
       '/v1/nope',
       { headers: { 'content-type': 'text/plain' }, body: 'x' },
@@ -365,11 +314,44 @@ t.test('the check order decides which error wins: route, media type, size, JSON,
       'unknown_route',
     ],
     ['route beats size', 'POST', '/v1/chat/completions/', { headers: json, body: big }, 404, 'unknown_route'],
+    // The key is checked on the request head, before the body is read (docs/decisions.md "Check order").
+    [
+      'a missing key beats media type',
+      'POST',
+      '/v1/chat/completions',
+      { headers: { 'content-type': 'text/plain' }, body: big },
+      401,
+      'invalid_api_key',
+    ],
+    [
+      'a wrong key beats size',
+      'POST',
+      '/v1/chat/completions',
+      { headers: { ...json, ...wrongKey }, body: big },
+      401,
+      'invalid_api_key',
+    ],
+    [
+      'a wrong key beats JSON',
+      'POST',
+      '/v1/embeddings',
+      { headers: { ...json, ...wrongKey }, body: '{bad' },
+      401,
+      'invalid_api_key',
+    ],
+    [
+      'a missing key beats shape',
+      'POST',
+      '/v1/chat/completions',
+      { headers: json, body: '{"model":"demo","messages":[]}' },
+      401,
+      'invalid_api_key',
+    ],
     [
       'media type beats size',
       'POST',
       '/v1/chat/completions',
-      { headers: { 'content-type': 'text/plain' }, body: big },
+      { headers: { ...withKey, 'content-type': 'text/plain' }, body: big },
       415,
       'unsupported_media_type',
     ],
@@ -377,42 +359,34 @@ t.test('the check order decides which error wins: route, media type, size, JSON,
       'media type beats JSON',
       'POST',
       '/v1/chat/completions',
-      { headers: { 'content-type': 'text/plain' }, body: '{bad' },
+      { headers: { ...withKey, 'content-type': 'text/plain' }, body: '{bad' },
       415,
       'unsupported_media_type',
     ],
-    ['size beats JSON', 'POST', '/v1/chat/completions', { headers: json, body: big }, 413, 'request_too_large'],
-    ['JSON beats shape and auth', 'POST', '/v1/chat/completions', { headers: json, body: '{bad' }, 400, 'invalid_json'],
+    ['size beats JSON', 'POST', '/v1/chat/completions', { headers: withKey, body: big }, 413, 'request_too_large'],
+    ['JSON beats shape', 'POST', '/v1/chat/completions', { headers: withKey, body: '{bad' }, 400, 'invalid_json'],
     [
-      'shape beats auth',
+      'shape beats the model check',
       'POST',
       '/v1/chat/completions',
-      { headers: json, body: '{"model":"demo","messages":[]}' },
+      { headers: withKey, body: '{"model":"nope","messages":[]}' },
       400,
       'invalid_request',
     ],
     [
-      'shape beats a wrong key',
-      'POST',
-      '/v1/embeddings',
-      { headers: { ...json, authorization: 'Bearer sk-wrong-wrong-wrong-wrong' }, body: '{}' },
-      400,
-      'invalid_request',
-    ],
-    [
-      'auth comes after framing',
+      'a known key, then the model check',
       'POST',
       '/v1/chat/completions',
-      { headers: json, body: JSON.stringify(chatBody()) },
-      401,
-      'invalid_api_key',
+      { headers: withKey, body: JSON.stringify(chatBody({ model: 'nope' })) },
+      403,
+      'model_not_allowed',
     ],
     [
       'unknown key before model check',
       'POST',
       '/v1/chat/completions',
       {
-        headers: { ...json, authorization: 'Bearer sk-wrong-wrong-wrong-wrong' },
+        headers: { ...json, ...wrongKey },
         body: JSON.stringify(chatBody({ model: 'nope' })),
       },
       401,
@@ -430,12 +404,10 @@ t.test('the check order decides which error wins: route, media type, size, JSON,
 
 t.test('error type follows the status for every gateway code', async (t) => {
   // A throwaway plugin that refuses with the code named in a header (or throws a plain error).
-  const dir = mkdtempSync(join(tmpdir(), 'svc-refuser-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const errorsModule = pathToFileURL(join(import.meta.dirname, '../../src/platform/errors/gateway-error.ts')).href;
-  writeFileSync(
-    join(dir, 'refuser.mjs'),
-    `import { GatewayError } from ${JSON.stringify(errorsModule)};
+  const refuser = pluginModule(
+    t,
+    'refuser',
+    (errorsModule) => `import { GatewayError } from ${JSON.stringify(errorsModule)};
 export default {
   apiVersion: 1,
   name: 'refuser',
@@ -453,7 +425,7 @@ export default {
   );
   const { gatewayUrl, adminUrl } = await startTestService(
     t,
-    baseConfig({ plugins: [{ use: 'auth' }, { use: join(dir, 'refuser.mjs') }, { use: 'router' }] }),
+    baseConfig({ plugins: [{ use: 'auth' }, { use: refuser }, { use: 'router' }] }),
   );
   const expectedType = (status: number) =>
     status === 401

@@ -51,6 +51,8 @@ export interface RequestHook {
 export interface Pipeline {
   /** Plugins before the terminal one: their onRequest runs in list order. */
   request: LoadedPlugin[];
+  /** The request plugins that have an onRequestHead hook, in list order: the listener runs them before the body. */
+  onRequestHead: LoadedPlugin[];
   /** The request plugins that have an onRequest hook, in list order. */
   onRequest: RequestHook[];
   terminal: LoadedPlugin;
@@ -66,6 +68,7 @@ export interface Pipeline {
 
 /** Every hook a plugin's setup may return (Fastify's `supportedHooks`): anything else is refused at load. */
 const SUPPORTED_HOOKS: Record<Exclude<keyof PluginHooks, 'streamedTextChars'>, true> = {
+  onRequestHead: true,
   onRequest: true,
   handle: true,
   onResponse: true,
@@ -239,8 +242,8 @@ export async function setupPipeline(
   const terminal = terminals[0];
   const after = terminal ? plugins.filter((p) => p.index > terminal.index) : [];
   for (const p of after) {
-    if (p.hooks.onRequest)
-      issue(p.index, `'${p.name}' has an onRequest hook, so it must be listed before the terminal plugin`);
+    const hook = (['onRequest', 'onRequestHead'] as const).find((h) => p.hooks[h]);
+    if (hook) issue(p.index, `'${p.name}' has an ${hook} hook, so it must be listed before the terminal plugin`);
   }
   if (issues.length > 0) {
     await closeAll(plugins);
@@ -249,6 +252,7 @@ export async function setupPipeline(
   const request = plugins.filter((p) => p.index < terminal.index);
   return {
     request,
+    onRequestHead: request.filter((p) => p.hooks.onRequestHead),
     onRequest: request.flatMap((plugin, i) => (plugin.hooks.onRequest ? [{ plugin, stage: i + 1 }] : [])),
     terminal,
     after,

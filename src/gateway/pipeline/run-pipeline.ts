@@ -1,12 +1,20 @@
 // Runs one request through the plugin phases (docs/architecture.md "The plugin contract") and writes the result.
 import type { ServerResponse } from 'node:http';
 import type { Pipeline } from './load-pipeline.ts';
-import type { GatewayResponse, RequestContext } from '../../plugin-api/contract.ts';
+import type { GatewayResponse, RequestContext, RequestHead } from '../../plugin-api/contract.ts';
 import { writeError, writeJsonResponse, writeStream } from '../stream/response-writer.ts';
 
 export interface PipelineOutcome {
   /** Error code written to the client (a gateway error code, the provider's own, or upstream_stream_error), if any. */
   code: string | null;
+}
+
+/**
+ * The pipeline's onRequestHead hooks on a request's head, in list order, before its body is read: the first to throw
+ * refuses the request (the caller answers it, without a request context).
+ */
+export async function runRequestHead(pipeline: Pipeline, head: RequestHead): Promise<void> {
+  for (const p of pipeline.onRequestHead) await p.hooks.onRequestHead!(head);
 }
 
 export async function runPipeline(

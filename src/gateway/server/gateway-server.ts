@@ -1,12 +1,13 @@
-// The gateway listener: framing checks that need no plugin (route, media type, size, JSON, shape),
-// then the plugin pipeline of the configuration active when the request arrived.
+// The gateway listener: the route, the plugins' head hooks (auth refuses a missing or unknown key before any body is
+// read), framing checks that need no plugin (media type, size, JSON, shape), then the plugin pipeline of the
+// configuration active when the request arrived.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { timeOrderedUuid } from './request-id.ts';
 import type { GatewayConfig } from '../../platform/config/types.ts';
 import { GatewayError, openAIErrorBody } from '../../platform/errors/gateway-error.ts';
 import { createRequestContext } from '../pipeline/context.ts';
-import { runPipeline } from '../pipeline/run-pipeline.ts';
+import { runPipeline, runRequestHead } from '../pipeline/run-pipeline.ts';
 import type { RequestContext, RouteName } from '../../plugin-api/contract.ts';
 import type { JsonObject } from '../../platform/openai/wire-types.ts';
 import type { ActiveConfig } from './active-config.ts';
@@ -142,6 +143,15 @@ async function handle(
   const active = host.active();
   host.requestStarted(active);
   try {
+    // Plugins' head hooks (auth: a missing or unknown key) refuse before the body is read or parsed, so a flood of
+    // wrong keys costs little; Node discards an unread body once the answer is sent, and keep-alive goes on.
+    if (active.pipeline.onRequestHead.length > 0) {
+      try {
+        await runRequestHead(active.pipeline, { id, route, headers: req.headers, clientIp: req.socket.remoteAddress });
+      } catch (err) {
+        return refuseBeforePipeline(host, res, route, err, id, started, started);
+      }
+    }
     let body: JsonObject | undefined;
     let bodyBytes = 0;
     // The overhead counts from the request's last byte: the client's upload time is not the gateway's.

@@ -213,3 +213,33 @@ t.test('model groups: granted, not granted, unknown, omitted with zero, one or s
   t.notOk(models.error, '/v1/models needs no group');
   t.equal(models.ctx.group, undefined);
 });
+
+t.test(
+  'onRequestHead: a missing, unknown or unconfirmable key is refused on the head; a known key goes on',
+  async (t) => {
+    const a = await auth(t, { keys: [grant('ok'), grant('blocked', { blocked: true })] });
+    const head = (headers: Record<string, string>, route: 'chat' | 'models' = 'chat') => {
+      try {
+        a.hooks.onRequestHead!({ id: 'head', route, headers, clientIp: '10.9.9.9' });
+        return undefined;
+      } catch (error) {
+        if (!(error instanceof GatewayError)) throw error;
+        return error;
+      }
+    };
+    const missing = head({});
+    t.equal(missing?.code, 'invalid_api_key');
+    t.equal(missing?.message, 'Missing API key: send it as "Authorization: Bearer <key>" or in the "api-key" header.');
+    const unknown = head(bearer('nobody'), 'models');
+    t.equal(unknown?.code, 'invalid_api_key');
+    t.equal(unknown?.message, 'Invalid API key.', 'the same message as onRequest');
+    t.equal(head(bearer('ok')), undefined);
+    t.equal(head({ 'api-key': key('ok') }), undefined);
+    t.equal(head(bearer('blocked')), undefined, 'what the record says (blocked, networks, model) is left to onRequest');
+    t.equal((await a.check(bearer('blocked'), { clientIp: '10.9.9.9' })).error?.code, 'key_blocked');
+    (a.services.keys as { stale?: () => boolean }).stale = () => true;
+    t.equal(head(bearer('ok'))?.code, 'gateway_config_stale');
+    t.equal(head(bearer('nobody'))?.code, 'gateway_config_stale', 'before the lookup, as in onRequest');
+    t.equal(head({})?.code, 'invalid_api_key', 'a request without a key is refused first');
+  },
+);

@@ -51,7 +51,7 @@ t.test('a hook name that is no hook is refused at load, naming the module and th
     {
       path: 'plugins[1]',
       message:
-        "setup of './typo.mjs' returned an unknown hook 'onRequst' (the hooks are onRequest, handle, onResponse, onEvent, observeEvent, onResponseEnd, onLog, close)",
+        "setup of './typo.mjs' returned an unknown hook 'onRequst' (the hooks are onRequestHead, onRequest, handle, onResponse, onEvent, observeEvent, onResponseEnd, onLog, close)",
       line: typo.issues[0].line,
     },
   ]);
@@ -141,6 +141,28 @@ t.test('the hook lists are built once per pipeline, per stage a request can reac
   t.same(positions(p.stages[2].events.plugins), [4]);
   t.same(positions(p.stages[4].onResponseEnd), [4]);
   t.equal(p.stages[2], p.stages[2], 'the same lists for every request');
+  t.same(positions(p.onRequestHead), [1], 'the head hooks of the request plugins: here auth only');
+});
+
+t.test('onRequestHead: the request plugins that have one, in list order; none after the terminal plugin', async (t) => {
+  const p = await load(t, [{ use: './h.mjs' }, { use: 'auth' }, { use: 'router' }], {
+    'h.mjs': plugin('onRequestHead() {}'),
+  });
+  t.same(
+    p.onRequestHead.map((x) => x.index),
+    [0, 1],
+  );
+  t.same(
+    p.onRequest.map((h) => h.plugin.index),
+    [1],
+    'a head hook alone adds no onRequest',
+  );
+  const late = await loadFails(t, [{ use: 'auth' }, { use: 'router' }, { use: './late.mjs' }], {
+    'late.mjs': plugin('onRequestHead() {}'),
+  });
+  t.match(late.issues, [
+    { path: 'plugins[2]', message: "'p' has an onRequestHead hook, so it must be listed before the terminal plugin" },
+  ]);
 });
 
 t.test(
