@@ -62,6 +62,7 @@ export function benchConfig(
       admin_port: 0,
       watch_config: false,
       workers: Number(process.env.SVC_BENCH_WORKERS ?? 1),
+      large_request_bytes: Number(process.env.SVC_BENCH_LARGE_REQUEST_BYTES ?? 0),
     },
     store: { data_dir: dataDir, postgres_url: process.env.SVC_BENCH_POSTGRES_URL ?? '', ...redis },
     projects: [{ id: 'default', name: 'Default', ...limits, budgets }],

@@ -32,6 +32,8 @@ export interface TargetSpec {
   deployments?: number;
   /** Threads serving the gateway (`server.workers`); default 1. Named `<row>-w<N>`, e.g. gateway-w2. */
   workers?: number;
+  /** `server.large_request_bytes`; default 0 (off). Named `<row>-large`, e.g. governed-large or gateway-w2-large. */
+  largeRequestBytes?: number;
   goals: Goals;
 }
 
@@ -100,13 +102,25 @@ export const TARGETS: TargetSpec[] = [
 export const DEFAULT_TARGETS = ['floor', 'gateway', 'governed', 'governed-pg', 'governed-pg-redis'];
 export const STRATEGY_TARGETS = TARGETS.filter((t) => t.strategy !== undefined).map((t) => t.name);
 
-/** A gateway row served by `workers` threads: `<row>-w<N>`. */
+/** The large-request thread's threshold in the `-large` rows: the smallest body the worker pool serialises. */
+const BENCH_LARGE_REQUEST_BYTES = 256 * 1024;
+
+/**
+ * A gateway row served by `workers` threads (`<row>-w<N>`), with the large-request thread (`<row>-large`), or both
+ * (`<row>-w<N>-large`).
+ */
 function withWorkers(name: string): TargetSpec | undefined {
-  const m = /^(.+)-w(\d+)$/.exec(name);
-  const base = m && TARGETS.find((t) => t.name === m[1] && t.role !== 'floor');
-  if (!base) return undefined;
-  const workers = Number(m[2]);
-  return { ...base, name, workers, description: `${base.description}, ${workers} gateway threads`, goals: {} };
+  const m = /^(.+?)(?:-w(\d+))?(-large)?$/.exec(name);
+  const base = m && (m[2] || m[3]) ? TARGETS.find((t) => t.name === m[1] && t.role !== 'floor') : undefined;
+  if (!m || !base) return undefined;
+  const workers = m[2] ? Number(m[2]) : undefined;
+  const largeRequestBytes = m[3] ? BENCH_LARGE_REQUEST_BYTES : undefined;
+  const described = [
+    base.description,
+    ...(workers ? [`${workers} gateway threads`] : []),
+    ...(largeRequestBytes ? [`bodies from ${largeRequestBytes / 1024} KiB on served by the large-request thread`] : []),
+  ].join(', ');
+  return { ...base, name, workers, largeRequestBytes, description: described, goals: {} };
 }
 
 export function targetsNamed(names: string[]): TargetSpec[] {
@@ -114,7 +128,7 @@ export function targetsNamed(names: string[]): TargetSpec[] {
   if (unknown.length > 0)
     throw new Error(
       `unknown target ${unknown.join(', ')}; known: ${TARGETS.map((t) => t.name).join(', ')}, and <row>-w<N> ` +
-        '(the row served by N threads)',
+        '(the row served by N threads), <row>-large (with the large-request thread)',
     );
   // The floor is always measured: every ratio is to it. Rows in the order named after the known ones.
   const known = TARGETS.filter((t) => t.name === 'floor' || names.includes(t.name));
@@ -190,6 +204,7 @@ export async function startTargets(
       SVC_BENCH_POSTGRES_URL: '',
       SVC_BENCH_POLICIES: '',
       SVC_BENCH_WORKERS: String(spec.workers ?? 1),
+      SVC_BENCH_LARGE_REQUEST_BYTES: String(spec.largeRequestBytes ?? 0),
     };
     if (spec.store === 'postgres') {
       try {

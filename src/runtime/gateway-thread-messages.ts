@@ -12,8 +12,13 @@ export interface GatewayThreadData {
   index: number;
   config: ConfigSource;
   env: Env;
-  /** The first thread may bind port 0; the others bind the port it got. */
-  listen: { port: number; host: string };
+  /**
+   * The first thread may bind port 0; the others bind the port it got. The large-request thread listens on a socket
+   * of its own (a path), which only this process reaches.
+   */
+  listen: { port: number; host: string } | { path: string };
+  /** The large-request thread's socket, where a thread on the port sends requests with large bodies. */
+  largeRequests?: string;
   store: { kind: 'pglite'; port: MessagePort } | { kind: 'postgres'; url: string };
   /** A port the trace writer's thread takes traces on. */
   traces: MessagePort;
@@ -34,6 +39,8 @@ export interface ThreadMetrics {
 
 export type ThreadRequest =
   | { type: 'reload' }
+  /** The store is prepared: read its keys and poll them; answered once they were read. */
+  | { type: 'prepared' }
   | { type: 'refresh-keys' }
   | { type: 'metrics' }
   /** Stop taking requests, finish those in flight up to the deadline, hand over every trace and spend, close. */
@@ -41,13 +48,13 @@ export type ThreadRequest =
 
 export type ToGatewayThread =
   | (ThreadRequest & { id: number })
-  | { type: 'prepared' }
   | { type: 'spent'; id: number; nanoUsd?: number; error?: string; unavailable?: boolean }
   | { type: 'value'; id: number; value: Uint8Array | null; error?: string };
 
 export type FromGatewayThread =
   | LogMessage
-  | { type: 'listening'; address: AddressInfo }
+  /** The port's address, or the large-request thread's socket path. */
+  | { type: 'listening'; address: AddressInfo | string }
   | { type: 'done'; id: number; error?: string; metrics?: ThreadMetrics }
   | { type: 'spend'; spends: Spend[] }
   | { type: 'spent'; id: number; budgetId: string; periodId: string }

@@ -31,6 +31,8 @@ import type {
   ToGatewayThread,
 } from './gateway-thread-messages.ts';
 import { SpendRelay } from './spend-relay.ts';
+import { runInBackground } from '../platform/workers/thread-priority.ts';
+import { threadMetrics } from './merged-metrics.ts';
 import { ProcessValuesClient } from './process-values-relay.ts';
 
 const post = (m: FromGatewayThread) => parentPort!.postMessage(m);
@@ -48,16 +50,26 @@ async function main(): Promise<void> {
 
   const drain = new RequestDrain();
   parts.metrics.inFlightNow = () => drain.inFlight;
-  const server = createGatewayServer(gatewayHost(parts, lifecycle, drain), first.config.server);
+  // The large-request thread's socket carries requests other threads pass through, with their client's address. It
+  // yields the CPU to the threads taking small requests: on a shared core, a small request preempts a large one's
+  // parsing instead of waiting for the scheduler's next switch.
+  const passedThrough = 'path' in data.listen;
+  if (passedThrough) runInBackground();
+  const host = gatewayHost(parts, lifecycle, drain, { largeRequests: data.largeRequests, passedThrough });
+  const server = createGatewayServer(host, first.config.server);
   await listen(server, data.listen, true);
 
+  // Resolves once the store's keys were read (or the read failed and polling goes on): until then they count as stale.
+  // Started once, whether the store was prepared when the thread started or became so later.
+  let polling: Promise<void> | undefined;
   const startPolling = () => {
     parts.prepared = true;
-    void parts.storedKeys
+    polling ??= parts.storedKeys
       .start(first.config.store.key_poll_ms)
       .catch((err: Error) => log.warn('gateway key refresh failed; serving keys from memory', { error: err.message }));
+    return polling;
   };
-  if (parts.prepared) startPolling();
+  if (parts.prepared) await startPolling();
 
   const answer = async (request: ThreadRequest): Promise<ThreadMetrics | undefined> => {
     switch (request.type) {
@@ -66,6 +78,8 @@ async function main(): Promise<void> {
         if (!result.ok) throw new Error(result.error);
         return;
       }
+      case 'prepared':
+        return void (await startPolling());
       case 'refresh-keys':
         return void (await parts.storedKeys.refresh());
       case 'metrics':
@@ -82,7 +96,6 @@ async function main(): Promise<void> {
     }
   };
   parentPort!.on('message', (m: ToGatewayThread) => {
-    if (m.type === 'prepared') return startPolling();
     if (m.type === 'spent') return spend.answered(m);
     if (m.type === 'value') return parts.values.answered(m);
     answer(m).then(
@@ -90,7 +103,7 @@ async function main(): Promise<void> {
       (err: Error) => post({ type: 'done', id: m.id, error: err.message }),
     );
   });
-  post({ type: 'listening', address: server.address() as AddressInfo });
+  post({ type: 'listening', address: server.address() as AddressInfo | string });
 }
 
 type ThreadParts = ServingParts & {
@@ -132,15 +145,6 @@ async function openParts(data: GatewayThreadData, first: LoadedConfig, log: Serv
     prepared: data.prepared,
   };
   return parts;
-}
-
-async function threadMetrics(metrics: GatewayMetrics): Promise<ThreadMetrics> {
-  return {
-    prometheus: await metrics.registry.getMetricsAsJSON(),
-    json: await metrics.json({}),
-    latencyMs: metrics.recentLatency.samples(),
-    overheadMs: metrics.recentOverhead.samples(),
-  };
 }
 
 await main();

@@ -3,8 +3,15 @@
 // its own pipeline. The main thread keeps what the process has one of: the store's owner, the trace writer, the spend
 // ledger, the admin listener, configuration reloads (it reloads first, then each thread), the drain on stop (every
 // thread drains), and /metrics and /ready for the whole.
+//
+// With `server.large_request_bytes` one more thread serves only requests with large bodies, on a socket private to
+// the process: whichever thread serves the port (this one, with one worker) passes such a request through to it, so a
+// long prompt is read, parsed and forwarded there and the threads taking small requests only relay its bytes.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Worker, type MessagePort } from 'node:worker_threads';
 import type { Logger } from '../platform/telemetry/logger.ts';
 import type { SpendLedger } from '../plugin-api/services.ts';
@@ -27,7 +34,10 @@ const THREAD_ENTRY = new URL(
 );
 
 export interface GatewayThreadsOptions {
+  /** Threads on the gateway port; 0 when the main thread serves it. */
   count: number;
+  /** Start the large-request thread. */
+  largeRequests: boolean;
   config: GatewayThreadData['config'];
   env: GatewayThreadData['env'];
   listen: ListenAddress;
@@ -46,8 +56,8 @@ export interface GatewayThreadsOptions {
 /** One gateway thread as the main thread drives it. */
 class GatewayThread {
   readonly worker: Worker;
-  /** Resolves with the thread's bound address; rejects when it failed to start. */
-  readonly listening: Promise<AddressInfo>;
+  /** Resolves with the thread's bound address (a socket path for the large-request thread); rejects when it failed to start. */
+  readonly listening: Promise<AddressInfo | string>;
   exited = false;
   #nextId = 1;
   readonly #waiting = new Map<
@@ -110,31 +120,49 @@ class GatewayThread {
 
 export class GatewayThreads {
   readonly #threads: GatewayThread[];
+  readonly #large: GatewayThread | undefined;
   readonly #log: Logger;
-  /** The port every thread listens on, as the operating system reports it. */
-  readonly address: AddressInfo;
-  readonly #state: { stopping: boolean };
+  /** The port the threads on it listen on, as the operating system reports it; none when the main thread serves it. */
+  readonly address: AddressInfo | undefined;
+  /** The large-request thread's socket, when it runs. */
+  readonly largeRequests: string | undefined;
+  readonly #state: { stopping: boolean; socketDir?: string };
 
-  private constructor(threads: GatewayThread[], address: AddressInfo, log: Logger, state: { stopping: boolean }) {
+  private constructor(
+    threads: GatewayThread[],
+    at: { address?: AddressInfo; largeRequests?: string; large?: GatewayThread },
+    log: Logger,
+    state: { stopping: boolean; socketDir?: string },
+  ) {
     this.#threads = threads;
-    this.address = address;
+    this.#large = at.large;
+    this.address = at.address;
+    this.largeRequests = at.largeRequests;
     this.#log = log;
     this.#state = state;
   }
 
-  /** Starts every thread; the first binds the port (port 0: any), the others the port it got. */
+  /**
+   * Starts the large-request thread (when asked) and then the threads on the port: the first binds it (port 0: any),
+   * the others the port it got.
+   */
   static async start(options: GatewayThreadsOptions): Promise<GatewayThreads> {
     // SO_REUSEPORT would let this process share a port another process holds with it too: a plain bind first finds a
     // port in use, as a single-threaded start would.
-    if (options.listen.port !== 0) await probePortFree(options.listen);
-    const state = { stopping: false };
+    if (options.count > 0 && options.listen.port !== 0) await probePortFree(options.listen);
+    // A directory only this user may enter holds the socket: nothing outside the process passes requests to it.
+    const state = {
+      stopping: false,
+      socketDir: options.largeRequests ? mkdtempSync(join(tmpdir(), 'svc-')) : undefined,
+    };
     const threads: GatewayThread[] = [];
-    const spawn = async (index: number, port: number) => {
+    const spawn = async (index: number, listen: GatewayThreadData['listen'], largeRequests?: string) => {
       const data: GatewayThreadData = {
         index,
         config: options.config,
         env: options.env,
-        listen: { host: options.listen.host, port },
+        listen,
+        largeRequests,
         store: await options.store(),
         traces: options.traces(),
         counters: options.counters,
@@ -142,15 +170,27 @@ export class GatewayThreads {
       };
       const thread = new GatewayThread(data, options, state);
       threads.push(thread);
-      return thread.listening;
+      return thread;
     };
     try {
-      const address = await spawn(0, options.listen.port);
-      await Promise.all(Array.from({ length: options.count - 1 }, (_, i) => spawn(i + 1, address.port)));
-      return new GatewayThreads(threads, address, options.log, state);
+      const largeRequests = state.socketDir && join(state.socketDir, 'large-requests.sock');
+      const large = largeRequests ? await spawn(options.count, { path: largeRequests }) : undefined;
+      await large?.listening;
+      const at = { host: options.listen.host };
+      const first = options.count > 0 ? await spawn(0, { ...at, port: options.listen.port }, largeRequests) : undefined;
+      const address = (await first?.listening) as AddressInfo | undefined;
+      if (address)
+        await Promise.all(
+          Array.from(
+            { length: options.count - 1 },
+            async (_, i) => (await spawn(i + 1, { ...at, port: address.port }, largeRequests)).listening,
+          ),
+        );
+      return new GatewayThreads(threads, { address, largeRequests, large }, options.log, state);
     } catch (err) {
       state.stopping = true;
       await Promise.all(threads.map((t) => t.worker.terminate()));
+      removeSocketDir(state.socketDir);
       throw err;
     }
   }
@@ -164,9 +204,9 @@ export class GatewayThreads {
     return this.#threads.every((t) => !t.exited);
   }
 
-  /** The store is prepared: the threads start polling its keys. */
-  prepared(): void {
-    for (const t of this.#threads) t.tell({ type: 'prepared' });
+  /** The store is prepared: the threads read its keys and poll them; resolves once every thread has them. */
+  async prepared(): Promise<void> {
+    await Promise.all(this.#threads.map((t) => t.ask({ type: 'prepared' })));
   }
 
   /** Each thread builds the configuration again (after the main thread did); the failures, one line per thread. */
@@ -188,18 +228,31 @@ export class GatewayThreads {
     return (await Promise.all(running.map((t) => t.ask({ type: 'metrics' })))) as ThreadMetrics[];
   }
 
-  /** Every thread drains (up to `deadlineMs` for its requests in flight), hands over its traces and spend, and ends. */
-  async drain(deadlineMs: number): Promise<void> {
+  /**
+   * Every thread drains (up to `deadlineMs` for its requests in flight), hands over its traces and spend, and ends.
+   * The large-request thread goes last, once the threads on the port and `portDrained` (the main thread's own
+   * listener) passed it every request they took.
+   */
+  async drain(deadlineMs: number, portDrained: Promise<unknown> = Promise.resolve()): Promise<void> {
     this.#state.stopping = true;
-    await Promise.all(
-      this.#threads.map(async (t) => {
-        await t.ask({ type: 'drain', deadlineMs }).catch((err: Error) => {
-          if (!t.exited) this.#log.error('a gateway thread did not drain cleanly', { error: err.message });
-        });
-        await t.worker.terminate();
-      }),
-    );
+    const started = performance.now();
+    const drainOne = async (t: GatewayThread, ms: number) => {
+      await t.ask({ type: 'drain', deadlineMs: ms }).catch((err: Error) => {
+        if (!t.exited) this.#log.error('a gateway thread did not drain cleanly', { error: err.message });
+      });
+      await t.worker.terminate();
+    };
+    await Promise.all([
+      portDrained,
+      ...this.#threads.filter((t) => t !== this.#large).map((t) => drainOne(t, deadlineMs)),
+    ]);
+    if (this.#large) await drainOne(this.#large, Math.max(0, deadlineMs - (performance.now() - started)));
+    removeSocketDir(this.#state.socketDir);
   }
+}
+
+function removeSocketDir(dir: string | undefined): void {
+  if (dir) rmSync(dir, { recursive: true, force: true });
 }
 
 function probePortFree(at: ListenAddress): Promise<void> {

@@ -9,7 +9,7 @@ import { createGatewayServer, type GatewayHost } from '../gateway/server/gateway
 import type { ConfigLifecycle } from './config-lifecycle.ts';
 import type { Health } from '../gateway/server/probe.ts';
 import type { GatewayThreads } from './gateway-threads.ts';
-import { mergedJson, mergedPrometheus } from './merged-metrics.ts';
+import { mergedJson, mergedPrometheus, threadMetrics } from './merged-metrics.ts';
 import { portInUse, type ListenAddress } from './port-in-use.ts';
 import type { RequestDrain } from './drain.ts';
 import type { ServiceParts, ServingParts } from './service-parts.ts';
@@ -26,10 +26,19 @@ export interface Listeners {
   adminBound: AddressInfo;
 }
 
-/** What the gateway listener asks of the service: the active configuration, health, and request accounting. */
-export function gatewayHost(parts: ServingParts, lifecycle: ConfigLifecycle, drain: RequestDrain): GatewayHost {
+/**
+ * What the gateway listener asks of the service: the active configuration, health, and request accounting; `passing`:
+ * where requests with large bodies go, or that this listener is the one they are passed to.
+ */
+export function gatewayHost(
+  parts: ServingParts,
+  lifecycle: ConfigLifecycle,
+  drain: RequestDrain,
+  passing: Pick<GatewayHost, 'largeRequests' | 'passedThrough'> = {},
+): GatewayHost {
   const { storedKeys, counters } = parts;
   return {
+    ...passing,
     active: () => lifecycle.active,
     get draining() {
       return drain.draining;
@@ -66,8 +75,8 @@ export async function openListeners(
   server: GatewayConfig['server'],
   threads?: GatewayThreads,
 ): Promise<Listeners> {
-  // Gateway threads have their own gateway listeners on the port.
-  const gateway = work.gateway && !threads ? createGatewayServer(host, server) : undefined;
+  // Gateway threads on the port have their own gateway listeners there.
+  const gateway = work.gateway && !threads?.address ? createGatewayServer(host, server) : undefined;
   const admin = await createAdminServer(adminHost(parts, lifecycle, host, options, threads), work.adminSurfaces);
   const gatewayAt = { port: options.port ?? server.port, host: options.host ?? server.host };
   const adminAt = { port: options.adminPort ?? server.admin_port, host: options.host ?? server.admin_host };
@@ -123,7 +132,10 @@ function adminHost(
       const json = await metrics.json({
         deployments: { benched_until: benchedUntil, ...(state.error ? { bench_state_error: state.error } : {}) },
       });
-      return threads ? mergedJson(json, await threads.metrics()) : json;
+      if (!threads) return json;
+      // The main thread's own requests count too when it serves the port beside the large-request thread.
+      const own = threads.address ? [] : [await threadMetrics(metrics)];
+      return mergedJson(json, [...own, ...(await threads.metrics())]);
     },
     metricsText: async () =>
       threads
@@ -138,11 +150,14 @@ function withThreads(health: Health, threads: GatewayThreads): Health {
   return { ok: false, ready: false, reason: 'gateway_thread_stopped' };
 }
 
-/** Binds the server; `reusePort`: several threads' servers share the port and the kernel spreads connections. */
-export function listen(server: Server, { port, host }: ListenAddress, reusePort = false): Promise<void> {
+/**
+ * Binds the server to a port, or to a Unix socket at `path` (the large-request thread's, private to the process);
+ * `reusePort`: several threads' servers share the port and the kernel spreads connections.
+ */
+export function listen(server: Server, at: ListenAddress | { path: string }, reusePort = false): Promise<void> {
   return new Promise((resolveListen, reject) => {
     server.once('error', reject);
-    server.listen({ port, host, reusePort }, () => {
+    server.listen('path' in at ? { path: at.path } : { port: at.port, host: at.host, reusePort }, () => {
       server.off('error', reject);
       resolveListen();
     });

@@ -7,6 +7,16 @@ import { LatencyWindow } from '../platform/telemetry/latency-window.ts';
 import type { GatewayMetrics } from '../platform/telemetry/metrics.ts';
 import type { ThreadMetrics } from './gateway-thread-messages.ts';
 
+/** One serving thread's numbers, as mergedJson and mergedPrometheus take them. */
+export async function threadMetrics(metrics: GatewayMetrics): Promise<ThreadMetrics> {
+  return {
+    prometheus: await metrics.registry.getMetricsAsJSON(),
+    json: await metrics.json({}),
+    latencyMs: metrics.recentLatency.samples(),
+    overheadMs: metrics.recentOverhead.samples(),
+  };
+}
+
 export async function mergedPrometheus(
   main: GatewayMetrics,
   threads: ThreadMetrics[],

@@ -111,7 +111,10 @@ export type ServingParts = { spend: SpendLedger } & Pick<
 >;
 
 type PartsOptions = Pick<StartOptions, 'dispatcher' | 'processMetrics' | 'onCreatedApiKey'> & {
-  /** Threads that serve the gateway (gateway-threads.ts); more than one share the in-process counters. */
+  /**
+   * Threads that serve the gateway (the main thread or those on the port, and the large-request thread:
+   * gateway-threads.ts); more than one share the in-process counters.
+   */
   gatewayThreads: number;
 };
 

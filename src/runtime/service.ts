@@ -86,9 +86,10 @@ export async function startService<R extends ServiceRole = 'all'>(
   const { loaded: first, plugins: firstPlugins } = await read();
   const lifecycle = new ConfigLifecycle(first, { ...options, read });
   const gatewayThreads = work.gateway ? threadCount(options.workers ?? first.config.server.workers) : 0;
+  const largeRequests = work.gateway && first.config.server.large_request_bytes > 0;
   const parts = await openServiceParts(
     first,
-    { ...options, log, clock, gatewayThreads },
+    { ...options, log, clock, gatewayThreads: gatewayThreads + (largeRequests ? 1 : 0) },
     work,
     () => lifecycle.active.loaded.config,
   );
@@ -102,10 +103,18 @@ export async function startService<R extends ServiceRole = 'all'>(
 
   const drain = new RequestDrain();
   parts.metrics.inFlightNow = () => drain.inFlight;
-  const host = gatewayHost(parts, lifecycle, drain);
   let threads: GatewayThreads | undefined;
   const listeners = await (async () => {
-    if (gatewayThreads > 1) threads = await startGatewayThreads(gatewayThreads, first, parts, options, env, log);
+    if (gatewayThreads > 1 || largeRequests)
+      threads = await startGatewayThreads(
+        { count: gatewayThreads > 1 ? gatewayThreads : 0, largeRequests },
+        first,
+        parts,
+        options,
+        env,
+        log,
+      );
+    const host = gatewayHost(parts, lifecycle, drain, { largeRequests: threads?.largeRequests });
     return openListeners(parts, lifecycle, host, work, options, first.config.server, threads);
   })().catch(async (err: unknown) => {
     await threads?.drain(0);
@@ -116,7 +125,8 @@ export async function startService<R extends ServiceRole = 'all'>(
   if (threads) {
     const started = threads;
     parts.followKeyChanges(() => started.refreshKeys());
-    void parts.store.ready.then(() => started.prepared());
+    // A thread that stopped is reported by /ready; the others still get the store's keys.
+    void parts.store.ready.then(() => started.prepared()).catch(() => {});
   }
   // The main thread reloads first (it bootstraps the store and generates keys), then every gateway thread follows.
   const reload = async (): Promise<ReloadResult> => {
@@ -151,7 +161,8 @@ export async function startService<R extends ServiceRole = 'all'>(
     if (!drain.begin()) return;
     watcher?.close();
     const deadlineMs = lifecycle.active.loaded.config.server.drain_timeout_ms;
-    await Promise.all([drain.closeGateway(listeners.gateway, deadlineMs), threads?.drain(deadlineMs)]);
+    const mainDrained = drain.closeGateway(listeners.gateway, deadlineMs);
+    await Promise.all([mainDrained, threads?.drain(deadlineMs, mainDrained)]);
     await listeners.admin.close();
     await lifecycle.active.pipeline.close();
     if (!options.dispatcher) await parts.dispatcher.close();
@@ -167,7 +178,7 @@ function threadCount(workers: 'auto' | number): number {
 
 /** Starts the gateway threads, each with its own link to the store and to the trace writer's thread. */
 function startGatewayThreads(
-  count: number,
+  { count, largeRequests }: { count: number; largeRequests: boolean },
   first: LoadedConfig,
   parts: ServiceParts,
   options: StartOptions<ServiceRole>,
@@ -177,6 +188,7 @@ function startGatewayThreads(
   const traceWriter = parts.traceWriter!;
   return GatewayThreads.start({
     count,
+    largeRequests,
     config: { path: first.path, text: options.configText, baseDir: options.baseDir },
     env,
     listen: { port: options.port ?? first.config.server.port, host: options.host ?? first.config.server.host },

@@ -179,6 +179,7 @@ t.test('defaults are applied', async (t) => {
     port: 8080,
     admin_port: 8081,
     max_body_bytes: 4_718_592,
+    large_request_bytes: 0,
     workers: 1,
     drain_timeout_ms: 30_000,
     watch_config: true,

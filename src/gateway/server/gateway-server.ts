@@ -18,6 +18,7 @@ import { writeJson, writeRefusal } from '../stream/response-writer.ts';
 import { describeParseRefusal, rawJsonResponse, type ClientError } from './parse-refusal.ts';
 import { probeResult, type Health } from './probe.ts';
 import { ClientAbortedError, isJsonMediaType, readBody } from './read-body.ts';
+import { passedClientAddress, passThrough } from './large-request-pass.ts';
 import { validateRequestBody } from './request-validation.ts';
 
 const ROUTES: Record<string, RouteName> = {
@@ -36,6 +37,10 @@ export interface GatewayHost {
   now(): number;
   requestStarted(active: ActiveConfig): void;
   requestFinished(active: ActiveConfig): void;
+  /** The large-request thread's socket: requests with a body of server.large_request_bytes or more go there. */
+  readonly largeRequests?: string;
+  /** This listener is the large-request thread's: its requests were passed through, with their client's address. */
+  readonly passedThrough?: boolean;
 }
 
 /** What the listener knows of a connection's current request, for answering a request timeout on it. */
@@ -140,6 +145,7 @@ async function handle(
     );
     return refuseBeforePipeline(host, res, route, refusal, id, started, started);
   }
+  const clientIp = host.passedThrough ? passedClientAddress(req.headers) : req.socket.remoteAddress;
   const active = host.active();
   host.requestStarted(active);
   try {
@@ -147,7 +153,14 @@ async function handle(
     // wrong keys costs little; Node discards an unread body once the answer is sent, and keep-alive goes on.
     if (active.pipeline.onRequestHead.length > 0) {
       try {
-        await runRequestHead(active.pipeline, { id, route, headers: req.headers, clientIp: req.socket.remoteAddress });
+        await runRequestHead(active.pipeline, { id, route, headers: req.headers, clientIp });
+      } catch (err) {
+        return refuseBeforePipeline(host, res, route, err, id, started, started);
+      }
+    }
+    if (host.largeRequests !== undefined && isLarge(req, active.loaded.config.server.large_request_bytes)) {
+      try {
+        return await passThrough(req, res, host.largeRequests);
       } catch (err) {
         return refuseBeforePipeline(host, res, route, err, id, started, started);
       }
@@ -166,7 +179,7 @@ async function handle(
         return bodyNotTaken(host, res, exchange, route, err, started, overheadFrom);
       }
     }
-    const ctx = requestContext(host, req, res, id, route, { body, bodyBytes }, overheadFrom);
+    const ctx = requestContext(host, req, res, id, route, { body, bodyBytes, clientIp }, overheadFrom);
     const outcome = await runPipeline(active.pipeline, ctx, res);
     const seconds = (performance.now() - started) / 1000;
     host.metrics.recordRequest(route, ctx.status ?? res.statusCode, outcome.code, seconds, ctx.overheadMs);
@@ -183,7 +196,7 @@ function requestContext(
   res: ServerResponse,
   id: string,
   route: RouteName,
-  { body, bodyBytes }: { body: JsonObject | undefined; bodyBytes: number },
+  { body, bodyBytes, clientIp }: { body: JsonObject | undefined; bodyBytes: number; clientIp: string | undefined },
   overheadFrom: number,
 ): RequestContext {
   const { ctx, leave } = createRequestContext({
@@ -192,7 +205,7 @@ function requestContext(
     receivedAt: host.now(),
     overheadFrom,
     headers: req.headers,
-    clientIp: req.socket.remoteAddress,
+    clientIp,
     body,
     bodyBytes,
     log: host.log,
@@ -244,6 +257,12 @@ function refuseBeforePipeline(
   const overheadMs = performance.now() - overheadFrom;
   const code = writeRefusal(res, err, id, host.log, overheadMs);
   host.metrics.recordRequest(route, res.statusCode, code, (performance.now() - started) / 1000, overheadMs);
+}
+
+/** The request declares a body of at least `minBytes` (0: none is large). */
+function isLarge(req: IncomingMessage, minBytes: number): boolean {
+  const declared = req.headers['content-length'];
+  return minBytes > 0 && declared !== undefined && Number(declared) >= minBytes;
 }
 
 /** The whole body of a request declared as JSON, at most `limit` bytes. */

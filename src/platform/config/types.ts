@@ -149,6 +149,11 @@ export interface GatewayConfig {
     port: number;
     admin_port: number;
     max_body_bytes: number;
+    /**
+     * A request whose declared body is at least this size goes to the large-request thread (runtime/gateway-threads.ts);
+     * 0: none started, every request served where it arrived.
+     */
+    large_request_bytes: number;
     /** Threads serving the gateway port (runtime/gateway-threads.ts); `auto`: one per core the process may use. */
     workers: 'auto' | number;
     drain_timeout_ms: number;
