@@ -35,6 +35,8 @@ export interface ThreadMetrics {
   /** The durations in its windows of recent requests (ms), for percentiles over every thread. */
   latencyMs: number[];
   overheadMs: number[];
+  /** The thread's JavaScript heap as V8 holds it (total heap size), bytes. */
+  heapBytes: number;
 }
 
 export type ThreadRequest =

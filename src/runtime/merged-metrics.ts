@@ -2,6 +2,7 @@
 // process, configuration) with every thread's request numbers added in. Prometheus text goes through prom-client's
 // aggregation (sums, except where a metric names its own); the JSON sums counts and takes percentiles over the
 // union of the threads' windows of recent requests.
+import { getHeapStatistics } from 'node:v8';
 import { AggregatorRegistry } from 'prom-client';
 import { LatencyWindow } from '../platform/telemetry/latency-window.ts';
 import type { GatewayMetrics } from '../platform/telemetry/metrics.ts';
@@ -14,6 +15,7 @@ export async function threadMetrics(metrics: GatewayMetrics): Promise<ThreadMetr
     json: await metrics.json({}),
     latencyMs: metrics.recentLatency.samples(),
     overheadMs: metrics.recentOverhead.samples(),
+    heapBytes: getHeapStatistics().total_heap_size,
   };
 }
 
@@ -49,12 +51,14 @@ export function mergedJson(main: Json, threads: ThreadMetrics[]): Json {
     })),
     ...windowOf(threads.map((t) => t.overheadMs)),
   };
-  // How evenly the kernel spreads connections over the threads: each thread's requests since start, and now.
+  // How evenly the kernel spreads connections over the threads: each thread's requests since start, and now; and
+  // what each thread's heap holds (the process's resident memory covers them all).
   const requests = threads.map((t) => t.json.requests as Json);
   out.gateway_threads = {
     count: threads.length,
     requests: requests.map((r) => r.total),
     in_flight: requests.map((r) => r.in_flight),
+    heap_mb: threads.map((t) => Math.round(t.heapBytes / 104_857.6) / 10),
   };
   return out;
 }

@@ -90,6 +90,11 @@ for (const mode of modes) {
     const metrics = await metricsJson(adminUrl);
     t.equal(metrics.gateway_threads.count, 2);
     t.equal(metrics.gateway_threads.requests.length, 2);
+    t.equal(metrics.gateway_threads.heap_mb.length, 2);
+    t.ok(
+      metrics.gateway_threads.heap_mb.every((mb: number) => mb > 1 && mb < 1024),
+      `each thread's heap in MB (${metrics.gateway_threads.heap_mb.join(' and ')})`,
+    );
     t.ok(
       metrics.gateway_threads.requests.every((n: number) => n > 0),
       `both threads served requests (${metrics.gateway_threads.requests.join(' and ')})`,
