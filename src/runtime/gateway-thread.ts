@@ -31,7 +31,6 @@ import type {
   ToGatewayThread,
 } from './gateway-thread-messages.ts';
 import { SpendRelay } from './spend-relay.ts';
-import { runInBackground } from '../platform/workers/thread-priority.ts';
 import { threadMetrics } from './merged-metrics.ts';
 import { ProcessValuesClient } from './process-values-relay.ts';
 
@@ -50,11 +49,8 @@ async function main(): Promise<void> {
 
   const drain = new RequestDrain();
   parts.metrics.inFlightNow = () => drain.inFlight;
-  // The large-request thread's socket carries requests other threads pass through, with their client's address. It
-  // yields the CPU to the threads taking small requests: on a shared core, a small request preempts a large one's
-  // parsing instead of waiting for the scheduler's next switch.
+  // The large-request thread's socket carries requests other threads pass through, with their client's address.
   const passedThrough = 'path' in data.listen;
-  if (passedThrough) runInBackground();
   const host = gatewayHost(parts, lifecycle, drain, { largeRequests: data.largeRequests, passedThrough });
   const server = createGatewayServer(host, first.config.server);
   await listen(server, data.listen, true);
