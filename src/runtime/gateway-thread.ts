@@ -95,7 +95,12 @@ async function main(): Promise<void> {
     if (m.type === 'spent') return spend.answered(m);
     if (m.type === 'value') return parts.values.answered(m);
     answer(m).then(
-      (metrics) => post({ type: 'done', id: m.id, metrics }),
+      (metrics) => {
+        post({ type: 'done', id: m.id, metrics });
+        // Drained and closed: the thread ends itself here, between tasks, never inside a shared-counters step (as a
+        // terminate() from outside could).
+        if (m.type === 'drain') process.exit(0);
+      },
       (err: Error) => post({ type: 'done', id: m.id, error: err.message }),
     );
   });

@@ -33,6 +33,9 @@ const THREAD_ENTRY = new URL(
   import.meta.url,
 );
 
+/** How long a thread may take to end itself after its drain answered, before it is stopped from outside. */
+const THREAD_EXIT_GRACE_MS = 5_000;
+
 export interface GatewayThreadsOptions {
   /** Threads on the gateway port; 0 when the main thread serves it. */
   count: number;
@@ -59,6 +62,8 @@ class GatewayThread {
   /** Resolves with the thread's bound address (a socket path for the large-request thread); rejects when it failed to start. */
   readonly listening: Promise<AddressInfo | string>;
   exited = false;
+  /** Resolves when the thread has ended. */
+  readonly ended: Promise<void>;
   #nextId = 1;
   readonly #waiting = new Map<
     number,
@@ -68,6 +73,7 @@ class GatewayThread {
   constructor(data: GatewayThreadData, options: GatewayThreadsOptions, state: { stopping: boolean }) {
     const transfer = [data.traces, ...(data.store.kind === 'pglite' ? [data.store.port] : [])];
     this.worker = new Worker(THREAD_ENTRY, { workerData: data, transferList: transfer });
+    this.ended = new Promise((resolve) => this.worker.once('exit', () => resolve()));
     const { log } = options;
     this.listening = new Promise((resolve, reject) => {
       this.worker.on('message', (m: FromGatewayThread) => {
@@ -240,7 +246,11 @@ export class GatewayThreads {
       await t.ask({ type: 'drain', deadlineMs: ms }).catch((err: Error) => {
         if (!t.exited) this.#log.error('a gateway thread did not drain cleanly', { error: err.message });
       });
-      await t.worker.terminate();
+      // A drained thread ends itself; one that failed to drain, or hangs, is stopped from here after a grace period.
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([t.ended, new Promise((resolve) => (grace = setTimeout(resolve, THREAD_EXIT_GRACE_MS)))]);
+      clearTimeout(grace);
+      if (!t.exited) await t.worker.terminate();
     };
     await Promise.all([
       portDrained,
