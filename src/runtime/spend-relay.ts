@@ -2,34 +2,28 @@
 // the process) in one message per event-loop turn, and reads of the spend so far are asked of it.
 import type { MessagePort } from 'node:worker_threads';
 import { StoreUnavailableError } from '../platform/store/store-unreachable.ts';
+import { TurnBatch } from '../platform/workers/turn-batch.ts';
 import type { Spend, SpendLedger } from '../plugin-api/services.ts';
 import type { FromGatewayThread, ToGatewayThread } from './gateway-thread-messages.ts';
 
 export class SpendRelay implements SpendLedger {
   readonly #post: (m: FromGatewayThread) => void;
-  #batch: Spend[] = [];
-  #posting = false;
+  readonly #batch: TurnBatch<Spend>;
   #nextId = 1;
   readonly #asked = new Map<number, { resolve: (n: number) => void; reject: (e: Error) => void }>();
 
   constructor(post: (m: FromGatewayThread) => void) {
     this.#post = post;
+    this.#batch = new TurnBatch((spends) => post({ type: 'spend', spends }));
   }
 
   record(spends: readonly Spend[]): void {
-    this.#batch.push(...spends);
-    if (this.#posting) return;
-    this.#posting = true;
-    setImmediate(() => this.flush());
+    this.#batch.add(...spends);
   }
 
   /** Posts what was recorded in this turn now. */
   flush(): void {
-    this.#posting = false;
-    if (this.#batch.length === 0) return;
-    const spends = this.#batch;
-    this.#batch = [];
-    this.#post({ type: 'spend', spends });
+    this.#batch.flush();
   }
 
   spent(budgetId: string, periodId: string): Promise<number> {

@@ -1,14 +1,14 @@
 // The trace writer as a gateway thread sees it (runtime/gateway-threads.ts): like trace-thread.ts on the main thread,
 // the traces of one event-loop turn go in one message, here over a port the trace writer's thread listens on.
 import type { MessagePort } from 'node:worker_threads';
+import { TurnBatch } from '../../platform/workers/turn-batch.ts';
 import type { TraceItem } from './trace-item.ts';
 import type { FromTracePort, ToTracePort } from './trace-thread-worker.ts';
 import type { TraceSink } from './trace-writer.ts';
 
 export class TracePortSink implements TraceSink {
   readonly #port: MessagePort;
-  #batch: TraceItem[] = [];
-  #posting = false;
+  readonly #batch = new TurnBatch<TraceItem>((items) => this.#send({ type: 'items', items }));
   #nextId = 1;
   readonly #waiting = new Map<number, () => void>();
 
@@ -28,15 +28,12 @@ export class TracePortSink implements TraceSink {
   }
 
   enqueue(item: TraceItem): void {
-    this.#batch.push(item);
-    if (this.#posting) return;
-    this.#posting = true;
-    setImmediate(() => this.#post());
+    this.#batch.add(item);
   }
 
   /** Resolves once the writer's thread has taken every trace handed over so far; then closes the port. */
   async close(): Promise<void> {
-    this.#post();
+    this.#batch.flush();
     const id = this.#nextId++;
     this.#port.ref();
     await new Promise<void>((resolve) => {
@@ -44,14 +41,6 @@ export class TracePortSink implements TraceSink {
       this.#send({ type: 'sync', id });
     });
     this.#port.close();
-  }
-
-  #post(): void {
-    this.#posting = false;
-    if (this.#batch.length === 0) return;
-    const items = this.#batch;
-    this.#batch = [];
-    this.#send({ type: 'items', items });
   }
 
   #send(message: ToTracePort): void {

@@ -3,6 +3,7 @@
 // the request path pays. Stopping, flushing the rollups and the writer's numbers for /metrics go through messages.
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { Logger } from '../../platform/telemetry/logger.ts';
+import { TurnBatch } from '../../platform/workers/turn-batch.ts';
 import type { TraceItem } from './trace-item.ts';
 import type { FromTraceThread, ToTraceThread, TraceThreadData } from './trace-thread-worker.ts';
 import type { TraceSink, TraceWriterStats } from './trace-writer.ts';
@@ -17,8 +18,11 @@ export class TraceThread implements TraceSink {
   readonly #worker: Worker;
   readonly #log: Logger;
   readonly #capacity: number;
-  #batch: TraceItem[] = [];
-  #posting = false;
+  // The traces of every request that ends in one turn of the event loop go in one message.
+  readonly #batch = new TurnBatch<TraceItem>((items) => {
+    this.#posted += items.length;
+    this.#send({ type: 'items', items });
+  });
   #stats: TraceWriterStats;
   /** Traces posted to the thread, and how many of them it said it had taken when it last sent its numbers. */
   #posted = 0;
@@ -62,11 +66,7 @@ export class TraceThread implements TraceSink {
   }
 
   enqueue(item: TraceItem): void {
-    this.#batch.push(item);
-    if (this.#posting) return;
-    this.#posting = true;
-    // The traces of every request that ends in this turn of the event loop go in one message.
-    setImmediate(() => this.#post());
+    this.#batch.add(item);
   }
 
   /** The store is prepared: the thread's writes may start. */
@@ -83,13 +83,13 @@ export class TraceThread implements TraceSink {
 
   /** Writes the rollups of the traces stored so far now, rather than within the second. */
   flushRollups(): Promise<void> {
-    this.#post();
+    this.#batch.flush();
     return this.#ask((id) => ({ type: 'flush-rollups', id }));
   }
 
   /** Writes what is queued (up to `deadlineMs`), spills the rest, writes the rollups, and ends the thread. */
   async stop(deadlineMs?: number): Promise<void> {
-    this.#post();
+    this.#batch.flush();
     if (this.#exited) return;
     await this.#ask((id) => ({ type: 'stop', id, deadlineMs })).catch((err: Error) =>
       this.#log.error('the trace writer did not stop cleanly', { error: err.message }),
@@ -105,15 +105,6 @@ export class TraceThread implements TraceSink {
   /** Traces handed over that the thread's writer had not taken when it last sent its numbers. */
   inFlight(): number {
     return this.#posted - this.#received + this.#batch.length;
-  }
-
-  #post(): void {
-    this.#posting = false;
-    if (this.#batch.length === 0) return;
-    const items = this.#batch;
-    this.#batch = [];
-    this.#posted += items.length;
-    this.#send({ type: 'items', items });
   }
 
   #send(message: ToTraceThread): void {
