@@ -117,6 +117,21 @@ t.test('a wrong key with a large body is refused where it arrived, before anythi
   t.same((await metricsOf(adminUrl)).gateway_threads.requests, [1, 0]);
 });
 
+t.test('a body over max_body_bytes is refused where it arrived, and the connection closes', async (t) => {
+  const { gatewayUrl, adminUrl } = await startTestService(
+    t,
+    baseConfig({
+      ...config([]),
+      server: { host: '127.0.0.1', port: 0, admin_port: 0, large_request_bytes: LARGE, max_body_bytes: 2 * LARGE },
+    }),
+  );
+  const res = await post(gatewayUrl, chatOfSize(3 * LARGE));
+  t.equal(res.status, 413);
+  t.equal(((await res.json()) as any).error.code, 'request_too_large');
+  t.equal(res.headers.get('connection'), 'close');
+  t.same((await metricsOf(adminUrl)).gateway_threads.requests, [1, 0], 'not passed on');
+});
+
 t.test('a provider error on a large request comes back in the envelope', async (t) => {
   const { gatewayUrl } = await startTestService(t, config([]));
   up.queue.push({

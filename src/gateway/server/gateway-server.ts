@@ -158,7 +158,7 @@ async function handle(
         return refuseBeforePipeline(host, res, route, err, id, started, started);
       }
     }
-    if (host.largeRequests !== undefined && isLarge(req, active.loaded.config.server.large_request_bytes)) {
+    if (host.largeRequests !== undefined && isLarge(req, active.loaded.config.server)) {
       try {
         return await passThrough(req, res, host.largeRequests);
       } catch (err) {
@@ -259,10 +259,16 @@ function refuseBeforePipeline(
   host.metrics.recordRequest(route, res.statusCode, code, (performance.now() - started) / 1000, overheadMs);
 }
 
-/** The request declares a body of at least `minBytes` (0: none is large). */
-function isLarge(req: IncomingMessage, minBytes: number): boolean {
-  const declared = req.headers['content-length'];
-  return minBytes > 0 && declared !== undefined && Number(declared) >= minBytes;
+/**
+ * The request declares a body of at least `large_request_bytes` (0: none is large), and not over the limit: a body
+ * over it is refused here, without passing it on.
+ */
+function isLarge(
+  req: IncomingMessage,
+  { large_request_bytes: large, max_body_bytes: limit }: GatewayConfig['server'],
+): boolean {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  return large > 0 && declared >= large && declared <= limit;
 }
 
 /** The whole body of a request declared as JSON, at most `limit` bytes. */
