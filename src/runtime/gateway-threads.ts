@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker, type MessagePort } from 'node:worker_threads';
 import type { Logger } from '../platform/telemetry/logger.ts';
+import { moduleBeside } from '../platform/workers/module-beside.ts';
 import type { SpendLedger } from '../plugin-api/services.ts';
 import { portInUse, type ListenAddress } from './port-in-use.ts';
 import type {
@@ -27,11 +28,7 @@ import { serveSpend } from './spend-relay.ts';
 import { serveValue } from './process-values-relay.ts';
 import type { ProcessValues } from '../platform/store/memory-values.ts';
 
-// Sources run as .ts (tests, bench); the build runs the compiled .js beside this module.
-const THREAD_ENTRY = new URL(
-  import.meta.url.endsWith('.ts') ? './gateway-thread.ts' : './gateway-thread.js',
-  import.meta.url,
-);
+const THREAD_ENTRY = moduleBeside(import.meta.url, './gateway-thread');
 
 /** How long a thread may take to end itself after its drain answered, before it is stopped from outside. */
 const THREAD_EXIT_GRACE_MS = 5_000;

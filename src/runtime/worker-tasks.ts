@@ -1,11 +1,10 @@
 // The service's worker tasks, each in a module beside its owner: their names, inputs and outputs, declared into the
 // pool's WorkerTasks, and the module a thread loads to run each (createWorkerPool takes WORKER_TASK_FILES).
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { scanText } from '../../plugins/guardrails/detectors/scan-task.ts';
 import type { signWebhookBodies } from '../observability/webhooks/webhook-sign-task.ts';
 import type { jsonBytes } from '../platform/workers/json-bytes-task.ts';
 import type { signJwt } from '../platform/workers/jwt-sign-task.ts';
+import { moduleBeside } from '../platform/workers/module-beside.ts';
 import type { TaskFiles } from '../platform/workers/pool.ts';
 import type { sigv4PayloadHash } from '../platform/workers/sigv4-payload-hash-task.ts';
 
@@ -19,9 +18,7 @@ declare module '../platform/workers/pool.ts' {
   }
 }
 
-// The modules from source (type stripping) end .ts, once built .js.
-const EXT = extname(fileURLToPath(import.meta.url));
-const file = (path: string) => new URL(`${path}${EXT}`, import.meta.url).href;
+const file = (path: string) => moduleBeside(import.meta.url, path).href;
 
 export const WORKER_TASK_FILES: TaskFiles = {
   scanText: file('../../plugins/guardrails/detectors/scan-task'),

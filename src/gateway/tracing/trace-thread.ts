@@ -4,15 +4,12 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { Logger } from '../../platform/telemetry/logger.ts';
 import { TurnBatch } from '../../platform/workers/turn-batch.ts';
+import { moduleBeside } from '../../platform/workers/module-beside.ts';
 import type { TraceItem } from './trace-item.ts';
 import type { FromTraceThread, ToTraceThread, TraceThreadData } from './trace-thread-worker.ts';
 import type { TraceSink, TraceWriterStats } from './trace-writer.ts';
 
-// Sources run as .ts (tests, bench); the build runs the compiled .js beside this module.
-const WORKER_ENTRY = new URL(
-  import.meta.url.endsWith('.ts') ? './trace-thread-worker.ts' : './trace-thread-worker.js',
-  import.meta.url,
-);
+const WORKER_ENTRY = moduleBeside(import.meta.url, './trace-thread-worker');
 
 export class TraceThread implements TraceSink {
   readonly #worker: Worker;

@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MessageChannel, Worker, type MessagePort, type Transferable } from 'node:worker_threads';
+import { moduleBeside } from '../workers/module-beside.ts';
 import type { Database, Queryable, QueryResult } from './database.ts';
 import type { WorkerReply, WorkerRequest } from './pglite-worker.ts';
 
@@ -18,11 +19,7 @@ export class PgliteError extends Error {
   }
 }
 
-// Sources run as .ts (tests, bench); the build runs the compiled .js beside this module.
-const WORKER_ENTRY = new URL(
-  import.meta.url.endsWith('.ts') ? './pglite-worker.ts' : './pglite-worker.js',
-  import.meta.url,
-);
+const WORKER_ENTRY = moduleBeside(import.meta.url, './pglite-worker');
 
 /** Bulk loading the embedded store offers beside SQL; never on a transaction's Queryable. */
 export interface BulkLoader {

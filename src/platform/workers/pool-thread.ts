@@ -14,7 +14,12 @@ export interface PoolTask {
   input: unknown;
 }
 
+type TaskModule = Record<string, (input: unknown) => unknown>;
+/** Each task module once loaded, so a task after the first does not go through import() again. */
+const loaded = new Map<string, TaskModule>();
+
 export async function runTask({ file, name, input }: PoolTask): Promise<unknown> {
-  const module = (await import(file)) as Record<string, (input: unknown) => unknown>;
+  let module = loaded.get(file);
+  if (!module) loaded.set(file, (module = (await import(file)) as TaskModule));
   return module[name](input);
 }

@@ -1,14 +1,12 @@
 // The worker-thread pool (piscina) for pure, named tasks on plain data. A full queue is overload: the caller gets
 // 503 worker_pool_overloaded, never a silent fallback to the event loop.
 import { availableParallelism } from 'node:os';
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { moduleBeside } from './module-beside.ts';
 import type { PoolTask } from './pool-thread.ts';
 
-// From source (type stripping) the module ends .ts, once built .js, like this one.
-const POOL_THREAD = new URL(`./pool-thread${extname(fileURLToPath(import.meta.url))}`, import.meta.url).href;
+const POOL_THREAD = moduleBeside(import.meta.url, './pool-thread').href;
 
 /**
  * The tasks a pool runs, by name: each a pure function of plain data, exported under its name by a module beside its
