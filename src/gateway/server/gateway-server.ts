@@ -1,9 +1,10 @@
 // The gateway listener: the route, the plugins' head hooks (auth refuses a missing or unknown key before any body is
 // read), framing checks that need no plugin (media type, size, JSON, shape), then the plugin pipeline of the
 // configuration active when the request arrived.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { timeOrderedUuid } from './request-id.ts';
+import { nodeHttp } from '../../platform/node-http.ts';
 import type { GatewayConfig } from '../../platform/config/types.ts';
 import { GatewayError, openAIErrorBody } from '../../platform/errors/gateway-error.ts';
 import { createRequestContext } from '../pipeline/context.ts';
@@ -61,7 +62,7 @@ export function createGatewayServer(
   limits: Pick<GatewayConfig['server'], 'request_timeout_ms' | 'headers_timeout_ms' | 'max_connections'>,
 ): Server {
   const exchanges = new WeakMap<Socket, Exchange>();
-  const server = createServer(
+  const server = nodeHttp.createServer(
     {
       keepAlive: true,
       requestTimeout: limits.request_timeout_ms,

@@ -1,9 +1,10 @@
 // A request with a large body, passed through to the large-request thread (runtime/gateway-threads.ts) over its
 // private socket and its answer passed back, byte for byte and as they come: the thread that took the request only
 // relays chunks, each a few microseconds of work, while reading, parsing and forwarding the body happen there.
-import { Agent, request, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import { GatewayError } from '../../platform/errors/gateway-error.ts';
+import { nodeHttp } from '../../platform/node-http.ts';
 
 /** The client's address as the thread that took the request saw it; only the large-request thread's socket reads it. */
 export const CLIENT_ADDRESS_HEADER = 'x-svc-client-address';
@@ -27,7 +28,7 @@ const endToEnd = (headers: IncomingHttpHeaders): IncomingHttpHeaders => {
 };
 
 /** Connections to the large-request thread's socket, kept open between requests. */
-const agent = new Agent({ keepAlive: true });
+const agent = new nodeHttp.Agent({ keepAlive: true });
 
 /**
  * Passes the request through to the server listening at `socketPath` and its answer back. Resolves when the answer
@@ -36,7 +37,7 @@ const agent = new Agent({ keepAlive: true });
 export function passThrough(req: IncomingMessage, res: ServerResponse, socketPath: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const headers = { ...endToEnd(req.headers), [CLIENT_ADDRESS_HEADER]: req.socket.remoteAddress ?? '' };
-    const inner = request({ socketPath, method: req.method, path: req.url, headers, agent }, (answer) => {
+    const inner = nodeHttp.request({ socketPath, method: req.method, path: req.url, headers, agent }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
       // The client leaving ends the answer's relay, and the connection to the thread with it: it sees the client go.
       pipeline(answer, res, () => resolve());

@@ -2,7 +2,7 @@
 // LF or other control character in a header, a malformed request line, a request not received in time. Described
 // here once, so the gateway and the admin port each answer them in their own documented envelope instead of Node's
 // bare status line or Fastify's default body (docs/decisions.md "Requests the HTTP parser refuses").
-import { STATUS_CODES } from 'node:http';
+import { nodeHttp } from '../../platform/node-http.ts';
 
 /** What was wrong, as the code the gateway answers (the admin surfaces map it onto their own codes). */
 export type ParseRefusalKind =
@@ -89,5 +89,5 @@ export function rawJsonResponse(status: number, body: unknown, headers: Record<s
   const extra = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
-  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${extra}connection: close\r\n\r\n${text}`;
+  return `HTTP/1.1 ${status} ${nodeHttp.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${extra}connection: close\r\n\r\n${text}`;
 }

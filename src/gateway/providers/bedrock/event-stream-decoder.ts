@@ -1,8 +1,7 @@
 // application/vnd.amazon.eventstream → messages. Frames are split by their prelude length and decoded by
 // @smithy/eventstream-codec, which checks both CRC32s; any framing fault ends the stream with a throw.
 import { crc32 } from 'node:zlib';
-import { EventStreamCodec } from '@smithy/eventstream-codec';
-import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import type { EventStreamCodec } from '@smithy/eventstream-codec';
 import { UpstreamError } from '../../../plugin-api/errors.ts';
 import { streamException } from './error-mapping.ts';
 
@@ -17,7 +16,13 @@ const MIN_FRAME = 16;
 // AWS caps an event-stream message at 16 MiB; a larger prelude length means the stream is corrupt.
 const MAX_FRAME = 16 * 1024 * 1024;
 
-const codec = new EventStreamCodec(toUtf8, fromUtf8);
+/** The codec, loaded with the first Bedrock stream: a service that streams none never holds its modules. */
+let codecLoad: Promise<{ codec: EventStreamCodec; toUtf8: (bytes: Uint8Array) => string }> | undefined;
+function eventCodec(): NonNullable<typeof codecLoad> {
+  return (codecLoad ??= Promise.all([import('@smithy/eventstream-codec'), import('@smithy/util-utf8')]).then(
+    ([{ EventStreamCodec }, { fromUtf8, toUtf8 }]) => ({ codec: new EventStreamCodec(toUtf8, fromUtf8), toUtf8 }),
+  ));
+}
 
 function corrupt(message: string, cause?: unknown): UpstreamError {
   return new UpstreamError(
@@ -51,6 +56,7 @@ function headerString(headers: Record<string, { type: string; value: unknown }>,
 
 /** Decoded events; exception and error frames throw the mapped UpstreamError. */
 export async function* eventStreamEvents(body: AsyncIterable<Uint8Array>): AsyncGenerator<StreamEvent> {
+  const { codec, toUtf8 } = await eventCodec();
   for await (const frame of eventStreamFrames(body)) {
     let message;
     try {

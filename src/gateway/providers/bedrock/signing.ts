@@ -1,7 +1,11 @@
 // Bedrock auth: AWS SigV4 (service `bedrock`) with @smithy/signature-v4, or a Bedrock API key as a Bearer token.
-import { Sha256 } from '@aws-crypto/sha256-js';
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { DeploymentConfig } from '../../../platform/config/types.ts';
+
+/**
+ * The signer and its hash, loaded on the first signed request: a service with no SigV4 deployment never holds them
+ * (about 2 MB of heap in every thread that serves requests).
+ */
+let signerModules: Promise<[typeof import('@smithy/signature-v4'), typeof import('@aws-crypto/sha256-js')]> | undefined;
 
 export interface AwsCredentials {
   accessKeyId: string;
@@ -79,6 +83,10 @@ export interface SigningOptions {
  * the payload hash instead of hashing the body again.
  */
 export async function signRequest(request: SignableRequest, options: SigningOptions): Promise<Record<string, string>> {
+  const [{ SignatureV4 }, { Sha256 }] = await (signerModules ??= Promise.all([
+    import('@smithy/signature-v4'),
+    import('@aws-crypto/sha256-js'),
+  ]));
   const signer = new SignatureV4({
     service: options.service ?? 'bedrock',
     region: options.region,
