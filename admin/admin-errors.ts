@@ -9,19 +9,15 @@ import { restInternalError, storeUnavailable } from './rest-api/error-handler.ts
 import { RestApiError } from './rest-api/rest-error.ts';
 
 const SURFACES = '/v1 (REST API), /api/public (public API), /dashboard/ (dashboard), /health, /ready, /metrics';
-/** A gateway replica's admin port (`svc start --role gateway`). */
-const STATUS_ONLY = '/health, /ready and /metrics only (this process runs with --role gateway)';
 
-export const adminNotFoundHandler = (statusOnly = false) =>
-  surfaceNotFoundHandler((method, path) =>
-    answerOf(
-      new RestApiError(
-        'not_found',
-        `No admin route ${method} ${path}. The admin port serves ${statusOnly ? STATUS_ONLY : SURFACES}.`,
-        { method, path },
-      ),
-    ),
-  );
+export const adminNotFoundHandler = surfaceNotFoundHandler((method, path) =>
+  answerOf(
+    new RestApiError('not_found', `No admin route ${method} ${path}. The admin port serves ${SURFACES}.`, {
+      method,
+      path,
+    }),
+  ),
+);
 
 /** A request that cannot be read is 400; anything else is a 500 whose error id is logged once. */
 export const adminErrorHandler = (log: Logger) =>

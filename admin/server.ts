@@ -1,6 +1,6 @@
 // The admin listener: operational endpoints, the REST API ({base_url}/v1), the public API ({base_url}/api/public) and
-// the dashboard's data routes (/dashboard/api). A gateway replica (`svc start --role gateway`) serves only the
-// operational endpoints on it (/health, /ready, /metrics), as a status port for its load balancer and Prometheus.
+// the dashboard's data routes (/dashboard/api). A gateway replica (`svc start --role gateway`) never loads it: its
+// admin port is a status port (admin/status-server.ts).
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { probeResult, type ProbePath } from '../src/gateway/server/probe.ts';
 import { exceedsJsonDepth, JSON_TOO_DEEP, tooDeepMessage } from '../src/platform/validation/json-depth.ts';
@@ -11,16 +11,14 @@ import type { AdminContext } from './context.ts';
 import { DashboardApiError } from './dashboard-api/dashboard-error.ts';
 import { PublicApiError } from './public-api/public-error.ts';
 import { requestIdFor } from './rest-api/request-id.ts';
+import { registerAdminSurfaces } from './surfaces.ts';
 
 export interface AdminHost extends Pick<GatewayHost, 'health'>, AdminContext {
   metricsJson(): Promise<Record<string, unknown>>;
   metricsText(): Promise<{ contentType: string; text: string }>;
 }
 
-/** `all`: every admin surface; `status`: the operational endpoints only (a gateway replica). */
-export type AdminSurfaces = 'all' | 'status';
-
-export async function createAdminServer(host: AdminHost, surfaces: AdminSurfaces = 'all'): Promise<FastifyInstance> {
+export function createAdminServer(host: AdminHost): FastifyInstance {
   // 4.5 MB bodies on every admin route but the public API's intake routes, which set their own (intake-limits.ts).
   const app = Fastify({
     logger: false,
@@ -52,7 +50,7 @@ export async function createAdminServer(host: AdminHost, surfaces: AdminSurfaces
       }
     },
   });
-  app.setNotFoundHandler(adminNotFoundHandler(surfaces === 'status'));
+  app.setNotFoundHandler(adminNotFoundHandler);
   app.setErrorHandler(adminErrorHandler(host.log));
   // JSON bodies of every surface are refused past the nesting limit as they are parsed, before any route walks them;
   // each surface's error handler answers the 400 in its own envelope.
@@ -84,8 +82,6 @@ export async function createAdminServer(host: AdminHost, surfaces: AdminSurfaces
     }
     return host.metricsJson();
   });
-  // The API and dashboard surfaces are loaded only where they are served: a gateway replica (`status`) never loads
-  // their modules, about 30 MB of its resident memory (docs/operations.md "Node flags and memory").
-  if (surfaces === 'all') (await import('./surfaces.ts')).registerAdminSurfaces(app, host);
+  registerAdminSurfaces(app, host);
   return app;
 }

@@ -1,6 +1,5 @@
 // The admin listener's API and dashboard surfaces: REST under /v1, the Langfuse-compatible public API and SCIM under
-// /api/public, the dashboard's API and its static files, and Langfuse's web paths sent on into the dashboard. Loaded by
-// admin/server.ts only in a process that serves them.
+// /api/public, the dashboard's API and its static files, and Langfuse's web paths sent on into the dashboard.
 import type { FastifyInstance } from 'fastify';
 import type { AdminContext } from './context.ts';
 import { registerDashboardApi } from './dashboard-api/register.ts';

@@ -2,8 +2,8 @@
 // only /health, /ready and /metrics in role gateway), each bound where the start options or the configuration say.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
-import { createAdminServer, type AdminHost } from '../../admin/server.ts';
+import type { AdminHost } from '../../admin/server.ts';
+import { createStatusServer } from '../../admin/status-server.ts';
 import type { GatewayConfig } from '../platform/config/types.ts';
 import { createGatewayServer, type GatewayHost } from '../gateway/server/gateway-server.ts';
 import type { ConfigLifecycle } from './config-lifecycle.ts';
@@ -16,9 +16,16 @@ import type { ServiceParts, ServingParts } from './service-parts.ts';
 import type { RoleWork } from './service-role.ts';
 import type { StartOptions } from './start-options.ts';
 
+/** The admin port's listener: the admin surfaces' Fastify app, or a gateway replica's status server. */
+interface AdminListener {
+  server: Server;
+  listen(at: ListenAddress): Promise<void>;
+  close(): Promise<void>;
+}
+
 export interface Listeners {
   gateway: Server | undefined;
-  admin: FastifyInstance;
+  admin: AdminListener;
   /** A URL to reach each listener from this machine, and its address as the operating system reports it. */
   gatewayUrl: string | undefined;
   gatewayBound: AddressInfo | undefined;
@@ -77,7 +84,7 @@ export async function openListeners(
 ): Promise<Listeners> {
   // Gateway threads on the port have their own gateway listeners there.
   const gateway = work.gateway && !threads?.address ? createGatewayServer(host, server) : undefined;
-  const admin = await createAdminServer(adminHost(parts, lifecycle, host, options, threads), work.adminSurfaces);
+  const admin = await adminListener(adminHost(parts, lifecycle, host, options, threads), work.adminSurfaces);
   const gatewayAt = { port: options.port ?? server.port, host: options.host ?? server.host };
   const adminAt = { port: options.adminPort ?? server.admin_port, host: options.host ?? server.admin_host };
   try {
@@ -97,6 +104,21 @@ export async function openListeners(
     adminUrl: urlOf(admin.server.address()),
     adminBound: admin.server.address() as AddressInfo,
   };
+}
+
+/** A gateway replica's status server, or the admin surfaces, loaded only where they are served. */
+async function adminListener(host: AdminHost, surfaces: RoleWork['adminSurfaces']): Promise<AdminListener> {
+  if (surfaces === 'status') {
+    const server = createStatusServer(host);
+    return {
+      server,
+      listen: (at) => listen(server, at),
+      close: () => new Promise((done) => server.close(() => done())),
+    };
+  }
+  const { createAdminServer } = await import('../../admin/server.ts');
+  const app = createAdminServer(host);
+  return { server: app.server, listen: async (at) => void (await app.listen(at)), close: () => app.close() };
 }
 
 function adminHost(

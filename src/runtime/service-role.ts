@@ -1,5 +1,3 @@
-import type { AdminSurfaces } from '../../admin/server.ts';
-
 /**
  * What a process serves (docs/architecture.md "Processes and listeners"). `all`: both listeners and every background
  * loop. `gateway`: the gateway listener, with what serving needs (key polling, config reload, the trace writer and its
@@ -17,8 +15,8 @@ export interface RoleWork {
    * gateway).
    */
   gateway: boolean;
-  /** The admin listener's surfaces; `status` is /health, /ready and /metrics only. */
-  adminSurfaces: AdminSurfaces;
+  /** The admin listener's surfaces; `status` is /health, /ready and /metrics only (admin/status-server.ts). */
+  adminSurfaces: 'all' | 'status';
   /**
    * The admin's own work: the dashboard's first owner (made, and its password printed, where the dashboard is served),
    * webhook delivery and the retention sweep.
