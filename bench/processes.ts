@@ -370,3 +370,11 @@ export function placement(cores: number, wanted: boolean): Placement {
     description: `pinned: server under test on CPU ${targetCpu}, upstream on CPU ${upstreamCpu}, load generator on CPU 0`,
   };
 }
+
+/** The Node flags `npm start` runs the server with (package.json), the gateways' default here. */
+export function startScriptFlags(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    scripts: { start: string };
+  };
+  return /\bnode (.*?)\s*dist\/src\/runtime\/cli\.js/.exec(pkg.scripts.start)?.[1] ?? '';
+}

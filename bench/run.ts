@@ -34,7 +34,7 @@ import { parseArgs } from 'node:util';
 import { median } from './load.ts';
 import { jsonCheck, measure, streamCheck, subject, warmUp, type Context, type Loads, type Subject } from './measure.ts';
 import { startPeers, type StartedPeers } from './peers.ts';
-import { otherLoad, pin, placement, ServerProcess, targetCpus, type Placement } from './processes.ts';
+import { otherLoad, pin, placement, ServerProcess, startScriptFlags, targetCpus, type Placement } from './processes.ts';
 import {
   detailTable,
   mainTable,
@@ -128,14 +128,6 @@ const LOADS: Loads = {
   ttfbDuration: positive('ttfb-duration', opts['ttfb-duration']),
   rate: opts.rate ? positive('rate', opts.rate) : undefined,
 };
-/** The Node flags `npm start` runs the server with (package.json), the gateways' default here. */
-function startScriptFlags(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-    scripts: { start: string };
-  };
-  return /\bnode (.*?)\s*dist\/src\/runtime\/cli\.js/.exec(pkg.scripts.start)?.[1] ?? '';
-}
-
 const BACKENDS: Backends = {
   postgres: opts.postgres,
   redis: opts.redis,

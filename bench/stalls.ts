@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { isProject, shortUrl, type CallFrame, type Profile } from './cpu-profile.ts';
 import { percentile, timedSequential } from './load.ts';
 import { JSON_BODY, subject, warmUp } from './measure.ts';
-import { pin, placement, ServerProcess } from './processes.ts';
+import { pin, placement, ServerProcess, startScriptFlags } from './processes.ts';
 import { LARGE_PROMPT_BYTES, largeChatBody } from './sustained-scenarios.ts';
 import { startTargets, targetsNamed } from './targets.ts';
 
@@ -31,7 +31,7 @@ const { values: opts } = parseArgs({
     // Sequential 4 MiB prompts (the --sustained head-of-line scenario's) instead of the small request: what one large
     // body costs the serving thread, step by step.
     'large-prompt': { type: 'boolean', default: false },
-    'node-flags': { type: 'string', default: '--max-semi-space-size=16 --heap-growing-percent=50' },
+    'node-flags': { type: 'string', default: startScriptFlags() },
     postgres: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
     redis: { type: 'string', default: 'redis://127.0.0.1:6379' },
   },

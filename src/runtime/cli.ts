@@ -1,7 +1,8 @@
-#!/usr/bin/env -S node --max-semi-space-size=16 --heap-growing-percent=50
+#!/usr/bin/env -S node --max-semi-space-size=4 --heap-growing-percent=50
 // `svc start`, `svc validate` and the store commands: the operator's entry points.
-// Node flags (here and in package.json's start script): --max-semi-space-size=16, as V8 would otherwise let the young
-// generation grow to 64 MB under load (about 100 MB of resident memory, longer scavenge pauses);
+// Node flags (here and in package.json's start script): --max-semi-space-size=4, as V8 would otherwise let the young
+// generation of every thread grow to 64 MB under load (the flag applies to each thread's heap: at 16 MB, a gateway
+// replica's serving thread and trace writer held about 40 MB more than at 4, for no throughput the bench could measure);
 // --heap-growing-percent=50, so the old generation is collected at 1.5 times what the last full collection kept
 // instead of growing to several times it under load (about 100 MB less, docs/performance.md).
 import { readFileSync } from 'node:fs';

@@ -91,7 +91,7 @@ const ways: { how: string; command: string[]; signal: NodeJS.Signals; to?: 'grou
     how: 'node <flags> dist/src/runtime/cli.js start',
     command: [
       process.execPath,
-      '--max-semi-space-size=16',
+      '--max-semi-space-size=4',
       '--heap-growing-percent=50',
       'dist/src/runtime/cli.js',
       'start',
