@@ -151,11 +151,13 @@ async function handle(
   host.requestStarted(active);
   try {
     // Plugins' head hooks (auth: a missing or unknown key) refuse before the body is read or parsed, so a flood of
-    // wrong keys costs little; Node discards an unread body once the answer is sent, and keep-alive goes on.
+    // wrong keys costs little; Node discards an unread body once the answer is sent, and keep-alive goes on, unless
+    // that body is one the gateway would not read (see unboundedBody).
     if (active.pipeline.onRequestHead.length > 0) {
       try {
         await runRequestHead(active.pipeline, { id, route, headers: req.headers, clientIp });
       } catch (err) {
+        if (unboundedBody(req, active.loaded.config.server.max_body_bytes)) res.setHeader('connection', 'close');
         return refuseBeforePipeline(host, res, route, err, id, started, started);
       }
     }
@@ -258,6 +260,17 @@ function refuseBeforePipeline(
   const overheadMs = performance.now() - overheadFrom;
   const code = writeRefusal(res, err, id, host.log, overheadMs);
   host.metrics.recordRequest(route, res.statusCode, code, (performance.now() - started) / 1000, overheadMs);
+}
+
+/**
+ * A body still arriving that the gateway would not read to its end: declared over `max_body_bytes`, or chunked (no
+ * declared length). Refused before it is read, the connection closes after the answer rather than reading such a
+ * body on (up to `request_timeout_ms`) only to keep the connection.
+ */
+function unboundedBody(req: IncomingMessage, limit: number): boolean {
+  if (req.complete) return false;
+  const declared = req.headers['content-length'];
+  return declared === undefined ? req.headers['transfer-encoding'] !== undefined : Number(declared) > limit;
 }
 
 /**
