@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 import { ROOT, cleanEnv } from '../helpers/cli.ts';
 import { rawRequest } from '../helpers/raw-http.ts';
 import { LISTENING, svcStart } from '../helpers/service-process.ts';
-import { TEST_KEY, baseConfig, chatBody } from '../helpers/service.ts';
+import { baseConfig, chatBody, postJson } from '../helpers/service.ts';
 import { freshPostgresDatabase } from '../helpers/store.ts';
 
 /** `svc start --role <role>` on a fresh PostgreSQL database, recording what its main thread loads (read after it stops). */
@@ -61,7 +61,7 @@ t.test('a gateway replica: its status port, and what it loads', async (t) => {
     t.equal(await head.body.text(), '', 'HEAD: no body');
   }
 
-  t.equal((await request(`${gatewayUrl}/v1/chat/completions`, chatPost())).statusCode, 200, 'one request served');
+  t.equal((await postJson(gatewayUrl, '/v1/chat/completions', chatBody())).status, 200, 'one request served');
   const json = await request(`${adminUrl}/metrics`);
   t.equal(json.statusCode, 200);
   t.match(await json.body.json(), { requests: { total: 1, by_route: { chat: 1 } } }, '/metrics: the JSON counters');
@@ -104,11 +104,3 @@ t.test('a role all process loads the admin listener (the recorder sees Fastify w
   const { packages } = await (await startRecorded(t, 'all')).loaded();
   t.ok(packages.has('fastify'));
 });
-
-function chatPost() {
-  return {
-    method: 'POST' as const,
-    headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
-    body: JSON.stringify(chatBody()),
-  };
-}

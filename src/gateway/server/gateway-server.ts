@@ -18,7 +18,7 @@ import { exceedsJsonDepth, tooDeepMessage } from '../../platform/validation/json
 import { writeJson, writeRefusal } from '../stream/response-writer.ts';
 import { describeParseRefusal, rawJsonResponse, type ClientError } from './parse-refusal.ts';
 import { probeResult, type Health } from './probe.ts';
-import { ClientAbortedError, isJsonMediaType, readBody } from './read-body.ts';
+import { ClientAbortedError, declaredLength, isJsonMediaType, readBody } from './read-body.ts';
 import { passedClientAddress, passThrough } from './large-request-pass.ts';
 import { validateRequestBody } from './request-validation.ts';
 
@@ -269,8 +269,8 @@ function refuseBeforePipeline(
  */
 function unboundedBody(req: IncomingMessage, limit: number): boolean {
   if (req.complete) return false;
-  const declared = req.headers['content-length'];
-  return declared === undefined ? req.headers['transfer-encoding'] !== undefined : Number(declared) > limit;
+  const declared = declaredLength(req);
+  return declared === undefined ? req.headers['transfer-encoding'] !== undefined : declared > limit;
 }
 
 /**
@@ -281,7 +281,7 @@ function isLarge(
   req: IncomingMessage,
   { large_request_bytes: large, max_body_bytes: limit }: GatewayConfig['server'],
 ): boolean {
-  const declared = Number(req.headers['content-length'] ?? 0);
+  const declared = declaredLength(req) ?? 0;
   return large > 0 && declared >= large && declared <= limit;
 }
 

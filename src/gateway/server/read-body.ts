@@ -10,18 +10,24 @@ export class ClientAbortedError extends Error {}
  */
 const PREALLOCATED_BODY_BYTES = 256 * 1024;
 
+/** The body's length as the request declares it (content-length); undefined when it declares none (chunked). */
+export function declaredLength(req: IncomingMessage): number | undefined {
+  const declared = req.headers['content-length'];
+  return declared === undefined ? undefined : Number(declared);
+}
+
 /**
  * Reads the body up to `limit` bytes; one byte more is 413 and reading stops there (never buffered). A connection
  * that closes before the body's end rejects with ClientAbortedError.
  */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) {
+  const declared = declaredLength(req);
+  if (declared !== undefined && declared > limit) {
     return Promise.reject(tooLarge(limit));
   }
-  const declaredBytes = declared === undefined ? 0 : Number(declared);
   // HTTP framing stops the body at its declared length, so the buffer is never overrun.
-  const whole = declaredBytes >= PREALLOCATED_BODY_BYTES ? Buffer.allocUnsafe(declaredBytes) : undefined;
+  const whole =
+    declared !== undefined && declared >= PREALLOCATED_BODY_BYTES ? Buffer.allocUnsafe(declared) : undefined;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
