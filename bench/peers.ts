@@ -29,7 +29,7 @@ const COMPROMISED_LITELLM = ['1.82.7', '1.82.8'];
 const LITELLM_MASTER_KEY = 'sk-bench-litellm-master';
 const READY_TIMEOUT_MS = 180_000;
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
@@ -43,7 +43,7 @@ function run(command: string, args: string[], options: { cwd?: string; env?: Nod
 }
 
 /** Starts a peer as its own process group (so it and its workers can be stopped together), pinned to `cpu`. */
-async function startPeer(
+export async function startPeer(
   command: string[],
   env: NodeJS.ProcessEnv,
   url: string,

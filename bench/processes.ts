@@ -371,10 +371,30 @@ export function placement(cores: number, wanted: boolean): Placement {
   };
 }
 
-/** The Node flags `npm start` runs the server with (package.json), the gateways' default here. */
-export function startScriptFlags(): string {
+/** The start script (package.json `start`): `[NAME=value …] exec node <flags> dist/src/runtime/cli.js …`. */
+function startScript(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
     scripts: { start: string };
   };
-  return /\bnode (.*?)\s*dist\/src\/runtime\/cli\.js/.exec(pkg.scripts.start)?.[1] ?? '';
+  return pkg.scripts.start;
+}
+
+/** The Node flags `npm start` runs the server with (package.json), the gateways' default here. */
+export function startScriptFlags(): string {
+  return /\bnode (.*?)\s*dist\/src\/runtime\/cli\.js/.exec(startScript())?.[1] ?? '';
+}
+
+/** The environment variables `npm start` sets before it starts Node (glibc's malloc settings), as `NAME=value …`. */
+export function startScriptEnv(): string {
+  return /^((?:\w+=\S*\s+)*)exec node\b/.exec(startScript())?.[1].trim() ?? '';
+}
+
+/** `NAME=value NAME2=value2` as an environment object. */
+export function parseEnvAssignments(assignments: string): Record<string, string> {
+  return Object.fromEntries(
+    assignments
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]),
+  );
 }

@@ -10,6 +10,7 @@
 //                     [--postgres postgres://postgres@127.0.0.1:5432/postgres] [--redis redis://127.0.0.1:6379]
 //                     [--peers] [--profile gateway,floor,upstream] [--json out.json] [--check] [--no-thresholds]
 //                     [--node-flags="..."]   (the gateways' Node flags; default: those of the start script)
+//                     [--node-env="NAME=value ..."]   (their environment variables; default: the start script's)
 //   node bench/run.ts --soak 1000000 [--soak-target governed] [--soak-block 100000] [--connections 32] [--check]
 //   node bench/run.ts --sustained [--step-duration 5] [--start-rate 200] [--max-rate 50000] [--latency-duration 10]
 //                     [--targets …] [--peers] [--json out.json]
@@ -34,7 +35,17 @@ import { parseArgs } from 'node:util';
 import { median } from './load.ts';
 import { jsonCheck, measure, streamCheck, subject, warmUp, type Context, type Loads, type Subject } from './measure.ts';
 import { startPeers, type StartedPeers } from './peers.ts';
-import { otherLoad, pin, placement, ServerProcess, startScriptFlags, targetCpus, type Placement } from './processes.ts';
+import {
+  otherLoad,
+  parseEnvAssignments,
+  pin,
+  placement,
+  ServerProcess,
+  startScriptEnv,
+  startScriptFlags,
+  targetCpus,
+  type Placement,
+} from './processes.ts';
 import {
   detailTable,
   mainTable,
@@ -93,6 +104,7 @@ const { values: opts } = parseArgs({
     'soak-target': { type: 'string', default: 'governed' },
     'soak-block': { type: 'string', default: '100000' },
     'node-flags': { type: 'string' },
+    'node-env': { type: 'string' },
     observability: { type: 'boolean', default: false },
     traces: { type: 'string', default: '100000' },
     generate: { type: 'boolean', default: false },
@@ -133,6 +145,7 @@ const BACKENDS: Backends = {
   redis: opts.redis,
   deployments: positive('deployments', opts.deployments, true),
   nodeFlags: (opts['node-flags'] ?? startScriptFlags()).split(' ').filter(Boolean),
+  nodeEnv: parseEnvAssignments(opts['node-env'] ?? startScriptEnv()),
 };
 
 /** Counted before this process is pinned (pinning narrows availableParallelism to one). */

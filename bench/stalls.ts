@@ -4,7 +4,8 @@
 // waits for it, so these are what the tail at one connection is made of.
 //
 //   node bench/stalls.ts [--target governed] [--duration 10] [--threshold 1] [--top 12] [--no-pin] [--no-profile] [--large-prompt]
-//                        [--node-flags='--trace-gc …'] (the server's Node flags; default: the start script's)
+//                        [--node-flags='--trace-gc …'] [--node-env='NAME=value …'] (the server's Node flags and
+//                        environment variables; default: the start script's)
 //                        [--postgres URL] [--redis URL]
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -13,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { isProject, shortUrl, type CallFrame, type Profile } from './cpu-profile.ts';
 import { percentile, timedSequential } from './load.ts';
 import { JSON_BODY, subject, warmUp } from './measure.ts';
-import { pin, placement, ServerProcess, startScriptFlags } from './processes.ts';
+import { parseEnvAssignments, pin, placement, ServerProcess, startScriptEnv, startScriptFlags } from './processes.ts';
 import { LARGE_PROMPT_BYTES, largeChatBody } from './sustained-scenarios.ts';
 import { startTargets, targetsNamed } from './targets.ts';
 
@@ -32,6 +33,7 @@ const { values: opts } = parseArgs({
     // body costs the serving thread, step by step.
     'large-prompt': { type: 'boolean', default: false },
     'node-flags': { type: 'string', default: startScriptFlags() },
+    'node-env': { type: 'string', default: startScriptEnv() },
     postgres: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
     redis: { type: 'string', default: 'redis://127.0.0.1:6379' },
   },
@@ -124,6 +126,7 @@ async function main(): Promise<void> {
     redis: opts.redis,
     deployments: 1,
     nodeFlags: opts['node-flags'].split(' ').filter(Boolean),
+    nodeEnv: parseEnvAssignments(opts['node-env']),
   });
   const dir = mkdtempSync(join(tmpdir(), 'svc-stalls-'));
   try {

@@ -141,6 +141,8 @@ export interface Backends {
   deployments: number;
   /** Node and V8 flags the gateway processes run with (`--node-flags`), as an operator would put on the command line. */
   nodeFlags: string[];
+  /** Environment variables they start with (`--node-env`), as the start script sets them. */
+  nodeEnv: Record<string, string>;
 }
 
 export type Started =
@@ -199,6 +201,7 @@ export async function startTargets(
   const drops: (() => Promise<void>)[] = [];
   const startOne = async (spec: TargetSpec, index: number): Promise<Started> => {
     const env: Record<string, string> = {
+      ...backends.nodeEnv,
       SVC_BENCH_DEPLOYMENTS: String(spec.deployments ?? backends.deployments),
       SVC_BENCH_STRATEGY: spec.strategy ?? '',
       SVC_BENCH_POSTGRES_URL: '',

@@ -1,10 +1,13 @@
-#!/usr/bin/env -S node --max-semi-space-size=4 --heap-growing-percent=50
+#!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=32768 node --max-semi-space-size=2 --heap-growing-percent=50
 // `svc start`, `svc validate` and the store commands: the operator's entry points.
-// Node flags (here and in package.json's start script): --max-semi-space-size=4, as V8 would otherwise let the young
-// generation of every thread grow to 64 MB under load (the flag applies to each thread's heap: at 16 MB, a gateway
-// replica's serving thread and trace writer held about 40 MB more than at 4, for no throughput the bench could measure);
-// --heap-growing-percent=50, so the old generation is collected at 1.5 times what the last full collection kept
-// instead of growing to several times it under load (about 100 MB less, docs/performance.md).
+// How the process starts (here and in package.json's start script), each for the resident memory of a replica under
+// load (docs/performance.md, "Memory of a gateway replica"):
+// - MALLOC_MMAP_THRESHOLD_=32768: glibc gives blocks of 32 KB and more their own mapping, returned on free. Without it
+//   the optimising compilers' working memory (freed segments of 32 KB) stays in glibc's arenas: about 25 MB.
+// - --max-semi-space-size=2: the young generation of every thread (serving thread, gateway threads, trace writer)
+//   stays at 2 MB per semi-space instead of growing to 64 MB under load.
+// - --heap-growing-percent=50: the old generation is collected at 1.5 times what the last full collection kept
+//   instead of growing to several times it under load.
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';

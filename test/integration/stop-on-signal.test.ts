@@ -91,7 +91,7 @@ const ways: { how: string; command: string[]; signal: NodeJS.Signals; to?: 'grou
     how: 'node <flags> dist/src/runtime/cli.js start',
     command: [
       process.execPath,
-      '--max-semi-space-size=4',
+      '--max-semi-space-size=2',
       '--heap-growing-percent=50',
       'dist/src/runtime/cli.js',
       'start',
@@ -159,6 +159,20 @@ async function checkBanner(t: Test, stdout: () => string): Promise<void> {
   } else t.skip('reaching the listeners from a non-loopback address: this machine has none', () => {});
 }
 
+/** The package's start script: `NAME=value … exec node <flags> dist/src/runtime/cli.js …`. */
+const startScript = /^((?:\w+=\S*\s+)*)exec node (.*?)\s*dist\/src\/runtime\/cli\.js/.exec(pkg.scripts.start)!;
+
+/** The server process of a launch path (its pid as `/metrics` gives it) runs with the start script's environment and flags. */
+async function checkStartSettings(t: Test, how: string): Promise<void> {
+  const metrics = (await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).json()) as { process: { pid: number } };
+  const server = metrics.process.pid;
+  const environ = readFileSync(`/proc/${server}/environ`, 'utf8').split('\0');
+  for (const assignment of startScript[1].split(/\s+/).filter(Boolean))
+    t.ok(environ.includes(assignment), `${how}: the server runs with ${assignment}`);
+  const argv = readFileSync(`/proc/${server}/cmdline`, 'utf8').split('\0');
+  for (const flag of startScript[2].split(' ')) t.ok(argv.includes(flag), `${how}: the server runs with ${flag}`);
+}
+
 /**
  * Starts one way, waits for /health, runs `whileServing` (given its stdout so far), sends the signal and checks that
  * everything ended and let go; returns the exit code of the process started and its stdout.
@@ -200,6 +214,7 @@ async function startAndStop(
   );
   t.match(stdout, /listening on/, `${how} started`);
   await whileServing?.(() => stdout);
+  if (!how.startsWith('node ')) await checkStartSettings(t, how);
   const tree = processTree(started.pid!);
 
   process.kill(to === 'group' ? -started.pid! : started.pid!, signal);
