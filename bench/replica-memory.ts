@@ -1,5 +1,5 @@
 // The memory of a gateway replica as operators deploy it: `svc start --role gateway` (the built CLI, with the start
-// script's Node flags) on a PostgreSQL database of its own, in front of the bench's fake upstream. For each
+// script's environment and Node flags) on a PostgreSQL database of its own, in front of the bench's fake upstream. For each
 // configuration it reads the process's resident memory (/proc: VmRSS, split into anonymous and file-backed pages)
 // once the replica has settled after start, and again after a keep-alive load of unique requests; and the CPU the
 // replica spent per request of that load.
@@ -53,6 +53,7 @@ function residentMb(pid: number): { rss: number; anon: number; file: number } {
   return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') + kb('RssShmem') };
 }
 
+/** Minor page faults of a process so far (/proc/PID/stat, field 10). */
 function minorFaults(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[7]);

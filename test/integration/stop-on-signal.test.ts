@@ -102,7 +102,9 @@ const ways: { how: string; command: string[]; signal: NodeJS.Signals; to?: 'grou
   { how: 'svc start (the bin)', command: [join(dir, pkg.bin.svc!), 'start'], signal: 'SIGTERM' },
 ];
 
-const [port, adminPort] = [await freePort(), await freePort()];
+// Fresh ports for each way: other test files run beside this one, and a port left free between two ways may be taken
+// meanwhile. The last test reuses the ports of the way before it, which is what it is about.
+let [port, adminPort] = [0, 0];
 
 /** A non-loopback IPv4 address of this machine, if it has one. */
 const externalAddress = Object.values(networkInterfaces())
@@ -110,8 +112,12 @@ const externalAddress = Object.values(networkInterfaces())
   .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
 
 for (const way of ways)
-  t.test(`${way.how}: ${way.signal} to it stops the whole process tree and frees the ports and the store`, (t) =>
-    startAndStop(t, way),
+  t.test(
+    `${way.how}: ${way.signal} to it stops the whole process tree and frees the ports and the store`,
+    async (t) => {
+      [port, adminPort] = [await freePort(), await freePort()];
+      await startAndStop(t, way);
+    },
   );
 
 // The store and the ports the last one held.
@@ -203,15 +209,21 @@ async function startAndStop(
     }
   });
 
+  // A process that ended fails at once; either failure carries what it printed by then.
   await waitFor(
-    `${how} serving /health (stdout: ${stdout}, stderr: ${stderr})`,
-    () =>
-      fetch(`http://127.0.0.1:${adminPort}/health`).then(
+    `${how} serving /health`,
+    () => {
+      if (started.exitCode !== null || started.signalCode !== null)
+        throw new Error(`${how} ended (${started.exitCode ?? started.signalCode}) before serving /health`);
+      return fetch(`http://127.0.0.1:${adminPort}/health`).then(
         (r) => r.status === 200,
         () => false,
-      ),
+      );
+    },
     240_000,
-  );
+  ).catch((err: Error) => {
+    throw new Error(`${err.message} (stdout: ${stdout}, stderr: ${stderr})`);
+  });
   t.match(stdout, /listening on/, `${how} started`);
   await whileServing?.(() => stdout);
   if (!how.startsWith('node ')) await checkStartSettings(t, how);
