@@ -52,6 +52,8 @@ export interface ObservabilityOptions {
   postgres: string;
   /** Node flags of the service process. */
   nodeFlags?: readonly string[];
+  /** Environment variables it starts with, beside this process's. */
+  nodeEnv?: Record<string, string>;
   log(line: string): void;
 }
 

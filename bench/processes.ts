@@ -260,8 +260,8 @@ export class PeerProcess implements Measured {
   }
 }
 
-/** A field of /proc/PID/status in kB (VmRSS, VmHWM), 0 when unreadable. */
-function statusKb(pid: number, field: string): number {
+/** A field of /proc/PID/status in kB (VmRSS, RssAnon, VmHWM), 0 when unreadable. */
+export function statusKb(pid: number, field: string): number {
   try {
     const match = readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'));
     return match ? Number(match[1]) : 0;
@@ -270,15 +270,25 @@ function statusKb(pid: number, field: string): number {
   }
 }
 
-/** utime + stime of a process in clock ticks (Linux /proc/PID/stat). */
-export function processTicks(pid: number): number {
+/** The fields of /proc/PID/stat after the command name (state first), or undefined when unreadable. */
+function statFields(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return 0;
+    return undefined;
   }
+}
+
+/** utime + stime of a process in clock ticks (Linux /proc/PID/stat). */
+export function processTicks(pid: number): number {
+  const fields = statFields(pid);
+  return fields ? Number(fields[11]) + Number(fields[12]) : 0;
+}
+
+/** Minor page faults of a process so far (Linux /proc/PID/stat), 0 when unreadable. */
+export function minorFaults(pid: number): number {
+  return Number(statFields(pid)?.[7] ?? 0);
 }
 
 /** CPU ticks of the given processes and their descendants. */
@@ -340,10 +350,6 @@ export interface Placement {
 }
 
 /**
- * With 2 cores: the measured server gets a core of its own, the load generator and the upstream share the other.
- * With 3 or more: one core each. Servers under test all share the target core; only one is loaded at a time.
- */
-/**
  * The CPUs a target served by `workers` threads is pinned to: its own CPU, then the next ones, then (when the machine
  * has too few) the load generator's and the upstream's, which the row then shares (`shared` says so).
  */
@@ -358,6 +364,10 @@ export function targetCpus(place: Placement, cores: number, workers: number): { 
   return { list: chosen.join(','), shared: chosen.some((c) => c < first) };
 }
 
+/**
+ * With 2 cores: the measured server gets a core of its own, the load generator and the upstream share the other.
+ * With 3 or more: one core each. Servers under test all share the target core; only one is loaded at a time.
+ */
 export function placement(cores: number, wanted: boolean): Placement {
   if (!wanted) return { loadCpu: '', upstreamCpu: '', description: 'not pinned (--no-pin)' };
   if (cores < 2) return { loadCpu: '', upstreamCpu: '', description: 'not pinned (1 core)' };
@@ -371,30 +381,37 @@ export function placement(cores: number, wanted: boolean): Placement {
   };
 }
 
-/** The start script (package.json `start`): `[NAME=value …] exec node <flags> dist/src/runtime/cli.js …`. */
-function startScript(): string {
+/** How `npm start` starts the server: the environment variables it sets and the Node flags it passes. */
+export interface StartSettings {
+  /** `NAME=value …` (glibc's malloc settings), or ''. */
+  env: string;
+  /** `--flag …`. */
+  flags: string;
+}
+
+/**
+ * Reads package.json's start script, `[NAME=value …] exec node <flags> dist/src/runtime/cli.js …`: the gateways'
+ * default here. Throws when the script has another shape, rather than measure without its settings.
+ */
+export function startSettings(): StartSettings {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
     scripts: { start: string };
   };
-  return pkg.scripts.start;
+  const match = /^((?:\w+=\S*\s+)*)exec node\s+(.*?)\s*dist\/src\/runtime\/cli\.js\b/.exec(pkg.scripts.start);
+  if (!match) throw new Error(`package.json's start script has an unexpected shape: ${pkg.scripts.start}`);
+  return { env: match[1].trim(), flags: match[2] };
 }
 
-/** The Node flags `npm start` runs the server with (package.json), the gateways' default here. */
-export function startScriptFlags(): string {
-  return /\bnode (.*?)\s*dist\/src\/runtime\/cli\.js/.exec(startScript())?.[1] ?? '';
-}
-
-/** The environment variables `npm start` sets before it starts Node (glibc's malloc settings), as `NAME=value …`. */
-export function startScriptEnv(): string {
-  return /^((?:\w+=\S*\s+)*)exec node\b/.exec(startScript())?.[1].trim() ?? '';
-}
-
-/** `NAME=value NAME2=value2` as an environment object. */
+/** `NAME=value NAME2=value2` as an environment object; a word without `=` or a name is refused. */
 export function parseEnvAssignments(assignments: string): Record<string, string> {
   return Object.fromEntries(
     assignments
       .split(/\s+/)
       .filter(Boolean)
-      .map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]),
+      .map((word) => {
+        const at = word.indexOf('=');
+        if (at < 1) throw new Error(`not an environment assignment (NAME=value): ${word}`);
+        return [word.slice(0, at), word.slice(at + 1)];
+      }),
   );
 }

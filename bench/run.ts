@@ -41,8 +41,7 @@ import {
   pin,
   placement,
   ServerProcess,
-  startScriptEnv,
-  startScriptFlags,
+  startSettings,
   targetCpus,
   type Placement,
 } from './processes.ts';
@@ -144,8 +143,8 @@ const BACKENDS: Backends = {
   postgres: opts.postgres,
   redis: opts.redis,
   deployments: positive('deployments', opts.deployments, true),
-  nodeFlags: (opts['node-flags'] ?? startScriptFlags()).split(' ').filter(Boolean),
-  nodeEnv: parseEnvAssignments(opts['node-env'] ?? startScriptEnv()),
+  nodeFlags: (opts['node-flags'] ?? startSettings().flags).split(' ').filter(Boolean),
+  nodeEnv: parseEnvAssignments(opts['node-env'] ?? startSettings().env),
 };
 
 /** Counted before this process is pinned (pinning narrows availableParallelism to one). */
@@ -277,6 +276,7 @@ async function observability(): Promise<void> {
     warmUp: positive('warm-up', opts['warm-up'], true),
     postgres: opts.postgres,
     nodeFlags: BACKENDS.nodeFlags,
+    nodeEnv: BACKENDS.nodeEnv,
     log: (line) => console.log(line),
   });
   if (opts.json) writeFileSync(opts.json, JSON.stringify(result, null, 2));

@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { isProject, shortUrl, type CallFrame, type Profile } from './cpu-profile.ts';
 import { percentile, timedSequential } from './load.ts';
 import { JSON_BODY, subject, warmUp } from './measure.ts';
-import { parseEnvAssignments, pin, placement, ServerProcess, startScriptEnv, startScriptFlags } from './processes.ts';
+import { parseEnvAssignments, pin, placement, ServerProcess, startSettings } from './processes.ts';
 import { LARGE_PROMPT_BYTES, largeChatBody } from './sustained-scenarios.ts';
 import { startTargets, targetsNamed } from './targets.ts';
 
@@ -32,8 +32,8 @@ const { values: opts } = parseArgs({
     // Sequential 4 MiB prompts (the --sustained head-of-line scenario's) instead of the small request: what one large
     // body costs the serving thread, step by step.
     'large-prompt': { type: 'boolean', default: false },
-    'node-flags': { type: 'string', default: startScriptFlags() },
-    'node-env': { type: 'string', default: startScriptEnv() },
+    'node-flags': { type: 'string', default: startSettings().flags },
+    'node-env': { type: 'string', default: startSettings().env },
     postgres: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
     redis: { type: 'string', default: 'redis://127.0.0.1:6379' },
   },

@@ -20,7 +20,7 @@ let stores = 0;
 
 /** Runs `work` on a fresh database and service; both are gone afterwards. */
 export async function withBenchStore<T>(
-  o: { postgres: string; nodeFlags?: readonly string[] },
+  o: { postgres: string; nodeFlags?: readonly string[]; nodeEnv?: Record<string, string> },
   work: (store: BenchStore) => Promise<T>,
 ): Promise<T> {
   const scratch = await scratchPostgres(o.postgres, `svc_bench_observability_${stores++}`);
@@ -28,7 +28,7 @@ export async function withBenchStore<T>(
   let service: BenchService | undefined;
   try {
     await client.connect();
-    service = await startBenchService(scratch.url, o.nodeFlags);
+    service = await startBenchService(scratch.url, o.nodeFlags, o.nodeEnv);
     return await work({ service, db: scratch.db, client });
   } finally {
     await service?.stop();

@@ -20,9 +20,14 @@ export interface BenchService {
   stop(): Promise<void>;
 }
 
-export function startBenchService(postgresUrl: string, nodeFlags: readonly string[] = []): Promise<BenchService> {
+export function startBenchService(
+  postgresUrl: string,
+  nodeFlags: readonly string[] = [],
+  nodeEnv: Record<string, string> = {},
+): Promise<BenchService> {
   const entry = fileURLToPath(new URL('./server.ts', import.meta.url));
   const child = spawn(process.execPath, [...nodeFlags, entry, postgresUrl], {
+    env: { ...process.env, ...nodeEnv },
     stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
   });
   let stderr = '';

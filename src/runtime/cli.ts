@@ -1,11 +1,11 @@
 #!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=32768 node --max-semi-space-size=2 --heap-growing-percent=50
 // `svc start`, `svc validate` and the store commands: the operator's entry points.
 // How the process starts (here and in package.json's start script), each for the resident memory of a replica under
-// load (docs/performance.md, "Memory of a gateway replica"):
+// load (docs/performance.md, "Memory of a gateway replica, second pass"):
 // - MALLOC_MMAP_THRESHOLD_=32768: glibc gives blocks of 32 KB and more their own mapping, returned on free. Without it
 //   the optimising compilers' working memory (freed segments of 32 KB) stays in glibc's arenas: about 25 MB.
 // - --max-semi-space-size=2: the young generation of every thread (serving thread, gateway threads, trace writer)
-//   stays at 2 MB per semi-space instead of growing to 64 MB under load.
+//   keeps two 2 MB semi-spaces instead of growing to 64 MB under load.
 // - --heap-growing-percent=50: the old generation is collected at 1.5 times what the last full collection kept
 //   instead of growing to several times it under load.
 import { readFileSync } from 'node:fs';

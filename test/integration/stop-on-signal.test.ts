@@ -1,10 +1,12 @@
 // Every documented way to start svc stops on SIGTERM and SIGINT sent to the process the user started: `npm start`,
 // `npx svc start`, `npm run svc -- start`, `node dist/src/runtime/cli.js start` (with or without the Node flags) and the `svc`
 // bin itself. Each runs as a user runs it, in a package of its own (the real bin and scripts of package.json, the built
-// service linked in, the default gateway.yaml), one after the other on the same two ports and the same data directory:
-// after the signal, the whole process tree is gone, both ports are free, and the next start gets the store. The last
-// start is `npm start` as a process manager runs it: its banner names what each listener is bound to and a URL that
-// reaches it, the admin listener stays on loopback by default, and SIGTERM to npm drains the server and exits 0.
+// service linked in, the default gateway.yaml), one after the other on the same data directory, each on two ports of
+// its own: the ways that go through the start script or the `svc` shebang run the server with their environment
+// variables and Node flags; after the signal, the whole process tree is gone, both ports are free, and the next start
+// gets the store. The last start, on the ports of the way before it, is `npm start` as a process manager runs it: its
+// banner names what each listener is bound to and a URL that reaches it, the admin listener stays on loopback by
+// default, and SIGTERM to npm drains the server and exits 0.
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
@@ -13,6 +15,7 @@ import t, { type Test } from 'tap';
 import { ROOT, cleanEnv } from '../helpers/cli.ts';
 import { freePort, portIsFree } from '../helpers/ports.ts';
 import { waitFor } from '../helpers/wait-for.ts';
+import { startSettings } from '../../bench/processes.ts';
 
 // npx installs the package into a fresh cache on its first run here; every start creates or opens the store.
 t.setTimeout(900_000);
@@ -75,13 +78,25 @@ function running(pid: number): boolean {
   }
 }
 
-const ways: { how: string; command: string[]; signal: NodeJS.Signals; to?: 'group' }[] = [
-  { how: 'npm start', command: ['npm', 'start', '--'], signal: 'SIGINT' },
-  { how: 'npx svc start', command: ['npx', 'svc', 'start'], signal: 'SIGTERM' },
+/** How the start script and the shebang start the server: their environment variables and Node flags. */
+const START = startSettings();
+
+/** A way to start svc; `settings`: it starts the server through the start script or the shebang, with their settings. */
+interface Way {
+  how: string;
+  command: string[];
+  signal: NodeJS.Signals;
+  to?: 'group';
+  settings?: true;
+}
+
+const ways: Way[] = [
+  { how: 'npm start', command: ['npm', 'start', '--'], signal: 'SIGINT', settings: true },
+  { how: 'npx svc start', command: ['npx', 'svc', 'start'], signal: 'SIGTERM', settings: true },
   // Ctrl-C at a terminal: SIGINT to the foreground process group, npm, its shell and the server alike (npm passes a
   // SIGINT sent to it alone to its shell only, which dash, waiting for the server, ignores: docs/operations.md).
-  { how: 'npx svc start', command: ['npx', 'svc', 'start'], signal: 'SIGINT', to: 'group' },
-  { how: 'npm run svc -- start', command: ['npm', 'run', 'svc', '--', 'start'], signal: 'SIGTERM' },
+  { how: 'npx svc start', command: ['npx', 'svc', 'start'], signal: 'SIGINT', to: 'group', settings: true },
+  { how: 'npm run svc -- start', command: ['npm', 'run', 'svc', '--', 'start'], signal: 'SIGTERM', settings: true },
   {
     how: 'node dist/src/runtime/cli.js start',
     command: [process.execPath, 'dist/src/runtime/cli.js', 'start'],
@@ -89,17 +104,11 @@ const ways: { how: string; command: string[]; signal: NodeJS.Signals; to?: 'grou
   },
   {
     how: 'node <flags> dist/src/runtime/cli.js start',
-    command: [
-      process.execPath,
-      '--max-semi-space-size=2',
-      '--heap-growing-percent=50',
-      'dist/src/runtime/cli.js',
-      'start',
-    ],
+    command: [process.execPath, ...START.flags.split(/\s+/).filter(Boolean), 'dist/src/runtime/cli.js', 'start'],
     signal: 'SIGINT',
   },
   // The `svc` bin as a process manager or a shell runs it: the file itself, through its #! line.
-  { how: 'svc start (the bin)', command: [join(dir, pkg.bin.svc!), 'start'], signal: 'SIGTERM' },
+  { how: 'svc start (the bin)', command: [join(dir, pkg.bin.svc!), 'start'], signal: 'SIGTERM', settings: true },
 ];
 
 // Fresh ports for each way: other test files run beside this one, and a port left free between two ways may be taken
@@ -115,7 +124,9 @@ for (const way of ways)
   t.test(
     `${way.how}: ${way.signal} to it stops the whole process tree and frees the ports and the store`,
     async (t) => {
-      [port, adminPort] = [await freePort(), await freePort()];
+      port = await freePort();
+      do adminPort = await freePort();
+      while (adminPort === port);
       await startAndStop(t, way);
     },
   );
@@ -124,7 +135,7 @@ for (const way of ways)
 t.test('a start after the last one gets the ports and the store; npm start says what is bound', async (t) => {
   const { code, stdout } = await startAndStop(
     t,
-    { how: 'npm start', command: ['npm', 'start', '--'], signal: 'SIGTERM' },
+    { how: 'npm start', command: ['npm', 'start', '--'], signal: 'SIGTERM', settings: true },
     (stdout) => checkBanner(t, stdout),
   );
   t.equal(code, 0, 'npm exits once the server has drained');
@@ -165,18 +176,20 @@ async function checkBanner(t: Test, stdout: () => string): Promise<void> {
   } else t.skip('reaching the listeners from a non-loopback address: this machine has none', () => {});
 }
 
-/** The package's start script: `NAME=value … exec node <flags> dist/src/runtime/cli.js …`. */
-const startScript = /^((?:\w+=\S*\s+)*)exec node (.*?)\s*dist\/src\/runtime\/cli\.js/.exec(pkg.scripts.start)!;
-
-/** The server process of a launch path (its pid as `/metrics` gives it) runs with the start script's environment and flags. */
-async function checkStartSettings(t: Test, how: string): Promise<void> {
+/**
+ * The server a launch path started (the pid `/metrics` gives, one of the processes started) runs with the start
+ * script's environment variables and Node flags.
+ */
+async function checkStartSettings(t: Test, how: string, tree: number[]): Promise<void> {
   const metrics = (await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).json()) as { process: { pid: number } };
   const server = metrics.process.pid;
+  t.ok(tree.includes(server), `${how}: /metrics is answered by a process it started`);
   const environ = readFileSync(`/proc/${server}/environ`, 'utf8').split('\0');
-  for (const assignment of startScript[1].split(/\s+/).filter(Boolean))
+  for (const assignment of START.env.split(/\s+/).filter(Boolean))
     t.ok(environ.includes(assignment), `${how}: the server runs with ${assignment}`);
   const argv = readFileSync(`/proc/${server}/cmdline`, 'utf8').split('\0');
-  for (const flag of startScript[2].split(' ')) t.ok(argv.includes(flag), `${how}: the server runs with ${flag}`);
+  for (const flag of START.flags.split(/\s+/).filter(Boolean))
+    t.ok(argv.includes(flag), `${how}: the server runs with ${flag}`);
 }
 
 /**
@@ -185,7 +198,7 @@ async function checkStartSettings(t: Test, how: string): Promise<void> {
  */
 async function startAndStop(
   t: Test,
-  { how, command, signal, to }: (typeof ways)[number],
+  { how, command, signal, to, settings }: Way,
   whileServing?: (stdout: () => string) => Promise<void>,
 ): Promise<{ code: number | null; stdout: string }> {
   const [file, ...args] = command;
@@ -226,8 +239,8 @@ async function startAndStop(
   });
   t.match(stdout, /listening on/, `${how} started`);
   await whileServing?.(() => stdout);
-  if (!how.startsWith('node ')) await checkStartSettings(t, how);
   const tree = processTree(started.pid!);
+  if (settings) await checkStartSettings(t, how, tree);
 
   process.kill(to === 'group' ? -started.pid! : started.pid!, signal);
   const code = await exited;
